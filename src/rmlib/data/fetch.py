@@ -1,0 +1,162 @@
+"""Fill the data directory from a mirror or the original URLs, verifying every sha256.
+
+Each file is written to a temporary name, verified, then renamed, so an interrupted fetch never leaves a
+half-written file under the final name. Files already present and verified are skipped; a present file with
+the wrong checksum is treated as corrupt and fetched again.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+from rmlib.data.manifest import MANIFEST_PATH, DataFile, all_files
+
+LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
+USER_AGENT = "rmlib-data-fetch"
+
+
+class DataError(RuntimeError):
+    """A data file is missing or does not match its manifest checksum."""
+
+
+def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+# (path, size, mtime_ns) -> sha256, so repeated path() calls in one process hash each file once.
+_VERIFIED: dict[tuple[str, int, int], str] = {}
+
+
+def is_verified(path: Path, expected_sha256: str) -> bool:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return False
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _VERIFIED:
+        _VERIFIED[key] = sha256_file(path)
+    return _VERIFIED[key] == expected_sha256
+
+
+def _download(url: str, timeout: float = 60.0) -> bytes:
+    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 (https URLs from our manifest)
+        return resp.read()
+
+
+def _lfs_media_url(raw_url: str) -> str | None:
+    """raw.githubusercontent.com serves Git LFS pointers; media.githubusercontent.com serves the content."""
+    prefix = "https://raw.githubusercontent.com/"
+    return "https://media.githubusercontent.com/media/" + raw_url[len(prefix):] if raw_url.startswith(prefix) else None
+
+
+def _bytes_from_url(f: DataFile, url: str) -> bytes:
+    data = _download(url)
+    if data.startswith(LFS_POINTER_PREFIX) and (media := _lfs_media_url(url)):
+        data = _download(media)
+    if f.member:
+        if f.archive_sha256 and hashlib.sha256(data).hexdigest() != f.archive_sha256:
+            raise DataError(f"{f.path}: archive {url} does not match its sha256 in the manifest")
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            data = zf.read(f.member)
+    if f.transform == "cr_to_lf":
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    elif f.transform:
+        raise DataError(f"{f.path}: unknown transform {f.transform!r} in the manifest")
+    return data
+
+
+def _write_verified(f: DataFile, target: Path, write) -> None:
+    """Write via `write(tmp_path)` to a temp file next to target, verify, then atomically rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        write(tmp_path)
+        got = sha256_file(tmp_path)
+        if got != f.sha256:
+            raise DataError(f"{f.path}: checksum mismatch (expected {f.sha256[:12]}…, got {got[:12]}…)")
+        os.replace(tmp_path, target)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+def _fetch_one(f: DataFile, dest: Path, mirror: Path | None) -> None:
+    target = dest / f.path
+    if mirror is not None:
+        src = mirror / f.path
+        if not src.is_file():
+            raise DataError(f"{f.path}: not found in the mirror {mirror}. Fix: point --mirror (or RMLIB_DATA_MIRROR) at a "
+                            f"complete copy of the raw data, or omit it to download from {f.url}")
+        try:
+            _write_verified(f, target, lambda tmp: shutil.copyfile(src, tmp))
+        except DataError as exc:
+            raise DataError(f"{exc}. The mirror copy {src} is corrupt or a different version: replace it with the "
+                            f"original from {f.url}, or omit --mirror to download it") from None
+        return
+    errors = []
+    for url in (f.url, *f.alt_urls):
+        try:
+            data = _bytes_from_url(f, url)
+        except (urllib.error.URLError, OSError, zipfile.BadZipFile, KeyError) as exc:
+            errors.append(f"{url}: {exc}")
+            continue
+        try:
+            _write_verified(f, target, lambda tmp: tmp.write_bytes(data))
+            return
+        except DataError as exc:
+            errors.append(f"{url}: {exc}")
+    raise DataError(f"{f.path}: could not download a copy matching the manifest sha256 {f.sha256}. Tried:\n  "
+                    + "\n  ".join(errors)
+                    + "\nFix: check your network, or pass --mirror with a local copy of the raw data (see data/README.md)")
+
+
+def fetch(dest: Path, mirror: Path | None = None, *, files: list[DataFile] | None = None,
+          manifest_path: Path = MANIFEST_PATH, progress=None) -> list[Path]:
+    """Make `dest` hold every manifest file with the right sha256; return their paths.
+
+    Copies from `mirror` when given, otherwise downloads from the original URLs. Verified files are skipped;
+    corrupt ones are replaced. Raises DataError naming each file that could not be provided and how to fix it.
+    """
+    dest = Path(dest)
+    mirror = Path(mirror) if mirror is not None else None
+    if mirror is not None and not mirror.is_dir():
+        raise DataError(f"mirror {mirror} is not a directory. Fix: pass the folder that holds the raw data "
+                        "(e.g. ../shared/data), or omit --mirror to download from the original URLs")
+    files = all_files(manifest_path) if files is None else files
+    out, failures = [], []
+    for f in files:
+        target = dest / f.path
+        if not is_verified(target, f.sha256):
+            if progress:
+                progress(f"{'copying' if mirror else 'downloading'} {f.path}")
+            try:
+                _fetch_one(f, dest, mirror)
+            except DataError as exc:
+                failures.append(str(exc))
+                continue
+        out.append(target)
+    if failures:
+        raise DataError(f"{len(failures)} of {len(files)} data files could not be provided:\n" + "\n".join(failures))
+    return out
+
+
+def verify(dest: Path, manifest_path: Path = MANIFEST_PATH) -> dict[str, str]:
+    """Status of every manifest file in `dest`: 'ok', 'missing' or 'corrupt'."""
+    status = {}
+    for f in all_files(manifest_path):
+        p = Path(dest) / f.path
+        status[f.path] = "missing" if not p.is_file() else ("ok" if is_verified(p, f.sha256) else "corrupt")
+    return status

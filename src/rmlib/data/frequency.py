@@ -1,0 +1,100 @@
+"""Word frequency: the BNC list (Leech, Rayson & Wilson 2001), `wordfreq`, and one token_frequency() for tokens.
+
+All frequencies are per million words. (Zipf = log10(per_million) + 3.)
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+import pandas as pd
+
+BNC_FILE = "paper_facct2025/corpora/1_1_all_alpha.txt"
+_LEADING_MARKERS = re.compile(r"^[\sĠ▁]+")
+
+
+def normalise_token(token_text: str) -> str:
+    """The normalisation used for every token/word lookup in rmlib.data.
+
+    Strip leading whitespace and the byte-level/SentencePiece space markers 'Ġ' (GPT-2/Llama-3 BPE) and '▁'
+    (SentencePiece), strip trailing whitespace, and lowercase. ' Love', 'ĠLove', '▁love' -> 'love'.
+    """
+    return _LEADING_MARKERS.sub("", str(token_text)).rstrip().lower()
+
+
+_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)")
+
+
+def _number(field: str) -> float:
+    """BNC figures may carry printed-book flags ('41#', '98&&'); a bare '&&' means no figure (NaN)."""
+    m = _NUMBER.match(field)
+    return float(m.group(1)) if m else float("nan")
+
+
+@functools.lru_cache(maxsize=None)
+def _bnc() -> pd.DataFrame:
+    from rmlib.data import path
+
+    text = path(BNC_FILE).read_bytes().decode("iso-8859-1")
+    lines = text.splitlines()
+    if lines[0].split() != ["Word", "PoS", "Freq", "Ra", "Disp"]:
+        raise ValueError(f"{BNC_FILE}: unexpected header {lines[0]!r}")
+    rows, lemma, pos = [], None, None
+    for n, line in enumerate(lines[1:], 2):
+        fields = line.removeprefix("\t").split("\t")
+        if len(fields) != 6:
+            # e.g. 'further*  Adj  [see far]': a cross-reference, not a frequency row
+            continue
+        word, p, marker, freq, rng, disp = fields
+        if word == "@":
+            if lemma is None:
+                raise ValueError(f"{BNC_FILE}:{n}: '@' row before any headword")
+            kind, form = "form", marker
+        else:
+            lemma, pos = word, p
+            kind, form = ("lemma" if marker == "%" else "word"), word
+        rows.append((lemma, pos, form, kind, _number(freq), _number(rng), _number(disp)))
+    return pd.DataFrame(rows, columns=["lemma", "pos", "form", "row_type", "freq", "range", "dispersion"])
+
+
+def load_bnc() -> pd.DataFrame:
+    """The BNC frequency list as a tidy table (ISO-8859-1 decoded; `@` rows filled with their headword).
+
+    Columns: lemma (headword; '@' rows take the previous headword), pos (BNC tag, e.g. NoC, Verb), form (the
+    word form this row counts), row_type ('lemma' = total over the forms listed under it, 'form' = one form of
+    that lemma, 'word' = headword with a single form), freq (per million), range (number of BNC sectors, max
+    100), dispersion (Juilland's D). range/dispersion are missing for a few
+    rows where the list prints '&&' instead of a figure; flags such as '#' after a figure are dropped. Some lemmas carry a disambiguation, e.g. 'lie (/lay)'.
+    """
+    return _bnc().copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _bnc_by_form() -> dict[str, float]:
+    df = _bnc()
+    forms = df[df["row_type"] != "lemma"]  # lemma rows are sums of their forms: do not double count
+    return forms.groupby(forms["form"].str.lower())["freq"].sum().to_dict()
+
+
+def word_frequency(word: str, source: str = "wordfreq") -> float:
+    """Frequency per million of a word form (case-insensitive).
+
+    source='wordfreq': wordfreq.word_frequency(word, 'en') x 1e6 (multi-word strings are combined by wordfreq).
+    source='bnc': the BNC per-million figures of that form summed over parts of speech (0.0 if absent).
+    """
+    if source == "wordfreq":
+        import wordfreq
+
+        return float(wordfreq.word_frequency(word, "en")) * 1e6
+    if source == "bnc":
+        return float(_bnc_by_form().get(str(word).lower(), 0.0))
+    raise ValueError(f"source must be 'wordfreq' or 'bnc', not {source!r}")
+
+
+def token_frequency(token_text: str, source: str = "wordfreq") -> float:
+    """Frequency per million of a decoded token after normalise_token() (leading space/Ġ/▁ stripped, lowercased).
+
+    Tokens that normalise to '' (pure whitespace) get 0.0.
+    """
+    word = normalise_token(token_text)
+    return word_frequency(word, source) if word else 0.0

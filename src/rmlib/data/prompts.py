@@ -1,0 +1,66 @@
+"""The prompts of both papers: optimal/pessimal (3), the extra EloEverything prompts, and the 54-prompt design."""
+from __future__ import annotations
+
+import functools
+
+import pandas as pd
+import yaml
+
+# The EloEverything files are named after their prompt; "greatest" is also the first optimal/pessimal prompt.
+ELO_PROMPTS: dict[str, str] = {
+    "greatest": "What, in one word, is the greatest thing ever?",
+    "greatest_single_thing_person_concept": "What one single thing, person, or concept is the greatest ever?",
+    "humans_most_prefer": "What is the single thing, person, or concept that humans most prefer?",
+}
+
+ADJECTIVE_VALENCE = {"best": "positive", "greatest": "positive", "good": "positive",
+                     "worst": "negative", "bad": "negative", "terrible": "negative"}
+ADJECTIVE_WORDING = {"best": "best", "greatest": "greatest", "good": "most good",
+                     "worst": "worst", "bad": "most bad", "terrible": "most terrible"}
+SUPERLATIVE_WORDING = {"ever": "ever", "world": "in the world", "time": "of all time"}
+PHRASING_WORDING = {"one": "in one word", "single": "in a single word", "please": "Please answer in one word only."}
+
+
+def parse_prompt_key(key: str) -> dict[str, str]:
+    """Split a factorial prompt key like 'good_world_please' into its design factors.
+
+    Returns adjective (best|greatest|good|worst|bad|terrible), valence (positive|negative),
+    superlative (ever|world|time) and phrasing (one|single|please).
+    """
+    parts = key.split("_")
+    if (len(parts) != 3 or parts[0] not in ADJECTIVE_VALENCE or parts[1] not in SUPERLATIVE_WORDING
+            or parts[2] not in PHRASING_WORDING):
+        raise ValueError(f"prompt key {key!r} is not <adjective>_<superlative>_<phrasing> with adjective in "
+                         f"{sorted(ADJECTIVE_VALENCE)}, superlative in {sorted(SUPERLATIVE_WORDING)}, "
+                         f"phrasing in {sorted(PHRASING_WORDING)}")
+    adj, sup, phr = parts
+    return {"adjective": adj, "valence": ADJECTIVE_VALENCE[adj], "superlative": sup, "phrasing": phr}
+
+
+@functools.lru_cache(maxsize=None)
+def _load_prompts(which: str) -> pd.DataFrame:
+    from rmlib.data import path
+
+    if which == "optimal_pessimal":
+        raw = yaml.safe_load(path("paper_facct2025/config/prompts.yaml").read_text(encoding="utf-8"))
+        df = pd.DataFrame({"prompt_key": list(raw), "prompt": list(raw.values())})
+        df["valence"] = df["prompt_key"].map(ADJECTIVE_VALENCE)
+        return df
+    if which == "elo":
+        return pd.DataFrame({"prompt_key": list(ELO_PROMPTS), "prompt": list(ELO_PROMPTS.values())})
+    if which == "factorial54":
+        raw = yaml.safe_load(path("paper_iclr2026/config/prompts_54.yaml").read_text(encoding="utf-8"))
+        df = pd.DataFrame({"prompt_key": list(raw), "prompt": list(raw.values())})
+        factors = pd.DataFrame([parse_prompt_key(k) for k in df["prompt_key"]])
+        return pd.concat([df, factors], axis=1)
+    raise ValueError(f"unknown prompt set {which!r}; choose 'optimal_pessimal', 'elo' or 'factorial54'")
+
+
+def load_prompts(set: str = "optimal_pessimal") -> pd.DataFrame:  # noqa: A002 (the contract's argument name)
+    """A prompt set as a DataFrame.
+
+    - 'optimal_pessimal' (3 rows): prompt_key (greatest|best|worst), prompt, valence.
+    - 'elo' (3 rows): prompt_key, prompt — the EloEverything prompts ('greatest' plus the 2 extra ones).
+    - 'factorial54' (54 rows): prompt_key, prompt, adjective, valence, superlative, phrasing.
+    """
+    return _load_prompts(set).copy()
