@@ -1,0 +1,43 @@
+# Two commands do all the set-up on a fresh machine:  `make book`  and  `make test`.
+# environment.yml is the single source of truth for dependencies; without conda
+# we install its `pip:` list into .venv.
+
+SHELL := /bin/bash
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export RMLIB_DATA_DIR ?= $(CURDIR)/data/external
+# A local mirror of the raw data is used when present; otherwise `make data`
+# downloads from the original addresses in data/sources.yml.
+MIRROR ?= $(wildcard $(CURDIR)/../shared/data)
+PYTEST_ARGS ?=
+
+.PHONY: help venv data test book chapter lab benchmarks clean
+
+help:
+	@echo "make book       build the whole report offline (embedded models + published scores)"
+	@echo "make test       run the test suite (tiny models, no network, no GPU)"
+	@echo "make data       fill \$$RMLIB_DATA_DIR from the mirror or the original URLs, verifying checksums"
+	@echo "make chapter NB=<name> [MODELS='[...]']   rerun one chapter with other parameters"
+	@echo "make lab        JupyterLab on 127.0.0.1 with rmlib in the kernel"
+	@echo "make benchmarks run the speed and memory benchmarks (writes benchmarks/out/)"
+
+$(STAMP): environment.yml tools/env_to_requirements.py pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(PY) tools/env_to_requirements.py environment.yml $(VENV)/requirements.txt $(VENV)/requirements-nodeps.txt
+	$(BIN)/pip install --disable-pip-version-check -q -r $(VENV)/requirements.txt
+	$(BIN)/pip install --disable-pip-version-check -q --no-deps -r $(VENV)/requirements-nodeps.txt
+	$(BIN)/pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+data: $(STAMP)
+	$(BIN)/rmlib data fetch --dest "$(RMLIB_DATA_DIR)" $(if $(MIRROR),--mirror "$(MIRROR)")
+
+test: $(STAMP) data
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf _build book/_executed .pytest_cache

@@ -1,0 +1,381 @@
+"""Score every token of a vocabulary (or any list of answers) as the answer to a prompt.
+
+Id-exact mode puts each candidate *id* between the template's prefix and suffix
+ids, runs the prefix once and shares its keys/values across the batch
+(`rmlib.prefix_attention`). Paper mode keeps the original pipeline (decode id to
+text, re-render, re-tokenise with defaults, pad) so published numbers can be
+reproduced, double BOS included. Results stream to resumable Parquet shards.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+from . import __version__, config
+from .models import LoadedModel, load_model
+from .prefix_attention import cache_to_kv, shared_prefix
+from .shards import ShardStore, sweep_key
+from .templates import AnswerSlot, answer_slot, check_prompt, paper_text
+
+CHUNK = 4096  # candidates per shard: the most a crash can cost
+MODES = ("id_exact", "paper")
+
+
+class SweepError(RuntimeError):
+    pass
+
+
+# ---------------------------------------------------------------- inputs
+
+def candidate_ids(lm: LoadedModel, tokens=None) -> np.ndarray:
+    """The ids to sweep: all of the tokenizer's ids by default, or a validated slice/list."""
+    n_vocab = min(len(lm.tokenizer), lm.model.get_input_embeddings().weight.shape[0])
+    if tokens is None:
+        ids = np.arange(n_vocab)
+    else:
+        if isinstance(tokens, slice):
+            tokens = range(*tokens.indices(n_vocab)) if tokens.stop is not None else range(tokens.start or 0, n_vocab)
+        ids = np.asarray(list(tokens), dtype=np.int64)
+    if ids.size == 0:
+        raise SweepError("the vocabulary slice is empty; give at least one token id")
+    bad = ids[(ids < 0) | (ids >= n_vocab)]
+    if bad.size:
+        raise SweepError(f"token ids out of range [0, {n_vocab}) for {lm.spec.id}: {bad[:5].tolist()}")
+    if np.unique(ids).size != ids.size:
+        raise SweepError("the vocabulary slice repeats token ids")
+    return ids
+
+
+def auto_batch_size(lm: LoadedModel, seq_len: int) -> int:
+    """CPU: ~512 new positions a batch (GEMMs saturate there). GPU: from free memory."""
+    if lm.device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(lm.device)
+        cfg = lm.model.config
+        hidden = getattr(cfg, "hidden_size", 4096)
+        inter = getattr(cfg, "intermediate_size", 4 * hidden)
+        per_row = seq_len * (6 * hidden + 3 * inter) * torch.finfo(lm.dtype).bits // 8 * 4
+        return int(max(1, min(8192, 0.5 * free // max(per_row, 1))))
+    return max(1, min(1024, 512 // max(seq_len, 1)))
+
+
+# ---------------------------------------------------------------- scoring kernels
+
+def _backbone_and_head(lm: LoadedModel):
+    model = lm.model
+    head = getattr(model, "score", None)
+    if head is None or lm.spec.score != "logits0":
+        return None, None
+    return model.base_model, head
+
+
+def supports_shared_prefix(lm: LoadedModel) -> bool:
+    """The fast path needs transformers' own attention modules (they dispatch through AttentionInterface)."""
+    model = lm.model
+    if not type(model).__module__.startswith("transformers.models."):
+        return False
+    attn = [m for m in model.modules() if hasattr(m, "layer_idx") and hasattr(m, "o_proj")]
+    if not attn:
+        return False
+    if lm.head == "rm":
+        return _backbone_and_head(lm)[0] is not None
+    return True
+
+
+@torch.inference_mode()
+def _prefix_kv(lm: LoadedModel, prefix_ids):
+    ids = torch.tensor([list(prefix_ids)], device=lm.device)
+    base = lm.model.base_model if lm.head == "rm" else lm.model
+    out = base(input_ids=ids, use_cache=True)
+    return cache_to_kv(out.cache), out
+
+
+def _right_pad(seqs, pad_id: int, device):
+    lengths = torch.tensor([len(s) for s in seqs], device=device)
+    width = int(lengths.max())
+    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long, device=device)
+    for i, s in enumerate(seqs):
+        ids[i, :len(s)] = torch.as_tensor(s, device=device)
+    return ids, lengths
+
+
+@torch.inference_mode()
+def _rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs) -> torch.Tensor:
+    """Scores of prefix+new for each new sequence, reading at each one's last real position."""
+    backbone, head = _backbone_and_head(lm)
+    ids, lengths = _right_pad(new_seqs, 0, lm.device)
+    pos = torch.arange(prefix_len, prefix_len + ids.shape[1], device=lm.device).expand_as(ids)
+    with shared_prefix(lm.model, kv):
+        hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
+    last = hidden[torch.arange(len(new_seqs), device=lm.device), lengths - 1]
+    return head(last)[:, 0].float()
+
+
+@torch.inference_mode()
+def _rm_scores_full(lm: LoadedModel, seqs) -> torch.Tensor:
+    """Plain full-sequence forward (reference path, and for models with their own code)."""
+    ids, lengths = _right_pad(seqs, 0, lm.device)
+    mask = (torch.arange(ids.shape[1], device=lm.device)[None] < lengths[:, None]).long()
+    backbone, head = _backbone_and_head(lm)
+    if backbone is not None:
+        hidden = backbone(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
+        return head(hidden[torch.arange(len(seqs), device=lm.device), lengths - 1])[:, 0].float()
+    out = lm.model(input_ids=ids, attention_mask=mask)
+    return _read_score(lm, out)
+
+
+def _read_score(lm: LoadedModel, out) -> torch.Tensor:
+    if lm.spec.score == "output_score":
+        return out.score.reshape(len(out.score), -1)[:, 0].float()
+    return out.logits[:, 0].float()
+
+
+@torch.inference_mode()
+def _rm_scores_paper(lm: LoadedModel, prompt: str, texts) -> tuple[torch.Tensor, list[list[int]]]:
+    tok = lm.tokenizer
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    convs = [paper_text(tok, prompt, t, lm.chat_template) for t in texts]
+    batch = tok(convs, padding=True, return_tensors="pt").to(lm.device)
+    out = lm.model(**batch)
+    ids = [row[m.bool()].tolist() for row, m in zip(batch["input_ids"], batch["attention_mask"])]
+    return _read_score(lm, out), ids
+
+
+# ---------------------------------------------------------------- results
+
+@dataclass
+class SweepResult:
+    frame: pd.DataFrame
+    meta: dict
+    cached: bool
+
+
+def _meta(lm: LoadedModel, prompt: str, slot: AnswerSlot, mode: str, kind: str, method: str, batch_size: int,
+          ids_digest: str, n: int) -> dict:
+    return {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template_hash": slot.template_hash,
+            "mode": mode, "kind": kind, "method": method, "dtype": str(lm.dtype).removeprefix("torch."),
+            "device": lm.device.type, "batch_size": batch_size, "n_candidates": n, "candidates": ids_digest,
+            "untrained_head": lm.untrained_head, "rmlib_version": __version__,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
+def _digest(ids: np.ndarray) -> str:
+    import hashlib
+    return hashlib.sha256(np.ascontiguousarray(ids, dtype=np.int64).tobytes()).hexdigest()[:16]
+
+
+def _resolve(model, head, **load_kwargs) -> LoadedModel:
+    return model if isinstance(model, LoadedModel) else load_model(model, head=head, **load_kwargs)
+
+
+def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: str = "auto",
+          batch_size: int | None = None, cache: bool = True, progress: bool = True,
+          cache_root=None, **load_kwargs) -> SweepResult:
+    """Score every candidate token as the one-token answer to `prompt`.
+
+    `model` is a LoadedModel or an id. RMs give one `score` per token; LMs give
+    the next-token `logit` and `logprob` (log-softmax) at the answer slot.
+    Returns one row per (model, prompt, token_id) with the decoded token.
+    """
+    if mode not in MODES:
+        raise SweepError(f"mode must be one of {MODES}, not {mode!r}")
+    lm = _resolve(model, None, **load_kwargs)
+    kind = lm.head
+    if kind == "lm" and mode == "paper":
+        raise SweepError("paper mode reproduces the RM pipeline; LM log-probs are always id-exact")
+    slot = answer_slot(lm.tokenizer, prompt, lm.chat_template)
+    ids = candidate_ids(lm, tokens)
+    if method == "auto":
+        method = "shared_prefix" if (kind == "lm" or supports_shared_prefix(lm)) else "full"
+    if method not in ("shared_prefix", "full"):
+        raise SweepError(f"method must be auto, shared_prefix or full, not {method!r}")
+    seq_len = 1 + len(slot.suffix_ids) if method == "shared_prefix" else len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
+    bs = batch_size or auto_batch_size(lm, seq_len)
+    key_params = {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template": slot.template_hash,
+                  "mode": mode, "kind": kind, "dtype": str(lm.dtype), "candidates": _digest(ids),
+                  "untrained_head": lm.untrained_head, "seed": load_kwargs.get("seed", 0) if lm.untrained_head else None}
+    key = sweep_key(key_params)
+    meta = {"key": key, **_meta(lm, prompt, slot, mode, kind, method, bs, key_params["candidates"], len(ids))}
+    store = ShardStore((cache_root or config.cache_dir() / "sweeps") / key, meta)
+    if cache and store.complete:
+        df = store.load()
+        return SweepResult(df, df.attrs["rmlib"], cached=True)
+    store.prepare()
+
+    texts = lm.tokenizer.convert_ids_to_tokens(ids.tolist())
+    decoded = lm.tokenizer.batch_decode([[int(i)] for i in ids])
+    special = set(lm.tokenizer.all_special_ids)
+    n_chunks = math.ceil(len(ids) / CHUNK)
+    todo = [c for c in range(n_chunks) if not store.valid_shard(c, len(ids[c * CHUNK:(c + 1) * CHUNK]))]
+    bar = tqdm(total=sum(len(ids[c * CHUNK:(c + 1) * CHUNK]) for c in todo), disable=not progress, unit="tok",
+               desc=f"{kind} sweep {lm.spec.nickname or lm.spec.id}", smoothing=0.1)
+    kv = None
+    prefix_out = None
+    if method == "shared_prefix" and todo:
+        kv, prefix_out = _prefix_kv(lm, slot.prefix_ids)
+    for c in todo:
+        lo, hi = c * CHUNK, min((c + 1) * CHUNK, len(ids))
+        chunk_ids = ids[lo:hi]
+        if kind == "lm":
+            cols = _lm_chunk(lm, prefix_out, chunk_ids)
+            bar.update(len(chunk_ids))
+        else:
+            cols = _rm_chunk(lm, slot, chunk_ids, decoded[lo:hi], method, mode, bs, kv, bar)
+        df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "token_id": chunk_ids.astype(np.int64),
+                           "token": texts[lo:hi], "text": decoded[lo:hi],
+                           "is_special": [int(i) in special for i in chunk_ids], **cols})
+        value_cols = [k for k in cols if k in ("score", "logit", "logprob")]
+        bad = df[df[value_cols].isna().any(axis=1)]
+        if len(bad):
+            raise SweepError(f"{len(bad)} NaN score(s) for {lm.spec.id} (token ids {bad.token_id.head(5).tolist()}); "
+                             f"nothing was marked complete. Try dtype='float32' or check the model's weights.")
+        store.write_shard(c, df)
+    bar.close()
+    df_rows = len(ids)
+    store.mark_complete(n_chunks, df_rows)
+    df = store.load()
+    return SweepResult(df, df.attrs["rmlib"], cached=False)
+
+
+def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar) -> dict:
+    scores, extra = [], {}
+    input_lists = []
+    for s in range(0, len(chunk_ids), bs):
+        batch = chunk_ids[s:s + bs]
+        if mode == "paper":
+            sc, seqs = _rm_scores_paper(lm, slot.prompt, decoded[s:s + bs])
+            input_lists.extend(seqs)
+        elif method == "shared_prefix":
+            sc = _rm_scores_shared(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch])
+        else:
+            sc = _rm_scores_full(lm, [slot.ids_for([int(i)]) for i in batch])
+        scores.append(sc.cpu().numpy())
+        bar.update(len(batch))
+    if mode == "paper":
+        bos = lm.tokenizer.bos_token_id
+        extra["n_bos"] = [sum(1 for t in seq[:3] if t == bos) if bos is not None else 0 for seq in input_lists]
+    return {"score": np.concatenate(scores).astype(np.float32), **extra}
+
+
+def _lm_chunk(lm, prefix_out, chunk_ids) -> dict:
+    logits = prefix_out.logits[0, -1].float()
+    logprobs = torch.log_softmax(logits, dim=-1)
+    idx = torch.as_tensor(chunk_ids, device=logits.device)
+    return {"logit": logits[idx].cpu().numpy(), "logprob": logprobs[idx].cpu().numpy()}
+
+
+# ---------------------------------------------------------------- multi-token answers
+
+def score_answers(model, prompts, answers, *, batch_size: int | None = None, cache: bool = True,
+                  progress: bool = True, cache_root=None, **load_kwargs) -> pd.DataFrame:
+    """Score multi-token answers (e.g. lexicon words) under many prompts, id-exactly.
+
+    RMs: the reward of the whole conversation. LMs: the summed log-prob of the
+    answer's tokens given the same templated prefix an RM sees (an implicit reward).
+    One shard per prompt, so an interrupted run resumes prompt by prompt.
+    """
+    lm = _resolve(model, None, **load_kwargs)
+    prompts, answers = list(prompts), list(answers)
+    if not prompts or not answers:
+        raise SweepError("score_answers needs at least one prompt and one answer")
+    for p in prompts:
+        check_prompt(lm.tokenizer, p)
+    if any(not isinstance(a, str) or not a.strip() for a in answers):
+        raise SweepError("answers must be non-empty strings")
+    answer_ids = [lm.tokenizer(a, add_special_tokens=False).input_ids for a in answers]
+    key_params = {"model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "dtype": str(lm.dtype),
+                  "prompts": prompts, "answers": answers, "template": answer_slot(lm.tokenizer, prompts[0],
+                                                                                  lm.chat_template).template_hash,
+                  "untrained_head": lm.untrained_head}
+    key = sweep_key(key_params)
+    meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "mode": "id_exact",
+            "dtype": str(lm.dtype).removeprefix("torch."), "n_prompts": len(prompts), "n_answers": len(answers),
+            "untrained_head": lm.untrained_head, "rmlib_version": __version__,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    store = ShardStore((cache_root or config.cache_dir() / "answers") / key, meta)
+    if cache and store.complete:
+        return store.load()
+    store.prepare()
+    shared = supports_shared_prefix(lm)
+    bar = tqdm(total=len(prompts) * len(answers), disable=not progress, unit="ans",
+               desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
+    for pi, prompt in enumerate(prompts):
+        if store.valid_shard(pi, len(answers)):
+            bar.update(len(answers))
+            continue
+        slot = answer_slot(lm.tokenizer, prompt, lm.chat_template)
+        if lm.head == "lm":
+            values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, bar)
+        else:
+            values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar)
+        df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
+                           "n_tokens": [len(a) for a in answer_ids], **values})
+        if df[list(values)].isna().any().any():
+            raise SweepError(f"NaN scores for {lm.spec.id} under prompt {prompt!r}; nothing was marked complete")
+        store.write_shard(pi, df)
+    bar.close()
+    store.mark_complete(len(prompts), len(prompts) * len(answers))
+    return store.load()
+
+
+def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
+    seqs = [[*a, *slot.suffix_ids] for a in answer_ids]
+    bs = batch_size or auto_batch_size(lm, max(map(len, seqs)) + (0 if shared else len(slot.prefix_ids)))
+    kv = _prefix_kv(lm, slot.prefix_ids)[0] if shared else None
+    out = []
+    for s in range(0, len(seqs), bs):
+        batch = seqs[s:s + bs]
+        if shared:
+            out.append(_rm_scores_shared(lm, kv, len(slot.prefix_ids), batch).cpu().numpy())
+        else:
+            out.append(_rm_scores_full(lm, [[*slot.prefix_ids, *b] for b in batch]).cpu().numpy())
+        bar.update(len(batch))
+    return {"score": np.concatenate(out).astype(np.float32)}
+
+
+@torch.inference_mode()
+def _lm_answer_logprobs(lm, slot, answer_ids, batch_size, bar) -> dict:
+    kv, prefix_out = _prefix_kv(lm, slot.prefix_ids)
+    first = torch.log_softmax(prefix_out.logits[0, -1].float(), dim=-1)
+    P = len(slot.prefix_ids)
+    bs = batch_size or max(1, min(256, 2 ** 22 // max(lm.model.config.vocab_size, 1)))
+    sums = []
+    for s in range(0, len(answer_ids), bs):
+        batch = answer_ids[s:s + bs]
+        total = torch.stack([first[a[0]] for a in batch])
+        if max(map(len, batch)) > 1:
+            ids, lengths = _right_pad(batch, 0, lm.device)
+            pos = torch.arange(P, P + ids.shape[1], device=lm.device).expand_as(ids)
+            with shared_prefix(lm.model, kv):
+                logits = lm.model(input_ids=ids, position_ids=pos, use_cache=False).logits.float()
+            logp = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
+            keep = torch.arange(1, ids.shape[1], device=lm.device)[None] < lengths[:, None]
+            total = total + (logp * keep).sum(1)
+        sums.append(total.cpu().numpy())
+        bar.update(len(batch))
+    return {"logprob": np.concatenate(sums).astype(np.float32)}
+
+
+# ---------------------------------------------------------------- audit
+
+def roundtrip_audit(lm: LoadedModel, tokens=None) -> dict:
+    """Share of ids that do not survive decode->encode, the cause of paper mode's id drift."""
+    tok = lm.tokenizer
+    ids = candidate_ids(lm, tokens)
+    decoded = tok.batch_decode([[int(i)] for i in ids])
+    encoded = tok(decoded, add_special_tokens=False).input_ids
+    changed = np.array([enc != [int(i)] for i, enc in zip(ids, encoded)])
+    slot = answer_slot(tok, "What is the best thing ever?", lm.chat_template)
+    paper_ids = tok(paper_text(tok, slot.prompt, "x", lm.chat_template)).input_ids
+    bos = tok.bos_token_id
+    return {"model": lm.spec.id, "n_ids": int(len(ids)), "n_changed": int(changed.sum()),
+            "share_changed": float(changed.mean()),
+            "examples": [(int(i), d, e) for i, d, e, c in zip(ids, decoded, encoded, changed) if c][:10],
+            "paper_mode_leading_bos": int(sum(1 for t in paper_ids[:3] if bos is not None and t == bos)),
+            "id_exact_leading_bos": int(sum(1 for t in slot.prefix_ids[:3] if bos is not None and t == bos))}
