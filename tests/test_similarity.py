@@ -36,6 +36,21 @@ def test_rbo_hand_computed_cases():
     assert sim.rbo_ext(list("ab"), list("ac"), p=0.5) == pytest.approx(0.75)
 
 
+def _rbo_ext_reference(s, t, p):
+    """Webber et al. eq. 32 for two lists of equal length k, written directly from the definition."""
+    k = len(s)
+    agreement = [len(set(s[:d]) & set(t[:d])) / d for d in range(1, k + 1)]
+    return (1 - p) / p * sum(a * p**d for d, a in enumerate(agreement, start=1)) + agreement[-1] * p**k
+
+
+@pytest.mark.parametrize("depth", [50, 15])
+def test_rbo_matches_definition_on_random_rankings(depth):
+    rng = np.random.default_rng(depth)
+    items = [f"t{i}" for i in range(50)]
+    a, b = list(rng.permutation(items))[:depth], list(rng.permutation(items))[:depth]
+    assert sim.rbo_ext(a, b, p=0.9) == pytest.approx(_rbo_ext_reference(a, b, 0.9), abs=1e-12)
+
+
 def test_rbo_is_top_weighted():
     base = list("abcdefghij")
     swap_top = list("bacdefghij")
