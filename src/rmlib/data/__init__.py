@@ -29,6 +29,21 @@ def path(key_or_relpath: str) -> Path:
     return p
 
 
+def clear_caches() -> None:
+    """Forget parsed frames (they are cached per process); needed only if RMLIB_DATA_DIR changes mid-session."""
+    import functools
+    import sys
+
+    from rmlib.data import fetch as _fetch
+
+    _fetch._VERIFIED.clear()
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("rmlib.data"):
+            for obj in vars(mod).values():
+                if isinstance(obj, functools._lru_cache_wrapper):
+                    obj.cache_clear()
+
+
 from rmlib.data.dictionary_scores import load_checkpoint_ranks, load_dictionary_scores, parse_prompt_key  # noqa: E402
 from rmlib.data.elo import load_elo  # noqa: E402
 from rmlib.data.frequency import load_bnc, normalise_token, token_frequency, word_frequency  # noqa: E402
@@ -48,7 +63,7 @@ from rmlib.data.prompts import load_prompts  # noqa: E402
 from rmlib.data.tokens import TokenMatch, match_words_to_tokens  # noqa: E402
 
 __all__ = [
-    "DataError", "path",
+    "DataError", "path", "clear_caches",
     "load_elo", "load_dictionary_scores", "parse_prompt_key", "load_checkpoint_ranks", "load_prompts",
     "load_big_two", "load_pietraszkiewicz", "expand_wildcards", "load_mfd2", "load_afinn", "load_bing_liu",
     "load_warriner", "load_vader", "load_bnc", "word_frequency", "token_frequency", "normalise_token",

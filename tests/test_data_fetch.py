@@ -1,0 +1,184 @@
+"""Manifest, checksummed fetch (mirror copy and URL download), the path helper and the CLI. No network."""
+from __future__ import annotations
+
+import hashlib
+import io
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+import rmlib.data
+from rmlib.data import cli
+from rmlib.data.fetch import DataError, fetch, sha256_file, verify
+from rmlib.data.manifest import all_files, load_manifest
+
+from conftest_data import data_dir, mirror  # noqa: F401 (fixtures)
+
+
+def _sums(mirror: Path) -> dict[str, str]:
+    out = {}
+    for line in (mirror / "SHA256SUMS").read_text().splitlines():
+        h, p = line.split(None, 1)
+        if p != "SHA256SUMS":
+            out[p] = h
+    return out
+
+
+def test_manifest_lists_every_mirror_file_with_its_checksum(mirror):
+    manifest = {f.path: f.sha256 for f in all_files()}
+    assert manifest == _sums(mirror)
+    for ds in load_manifest().values():
+        assert ds.license and ds.citation and ds.title
+        for f in ds.files:
+            assert f.url.startswith("https://"), f.path
+            if f.member is None:
+                assert f.url.startswith("https://raw.githubusercontent.com/"), f.path
+                commit = f.url.split("/")[5]
+                assert len(commit) == 40 and all(c in "0123456789abcdef" for c in commit), f.url
+
+
+def test_mirror_checksums_file_is_right(mirror):
+    # The manifest copies SHA256SUMS; check a few files' actual bytes against it.
+    sums = _sums(mirror)
+    for rel in ["lexicons/afinn/AFINN-111.txt", "paper_iclr2026/corpora/dict_big2_nouns.csv",
+                "identity_terms/dixon2018/adjectives_people.txt"]:
+        assert sha256_file(mirror / rel) == sums[rel]
+
+
+def _small_mirror(tmp_path: Path, mirror: Path, rels: list[str]) -> Path:
+    m = tmp_path / "mirror"
+    for rel in rels:
+        (m / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(mirror / rel, m / rel)
+    return m
+
+
+SOME = ["lexicons/afinn/AFINN-111.txt", "identity_terms/dixon2018/adjectives_people.txt"]
+
+
+def _files(rels):
+    by_path = {f.path: f for f in all_files()}
+    return [by_path[r] for r in rels]
+
+
+def test_fetch_copies_and_skips_verified_files(tmp_path, mirror):
+    dest = tmp_path / "data"
+    paths = fetch(dest, mirror, files=_files(SOME))
+    assert [p.relative_to(dest).as_posix() for p in paths] == SOME
+    mtimes = [p.stat().st_mtime_ns for p in paths]
+    messages = []
+    fetch(dest, mirror, files=_files(SOME), progress=messages.append)
+    assert messages == [] and [p.stat().st_mtime_ns for p in paths] == mtimes
+    assert not list(dest.rglob("*.part"))
+
+
+def test_corrupted_file_in_dest_is_refetched(tmp_path, mirror):
+    dest = tmp_path / "data"
+    fetch(dest, mirror, files=_files(SOME))
+    target = dest / SOME[0]
+    data = bytearray(target.read_bytes())
+    data[10] ^= 0x01
+    target.write_bytes(bytes(data))
+    assert verify(dest)[SOME[0]] == "corrupt"
+    fetch(dest, mirror, files=_files(SOME))
+    assert sha256_file(target) == _sums(mirror)[SOME[0]]
+
+
+def test_one_byte_flipped_mirror_file_gives_clear_error(tmp_path, mirror):
+    m = _small_mirror(tmp_path, mirror, SOME)
+    bad = m / SOME[1]
+    data = bytearray(bad.read_bytes())
+    data[0] ^= 0x20
+    bad.write_bytes(bytes(data))
+    dest = tmp_path / "data"
+    with pytest.raises(DataError) as exc:
+        fetch(dest, m, files=_files(SOME))
+    msg = str(exc.value)
+    assert SOME[1] in msg and "checksum mismatch" in msg and "omit --mirror" in msg
+    # the good file was still delivered; the bad one was not left behind under its final name or as a temp file
+    assert (dest / SOME[0]).is_file()
+    assert not (dest / SOME[1]).exists()
+    assert not list(dest.rglob("*.part"))
+
+
+def test_missing_mirror_file_gives_clear_error(tmp_path, mirror):
+    m = _small_mirror(tmp_path, mirror, SOME[:1])
+    with pytest.raises(DataError) as exc:
+        fetch(tmp_path / "data", m, files=_files(SOME))
+    assert SOME[1] in str(exc.value) and "not found in the mirror" in str(exc.value)
+    with pytest.raises(DataError, match="not a directory"):
+        fetch(tmp_path / "data", tmp_path / "nowhere", files=_files(SOME))
+
+
+def test_download_path_with_zip_member_transform_and_alt_url(tmp_path):
+    """The URL branch, exercised offline with file:// URLs."""
+    src = tmp_path / "src"
+    src.mkdir()
+    plain = b"hello\n"
+    (src / "plain.txt").write_bytes(plain)
+    cr = b"a\rb\rc\r"
+    (src / "cr.dic").write_bytes(cr)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("pkg/data.json", b'{"x": 1}')
+    (src / "pkg.whl").write_bytes(buf.getvalue())
+    sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
+    manifest = {"version": 1, "datasets": {"toy": {
+        "title": "t", "source": "s", "license": "l", "citation": "c",
+        "files": [
+            {"path": "a/plain.txt", "url": (src / "missing.txt").as_uri(), "alt_urls": [(src / "plain.txt").as_uri()],
+             "sha256": sha(plain)},
+            {"path": "a/cr.dic", "url": (src / "cr.dic").as_uri(), "sha256": sha(b"a\nb\nc\n"), "transform": "cr_to_lf"},
+            {"path": "a/data.json", "url": (src / "pkg.whl").as_uri(), "sha256": sha(b'{"x": 1}'),
+             "archive_sha256": sha(buf.getvalue()), "member": "pkg/data.json"},
+        ]}}}
+    mpath = tmp_path / "sources.yml"
+    mpath.write_text(yaml.safe_dump(manifest))
+    dest = tmp_path / "data"
+    fetch(dest, None, manifest_path=mpath)
+    assert (dest / "a/plain.txt").read_bytes() == plain
+    assert (dest / "a/cr.dic").read_bytes() == b"a\nb\nc\n"
+    assert (dest / "a/data.json").read_bytes() == b'{"x": 1}'
+    # a download that does not match its sha256 is refused, with the file and a fix named
+    manifest["datasets"]["toy"]["files"] = [{"path": "a/other.txt", "url": (src / "plain.txt").as_uri(), "sha256": "0" * 64}]
+    mpath = tmp_path / "sources_bad.yml"  # a new file: load_manifest caches per path
+    mpath.write_text(yaml.safe_dump(manifest))
+    with pytest.raises(DataError) as exc:
+        fetch(dest, None, manifest_path=mpath)
+    assert "a/other.txt" in str(exc.value) and "--mirror" in str(exc.value)
+    assert not (dest / "a/other.txt").exists()
+
+
+def test_path_helper_errors_tell_the_user_to_run_make_data(tmp_path, monkeypatch, mirror):
+    monkeypatch.setenv("RMLIB_DATA_DIR", str(tmp_path))
+    with pytest.raises(DataError, match="make data") as exc:
+        rmlib.data.path("dixon2018")
+    assert "adjectives_people.txt" in str(exc.value)
+    fetch(tmp_path, mirror, files=_files(SOME))
+    p = rmlib.data.path("identity_terms/dixon2018/adjectives_people.txt")
+    assert p == tmp_path / SOME[1]
+    p.write_bytes(p.read_bytes() + b"x")
+    with pytest.raises(DataError, match="sha256.*make data"):
+        rmlib.data.path("dixon2018")
+    with pytest.raises(KeyError, match="has 3 files"):
+        rmlib.data.path("afinn")
+    with pytest.raises(KeyError, match="rmlib data list"):
+        rmlib.data.path("no/such/file.csv")
+
+
+def test_cli_fetch_and_list(tmp_path, mirror, capsys):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="rmlib")
+    cli.add_subparser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["data", "fetch", "--dest", str(tmp_path), "--mirror", str(mirror)])
+    assert args.func(args) == 0
+    assert set(verify(tmp_path).values()) == {"ok"}
+    assert cli.main(["data", "list", "--dest", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "elo_everything" in out and "missing" not in out and out.count("ok ") == len(all_files())
+    assert cli.main(["data", "fetch", "--dest", str(tmp_path / "x"), "--mirror", str(tmp_path / "nope")]) == 1
+    assert "not a directory" in capsys.readouterr().err
