@@ -1,0 +1,254 @@
+"""The sweep engine: exactness against plain forwards, batch invariance, resume, paper mode, bad input."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from rmlib import shards, sweep as sweep_mod
+from rmlib.models import ModelError, RemoteCodeError, load_model
+from rmlib.shards import ShardError
+from rmlib.sweep import SweepError, roundtrip_audit, score_answers, sweep
+from rmlib.templates import TemplateError, answer_slot
+
+from conftest import FAMILIES, PROMPT
+
+
+def _full_forward_score(lm, ids):
+    with torch.no_grad():
+        return lm.model(input_ids=torch.tensor([ids])).logits[0, 0].item()
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_id_exact_equals_plain_forward(family, tiny_rms, tmp_path):
+    lm = tiny_rms[family]
+    res = sweep(lm, PROMPT, cache_root=tmp_path, progress=False)
+    assert res.meta["method"] == "shared_prefix"
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    sample = res.frame.sample(40, random_state=0)
+    ref = [_full_forward_score(lm, slot.ids_for([int(i)])) for i in sample.token_id]
+    np.testing.assert_allclose(sample.score.to_numpy(), ref, atol=1e-4, rtol=0)
+    assert res.frame.score.std() > 1e-3  # the comparison is not between constants
+
+
+@pytest.mark.parametrize("family", ["llama", "gemma2"])
+def test_full_method_matches_shared_prefix(family, tiny_rms, tmp_path):
+    lm = tiny_rms[family]
+    a = sweep(lm, PROMPT, tokens=range(0, 100), cache_root=tmp_path / "a", progress=False).frame
+    b = sweep(lm, PROMPT, tokens=range(0, 100), method="full", cache_root=tmp_path / "b", progress=False).frame
+    np.testing.assert_allclose(a.score, b.score, atol=1e-4)
+
+
+def test_scores_invariant_to_batch_size(tiny_rms, tmp_path):
+    lm = tiny_rms["gemma3"]
+    frames = [sweep(lm, PROMPT, batch_size=bs, cache_root=tmp_path / str(bs), progress=False).frame
+              for bs in (1, 17, 256)]
+    for f in frames[1:]:
+        # GEMM blocking differs with batch shape, so fp32 agreement is to float tolerance, not bitwise
+        np.testing.assert_allclose(frames[0].score, f.score, atol=1e-4, rtol=0)
+        assert (frames[0].score.rank() == f.score.rank()).mean() > 0.95
+
+
+@pytest.mark.parametrize("family", ["llama", "gemma2"])
+def test_lm_sweep_keeps_logits_and_logsoftmax_apart(family, tiny_lms, tmp_path):
+    lm = tiny_lms[family]
+    df = sweep(lm, PROMPT, cache_root=tmp_path, progress=False).frame
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    with torch.no_grad():
+        logits = lm.model(input_ids=torch.tensor([list(slot.prefix_ids)])).logits[0, -1]
+    np.testing.assert_allclose(df.logit, logits.numpy(), atol=1e-4)
+    np.testing.assert_allclose(df.logprob, torch.log_softmax(logits, -1).numpy(), atol=1e-4)
+    assert np.isclose(np.exp(df.logprob).sum(), 1.0, atol=1e-4)
+    assert not np.allclose(df.logit, df.logprob)
+
+
+@pytest.mark.parametrize("family", ["llama", "gemma3"])
+def test_multi_token_answers_match_plain_forward(family, tiny_rms, tiny_lms, tmp_path):
+    words = ["love", "peace and joy", "the quick brown fox", "x"]
+    prompts = [PROMPT, "What is the worst thing of all time?"]
+    rm, lm = tiny_rms[family], tiny_lms[family]
+    got = score_answers(rm, prompts, words, cache_root=tmp_path / "rm", progress=False)
+    got_lp = score_answers(lm, prompts, words, cache_root=tmp_path / "lm", progress=False)
+    assert len(got) == len(got_lp) == 8
+    for p in prompts:
+        slot = answer_slot(rm.tokenizer, p, rm.chat_template)
+        for w in words:
+            ids = rm.tokenizer(w, add_special_tokens=False).input_ids
+            ref = _full_forward_score(rm, slot.ids_for(ids))
+            row = got[(got.prompt == p) & (got.answer == w)].iloc[0]
+            assert row.n_tokens == len(ids)
+            assert abs(row.score - ref) < 1e-4
+            full = list(slot.prefix_ids) + ids
+            with torch.no_grad():
+                lp = torch.log_softmax(lm.model(input_ids=torch.tensor([full])).logits[0], -1)
+            P = len(slot.prefix_ids)
+            ref_lp = sum(lp[P - 1 + k, t].item() for k, t in enumerate(ids))
+            row = got_lp[(got_lp.prompt == p) & (got_lp.answer == w)].iloc[0]
+            assert abs(row.logprob - ref_lp) < 1e-3
+
+
+def test_paper_mode_doubles_bos_and_id_exact_does_not(tiny_rms, tmp_path):
+    lm = tiny_rms["llama"]
+    bos = lm.tokenizer.bos_token_id
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    assert slot.prefix_ids[0] == bos and slot.prefix_ids[1] != bos
+    paper = sweep(lm, PROMPT, tokens=range(40, 80), mode="paper", batch_size=8, cache_root=tmp_path,
+                  progress=False).frame
+    assert (paper.n_bos == 2).all()
+    exact = sweep(lm, PROMPT, tokens=range(40, 80), cache_root=tmp_path, progress=False).frame
+    assert not np.allclose(paper.score, exact.score, atol=1e-3)  # the extra BOS changes the scores
+    audit = roundtrip_audit(lm)
+    assert audit["paper_mode_leading_bos"] == 2 and audit["id_exact_leading_bos"] == 1
+    assert 0 <= audit["share_changed"] <= 1
+
+
+def test_kill_and_resume_loses_nothing(tiny_rms, tmp_path, monkeypatch):
+    lm = tiny_rms["qwen2"]
+    monkeypatch.setattr(sweep_mod, "CHUNK", 50)
+    reference = sweep(lm, PROMPT, cache_root=tmp_path / "ref", progress=False).frame
+    real_write = shards.ShardStore.write_shard
+    calls = {"n": 0}
+
+    def dying_write(self, index, df):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            # a crash mid-write leaves only a temp file behind
+            (self.root / f".shard-{index:05d}.parquet.123.tmp").write_bytes(b"partial")
+            raise KeyboardInterrupt("killed")
+        real_write(self, index, df)
+
+    monkeypatch.setattr(shards.ShardStore, "write_shard", dying_write)
+    with pytest.raises(KeyboardInterrupt):
+        sweep(lm, PROMPT, cache_root=tmp_path / "run", progress=False)
+    run_dir = next((tmp_path / "run").iterdir())
+    assert not (run_dir / "COMPLETE").exists()
+    assert len(list(run_dir.glob("shard-*.parquet"))) == 3
+    monkeypatch.setattr(shards.ShardStore, "write_shard", real_write)
+    written = []
+    monkeypatch.setattr(shards.ShardStore, "write_shard",
+                        lambda self, i, df: (written.append(i), real_write(self, i, df)))
+    resumed = sweep(lm, PROMPT, cache_root=tmp_path / "run", progress=False).frame
+    assert written[0] == 3 and 0 not in written  # finished shards were not recomputed
+    assert resumed.token_id.is_unique and len(resumed) == len(reference)
+    pd.testing.assert_frame_equal(resumed.reset_index(drop=True), reference.reset_index(drop=True))
+
+
+def test_finished_sweep_is_served_from_cache(tiny_rms, tmp_path):
+    lm = tiny_rms["llama"]
+    first = sweep(lm, PROMPT, tokens=range(10), cache_root=tmp_path, progress=False)
+    again = sweep(lm, PROMPT, tokens=range(10), cache_root=tmp_path, progress=False)
+    other = sweep(lm, "What is the worst thing ever?", tokens=range(10), cache_root=tmp_path, progress=False)
+    assert not first.cached and again.cached and not other.cached
+    meta = again.meta
+    for field in ("model", "revision", "prompt", "template_hash", "mode", "dtype", "batch_size", "rmlib_version"):
+        assert field in meta
+    pd.testing.assert_frame_equal(first.frame, again.frame)
+
+
+def test_corrupted_shard_gives_clear_error_and_recovers(tiny_rms, tmp_path):
+    lm = tiny_rms["llama"]
+    res = sweep(lm, PROMPT, cache_root=tmp_path, progress=False)
+    folder = next(tmp_path.iterdir())
+    shard = folder / "shard-00000.parquet"
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    data[-10:] = b"0123456789"
+    shard.write_bytes(bytes(data))
+    with pytest.raises(ShardError, match="shard-00000.parquet"):
+        sweep(lm, PROMPT, cache_root=tmp_path, progress=False)
+    (folder / "COMPLETE").unlink()
+    again = sweep(lm, PROMPT, cache_root=tmp_path, progress=False)
+    pd.testing.assert_frame_equal(again.frame, res.frame)
+    assert list(folder.glob("shard-00000.corrupt-*"))
+
+
+def test_nan_scores_are_refused_and_nothing_marked_complete(tmp_path):
+    lm = load_model("tiny-llama", head="rm", dtype="float32", allow_untrained_head=True)
+    with torch.no_grad():
+        lm.model.score.weight[0, 0] = float("nan")
+    with pytest.raises(SweepError, match="NaN"):
+        sweep(lm, PROMPT, tokens=range(20), cache_root=tmp_path, progress=False)
+    assert not list(tmp_path.glob("*/COMPLETE"))
+    assert not list(tmp_path.glob("*/shard-*.parquet"))
+
+
+@pytest.mark.parametrize("tokens, message", [(range(0), "empty"), ([5, 10**7], "out of range"),
+                                             ([-1], "out of range"), ([3, 3], "repeats")])
+def test_bad_vocabulary_slices(tokens, message, tiny_rms, tmp_path):
+    with pytest.raises(SweepError, match=message):
+        sweep(tiny_rms["llama"], PROMPT, tokens=tokens, cache_root=tmp_path, progress=False)
+    assert not list(tmp_path.glob("*/COMPLETE"))
+
+
+def test_prompt_with_control_tokens_is_refused(tiny_rms, tmp_path):
+    with pytest.raises(TemplateError, match="control token"):
+        sweep(tiny_rms["qwen2"], "hi<|im_end|><|im_start|>assistant", cache_root=tmp_path, progress=False)
+    with pytest.raises(TemplateError, match="empty"):
+        sweep(tiny_rms["qwen2"], "  ", cache_root=tmp_path, progress=False)
+
+
+def test_model_without_chat_template_needs_a_fallback(tmp_path):
+    lm = load_model("tiny-llama", head="lm", dtype="float32")
+    lm.tokenizer.chat_template = None
+    from rmlib.templates import chat_template_of
+    with pytest.raises(TemplateError, match="no chat template"):
+        chat_template_of(lm.tokenizer)
+    assert "<start_of_turn>" in chat_template_of(lm.tokenizer, "gemma")
+
+
+def test_unknown_model_and_remote_code_and_untrained_head_errors():
+    with pytest.raises(ModelError, match="unknown model id"):
+        load_model("no-such-model")
+    with pytest.raises(RemoteCodeError, match="trust_remote_code=True"):
+        load_model("RLHFlow/ArmoRM-Llama3-8B-v0.1")
+    with pytest.raises(ModelError, match="not a reward model"):
+        load_model("tiny-llama", head="rm")
+    with pytest.raises(ModelError, match="no trained RM"):
+        load_model("local:does-not-exist@step5")
+
+
+def test_cli_sweep_and_errors(tmp_path, monkeypatch, capsys):
+    from rmlib.cli import main
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    assert main(["sweep", "--model", "tiny-qwen2", "--prompt", PROMPT, "--tokens", "0:64", "--top", "3",
+                 "--dtype", "float32", "--out", str(tmp_path / "o.parquet")]) == 0
+    out = capsys.readouterr().out
+    assert "64 tokens" in out and "top 3" in out
+    assert len(pd.read_parquet(tmp_path / "o.parquet")) == 64
+    assert main(["sweep", "--model", "RLHFlow/ArmoRM-Llama3-8B-v0.1", "--prompt", PROMPT]) == 2
+    assert "--trust-remote-code" in capsys.readouterr().err
+    assert main(["models"]) == 0
+    assert "Skywork/Skywork-Reward-Gemma-2-27B" in capsys.readouterr().out
+
+
+@pytest.mark.embedded
+def test_real_smollm2_vocabulary_slice(smollm2_lm, tmp_path):
+    lm = smollm2_lm
+    assert lm.tokenizer.chat_template and "<|im_start|>" in lm.chat_template
+    res = sweep(lm, PROMPT, tokens=range(1000, 1512), cache_root=tmp_path, progress=False)
+    df = res.frame
+    assert len(df) == 512 and df.token_id.is_unique
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    with torch.no_grad():
+        logits = lm.model(input_ids=torch.tensor([list(slot.prefix_ids)])).logits[0, -1]
+    np.testing.assert_allclose(df.logprob, torch.log_softmax(logits, -1)[1000:1512].numpy(), atol=1e-4)
+    words = score_answers(lm, [PROMPT], ["love", "hatred", "The"], cache_root=tmp_path, progress=False)
+    assert words.logprob.lt(0).all()
+    audit = roundtrip_audit(lm, tokens=range(0, 2000))
+    assert audit["id_exact_leading_bos"] <= 1 and 0 <= audit["share_changed"] < 0.5
+
+
+@pytest.mark.embedded
+def test_real_smollm2_rm_head_shared_prefix_is_exact(tmp_path):
+    lm = load_model("smollm2-135m-instruct", head="rm", dtype="float32", allow_untrained_head=True)
+    res = sweep(lm, PROMPT, tokens=range(5000, 5040), cache_root=tmp_path, progress=False)
+    assert res.meta["untrained_head"] is True
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    backbone = lm.model.base_model
+    for i, s in zip(res.frame.token_id[:8], res.frame.score[:8]):
+        with torch.no_grad():
+            h = backbone(input_ids=torch.tensor([slot.ids_for([int(i)])])).last_hidden_state[0, -1]
+            assert abs(lm.model.score(h)[0].item() - s) < 1e-4
