@@ -252,3 +252,13 @@ def test_real_smollm2_rm_head_shared_prefix_is_exact(tmp_path):
         with torch.no_grad():
             h = backbone(input_ids=torch.tensor([slot.ids_for([int(i)])])).last_hidden_state[0, -1]
             assert abs(lm.model.score(h)[0].item() - s) < 1e-4
+
+
+def test_compute_rewards_label_their_kind(tmp_path, monkeypatch):
+    from rmlib import compute
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    lm_rows = compute.token_rewards("tiny-qwen2", PROMPT, tokens=range(30), dtype="float32", progress=False)
+    assert (lm_rows.reward_kind == compute.LM_LOGPROB).all()
+    assert (lm_rows.reward == lm_rows.logprob).all() and lm_rows.reward.lt(0).all()
+    words = compute.answer_rewards("tiny-qwen2", [PROMPT], ["love", "peace and joy"], dtype="float32", progress=False)
+    assert list(words.columns[:3]) == ["model", "prompt", "answer"] and words.reward.lt(0).all()
