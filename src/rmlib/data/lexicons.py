@@ -141,8 +141,8 @@ def load_mfd2(source: str = "dicx") -> pd.DataFrame:
     authority|sanctity), moral (virtue|vice), category ('care.virtue', ...).
 
     source='dicx' (LIWC-22 form used by the ICLR paper): 2,040 rows, exactly one category per term.
-    source='dic' (classic LIWC form): the same 2,040 terms in 2,103 rows, because 63 terms carry a second
-    category there (e.g. 'apostate' is authority.vice and loyalty.vice). Some entries are phrases ('golden rule').
+    source='dic' (classic LIWC form): the same 2,040 terms in 2,103 rows, because some terms carry several
+    categories there (e.g. 'apostate': loyalty.vice, authority.vice, sanctity.vice); the .dicx keeps one of them. Some entries are phrases ('golden rule').
     """
     return _mfd2(source).copy()
 

@@ -98,7 +98,8 @@ def _pandalm() -> pd.DataFrame:
         if count < 2 or label == 0:
             continue  # no majority, or the majority says tie
         win, lose = ("response1", "response2") if label == 1 else ("response2", "response1")
-        rows.append((pandalm_prompt(r["instruction"], r["input"]), r[win], r[lose], "pandalm", "test",
+        # six responses are JSON booleans (true) in the file, i.e. the model answered "True": keep them as text
+        rows.append((pandalm_prompt(r["instruction"], r["input"]), str(r[win]), str(r[lose]), "pandalm", "test",
                      r["cmp_key"], f"pandalm:test:{r['idx']}"))
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -119,6 +120,11 @@ def _alpacaeval() -> pd.DataFrame:
 
 @functools.lru_cache(maxsize=None)
 def _load(source: str) -> pd.DataFrame:
+    df = _load_raw(source)
+    return df[df["chosen"] != df["rejected"]].reset_index(drop=True)  # identical responses carry no preference
+
+
+def _load_raw(source: str) -> pd.DataFrame:
     if source == "hh_rlhf_harmless":
         return _hh(source, {"harmless-base": "preferences/hh_rlhf_harmless/harmless-base.test.jsonl.gz"})
     if source == "hh_rlhf_helpful":
@@ -131,12 +137,13 @@ def _load(source: str) -> pd.DataFrame:
 def load_preferences(source: str | list[str] = "all") -> pd.DataFrame:
     """Preference pairs in one schema (see the module docstring).
 
-    source: one of hh_rlhf_harmless (2,308 pairs), hh_rlhf_helpful (6,201), ultrafeedback (1,200),
+    source: one of hh_rlhf_harmless (2,308 pairs), hh_rlhf_helpful (6,201), ultrafeedback (1,195),
     qa_feedback (2,616), pandalm (894), alpacaeval (2,397), a list of them, or 'all'.
-    Rules: HH prompts are the transcript up to the last '\\n\\nAssistant:' (pairs whose transcripts do not share
-    it, or whose two responses are identical, are dropped); QA-Feedback expands its 6 pairwise preferences per
+    Rules: pairs whose two responses are identical are dropped everywhere (5 in the UltraFeedback sample);
+    HH prompts are the transcript up to the last '\\n\\nAssistant:' (pairs whose transcripts do not share
+    it are dropped); QA-Feedback expands its 6 pairwise preferences per
     question and drops ties; PandaLM keeps the majority of 3 annotators and drops ties; AlpacaEval drops
-    GPT-4's 'no preference' (0).
+    GPT-4's 'no preference' (0). PandaLM's six JSON-boolean responses become the text 'True'.
     """
     names = list(SOURCES) if source == "all" else ([source] if isinstance(source, str) else list(source))
     unknown = [s for s in names if s not in SOURCES]
