@@ -1,0 +1,45 @@
+# The book: papermill-executed chapters rendered by Jupyter Book 1.x, offline.
+# Included from the Makefile, which defines VENV, BIN, STAMP and the venv/data targets.
+#
+#   make book                                   every chapter in _toc.yml (only stale ones rerun) + HTML
+#   make chapter NB=about MODELS='["org/model"]' rerun one chapter with other models, then the HTML
+#   make chapter NB=about PARAMS=my.yaml ARGS='-p TOP_K 20'     any parameters (YAML file and/or -p KEY VALUE)
+#   make lab                                    JupyterLab on 127.0.0.1 with rmlib in the kernel
+#   make browser-check                          headless Chromium opens a chapter from file:// and checks a chart drew
+#
+# `make chapter NB=x MODELS='[...]'` is the same as
+#   RMLIB_BOOK=1 .venv/bin/papermill notebooks/x.ipynb book/_executed/x.ipynb \
+#       -f notebooks/params/x.yaml -y 'MODELS: [...]' --cwd notebooks && .venv/bin/python -m rmlib.book html
+
+BOOK := $(BIN)/python -m rmlib.book
+NB ?=
+MODELS ?=
+PARAMS ?=
+ARGS ?=
+FORCE ?=
+CHECK_PAGE ?= _build/html/book/_executed/about.html
+
+.PHONY: book book-vendor book-html chapter lab browser-check
+
+book-vendor: $(STAMP)
+	$(BOOK) vendor
+
+book-html: $(STAMP) book-vendor
+	$(BOOK) html
+
+book: $(STAMP) data book-vendor
+	$(BOOK) run $(if $(FORCE),--force)
+	$(BOOK) html
+
+chapter: $(STAMP) data book-vendor
+	@test -n "$(NB)" || { echo "usage: make chapter NB=<name> [MODELS='[\"org/model\"]'] [PARAMS=file.yaml] [ARGS='-p KEY VALUE']" >&2; exit 2; }
+	$(BOOK) run $(NB) $(if $(FORCE),--force) $(if $(PARAMS),--params "$(PARAMS)") $(if $(MODELS),-p MODELS '$(MODELS)') $(ARGS)
+	$(BOOK) html
+	@echo "page: file://$(CURDIR)/_build/html/book/_executed/$(NB).html"
+
+lab: $(STAMP) data
+	$(BIN)/jupyter lab --ip=127.0.0.1 --no-browser --ServerApp.root_dir="$(CURDIR)" \
+		$(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
+
+browser-check: book
+	$(BIN)/python tools/browser_check.py "$(CHECK_PAGE)"

