@@ -275,14 +275,12 @@ def test_sampling_and_splitting_are_deterministic():
         D.split_pairs(df, 1.5)
 
 
-def test_model_metadata_matches_registry():
-    from rmlib.config import PROJECT_ROOT
+def test_model_metadata_comes_from_the_registry():
+    from rmlib.data._models import model_table
+    from rmlib.models import paper_rms
 
-    reg_path = PROJECT_ROOT / "src/rmlib/registry.yaml"
-    if not reg_path.is_file():
-        pytest.skip("no model registry yet")
-    reg = yaml.safe_load(reg_path.read_text())["paper_rms"]
-    assert set(reg) == set(PAPER_RMS)
-    for hf_id, (nick, family, size_b, dev) in PAPER_RMS.items():
-        e = reg[hf_id]
-        assert (e["nickname"], e["base"], float(e["size_b"]), e["developer"]) == (nick, family, size_b, dev)
+    table = model_table()
+    assert len(table) == 10 and set(table.model) == set(paper_rms().id)
+    # the base family the papers group by must agree with the architecture named in each hub id
+    for row in table.itertuples():
+        assert row.family == ("Gemma" if "gemma" in row.model.lower() else "Llama"), row.model

@@ -1,24 +1,18 @@
 """Metadata for the 10 reward models of both papers, keyed by HF id.
 
-Kept here so the data layer does not depend on model-loading code; a test checks it agrees with
-src/rmlib/registry.yaml when that file is present.
+Read from rmlib's model registry (src/rmlib/registry.yaml), the one place that
+describes models, so the data layer's family/size/developer columns cannot drift.
 """
 from __future__ import annotations
 
 import pandas as pd
 
-# hf_id: (nickname, family, size_b, developer)
+from rmlib.models import registry
+
+# hf_id: (nickname, family, size_b, developer); family is the base family the papers group by (Gemma | Llama)
 PAPER_RMS: dict[str, tuple[str, str, float, str]] = {
-    "nicolinho/QRM-Gemma-2-27B": ("N-Gem-27B", "Gemma", 27, "nicolinho"),
-    "Skywork/Skywork-Reward-Gemma-2-27B-v0.2": ("S-Gem-27B-v0.2", "Gemma", 27, "Skywork"),
-    "Skywork/Skywork-Reward-Gemma-2-27B": ("S-Gem-27B", "Gemma", 27, "Skywork"),
-    "Skywork/Skywork-Reward-Llama-3.1-8B-v0.2": ("S-Lla-8B-v0.2", "Llama", 8, "Skywork"),
-    "nicolinho/QRM-Llama3.1-8B": ("N-Lla-8B", "Llama", 8, "nicolinho"),
-    "LxzGordon/URM-LLaMa-3.1-8B": ("L-Lla-8B", "Llama", 8, "LxzGordon"),
-    "Ray2333/GRM-Llama3-8B-rewardmodel-ft": ("R-Lla-8B", "Llama", 8, "Ray2333"),
-    "Ray2333/GRM-Llama3.2-3B-rewardmodel-ft": ("R-Lla-3B", "Llama", 3, "Ray2333"),
-    "RLHFlow/ArmoRM-Llama3-8B-v0.1": ("F-Lla-8B-v0.1", "Llama", 8, "RLHFlow"),
-    "Ray2333/GRM-gemma2-2B-rewardmodel-ft": ("R-Gem-2B", "Gemma", 2, "Ray2333"),
+    s.id: (s.nickname, s.base, float(s.size_b), s.developer)
+    for s in registry().values() if s.source == "hub" and s.kind == "rm"
 }
 
 
