@@ -1,0 +1,194 @@
+"""The book pipeline: papermill runs with tiny parameters, the offline HTML build, and the chart functions.
+
+One module-scoped fixture runs the first chapter (notebooks/about.ipynb) with its tiny defaults into a
+temporary copy of the book and builds the HTML there (~15 s), so the real book/_executed is untouched.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from rmlib import book, charts
+
+CHAPTER = "about"
+
+
+# --------------------------------------------------------------------------- fixture: a tiny book
+
+@pytest.fixture(scope="module")
+def tiny_book(tmp_path_factory):
+    root = tmp_path_factory.mktemp("book")
+    book.write_vendor(log=lambda *_: None)  # npm pack once; cached in book/_static/vendor afterwards
+    shutil.copy(book.ROOT / "_config.yml", root / "_config.yml")
+    toc = yaml.safe_load((book.ROOT / "_toc.yml").read_text())
+    toc["chapters"] = [{"file": f"book/_executed/{CHAPTER}"}]
+    (root / "_toc.yml").write_text(yaml.safe_dump(toc))
+    (root / "book").mkdir()
+    shutil.copy(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
+    shutil.copytree(book.VENDOR, root / "book" / "_static" / "vendor")
+    result = book.run_notebook(CHAPTER, tiny=True, output_dir=root / "book" / "_executed", log=lambda *_: None)
+    html = book.build_html(root)
+    return {"root": root, "result": result, "html": html}
+
+
+# --------------------------------------------------------------------------- the executed notebook
+
+def test_chapter_ran_with_tiny_defaults(tiny_book):
+    res = tiny_book["result"]
+    assert res.ran and res.parameters == {}  # tiny: the template's own defaults
+    assert book.cell_errors(res.path) == []
+    defaults = {k: ast.literal_eval(v) for k, v in book.declared_parameters(CHAPTER).items()}
+    g = book.glued(res.path)
+    assert int(g["n_items"]) == defaults["N_ITEMS"]
+    assert int(g["n_models"]) == len(defaults["MODELS"])
+    assert ast.literal_eval(g["corr_shape"]) == (len(defaults["MODELS"]) + 1,) * 2
+    for key in ("rho_best", "rho_worst"):
+        assert -1.0 <= float(g[key]) <= 1.0
+    assert float(g["rho_worst"]) <= float(g["rho_best"])
+    assert ast.literal_eval(g["rho_best_model"]) in defaults["MODELS"]
+
+
+def test_chapter_charts_use_the_page_bundle(tiny_book):
+    nb = nbformat.read(tiny_book["result"].path, as_version=4)
+    htmls = [o["data"]["text/html"] for c in nb.cells for o in c.get("outputs", [])
+             if "text/html" in o.get("data", {})]
+    chart_html = [h for h in htmls if 'class="rmlib-chart"' in h]
+    assert len(chart_html) == 5  # slope_ci, heatmap, ranked_bar, scatter (+slider), histogram
+    for h in chart_html:
+        assert "window.vegaEmbed(el, spec, opts)" in h
+        assert "vega-lite" in h  # the full spec is embedded
+        assert len(h) < 200_000, "in the book the vega bundle must come from _static, not inline"
+    assert any('"bind":{"input":"range"' in h or '"input":"range"' in h for h in chart_html)
+    assert "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {})
+
+
+def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
+    out_dir = tiny_book["result"].path.parent
+    again = book.run_notebook(CHAPTER, tiny=True, output_dir=out_dir, log=lambda *_: None)
+    assert not again.ran
+    assert not book.is_current(CHAPTER, {"TOP_K": 3}, out_dir)
+    stamp = json.loads(book.stamp_path(CHAPTER, out_dir).read_text())
+    assert stamp["hash"] == book.content_hash(CHAPTER, {})
+
+
+def test_unknown_parameter_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("MODLES: [x]\n")
+    with pytest.raises(book.BookError, match="MODLES"):
+        book.parameters(CHAPTER, params_file=bad)
+    with pytest.raises(book.BookError, match="no notebook template"):
+        book.parameters("no_such_chapter")
+
+
+def test_full_run_parameter_files_match_their_templates():
+    names = book.chapters()
+    assert CHAPTER in names
+    for name in names:
+        assert book.template(name).is_file()
+        book.parameters(name)  # raises on keys that the parameters cell does not declare
+
+
+# --------------------------------------------------------------------------- the built HTML
+
+class _Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "script" and a.get("src"):
+            self.refs.append((tag, a["src"]))
+        if tag == "link" and a.get("href"):
+            self.refs.append((tag, a["href"]))
+
+
+def test_html_has_no_errors_and_loads_nothing_from_outside(tiny_book):
+    html_dir: Path = tiny_book["html"]
+    pages = sorted(html_dir.rglob("*.html"))
+    page = html_dir / "book" / "_executed" / f"{CHAPTER}.html"
+    assert page in pages
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        parser = _Refs()
+        parser.feed(text)
+        outside = [r for r in parser.refs if re.match(r"\s*(https?:)?//", r[1])]
+        assert outside == [], f"{p.relative_to(html_dir)} loads {outside}"
+        assert "output traceback" not in text and "output error" not in text, p
+        assert not re.search(r"\bename\b", text), p
+    text = page.read_text(encoding="utf-8")
+    assert text.count('class="rmlib-chart"') == 5
+    g = book.glued(tiny_book["result"].path)
+    assert f"uses {g['n_items']} items" in re.sub(r"<[^>]+>|\s+", lambda m: " " if m.group().isspace() else "", text)
+    for rel in book.PAGE_JS:
+        assert f'src="../../_static/vendor/{rel}' in text
+        assert (html_dir / "_static" / "vendor" / rel).is_file()
+    assert 'src="../../_static/vendor/mathjax/tex-svg.js' in text  # the page has math
+
+
+def test_config_lists_each_page_script_once():
+    cfg = yaml.safe_load((book.ROOT / "_config.yml").read_text())
+    sphinx = cfg["sphinx"]["config"]
+    assert sphinx["html_js_files"] == [f"vendor/{f}" for f in book.PAGE_JS]
+    assert sphinx["nb_ipywidgets_js"] == {}
+    assert cfg["execute"]["execute_notebooks"] == "off"
+    # Jupyter Book auto-adds every .js under <root>/_static; ours is under book/_static so nothing doubles.
+    assert not (book.ROOT / "_static").exists()
+
+
+# --------------------------------------------------------------------------- chart functions
+
+@pytest.fixture
+def scores():
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"token": [f"t{i}" for i in range(200)], "score": rng.normal(size=200),
+                         "model": np.repeat(["a", "b"], 100)})
+
+
+def test_top_bottom_is_sorted_both_ways(scores):
+    t = charts.top_bottom(scores, "token", "score", k=4)
+    assert list(t.columns) == ["rank", "top token", "top score", "bottom token", "bottom score"]
+    assert list(t["top score"]) == sorted(scores["score"].nlargest(4), reverse=True)
+    assert list(t["bottom score"]) == sorted(scores["score"].nsmallest(4))
+    with pytest.raises(ValueError, match="nope"):
+        charts.top_bottom(scores, "nope", "score")
+
+
+def test_histogram_embeds_bins_not_rows():
+    df = pd.DataFrame({"score": np.random.default_rng(1).normal(size=50_000)})  # > MAX_ROWS
+    spec = charts.histogram(df, "score", bins=30).to_dict()
+    values = next(iter(spec["datasets"].values()))
+    assert len(values) == 30
+    assert sum(v["y"] for v in values) == 50_000
+
+
+def test_offline_renderer_inlines_bundle_only_outside_the_book(monkeypatch, scores):
+    charts.enable_offline()
+    chart = charts.scatter(scores, "score", "score", tooltip=["token"])
+    monkeypatch.setenv("RMLIB_BOOK", "1")
+    html = charts._offline_renderer(chart.to_dict())["text/html"]
+    assert "vegaEmbed(el, spec, opts)" in html and "window.vegaEmbed=" not in html
+    monkeypatch.delenv("RMLIB_BOOK")
+    charts.enable_offline()
+    first = charts._offline_renderer(chart.to_dict())["text/html"]
+    second = charts._offline_renderer(chart.to_dict())["text/html"]
+    assert "window.vegaEmbed=" in first and "window.vegaEmbed=" not in second
+
+
+def test_slope_ci_rejects_estimates_outside_their_interval():
+    df = pd.DataFrame({"m": ["a", "b"], "est": [0.5, 0.1], "lo": [0.2, 0.2], "hi": [0.8, 0.3]})
+    with pytest.raises(ValueError, match="outside"):
+        charts.slope_ci(df, "m", "est", "lo", "hi")
+    ok = df.assign(lo=[0.2, 0.0])
+    spec = charts.slope_ci(ok, "m", "est", "lo", "hi").to_dict()
+    assert len(spec["layer"]) == 3  # reference line, CI rules, dots
