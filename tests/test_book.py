@@ -76,7 +76,7 @@ def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
     out_dir = tiny_book["result"].path.parent
     again = book.run_notebook(CHAPTER, tiny=True, output_dir=out_dir, log=lambda *_: None)
     assert not again.ran
-    assert not book.is_current(CHAPTER, {"TOP_K": 3}, out_dir)
+    assert book.stale_reason(CHAPTER, {"TOP_K": 3}, out_dir) == "parameters changed"
     stamp = json.loads(book.stamp_path(CHAPTER, out_dir).read_text())
     assert stamp["hash"] == book.content_hash(CHAPTER, {})
 
@@ -136,10 +136,18 @@ def test_html_has_no_errors_and_loads_nothing_from_outside(tiny_book):
     assert 'src="../../_static/vendor/mathjax/tex-svg.js' in text  # the page has math
 
 
+def test_unchanged_book_is_not_rebuilt(tiny_book):
+    page = tiny_book["html"] / "book" / "_executed" / f"{CHAPTER}.html"
+    before = page.stat().st_mtime_ns
+    assert book.build_html(tiny_book["root"]) == tiny_book["html"]
+    assert page.stat().st_mtime_ns == before
+
+
 def test_config_lists_each_page_script_once():
     cfg = yaml.safe_load((book.ROOT / "_config.yml").read_text())
     sphinx = cfg["sphinx"]["config"]
     assert sphinx["html_js_files"] == [f"vendor/{f}" for f in book.PAGE_JS]
+    assert book.PAGE_JS[0] == book.VEGA_BUNDLE == charts.BUNDLE_NAME
     assert sphinx["nb_ipywidgets_js"] == {}
     assert cfg["execute"]["execute_notebooks"] == "off"
     # Jupyter Book auto-adds every .js under <root>/_static; ours is under book/_static so nothing doubles.

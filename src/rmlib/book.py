@@ -34,7 +34,6 @@ from pathlib import Path
 
 import yaml
 
-from rmlib import charts
 from rmlib.config import PROJECT_ROOT
 
 ROOT = PROJECT_ROOT
@@ -56,8 +55,9 @@ NPM_FILES = [
 ]
 # Files every page loads, in this order: vega first (it has no AMD), then require.js, then the
 # widget manager that needs it. _config.yml lists the same files in html_js_files (a test checks).
-PAGE_JS = [charts.BUNDLE_NAME, "require.js", "embed-amd.js"]
-VENDOR_FILES = [charts.BUNDLE_NAME] + [saved for _, _, saved in NPM_FILES]
+VEGA_BUNDLE = "vega-embed-offline.js"  # == rmlib.charts.BUNDLE_NAME (not imported here: altair is slow to load)
+PAGE_JS = [VEGA_BUNDLE, "require.js", "embed-amd.js"]
+VENDOR_FILES = [VEGA_BUNDLE] + [saved for _, _, saved in NPM_FILES]
 
 
 class BookError(RuntimeError):
@@ -121,9 +121,9 @@ def _read_yaml(path: Path) -> dict:
 
 
 def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike | None = None,
-               overrides: dict | None = None) -> dict:
+               overrides: dict | None = None, validate: bool = True) -> dict:
     """Parameters for one run: notebooks/params/<name>.yaml (unless ``tiny``), then ``params_file``,
-    then ``overrides``. Every key must be declared in the template's parameters cell."""
+    then ``overrides``. With ``validate`` every key must be declared in the template's parameters cell."""
     merged: dict = {}
     sources = []
     default_file = PARAMS / f"{name}.yaml"
@@ -133,9 +133,9 @@ def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike 
         sources.append((Path(params_file), _read_yaml(Path(params_file))))
     if overrides:
         sources.append(("overrides", dict(overrides)))
-    declared = declared_parameters(name)
+    declared = declared_parameters(name) if validate else None
     for origin, values in sources:
-        unknown = sorted(set(values) - set(declared))
+        unknown = sorted(set(values) - set(declared)) if validate else []
         if unknown:
             raise BookError(f"{origin}: parameters {unknown} are not in the parameters cell of "
                             f"{template(name)} (declared: {sorted(declared)})")
@@ -150,29 +150,51 @@ def rmlib_source_files() -> list[Path]:
                   and "__pycache__" not in p.parts)
 
 
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def dependencies(name: str, params: dict) -> dict:
+    """Hashes of everything an executed chapter depends on: template, parameters, each rmlib source file."""
+    return {
+        "template": _sha(template(name).read_bytes()),
+        "parameters": _sha(json.dumps(params, sort_keys=True, default=str).encode()),
+        "rmlib": {str(p.relative_to(RMLIB_SRC)): _sha(p.read_bytes()) for p in rmlib_source_files()},
+    }
+
+
 def content_hash(name: str, params: dict) -> str:
-    """Hash of everything an executed chapter depends on: template, parameters, rmlib source."""
-    h = hashlib.sha256()
-    h.update(template(name).read_bytes())
-    h.update(json.dumps(params, sort_keys=True, default=str).encode())
-    for p in rmlib_source_files():
-        h.update(str(p.relative_to(RMLIB_SRC)).encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
+    """One hash over :func:`dependencies`; the stamp stores it."""
+    return _sha(json.dumps(dependencies(name, params), sort_keys=True).encode())
 
 
 def stamp_path(name: str, output_dir: Path = EXECUTED) -> Path:
     return Path(output_dir) / f"{name}.stamp"
 
 
-def is_current(name: str, params: dict, output_dir: Path = EXECUTED) -> bool:
+def stale_reason(name: str, params: dict, output_dir: Path = EXECUTED) -> str | None:
+    """Why ``name`` must run again (None when its executed copy is current)."""
     out, stamp = Path(output_dir) / f"{name}.ipynb", stamp_path(name, output_dir)
     if not (out.is_file() and stamp.is_file()):
-        return False
+        return "never executed (or its last run failed)"
     try:
-        return json.loads(stamp.read_text())["hash"] == content_hash(name, params)
+        old = json.loads(stamp.read_text())
+        if old["hash"] == content_hash(name, params):
+            return None
+        was = old["dependencies"]
     except (ValueError, KeyError):
-        return False
+        return "unreadable stamp"
+    now = dependencies(name, params)
+    if was["template"] != now["template"]:
+        return f"{template(name).relative_to(ROOT)} changed"
+    if was["parameters"] != now["parameters"]:
+        return "parameters changed"
+    changed = sorted(f for f in set(was["rmlib"]) | set(now["rmlib"]) if was["rmlib"].get(f) != now["rmlib"].get(f))
+    return "rmlib changed: " + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+
+
+def is_current(name: str, params: dict, output_dir: Path = EXECUTED) -> bool:
+    return stale_reason(name, params, output_dir) is None
 
 
 # --------------------------------------------------------------------------- running
@@ -193,17 +215,22 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
 
     ``tiny=True`` uses the template's own (tiny) defaults instead of notebooks/params/<name>.yaml.
     """
-    import papermill
-
     output_dir = Path(output_dir)
-    params = parameters(name, tiny=tiny, params_file=params_file, overrides=overrides)
+    # Checking the stamp needs no papermill (slow to import); unknown keys change the hash, so
+    # they are always caught by the validation below before anything runs.
+    params = parameters(name, tiny=tiny, params_file=params_file, overrides=overrides, validate=False)
     out = output_dir / f"{name}.ipynb"
-    if not force and is_current(name, params, output_dir):
+    reason = "forced" if force else stale_reason(name, params, output_dir)
+    if reason is None:
         log(f"[book] {name}: up to date")
         return RunResult(name, out, False, 0.0, params)
+    parameters(name, tiny=tiny, params_file=params_file, overrides=overrides)  # raises on unknown keys
+    import papermill
+
     output_dir.mkdir(parents=True, exist_ok=True)
     stamp_path(name, output_dir).unlink(missing_ok=True)
-    log(f"[book] {name}: running with {json.dumps(params, default=str) if params else 'template defaults'}")
+    log(f"[book] {name}: running ({reason}) with "
+        f"{json.dumps(params, default=str) if params else 'the template defaults'}")
     t0 = time.perf_counter()
     previous = os.environ.get("RMLIB_BOOK")
     os.environ["RMLIB_BOOK"] = "1"  # charts then rely on the page's vendored vega bundle
@@ -220,8 +247,8 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
             os.environ["RMLIB_BOOK"] = previous
     seconds = time.perf_counter() - t0
     stamp_path(name, output_dir).write_text(json.dumps(
-        {"hash": content_hash(name, params), "parameters": params, "seconds": round(seconds, 1)},
-        indent=1, default=str))
+        {"hash": content_hash(name, params), "parameters": params, "seconds": round(seconds, 1),
+         "dependencies": dependencies(name, params)}, indent=1, default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
 
@@ -280,9 +307,18 @@ def _npm_extract(spec: str, member: str, dest: Path) -> None:
 
 def write_vendor(dest: str | os.PathLike = VENDOR, log=print) -> list[Path]:
     """Write the offline JS (vega bundle; require.js and the widget manager from npm) into ``dest``."""
+    from importlib.metadata import version
+
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    written = [charts.write_vega_bundle(dest)]
+    bundle, marker = dest / VEGA_BUNDLE, dest / f"{VEGA_BUNDLE}.from"
+    source = f"vl-convert-python=={version('vl-convert-python')}"
+    if not (bundle.is_file() and marker.is_file() and marker.read_text() == source):
+        from rmlib import charts
+
+        charts.write_vega_bundle(dest)
+        marker.write_text(source)
+    written = [bundle]
     for spec, member, saved in NPM_FILES:
         target = dest / saved
         marker = dest / f"{saved}.from"
@@ -294,25 +330,48 @@ def write_vendor(dest: str | os.PathLike = VENDOR, log=print) -> list[Path]:
     return written
 
 
-def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = None, *, strict: bool = False) -> Path:
+def _html_inputs_hash(root: Path) -> str:
+    """Hash of everything the HTML is built from (config, toc, pages, executed notebooks, vendored JS)."""
+    h = hashlib.sha256()
+    files = [root / "_config.yml", root / "_toc.yml"] + sorted(p for p in (root / "book").rglob("*") if p.is_file())
+    for p in files:
+        if p.suffix == ".stamp" or not p.is_file():
+            continue
+        h.update(str(p.relative_to(root)).encode())
+        st = p.stat()
+        # Vendored files are large and change only with their version markers: size + mtime suffice.
+        h.update(f"{st.st_size}:{st.st_mtime_ns}".encode() if "vendor" in p.parts else p.read_bytes())
+    return h.hexdigest()
+
+
+def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = None, *, strict: bool = False,
+               force: bool = False) -> Path:
     """``jupyter-book build`` of the book at ``root`` into ``out/_build/html`` (default ``out`` = ``root``).
 
-    Sphinx keeps its environment in ``out/_build/.doctrees``, so an unchanged rebuild takes seconds.
-    Returns the html directory."""
+    Skipped when no input changed since the last successful build; otherwise Sphinx rebuilds
+    incrementally from ``out/_build/.doctrees``. Returns the html directory.
+    """
     root = Path(root)
     missing = [f for f in VENDOR_FILES if not (root / "book" / "_static" / "vendor" / f).is_file()]
     if missing:
         raise BookError(f"vendored JS {missing} missing under {root}/book/_static/vendor: run "
                         "`python -m rmlib.book vendor` (or `make book`) first")
     out = Path(out) if out else root
+    html = out / "_build" / "html"
+    stamp = out / "_build" / "html.stamp"
+    digest = _html_inputs_hash(root)
+    if not force and (html / "index.html").is_file() and stamp.is_file() and stamp.read_text() == digest:
+        return html
     cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(root),
            "--path-output", str(out)]
     if strict:
         cmd += ["-W", "-n", "--keep-going"]
+    stamp.unlink(missing_ok=True)
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise BookError(f"jupyter-book build failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-    return out / "_build" / "html"
+    stamp.write_text(digest)
+    return html
 
 
 # --------------------------------------------------------------------------- command line
@@ -338,8 +397,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="one parameter; VALUE is parsed as YAML, e.g. -p MODELS '[\"org/model\"]'")
     r.add_argument("--tiny", action="store_true", help="use the template's tiny defaults (as the tests do)")
     r.add_argument("--force", action="store_true", help="rerun even if the stamp is current")
-    h = sub.add_parser("html", help="build the HTML from book/_executed")
-    h.add_argument("--out", default=None)
+    h = sub.add_parser("html", help="build the HTML from book/_executed (skipped when nothing changed)")
+    h.add_argument("--out", default=None, help="folder to hold _build/ (default: the repository root)")
+    h.add_argument("--force", action="store_true", help="rebuild even if no input changed")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "vendor":
@@ -349,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
             run_chapters(args.names or None, tiny=args.tiny, params_file=args.params,
                          overrides=_parse_overrides(args.parameter), force=args.force)
         elif args.cmd == "html":
-            html = build_html(out=args.out)
+            html = build_html(out=args.out, force=args.force)
             print(f"[book] HTML in {html}/index.html")
     except BookError as e:
         print(f"error: {e}", file=sys.stderr)
