@@ -110,9 +110,16 @@ def token_features(df: pd.DataFrame, text: str = "text", is_special: str | None 
     return out
 
 
+_VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
+
+
 def show_whitespace(text: str) -> str:
-    """Make a token's invisible characters visible for tables: ' ' -> '␣', newline -> '⏎', tab -> '⇥'."""
-    return str(text).replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥").replace("\r", "␍")
+    """Make a token's invisible characters visible for tables: ' ' -> '␣', newline -> '⏎', tab -> '⇥', other
+    non-printable characters -> their \\u escape, the empty string -> '∅'."""
+    text = str(text)
+    if text == "":
+        return "∅"
+    return "".join(_VISIBLE.get(ch, ch if ch.isprintable() else ascii(ch)[1:-1]) for ch in text)
 
 
 def tail_composition(df: pd.DataFrame, score: str = "reward", k: int = 100, feature: str = "category",
