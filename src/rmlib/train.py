@@ -437,7 +437,7 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
         gradient_accumulation_steps=cfg.grad_accum, learning_rate=cfg.lr, warmup_steps=float(cfg.warmup_ratio),
         lr_scheduler_type="linear", weight_decay=0.0, seed=cfg.seed, data_seed=cfg.seed,
         train_sampling_strategy="sequential", remove_unused_columns=False, max_length=None,
-        bf16=cfg.dtype == "bfloat16", fp16=False, gradient_checkpointing=False,
+        bf16=cfg.dtype == "bfloat16", fp16=False, activation_checkpointing=False,
         save_strategy="steps", save_steps=cfg.save_every, save_total_limit=1, logging_steps=1,
         report_to="none", disable_tqdm=not progress, dataloader_num_workers=0, use_cpu=not torch.cuda.is_available())
     collator = _RecordingCollator(DataCollatorForPreference(pad_token_id=tok.pad_token_id))
@@ -449,6 +449,9 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
 
     trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok,
                             data_collator=collator, peft_config=peft_config, callbacks=[Export(), *callbacks])
+    if not progress:
+        from transformers.trainer_callback import PrinterCallback
+        trainer.remove_callback(PrinterCallback)  # with the bar off, the trainer would print every log line
     last = _last_checkpoint(trainer_dir)
     trainer.train(resume_from_checkpoint=str(last) if last else None)
 

@@ -1,0 +1,193 @@
+"""rmlib.train and rmlib.rm_eval on tiny random models and synthetic pairs with a known rule."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from safetensors.torch import load_file
+from transformers import TrainerCallback
+
+from rmlib.models import ModelError, get_spec, load_model, local_rm_dir
+from rmlib.rm_eval import evaluate_run, pairwise_accuracy, reward_variance, value_profile
+from rmlib.sweep import sweep
+from rmlib.tiny import tiny_tokenizer
+from rmlib.train import (PairEncoder, TrainConfig, TrainConfigError, data_hash, prepare, synthetic_marker_pairs,
+                         train)
+
+LEXICON = pd.DataFrame({"word": ["peace", "hope", "joy", "war", "fear", "pain"],
+                        "category": ["good", "good", "good", "bad", "bad", "bad"]})
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cache(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        root = tmp_path_factory.mktemp("rmlib_cache")
+        mp.setenv("RMLIB_CACHE_DIR", str(root))
+        yield root
+
+
+def cfg(name, base="tiny-llama", **kw):
+    base_kw = dict(sources=["synthetic_marker"], n_pairs=48, n_test=24, steps=16, batch_size=8, lr=2e-3,
+                   max_len=96, method="full", save_every=8, dtype="float32", save_dtype="float32")
+    return TrainConfig(name=name, base=base, **{**base_kw, **kw})
+
+
+@pytest.fixture(scope="module")
+def llama_run(cache):
+    return train(cfg("marker-llama"), progress=False)
+
+
+def test_learns_the_marker_rule(llama_run):
+    log = llama_run.log
+    assert len(log) == 16 and log["step"].tolist() == list(range(1, 17))
+    assert log["loss"].head(4).mean() > 2 * log["loss"].tail(4).mean(), log["loss"].tolist()
+    metrics, profile = evaluate_run("marker-llama", lexicon=LEXICON, dtype="float32", progress=False)
+    assert metrics["step"].tolist() == [8, 16]
+    final = metrics.set_index("step").loc[16]
+    # the held-out split is whole prompts: at most n_test pairs, all of them scored
+    assert final["n_test"] == llama_run.run["n_test"] >= 16 and final["accuracy"] >= 0.9, metrics.T
+    assert final["reward_var_raw"] > 0 and 0 < final["reward_var_whitened"] <= 1.0 + 1e-9
+    # the marker word is what the RM learnt to reward: 'good' words (peace is the marker) rank higher on median
+    pos = profile[(profile.step == 16) & (profile.prompt_label == "positive")].set_index("category")
+    assert set(pos.index) == {"good", "bad"} and (pos["n_words"] == 3).all()
+    assert (profile["reward_kind"] == "RM score").all()
+
+
+def test_held_out_split_is_disjoint_and_recorded(llama_run):
+    test = pd.read_parquet(llama_run.run_dir / "test_pairs.parquet")
+    order = llama_run.data_order
+    assert len(test) == llama_run.run["n_test"] and set(test["pair_id"]).isdisjoint(order["pair_id"])
+    assert llama_run.run["data_hash"] != llama_run.run["test_hash"]
+    for key in ("base_model", "sources", "n_pairs", "data_hash", "seed", "steps", "lr", "max_len", "truncation",
+                "rmlib_version"):
+        assert key in llama_run.run
+
+
+def test_two_bases_get_identical_data_order_and_steps(llama_run):
+    qwen = train(cfg("marker-qwen", base="tiny-qwen2"), progress=False)
+    assert qwen.run["data_hash"] == llama_run.run["data_hash"]
+    assert qwen.steps == llama_run.steps == 16 and qwen.checkpoints == llama_run.checkpoints == [8, 16]
+    pd.testing.assert_frame_equal(qwen.data_order, llama_run.data_order)
+    assert len(qwen.data_order) == 16 * 8
+    # the batches the trainer actually consumed are the recorded order
+    a = pd.read_csv(qwen.run_dir / "consumed_from_0.csv")
+    b = pd.read_csv(llama_run.run_dir / "consumed_from_0.csv")
+    assert len(a) == len(qwen.data_order) and a["pair_index"].tolist() == b["pair_index"].tolist()
+    assert (a.groupby("batch").size() == 8).all()
+    assert qwen.log["loss"].notna().all() and len(qwen.log) == 16
+
+
+class Crash(TrainerCallback):
+    def __init__(self, at):
+        self.at = at
+
+    def on_step_end(self, args, state, control, **kw):
+        if state.global_step == self.at:
+            raise KeyboardInterrupt("simulated kill")
+
+
+def _weights(run_dir):
+    return load_file(str(run_dir / "model.safetensors"))
+
+
+def test_resume_after_kill_matches_uninterrupted_run():
+    short = dict(n_pairs=32, n_test=8, steps=10, save_every=4, batch_size=4)
+    whole = train(cfg("resume-a", **short), progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg("resume-b", **short), progress=False, callbacks=[Crash(6)])
+    assert not (local_rm_dir("resume-b") / "config.json").exists()  # no final model after the kill
+    with pytest.raises(ModelError):
+        get_spec("local:resume-b")
+    resumed = train(cfg("resume-b", **short), progress=False)
+    assert resumed.resumed_from == 4
+    assert resumed.checkpoints == whole.checkpoints == [4, 8, 10]
+    wa, wb = _weights(whole.run_dir), _weights(resumed.run_dir)
+    assert wa.keys() == wb.keys()
+    for k in wa:
+        torch.testing.assert_close(wa[k], wb[k], atol=1e-5, rtol=1e-4)
+    # a finished run is reused, not retrained; a different config under the same name is refused
+    again = train(cfg("resume-b", **short), progress=False)
+    assert again.resumed_from is None and again.steps == 10
+    with pytest.raises(TrainConfigError, match="different run"):
+        train(cfg("resume-b", **{**short, "lr": 1e-4}), progress=False)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(base="no-such-model"), "unknown base model"),
+    (dict(sources=["hh_rlhf_harmles"]), "unknown data source"),
+    (dict(max_len=10), "shorter than the chat template"),
+    (dict(method="qlora"), "method must be one of"),
+    (dict(n_pairs=10_000), "only .* training pairs are available"),
+])
+def test_bad_config_fails_before_training(kwargs, match):
+    c = cfg("bad", **kwargs)
+    with pytest.raises(TrainConfigError, match=match):
+        train(c, progress=False)
+    assert not local_rm_dir("bad").exists()
+
+
+def test_empty_dataset_after_filtering_fails_before_training():
+    pairs = synthetic_marker_pairs(20)
+    pairs["prompt"] = pairs["prompt"] + " <|im_end|>"  # every prompt smuggles a chat control token
+    with pytest.raises(TrainConfigError, match="no usable preference pairs"):
+        train(cfg("bad-empty"), pairs=pairs, progress=False)
+    assert not local_rm_dir("bad-empty").exists()
+
+
+def test_checkpoint_loads_as_local_rm_and_sweeps(llama_run):
+    lm = load_model(llama_run.step_id(8), dtype="float32")
+    assert lm.head == "rm" and not lm.untrained_head and lm.spec.source == "local"
+    assert lm.spec.extra["base_model"] == "tiny-llama" and lm.spec.extra["step"] == 8
+    res = sweep(llama_run.step_id(8), "What is the best thing in the world?", tokens=slice(0, 40), progress=False,
+                dtype="float32")
+    assert len(res.frame) == 40 and res.frame["score"].notna().all() and res.frame["score"].std() > 0
+    assert get_spec(llama_run.model_id).extra["step"] == 16
+    with pytest.raises(ModelError):  # nothing untrained is ever exposed
+        get_spec(f"local:{llama_run.name}@step0")
+
+
+def test_lm_value_profile_is_labelled_implicit():
+    prof = value_profile("tiny-qwen2", LEXICON, dtype="float32", progress=False)
+    assert set(prof["reward_kind"]) == {"LM log-prob (implicit reward)"}
+    assert set(prof["prompt_label"]) == {"positive", "negative"} and prof["median_rank"].between(1, 6).all()
+
+
+def test_truncation_keeps_the_end_of_response_and_prompt():
+    tok = tiny_tokenizer("llama")
+    from rmlib.templates import answer_slot
+    template = tok.chat_template
+    enc = PairEncoder(tok, template, max_len=40)
+    long = " ".join(["hope joy music"] * 20) + " final word"
+    (ids, short_ids), cut = enc.encode("What is the best thing?", [long, "peace"])
+    assert cut and len(ids) <= 40
+    tail = tok(long, add_special_tokens=False).input_ids
+    slot = answer_slot(tok, "What is the best thing?", template)
+    kept = ids[len(slot.prefix_ids):len(ids) - len(slot.suffix_ids)]
+    assert kept == tail[-len(kept):] and len(kept) < len(tail)
+    assert short_ids == slot.ids_for(tok("peace", add_special_tokens=False).input_ids)
+    # a prompt too long for the budget keeps its end (the latest turn) and leaves the response room
+    long_prompt = "Hello. " * 40 + "What is the greatest thing ever?"
+    (ids2,), cut2 = enc.encode(long_prompt, ["peace"])
+    assert cut2 and len(ids2) <= 40 and tok.decode(ids2).count("greatest thing ever?") == 1
+    with pytest.raises(TrainConfigError, match="shorter than the chat template"):
+        PairEncoder(tok, template, max_len=8)
+
+
+def test_metrics_on_known_scores():
+    scored = pd.DataFrame({"prompt": ["a", "a", "b"], "chosen": ["x", "y", "z"], "rejected": ["y", "w", "v"],
+                           "reward_chosen": [2.0, 1.0, 0.0], "reward_rejected": [1.0, 1.0, 1.0]})
+    scored["margin"] = scored["reward_chosen"] - scored["reward_rejected"]
+    assert pairwise_accuracy(scored) == pytest.approx((1 + 0.5 + 0) / 3)
+    rv = reward_variance(scored)
+    # prompt a: distinct responses x=2, y=1, w=1 -> var 2/9; prompt b: z=0, v=1 -> var 1/4
+    assert rv["reward_var_raw"] == pytest.approx((2 / 9 + 1 / 4) / 2)
+    all_r = np.array([2, 1, 1, 0, 1.0])
+    assert rv["reward_var_whitened"] == pytest.approx(rv["reward_var_raw"] / all_r.var())
+
+
+def test_data_is_tokenizer_independent():
+    c = cfg("prep-check", n_pairs=20)
+    a, b = prepare(c), prepare(cfg("prep-check", base="tiny-gemma3", n_pairs=20))
+    assert data_hash(a["train"]) == data_hash(b["train"]) and a["steps"] == b["steps"]
+    assert all(len(x) <= 96 for x in a["train"]["chosen_ids"]) and all(len(x) <= 96 for x in b["train"]["chosen_ids"])
