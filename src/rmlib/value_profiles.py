@@ -14,6 +14,7 @@ the same shape, one pseudo-model per pair.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -323,7 +324,10 @@ def summarise(res: dict, families: Sequence[str] = ("Gemma", "Llama")) -> dict:
     perm = res["permutation"]
     med = res["median_ranks"]
     fam_counts = med.groupby("family")["model"].nunique().to_dict()
+    n_a, n_b = int(perm["n_a"].iloc[0]), int(perm["n_b"].iloc[0])
     out = {"unit": res["unit"], "models_per_family": {k: int(v) for k, v in fam_counts.items()},
+           # exact two-sided permutation test: the observed labelling and its mirror image are the most extreme
+           "min_attainable_p": float(min(1.0, 2 / math.comb(n_a + n_b, n_a))),
            "n_prompts": int(med["prompt_key"].nunique()), "n_panels": int(len(perm)),
            "n_significant_raw": int((perm["p"] < 0.05).sum()), "n_significant_fdr": int(perm["reject"].sum()),
            "min_p": float(perm["p"].min()), "min_p_fdr": float(perm["p_fdr"].min()),
@@ -379,7 +383,9 @@ def findings_markdown(res: dict, *, label: str, families: Sequence[str] = ("Gemm
     lines.append(f"- Permutation Welch tests, {fa} vs {fb}, in {s['n_panels']} panels "
                  f"({' × '.join(by)}): {s['n_significant_raw']} panel(s) with p < 0.05 before correction, "
                  f"**{s['n_significant_fdr']} after FDR** (smallest p = {s['min_p']:.3g}, "
-                 f"smallest FDR-adjusted p = {s['min_p_fdr']:.3g}).")
+                 f"smallest FDR-adjusted p = {s['min_p_fdr']:.3g}). With {perm['n_a'].iloc[0]} vs "
+                 f"{perm['n_b'].iloc[0]} {'models' if s['unit'] == 'model' else 'prompts'} the smallest p an exact "
+                 f"permutation test can give is {s['min_attainable_p']:.3g}.")
     for _, row in perm.sort_values("p").head(4).iterrows():
         lines.append(f"  - {describe_panel(row, by, fa, fb)}")
     if res["anova"] is not None:
