@@ -39,5 +39,11 @@ data: $(STAMP)
 test: $(STAMP) data
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+benchmarks: $(STAMP)
+	$(BIN)/python benchmarks/sweep_speed.py --full
+
 clean:
 	rm -rf _build book/_executed .pytest_cache
+
+# book, chapter, lab and browser-check
+-include mk/book.mk

@@ -262,3 +262,26 @@ def test_compute_rewards_label_their_kind(tmp_path, monkeypatch):
     assert (lm_rows.reward == lm_rows.logprob).all() and lm_rows.reward.lt(0).all()
     words = compute.answer_rewards("tiny-qwen2", [PROMPT], ["love", "peace and joy"], dtype="float32", progress=False)
     assert list(words.columns[:3]) == ["model", "prompt", "answer"] and words.reward.lt(0).all()
+
+
+def test_multi_token_lm_logprobs_agree_between_shared_and_full_paths(tiny_lms):
+    from rmlib.sweep import _lm_answer_logprobs
+    from tqdm import tqdm
+    lm = tiny_lms["gemma2"]
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    answers = [lm.tokenizer(w, add_special_tokens=False).input_ids for w in ["love", "peace and joy", "war"]]
+    a = _lm_answer_logprobs(lm, slot, answers, 2, True, tqdm(disable=True))["logprob"]
+    b = _lm_answer_logprobs(lm, slot, answers, 2, False, tqdm(disable=True))["logprob"]
+    np.testing.assert_allclose(a, b, atol=1e-4)
+    assert len(set(np.round(a, 3))) == 3
+
+
+def test_long_conversations_fall_back_to_full_attention(tiny_rms, tmp_path):
+    lm = tiny_rms["gemma3"]  # sliding window 64 in the tiny config
+    long_prompt = "What is the best thing in the world? " * 6
+    res = sweep(lm, long_prompt, tokens=range(20), cache_root=tmp_path, progress=False)
+    assert res.meta["method"] == "full"
+    slot = answer_slot(lm.tokenizer, long_prompt, lm.chat_template)
+    assert len(slot.prefix_ids) > 64
+    ref = [_full_forward_score(lm, slot.ids_for([int(i)])) for i in res.frame.token_id[:5]]
+    np.testing.assert_allclose(res.frame.score[:5], ref, atol=1e-4)

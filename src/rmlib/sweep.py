@@ -74,9 +74,13 @@ def _backbone_and_head(lm: LoadedModel):
     return model.base_model, head
 
 
-def supports_shared_prefix(lm: LoadedModel) -> bool:
-    """The fast path needs transformers' own attention modules (they dispatch through AttentionInterface)."""
+def supports_shared_prefix(lm: LoadedModel, total_len: int = 0) -> bool:
+    """The fast path needs transformers' own attention modules (they dispatch through AttentionInterface)
+    and a conversation shorter than any sliding attention window."""
     model = lm.model
+    window = getattr(model.config, "sliding_window", None)
+    if window and total_len > window:
+        return False
     if not type(model).__module__.startswith("transformers.models."):
         return False
     attn = [m for m in model.modules() if hasattr(m, "layer_idx") and hasattr(m, "o_proj")]
@@ -125,8 +129,12 @@ def _rm_scores_full(lm: LoadedModel, seqs) -> torch.Tensor:
     if backbone is not None:
         hidden = backbone(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
         return head(hidden[torch.arange(len(seqs), device=lm.device), lengths - 1])[:, 0].float()
-    out = lm.model(input_ids=ids, attention_mask=mask)
-    return _read_score(lm, out)
+    # A model with its own code finds "the last token" its own way: never show it padding.
+    scores = torch.empty(len(seqs), device=lm.device)
+    for length in lengths.unique().tolist():
+        rows = (lengths == length).nonzero()[:, 0]
+        scores[rows] = _read_score(lm, lm.model(input_ids=ids[rows, :length]))
+    return scores
 
 
 def _read_score(lm: LoadedModel, out) -> torch.Tensor:
@@ -192,7 +200,8 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     slot = answer_slot(lm.tokenizer, prompt, lm.chat_template)
     ids = candidate_ids(lm, tokens)
     if method == "auto":
-        method = "shared_prefix" if (kind == "lm" or supports_shared_prefix(lm)) else "full"
+        total = len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
+        method = "shared_prefix" if supports_shared_prefix(lm, total) else "full"
     if method not in ("shared_prefix", "full"):
         raise SweepError(f"method must be auto, shared_prefix or full, not {method!r}")
     seq_len = 1 + len(slot.suffix_ids) if method == "shared_prefix" else len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
@@ -217,7 +226,7 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
                desc=f"{kind} sweep {lm.spec.nickname or lm.spec.id}", smoothing=0.1)
     kv = None
     prefix_out = None
-    if method == "shared_prefix" and todo:
+    if todo and (kind == "lm" or method == "shared_prefix"):
         kv, prefix_out = _prefix_kv(lm, slot.prefix_ids)
     for c in todo:
         lo, hi = c * CHUNK, min((c + 1) * CHUNK, len(ids))
@@ -302,7 +311,9 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     if cache and store.complete:
         return store.load()
     store.prepare()
-    shared = supports_shared_prefix(lm)
+    longest = max(map(len, answer_ids)) + max(len(answer_slot(lm.tokenizer, p, lm.chat_template).prefix_ids)
+                                               for p in prompts) + 8
+    shared = supports_shared_prefix(lm, longest)
     bar = tqdm(total=len(prompts) * len(answers), disable=not progress, unit="ans",
                desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
     for pi, prompt in enumerate(prompts):
@@ -311,7 +322,7 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
             continue
         slot = answer_slot(lm.tokenizer, prompt, lm.chat_template)
         if lm.head == "lm":
-            values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, bar)
+            values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar)
         else:
             values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar)
         df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
@@ -340,23 +351,32 @@ def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
 
 
 @torch.inference_mode()
-def _lm_answer_logprobs(lm, slot, answer_ids, batch_size, bar) -> dict:
-    kv, prefix_out = _prefix_kv(lm, slot.prefix_ids)
-    first = torch.log_softmax(prefix_out.logits[0, -1].float(), dim=-1)
+def _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
+    """Summed log p(answer tokens | templated prefix); token k is predicted at position P-1+k."""
     P = len(slot.prefix_ids)
+    kv, prefix_out = _prefix_kv(lm, slot.prefix_ids) if shared else (None, None)
     bs = batch_size or max(1, min(256, 2 ** 22 // max(lm.model.config.vocab_size, 1)))
     sums = []
     for s in range(0, len(answer_ids), bs):
         batch = answer_ids[s:s + bs]
-        total = torch.stack([first[a[0]] for a in batch])
-        if max(map(len, batch)) > 1:
+        if shared:
+            first = torch.log_softmax(prefix_out.logits[0, -1].float(), dim=-1)
+            total = torch.stack([first[a[0]] for a in batch])
             ids, lengths = _right_pad(batch, 0, lm.device)
-            pos = torch.arange(P, P + ids.shape[1], device=lm.device).expand_as(ids)
-            with shared_prefix(lm.model, kv):
-                logits = lm.model(input_ids=ids, position_ids=pos, use_cache=False).logits.float()
-            logp = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
-            keep = torch.arange(1, ids.shape[1], device=lm.device)[None] < lengths[:, None]
-            total = total + (logp * keep).sum(1)
+            if ids.shape[1] > 1:
+                pos = torch.arange(P, P + ids.shape[1], device=lm.device).expand_as(ids)
+                with shared_prefix(lm.model, kv):
+                    logits = lm.model(input_ids=ids, position_ids=pos, use_cache=False).logits.float()
+                logp = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
+                keep = torch.arange(1, ids.shape[1], device=lm.device)[None] < lengths[:, None]
+                total = total + (logp * keep).sum(1)
+        else:
+            ids, lengths = _right_pad([[*slot.prefix_ids, *a] for a in batch], 0, lm.device)
+            mask = (torch.arange(ids.shape[1], device=lm.device)[None] < lengths[:, None]).long()
+            logits = lm.model(input_ids=ids, attention_mask=mask).logits.float()
+            logp = torch.log_softmax(logits[:, P - 1:-1], dim=-1).gather(-1, ids[:, P:, None])[..., 0]
+            keep = torch.arange(P, ids.shape[1], device=lm.device)[None] < lengths[:, None]
+            total = (logp * keep).sum(1)
         sums.append(total.cpu().numpy())
         bar.update(len(batch))
     return {"logprob": np.concatenate(sums).astype(np.float32)}
