@@ -20,6 +20,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from statsmodels.stats.multitest import multipletests
+
 from rmlib import group_tests
 from rmlib.stats import effect_size, require_columns
 
@@ -257,6 +259,12 @@ def family_analysis(scores: pd.DataFrame, *, by: Sequence[str] = ("category", "v
     model_medians = (med.groupby(["model", "family", *by], observed=True, as_index=False)["median_rank"].mean())
     perm = group_tests.permutation_tests(two, group="family", panels=by, unit=unit, levels=families,
                                          n_resamples=n_resamples, alpha=alpha, seed=seed)
+    flat = ~np.isfinite(perm["t"])
+    if flat.any():  # identical values in both groups: no evidence of a difference, not p = 0
+        perm.loc[flat, "p"] = 1.0
+        perm["reject"], perm["p_fdr"] = multipletests(perm["p"], alpha=alpha, method="fdr_bh")[:2]
+        notes.append(f"{int(flat.sum())} panel(s) have no spread within either family (t undefined); "
+                     "their p is set to 1")
     units = two if unit is None else two.groupby(["model", "family", *by], as_index=False)["median_rank"].mean()
     eff_rows = []
     for key, g in units.groupby(by, observed=True, sort=True):
@@ -384,7 +392,7 @@ def findings_markdown(res: dict, *, label: str, families: Sequence[str] = ("Gemm
                  f"({' × '.join(by)}): {s['n_significant_raw']} panel(s) with p < 0.05 before correction, "
                  f"**{s['n_significant_fdr']} after FDR** (smallest p = {s['min_p']:.3g}, "
                  f"smallest FDR-adjusted p = {s['min_p_fdr']:.3g}). With {perm['n_a'].iloc[0]} vs "
-                 f"{perm['n_b'].iloc[0]} {'models' if s['unit'] == 'model' else 'prompts'} the smallest p an exact "
+                 f"{perm['n_b'].iloc[0]} {'models' if s['unit'] == 'model' else 'model × prompt rows'} the smallest p an exact "
                  f"permutation test can give is {s['min_attainable_p']:.3g}.")
     for _, row in perm.sort_values("p").head(4).iterrows():
         lines.append(f"  - {describe_panel(row, by, fa, fb)}")
@@ -397,13 +405,19 @@ def findings_markdown(res: dict, *, label: str, families: Sequence[str] = ("Gemm
     if res["mixed"] is not None:
         m = res["mixed"]
         three = m[m["term"].str.count(":") == 2]
-        if len(three):
+        caveat = ("A random intercept does not absorb each model's own profile, so these p-values treat prompts "
+                  "as independent replicates; the model-level permutation test above is the stricter test of a "
+                  "family effect.")
+        if len(three) == 1:
             r = three.iloc[0]
             lines.append(f"- Mixed model (random intercept per model), family × {by[0]} × {by[1]} term: "
                          f"{r.estimate:.1f} rank points [95% CI {r.ci_low:.1f}, {r.ci_high:.1f}], p = {r.p:.2g}. "
-                         "A random intercept does not absorb each model's own profile, so this p-value treats "
-                         "prompts as independent replicates; the model-level permutation test above is the "
-                         "stricter test of a family effect.")
+                         + caveat)
+        elif len(three) > 1:
+            r = three.loc[three["estimate"].abs().idxmax()]
+            lines.append(f"- Mixed model (random intercept per model): {int((three['p'] < 0.05).sum())} of "
+                         f"{len(three)} family × {by[0]} × {by[1]} terms have p < 0.05 (largest: {r.term}, "
+                         f"{r.estimate:.1f} rank points [95% CI {r.ci_low:.1f}, {r.ci_high:.1f}]). " + caveat)
     for n in s["notes"]:
         lines.append(f"- Note: {n}.")
     return "\n".join(lines)
@@ -416,3 +430,17 @@ def direction_agreement(reference: pd.DataFrame, other: pd.DataFrame, by: Sequen
                                                        suffixes=("_reference", "_other"))
     j["same_direction"] = np.sign(j["difference_reference"]) == np.sign(j["difference_other"])
     return j
+
+
+def direction_markdown(perm: pd.DataFrame, *, category: str = "category", valence: str = "valence",
+                       families: Sequence[str] = ("Gemma", "Llama")) -> str:
+    """Per valence, which categories each family ranks higher (point estimates; FDR-significant ones in bold)."""
+    fa, fb = families
+    lines = []
+    for v, g in perm.groupby(valence, sort=True):
+        parts = []
+        for fam, mask in ((fa, g["mean_a"] < g["mean_b"]), (fb, g["mean_a"] > g["mean_b"])):
+            cats = [f"**{c}**" if r else str(c) for c, r in zip(g.loc[mask, category], g.loc[mask, "reject"])]
+            parts.append(f"{fam} ranks higher: {', '.join(cats) if cats else 'none'}")
+        lines.append(f"- Under {v} prompts — " + "; ".join(parts) + ".")
+    return "\n".join(lines)
