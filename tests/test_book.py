@@ -35,7 +35,7 @@ def tiny_book(tmp_path_factory):
     (root / "_toc.yml").write_text(yaml.safe_dump(toc))
     (root / "book").mkdir()
     shutil.copy(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
-    shutil.copytree(book.VENDOR, root / "book" / "_static" / "vendor")
+    shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static")  # rmlib.css + vendor/
     result = book.run_notebook(CHAPTER, tiny=True, output_dir=root / "book" / "_executed", log=lambda *_: None)
     html = book.build_html(root)
     return {"root": root, "result": result, "html": html}
@@ -134,6 +134,7 @@ def test_html_has_no_errors_and_loads_nothing_from_outside(tiny_book):
         assert f'src="../../_static/vendor/{rel}' in text
         assert (html_dir / "_static" / "vendor" / rel).is_file()
     assert 'src="../../_static/vendor/mathjax/tex-svg.js' in text  # the page has math
+    assert 'href="../../_static/rmlib.css' in text
 
 
 def test_unchanged_book_is_not_rebuilt(tiny_book):

@@ -253,9 +253,22 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
     return RunResult(name, out, True, seconds, params)
 
 
-def run_chapters(names: list[str] | None = None, **kwargs) -> list[RunResult]:
-    """Run the given chapters (default: every chapter in _toc.yml), each only if stale."""
-    return [run_notebook(n, **kwargs) for n in (names or chapters())]
+def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **kwargs) -> list[RunResult]:
+    """Run the given chapters (default: every chapter in _toc.yml), each only if stale.
+
+    With ``keep_going`` a failing chapter does not stop the others; one BookError lists all failures at the end.
+    """
+    results, failures = [], []
+    for n in names or chapters():
+        try:
+            results.append(run_notebook(n, **kwargs))
+        except BookError as e:
+            if not keep_going:
+                raise
+            failures.append(str(e))
+    if failures:
+        raise BookError(f"{len(failures)} chapter(s) failed:\n" + "\n".join(failures))
+    return results
 
 
 def glued(notebook: str | os.PathLike) -> dict[str, str]:
@@ -406,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
             for p in write_vendor():
                 print(f"[book] {p.relative_to(ROOT)}")
         elif args.cmd == "run":
-            run_chapters(args.names or None, tiny=args.tiny, params_file=args.params,
+            run_chapters(args.names or None, keep_going=True, tiny=args.tiny, params_file=args.params,
                          overrides=_parse_overrides(args.parameter), force=args.force)
         elif args.cmd == "html":
             html = build_html(out=args.out, force=args.force)
