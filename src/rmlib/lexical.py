@@ -1,0 +1,630 @@
+"""Chapter plumbing for framing, mere exposure and identity terms: RM scores joined with word-level lexicons.
+
+Two levels, always labelled by a ``level`` column:
+
+* ``word``  — published scores of the 10 paper RMs for whole dictionary words (Big Two nouns + MFD2 terms, 54
+  prompts) and EloEverything items (3 prompts), from :mod:`rmlib.data`;
+* ``token`` — compute-mode full-vocabulary sweeps (:func:`rmlib.compute.token_rewards`), mapped to words with the
+  data layer's rules (:func:`rmlib.data.match_words_to_tokens`, :func:`rmlib.data.normalise_token`).
+
+The statistics are :mod:`rmlib.regression` and :mod:`rmlib.stats`; what is here joins tables, standardises scores
+and fits the one model those modules lack (the framing contrast, which needs four slopes in one fit).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from rmlib.stats import require_columns
+
+__all__ = [
+    "AFFECT_SOURCES", "FREQUENCY_SOURCES", "PEJORATIVE_IN_SOME_USES", "NOUN_FORMS",
+    "affect_table", "word_affect", "frequency_table", "prompt_table", "published_word_scores",
+    "published_elo_scores", "compute_token_scores", "reference_lm", "tokens_to_words", "standardise",
+    "framing_frame", "framing_cell_slopes", "framing_contrast", "ci_verdict", "swarm_offsets",
+    "framing_slopes_long", "framing_slopes_chart", "word_swarm_chart",
+    "exposure_frame", "token_exposure_frame",
+    "identity_terms", "match_identity_items", "percentile_ranks", "mean_with_ci",
+]
+
+AFFECT_SOURCES = ("afinn", "vader", "warriner")
+FREQUENCY_SOURCES = ("bnc", "wordfreq")
+WORDLIKE = re.compile(r"^[a-z][a-z'-]*$")
+RM_SCORE = "RM score"  # = rmlib.compute.RM_SCORE (a test checks), without importing torch for published mode
+
+
+# --------------------------------------------------------------------------- lexicons
+
+@functools.lru_cache(maxsize=None)
+def _affect(source: str) -> pd.DataFrame:
+    from rmlib.data import load_afinn, load_vader, load_warriner
+
+    if source == "afinn":
+        df = load_afinn("165").rename(columns={"score": "valence"})
+    elif source == "vader":
+        df = load_vader()[["word", "valence"]]
+    elif source == "warriner":
+        df = load_warriner()[["word", "valence"]]
+        df = df.assign(valence=df["valence"] - 5.0)  # 1..9 scale, 5 = neutral
+    else:
+        raise ValueError(f"affect source must be one of {AFFECT_SOURCES}, not {source!r}")
+    df = df.assign(word=df["word"].astype(str).str.lower().str.strip())
+    return df.groupby("word", as_index=False)["valence"].mean()
+
+
+def affect_table(source: str = "afinn") -> pd.DataFrame:
+    """word (lowercase), valence centred on 0 (AFINN -5..5; VADER -4..4; Warriner 1..9 minus 5).
+
+    AFINN is what the FAccT paper used; VADER and Warriner are the robustness checks. Words listed twice after
+    lowercasing get their mean.
+    """
+    return _affect(source).copy()
+
+
+def word_affect(words: Iterable[str], source: str = "afinn", missing: str = "nan") -> pd.Series:
+    """Valence of each word (case-insensitive), indexed like ``words``.
+
+    ``missing='zero'`` gives unlisted words 0, which is how AFINN scoring treats them (AFINN lists only
+    sentiment-bearing words); ``'nan'`` leaves them missing (right for norms such as Warriner, which rate all kinds
+    of words, so absence says nothing about affect).
+    """
+    if missing not in ("nan", "zero"):
+        raise ValueError(f"missing must be 'nan' or 'zero', not {missing!r}")
+    words = pd.Series(list(words), dtype=object)
+    lut = _affect(source).set_index("word")["valence"]
+    out = words.str.lower().str.strip().map(lut)
+    return out.fillna(0.0) if missing == "zero" else out
+
+
+def frequency_table(words: Iterable[str], sources: Sequence[str] = FREQUENCY_SOURCES) -> pd.DataFrame:
+    """word, then per source ``freq_<source>`` (per million) and ``zipf_<source>`` (log10 per million + 3).
+
+    Zipf is NaN where the source has no count (a log of 0 is undefined): those words drop out of a regression
+    instead of sitting at an arbitrary floor.
+    """
+    words = list(dict.fromkeys(words))
+    out = pd.DataFrame({"word": words})
+    for s in sources:
+        if s not in FREQUENCY_SOURCES:
+            raise ValueError(f"frequency source must be one of {FREQUENCY_SOURCES}, not {s!r}")
+        f = np.array([_freq(str(w), s) for w in words], dtype=float)
+        out[f"freq_{s}"] = f
+        with np.errstate(divide="ignore"):
+            out[f"zipf_{s}"] = np.where(f > 0, np.log10(np.where(f > 0, f, 1.0)) + 3.0, np.nan)
+    return out
+
+
+@functools.lru_cache(maxsize=500_000)
+def _freq(word: str, source: str) -> float:
+    """Cached: a vocabulary sweep asks for the same normalised words under every prompt."""
+    from rmlib.data import word_frequency
+
+    return word_frequency(word, source)
+
+
+# --------------------------------------------------------------------------- scores
+
+def prompt_table(keys: Sequence[str]) -> pd.DataFrame:
+    """prompt_key, prompt, prompt_valence for keys of the optimal/pessimal set ('greatest', 'best', 'worst') or of
+    the 54-prompt design ('good_world_please', ...)."""
+    from rmlib.data import load_prompts
+
+    known = pd.concat([load_prompts("optimal_pessimal")[["prompt_key", "prompt", "valence"]],
+                       load_prompts("factorial54")[["prompt_key", "prompt", "valence"]]], ignore_index=True)
+    known = known.drop_duplicates("prompt_key").set_index("prompt_key")
+    keys = list(keys)
+    bad = [k for k in keys if k not in known.index]
+    if bad or not keys:
+        raise ValueError(f"unknown prompt keys {bad or keys}; use 'greatest', 'best', 'worst' or a 54-prompt key "
+                         f"such as {list(known.index[3:6])}")
+    out = known.loc[keys].reset_index().rename(columns={"valence": "prompt_valence"})
+    return out
+
+
+def _check_models(models, available, what):
+    if models is None:
+        return list(available)
+    models = list(models)
+    unknown = [m for m in models if m not in set(available)]
+    if unknown or not models:
+        raise ValueError(f"models {unknown or models} are not among the {what}: {list(available)}")
+    return models
+
+
+def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequence[str] | None = None
+                          ) -> pd.DataFrame:
+    """The paper RMs' scores for the 2,303 dictionary words (Big Two nouns + MFD2 terms) under the 54 prompts.
+
+    Columns: level ('word'), model, nickname, reward_kind ('RM score'), prompt_key, prompt, prompt_valence, word,
+    dictionary ('big2', 'mfd2' or 'both'), score. The 45 words in both dictionaries were scored in two runs whose
+    scores differ slightly; they get the mean of the two.
+    """
+    from rmlib.data import load_dictionary_scores
+
+    cols = ["model", "nickname", "prompt_key", "prompt", "valence", "word", "score"]
+    b = load_dictionary_scores("big2")[cols].assign(dictionary="big2")
+    m = load_dictionary_scores("mfd2")[cols].assign(dictionary="mfd2")
+    models = _check_models(models, b["model"].unique(), "paper RMs")
+    if prompt_keys is not None:
+        bad = sorted(set(prompt_keys) - set(b["prompt_key"]))
+        if bad:
+            raise ValueError(f"prompt keys {bad} are not among the 54 prompts, e.g. {sorted(b['prompt_key'].unique())[:4]}")
+    keys = ["model", "prompt_key", "word"]
+    shared = set(b["word"].unique()) & set(m["word"].unique())
+    twice = b[b["word"].isin(shared)].merge(m.loc[m["word"].isin(shared), keys + ["score"]], on=keys,
+                                           suffixes=("", "_mfd2"), validate="one_to_one")
+    twice = twice.assign(score=(twice["score"] + twice.pop("score_mfd2")) / 2, dictionary="both")
+    out = pd.concat([b[~b["word"].isin(shared)], twice, m[~m["word"].isin(shared)]], ignore_index=True)
+    out = out[out["model"].isin(models)]
+    if prompt_keys is not None:
+        out = out[out["prompt_key"].isin(list(prompt_keys))]
+    out = out.rename(columns={"valence": "prompt_valence"})
+    out.insert(0, "level", "word")
+    out.insert(3, "reward_kind", RM_SCORE)
+    return out[["level", "model", "nickname", "reward_kind", "prompt_key", "prompt", "prompt_valence", "word",
+                "dictionary", "score"]].reset_index(drop=True)
+
+
+def published_elo_scores(models: Sequence[str] | None = None) -> pd.DataFrame:
+    """The paper RMs' scores for the 7,530 EloEverything items under 3 prompts, with the human Elo ratings.
+
+    Columns: level ('word': items are whole answers, often several words), model, reward_kind, prompt_key, prompt,
+    item, score, elo_score, elo_rank, elo_matches.
+    """
+    from rmlib.data import load_elo
+
+    long = load_elo("long")
+    models = _check_models(models, long["model"].unique(), "paper RMs")
+    out = long[long["model"].isin(models)].assign(level="word", reward_kind=RM_SCORE)
+    return out[["level", "model", "reward_kind", "prompt_key", "prompt", "item", "score", "elo_score", "elo_rank",
+                "elo_matches"]].reset_index(drop=True)
+
+
+def compute_token_scores(models: Sequence[str], prompt_keys: Sequence[str], tokens=None,
+                         progress: bool = False) -> pd.DataFrame:
+    """Full-vocabulary sweeps (cached by rmlib.compute) of each model under each prompt.
+
+    Columns: level ('token'), model, reward_kind, prompt_key, prompt, prompt_valence, token_id, token, text,
+    is_special, score (the reward: an RM's score, or an LM's log-prob = implicit reward; see reward_kind).
+    Special tokens are dropped: they are not answers.
+    """
+    from rmlib.compute import token_rewards
+
+    if not models:
+        raise ValueError("models is empty: give model ids, e.g. ['smollm2-135m-instruct'] or ['local:<name>']")
+    prompts = prompt_table(prompt_keys)
+    frames = []
+    for m in models:
+        for p in prompts.itertuples():
+            df = token_rewards(m, p.prompt, tokens=tokens, progress=progress)
+            df = df[~df["is_special"]]
+            frames.append(pd.DataFrame({
+                "level": "token", "model": m, "reward_kind": df["reward_kind"].to_numpy(),
+                "prompt_key": p.prompt_key, "prompt": p.prompt, "prompt_valence": p.prompt_valence,
+                "token_id": df["token_id"].to_numpy(), "token": df["token"].to_numpy(), "text": df["text"].to_numpy(),
+                "score": df["reward"].to_numpy(float)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def reference_lm(model_id: str) -> str | None:
+    """The LM whose log-probs the KL regulariser keeps a policy near: the model itself for an LM (its reward *is*
+    that log-prob), the recorded base model for an RM trained by rmlib, None when unknown (e.g. a hub RM)."""
+    from rmlib.models import get_spec
+
+    spec = get_spec(model_id)
+    if spec.kind == "lm":
+        return model_id
+    base = spec.extra.get("base_model") if spec.extra else None
+    if base:
+        try:
+            if get_spec(base).kind == "lm":
+                return base
+        except ValueError:
+            return None
+    return None
+
+
+def tokens_to_words(token_scores: pd.DataFrame, words: Iterable[str], tokenizer_for=None) -> pd.DataFrame:
+    """Map token-level scores to words with :func:`rmlib.data.match_words_to_tokens` (a token matches a word when
+    its text, less one leading space, spells the word in any of its case variants).
+
+    Returns one row per model x prompt x word: level ('token'), model, reward_kind, prompt_key, prompt,
+    prompt_valence, word, score (mean over the word's single-token variants), score_min, score_max, n_variants.
+    Words without a single token are absent (see ``coverage`` in the attrs: model -> share of words matched).
+    ``tokenizer_for(model_id)`` defaults to the loaded model's tokenizer.
+    """
+    from rmlib.data import match_words_to_tokens
+    from rmlib.data.tokens import decoded_vocabulary
+
+    require_columns(token_scores, ["model", "prompt_key", "token_id", "score"], "token_scores")
+    if tokenizer_for is None:
+        from rmlib.compute import model_for
+
+        def tokenizer_for(mid):
+            return model_for(mid).tokenizer
+    words = list(dict.fromkeys(str(w).strip() for w in words if str(w).strip()))
+    frames, coverage = [], {}
+    for m, g in token_scores.groupby("model", sort=False):
+        tok = tokenizer_for(m)
+        match = match_words_to_tokens(tok, words, vocabulary=decoded_vocabulary(tok))
+        coverage[m] = match.coverage["coverage"]
+        pairs = match.matches[["word", "token_id"]]
+        j = g.merge(pairs, on="token_id", how="inner")
+        keys = ["level", "model", "reward_kind", "prompt_key", "prompt", "prompt_valence", "word"]
+        keys = [k for k in keys if k in j.columns]
+        frames.append(j.groupby(keys, as_index=False, sort=False).agg(
+            score=("score", "mean"), score_min=("score", "min"), score_max=("score", "max"),
+            n_variants=("token_id", "nunique")))
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["coverage"] = coverage
+    return out
+
+
+def standardise(df: pd.DataFrame, value: str = "score", by: Sequence[str] = ("model", "prompt_key"),
+                method: str = "z") -> pd.Series:
+    """Scores made comparable across RMs and prompts: a z-score (``'z'``) or a percentile rank 0..100 (``'rank'``,
+    100 = highest) within each group. RMs' scales are arbitrary, so slopes are read in these units."""
+    require_columns(df, [value, *by])
+    g = df.groupby(list(by), sort=False)[value]
+    if method == "z":
+        sd = g.transform("std")
+        if (sd == 0).any():
+            raise ValueError(f"{value!r} is constant within some {list(by)} group; cannot standardise")
+        return (df[value] - g.transform("mean")) / sd
+    if method == "rank":
+        return (g.rank(pct=True, method="average") * 100.0).rename(value)
+    raise ValueError(f"method must be 'z' or 'rank', not {method!r}")
+
+
+# --------------------------------------------------------------------------- framing
+
+def framing_frame(scores: pd.DataFrame, source: str = "afinn", response: str = "z") -> pd.DataFrame:
+    """Words with a nonzero valence in ``source``, with the columns the framing analysis needs.
+
+    Adds valence, word_side ('positive'|'negative' valence), y (score standardised within model x prompt over these
+    words), oriented_y (y under positive prompts, -y under negative ones, so that 'agrees with the prompt' is up in
+    both), congruent (the word's valence matches the prompt's).
+    """
+    require_columns(scores, ["model", "prompt_key", "prompt_valence", "word", "score"], "scores")
+    bad = set(scores["prompt_valence"].unique()) - {"positive", "negative"}
+    if bad:
+        raise ValueError(f"prompt_valence must be 'positive' or 'negative'; got {sorted(bad)}")
+    v = word_affect(scores["word"], source, missing="nan").to_numpy()
+    df = scores.assign(valence=v)
+    df = df[df["valence"].notna() & (df["valence"] != 0)].copy()
+    if df.empty:
+        raise ValueError(f"no scored word has a nonzero {source} valence; check the word column")
+    df["word_side"] = np.where(df["valence"] > 0, "positive", "negative")
+    df["y"] = standardise(df, "score", ("model", "prompt_key"), response)
+    sign = np.where(df["prompt_valence"] == "positive", 1.0, -1.0)
+    df["oriented_y"] = df["y"] * sign
+    df["congruent"] = df["word_side"] == df["prompt_valence"]
+    df["affect_source"] = source
+    return df.reset_index(drop=True)
+
+
+def framing_cell_slopes(ff: pd.DataFrame, min_n: int = 10) -> pd.DataFrame:
+    """Slope of oriented_y on valence for each model x prompt x word side (rmlib.regression.cell_slopes, HC3 CIs).
+
+    A positive oriented slope means the RM follows the prompt: higher valence pays under positive prompts, lower
+    valence under negative ones. Cells with fewer than ``min_n`` words are skipped.
+    """
+    from rmlib.regression import cell_slopes
+
+    groups = ["model", "prompt_key", "prompt_valence", "word_side"]
+    require_columns(ff, [*groups, "valence", "oriented_y"], "ff (from framing_frame)")
+    sizes = ff.groupby(groups, observed=True)["valence"].agg(["size", "nunique"])
+    keep = sizes[(sizes["size"] >= min_n) & (sizes["nunique"] >= 2)].index
+    if len(keep) == 0:
+        raise ValueError(f"no model x prompt x word-side cell has {min_n} words with varying valence")
+    data = ff.set_index(groups).loc[keep].reset_index()
+    return cell_slopes(data, y="oriented_y", x="valence", groups=groups, min_n=min_n)
+
+
+def framing_contrast(ff: pd.DataFrame, groups: Sequence[str] = ("model",), cluster: str | None = "word",
+                     alpha: float = 0.05) -> pd.DataFrame:
+    """The framing effect as one contrast of four slopes, per group.
+
+    Fits ``oriented_y ~ C(prompt_key):C(word_side) + valence:C(cell)`` (cell = prompt valence x word side; an
+    intercept per prompt and side, one valence slope per cell; statsmodels OLS after demeaning) with standard errors clustered by word, since every
+    word recurs under every prompt. With s(words, prompts) the oriented slopes:
+
+    * ``pos_words``  = s(+, +) - s(+, -): positive words matter more under positive prompts;
+    * ``neg_words``  = s(-, -) - s(-, +): negative words matter more under negative prompts;
+    * ``framing``    = their mean: the framing asymmetry (0 for an RM whose sensitivity ignores the prompt);
+    * ``positivity`` = mean over prompts of s(+, .) - s(-, .): a fixed tilt toward positive words whatever the prompt.
+
+    Returns *groups, the four slopes s_pp, s_pn, s_np, s_nn (first letter: word side, second: prompt valence) with
+    _ci_low/_ci_high, then each contrast with _ci_low, _ci_high and _p; n rows, n_words.
+    """
+    groups = list(groups)
+    require_columns(ff, [*groups, "prompt_key", "prompt_valence", "word_side", "valence", "oriented_y",
+                         *([cluster] if cluster else [])], "ff (from framing_frame)")
+    cells = {("positive", "positive"): "s_pp", ("positive", "negative"): "s_pn",
+             ("negative", "positive"): "s_np", ("negative", "negative"): "s_nn"}
+    contrasts = {"pos_words": {"s_pp": 1, "s_pn": -1}, "neg_words": {"s_nn": 1, "s_np": -1},
+                 "framing": {"s_pp": .5, "s_pn": -.5, "s_nn": .5, "s_np": -.5},
+                 "positivity": {"s_pp": .5, "s_pn": .5, "s_np": -.5, "s_nn": -.5}}
+    rows = []
+    for key, g in (ff.groupby(groups, sort=False) if groups else [((), ff)]):
+        key = key if isinstance(key, tuple) else (key,)
+        g = g.assign(cell=[cells[(s, p)] for s, p in zip(g["word_side"], g["prompt_valence"])])
+        counts = g.groupby("cell")["valence"].nunique()
+        missing = [c for c in cells.values() if counts.get(c, 0) < 2]
+        if missing:
+            raise ValueError(f"group {dict(zip(groups, key))}: cells {missing} lack words with varying valence; "
+                             "the framing contrast needs positive and negative prompts and words of both signs")
+        kw = {"cov_type": "cluster", "cov_kwds": {"groups": pd.factorize(g[cluster])[0]}} if cluster else \
+            {"cov_type": "HC3"}
+        # Frisch-Waugh-Lovell: sweeping out the prompt x side intercepts by demeaning gives the same slopes and
+        # (up to the small-sample factor) the same clustered errors as fitting ~100 dummies, in a fraction of the time.
+        within = g.groupby(["prompt_key", "word_side"], sort=False)
+        design = pd.DataFrame({c: np.where(g["cell"] == c, g["valence"], 0.0) for c in cells.values()}, index=g.index)
+        design = design - design.groupby([g["prompt_key"], g["word_side"]]).transform("mean")
+        yy = g["oriented_y"] - within["oriented_y"].transform("mean")
+        res = sm.OLS(yy.to_numpy(), design, hasconst=False).fit(**kw)
+        names = list(res.params.index)
+        idx = {c: names.index(c) for c in cells.values()}
+        row = dict(zip(groups, key))
+        ci = res.conf_int(alpha)
+        for c, i in idx.items():
+            row.update({c: float(res.params.iloc[i]), f"{c}_ci_low": float(ci.iloc[i, 0]),
+                        f"{c}_ci_high": float(ci.iloc[i, 1])})
+        for name, weights in contrasts.items():
+            vec = np.zeros(len(names))
+            for c, w in weights.items():
+                vec[idx[c]] = w
+            t = res.t_test(vec)
+            lo, hi = np.asarray(t.conf_int(alpha)).ravel()
+            row.update({name: float(np.squeeze(t.effect)), f"{name}_ci_low": float(lo), f"{name}_ci_high": float(hi),
+                        f"{name}_p": float(np.squeeze(t.pvalue))})
+        row.update(n=int(res.nobs), n_words=int(g["word"].nunique()) if "word" in g else None)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ci_verdict(df: pd.DataFrame, estimate: str, label: str = "model", lo: str | None = None,
+               hi: str | None = None) -> dict[str, list[str]]:
+    """Which rows have a CI wholly above zero, wholly below, or including zero: {'above': [...], 'below': [...],
+    'zero': [...]} of ``label`` values (CI columns default to <estimate>_ci_low/_ci_high)."""
+    lo, hi = lo or f"{estimate}_ci_low", hi or f"{estimate}_ci_high"
+    require_columns(df, [label, estimate, lo, hi])
+    return {"above": df.loc[df[lo] > 0, label].tolist(), "below": df.loc[df[hi] < 0, label].tolist(),
+            "zero": df.loc[(df[lo] <= 0) & (df[hi] >= 0), label].tolist()}
+
+
+def swarm_offsets(df: pd.DataFrame, x: str, y: str, by: Sequence[str] = (), bins: int = 40,
+                  step: float = 0.06) -> np.ndarray:
+    """Horizontal offsets that spread points sharing an x value into a beeswarm (deterministic, no overlap search).
+
+    Within each x value (and ``by`` group), y is cut into ``bins`` bins; the k-th point of a bin goes to
+    0, +step, -step, +2 step, ... so dense regions widen, as in a beeswarm plot.
+    """
+    require_columns(df, [x, y, *by])
+    yy = df[y].to_numpy(float)
+    lo, hi = np.nanmin(yy), np.nanmax(yy)
+    b = np.floor((yy - lo) / ((hi - lo) or 1.0) * (bins - 1e-9)).astype(int)
+    key = df[list(by) + [x]].astype(str).agg("|".join, axis=1) + "|" + pd.Series(b, index=df.index).astype(str)
+    k = key.groupby(key).cumcount().to_numpy()
+    return np.where(k % 2 == 1, 1, -1) * np.ceil(k / 2) * step
+
+
+# --------------------------------------------------------------------------- mere exposure
+
+def exposure_frame(scores: pd.DataFrame, valence_source: str = "afinn", response: str = "z",
+                   item: str = "word") -> pd.DataFrame:
+    """Scores joined with both frequency sources and a valence covariate, for ``y ~ zipf + valence`` per cell.
+
+    Adds valence (AFINN with unlisted words as 0, as AFINN scoring does; other sources leave them missing),
+    zipf_bnc, zipf_wordfreq, and y (score standardised within model x prompt). Rows keep NaN where a source has no
+    frequency; drop per source before regressing.
+    """
+    require_columns(scores, ["model", "prompt_key", item, "score"], "scores")
+    words = scores[item].astype(str)
+    freq = frequency_table(words.str.lower().unique())
+    df = scores.assign(_w=words.str.lower())
+    df = df.merge(freq.rename(columns={"word": "_w"}), on="_w", how="left").drop(columns="_w")
+    df["valence"] = word_affect(df[item], valence_source, missing="zero" if valence_source == "afinn" else "nan")\
+        .to_numpy()
+    df["y"] = standardise(df, "score", ("model", "prompt_key"), response)
+    return df
+
+
+def token_exposure_frame(token_scores: pd.DataFrame, valence_source: str = "afinn",
+                         response: str = "z") -> pd.DataFrame:
+    """Token-level rows for the mere-exposure regression: every swept token whose text (after
+    :func:`rmlib.data.normalise_token`) is word-like (letters, apostrophes, hyphens), with ``word`` = that form.
+
+    Several tokens can share a word (' love', 'love', 'Love'); they stay separate rows, and the shuffled baseline
+    shuffles frequencies by word so they move together.
+    """
+    from rmlib.data import normalise_token
+
+    require_columns(token_scores, ["model", "prompt_key", "text", "score"], "token_scores")
+    word = token_scores["text"].map(normalise_token)
+    keep = word.str.match(WORDLIKE)
+    df = token_scores[keep].assign(word=word[keep])
+    if df.empty:
+        raise ValueError("no swept token is word-like; sweep more of the vocabulary")
+    return exposure_frame(df, valence_source=valence_source, response=response, item="word")
+
+
+# --------------------------------------------------------------------------- identity terms
+
+# Terms that appear in the identity lists but are also used as insults or slurs in some contexts. Their rank can
+# reflect that use rather than the group, so the chapter marks them instead of reading them as group attitudes.
+PEJORATIVE_IN_SOME_USES: dict[str, str] = {
+    "gay": "used as a generic insult ('that's so gay') in some slang",
+    "queer": "a reclaimed self-label that is still used as a slur",
+    "retarded": "a clinical label that became a common slur; HolisticBias marks it dispreferred",
+    "crippled": "dated and often derogatory; HolisticBias marks it dispreferred",
+    "dumb": "means 'unable to speak' but mostly used as 'stupid'",
+    "lame": "means 'unable to walk normally' but mostly used as 'uncool'",
+    "midget": "regarded as a slur by many people of short stature",
+    "redneck": "a class/regional label used mostly as an insult",
+    "hillbilly": "a regional label used mostly as an insult",
+    "ghetto": "used as an adjective meaning 'low-class'",
+    "illegal": "as a noun for immigrants ('illegals') it is widely considered dehumanising",
+    "oriental": "dated for people of East Asian descent and considered offensive",
+    "colored": "historically a segregation-era label; offensive in US usage",
+    "fat": "a descriptor also used as an insult (reclaimed by some fat-acceptance writers)",
+    "homosexual": "clinical term some style guides discourage as stigmatising",
+    "ginger": "used to tease red-haired people, especially in the UK",
+    "trailer trash": "a class label that is an insult by construction",
+}
+
+# Noun forms under which identity adjectives appear as EloEverything items (religions and ideologies).
+NOUN_FORMS: dict[str, tuple[str, ...]] = {
+    "christian": ("christianity",), "jewish": ("judaism", "jews"), "muslim": ("islam", "muslims"),
+    "buddhist": ("buddhism",), "hindu": ("hinduism",), "sikh": ("sikhism",), "catholic": ("catholicism",),
+    "protestant": ("protestantism",), "taoist": ("taoism",), "atheist": ("atheism",),
+    "liberal": ("liberalism",), "conservative": ("conservatism",), "socialist": ("socialism",),
+    "communist": ("communism",), "feminist": ("feminism",), "libertarian": ("libertarianism",),
+    "female": ("woman", "women"), "male": ("man", "men"),
+}
+
+
+def identity_terms() -> pd.DataFrame:
+    """HolisticBias descriptors and the Dixon et al. terms in one table.
+
+    Columns: term (lowercase), source ('holistic_bias', 'dixon' or 'both'), axis (HolisticBias axis; Dixon terms not
+    in HolisticBias get 'dixon_only'), bucket, hb_preference (HolisticBias's 'reviewed'/'dispreferred'/'polarizing'
+    label), pejorative_in_some_uses (bool), note (the reason, from PEJORATIVE_IN_SOME_USES).
+    """
+    from rmlib.data import load_dixon, load_holistic_bias
+
+    hb = load_holistic_bias()
+    hb = hb.assign(term=hb["descriptor"].str.lower().str.strip())
+    hb = hb.groupby("term", as_index=False).agg(axis=("axis", "first"), bucket=("bucket", "first"),
+                                                hb_preference=("preference", "first"))
+    dx = load_dixon().assign(term=lambda d: d["term"].str.lower().str.strip())[["term"]].drop_duplicates()
+    out = hb.merge(dx.assign(_dx=True), on="term", how="outer")
+    out["source"] = np.select([out["axis"].notna() & out["_dx"].eq(True), out["axis"].notna()],
+                              ["both", "holistic_bias"], "dixon")
+    out["axis"] = out["axis"].fillna("dixon_only")
+    out["pejorative_in_some_uses"] = out["term"].isin(PEJORATIVE_IN_SOME_USES)
+    out["note"] = out["term"].map(PEJORATIVE_IN_SOME_USES).fillna("")
+    return out[["term", "source", "axis", "bucket", "hb_preference", "pejorative_in_some_uses", "note"]]\
+        .sort_values(["axis", "term"], ignore_index=True)
+
+
+def _norm_item(s: str) -> str:
+    return re.sub(r"\s*\([^)]*\)\s*$", "", str(s)).strip().lower()
+
+
+def match_identity_items(items: Iterable[str], terms: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Which items (EloEverything titles, dictionary words) name an identity term, by strict rules only.
+
+    An item matches a term when, lowercased and without a trailing '(...)', it equals the term, the term + 's',
+    'term people', or a listed noun form (NOUN_FORMS: 'christian' -> 'christianity'). No substring matching: 'Black
+    hole' is not about people. Returns item, term, rule, plus the term's columns from identity_terms().
+    """
+    terms = identity_terms() if terms is None else terms
+    require_columns(terms, ["term"], "terms")
+    forms: dict[str, list[tuple[str, str]]] = {}
+    for t in terms["term"]:
+        for form, rule in [(t, "exact"), (t + "s", "plural"), (t + " people", "'people'")] + \
+                [(f, "noun form") for f in NOUN_FORMS.get(t, ())]:
+            forms.setdefault(form, []).append((t, rule))
+    rows = []
+    for item in dict.fromkeys(items):
+        for t, rule in forms.get(_norm_item(item), []):
+            rows.append((item, t, rule))
+    m = pd.DataFrame(rows, columns=["item", "term", "rule"])
+    return m.merge(terms, on="term", how="left")
+
+
+def percentile_ranks(df: pd.DataFrame, value: str = "score", by: Sequence[str] = ("model", "prompt_key"),
+                     item: str = "item") -> pd.Series:
+    """Percentile of each row's value within its group, 100 = top (the RM's favourite), 0 = bottom."""
+    require_columns(df, [value, item, *by])
+    return df.groupby(list(by), sort=False)[value].rank(pct=True, method="average") * 100.0
+
+
+def mean_with_ci(df: pd.DataFrame, value: str, by: Sequence[str], cluster: str | None = None,
+                 confidence: float = 0.95, n_resamples: int = 999, seed: int = 0) -> pd.DataFrame:
+    """Mean of ``value`` per group with a percentile bootstrap CI (scipy.stats.bootstrap).
+
+    With ``cluster`` (e.g. the term), values are first averaged per cluster, so a term that appears under three
+    prompts or as four tokens counts once: the CI is over terms, not over repeated rows. Returns *by, mean, ci_low,
+    ci_high, n (clusters).
+    """
+    from scipy import stats
+
+    by = list(by)
+    require_columns(df, [value, *by, *([cluster] if cluster else [])])
+    data = df.groupby(by + [cluster], sort=False, as_index=False)[value].mean() if cluster else df
+    rows = []
+    for key, g in data.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        v = g[value].dropna().to_numpy(float)
+        row = {**dict(zip(by, key)), "mean": float(v.mean()) if v.size else np.nan, "n": int(v.size)}
+        if v.size >= 3 and np.ptp(v) > 0:
+            ci = stats.bootstrap((v,), np.mean, n_resamples=n_resamples, confidence_level=confidence,
+                                 method="percentile", rng=np.random.default_rng(seed)).confidence_interval
+            row.update(ci_low=float(ci.low), ci_high=float(ci.high))
+        else:
+            row.update(ci_low=np.nan, ci_high=np.nan)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- chapter charts
+
+SLOPE_CELLS = {"s_pp": ("positive", "positive"), "s_pn": ("positive", "negative"),
+               "s_np": ("negative", "positive"), "s_nn": ("negative", "negative")}
+
+
+def framing_slopes_long(contrast: pd.DataFrame, label: str = "model") -> pd.DataFrame:
+    """The four slopes of :func:`framing_contrast` in long form: label, word_side, prompt_valence, slope, ci_low,
+    ci_high (one row per model x cell)."""
+    require_columns(contrast, [label, *SLOPE_CELLS], "contrast (from framing_contrast)")
+    rows = []
+    for r in contrast.itertuples(index=False):
+        d = r._asdict()
+        for c, (side, pv) in SLOPE_CELLS.items():
+            rows.append({label: d[label], "word_side": f"{side} words", "prompt_valence": f"{pv} prompts",
+                         "slope": d[c], "ci_low": d[f"{c}_ci_low"], "ci_high": d[f"{c}_ci_high"]})
+    return pd.DataFrame(rows)
+
+
+def framing_slopes_chart(contrast: pd.DataFrame, label: str = "model", title: str = ""):
+    """Dot-and-whisker of the four oriented slopes per model: one panel per word side, colour = prompt valence."""
+    import altair as alt
+
+    long = framing_slopes_long(contrast, label)
+    colour = alt.Color("prompt_valence:N", title="prompt", scale=alt.Scale(domain=["positive prompts", "negative prompts"],
+                                                                           range=["#4c78a8", "#e45756"]))
+    y = alt.Y(f"{label}:N", title=None, axis=alt.Axis(labelLimit=260))
+    base = alt.Chart().encode(y=y, yOffset="prompt_valence:N", color=colour)
+    rule = base.mark_rule().encode(x=alt.X("ci_low:Q", title="oriented slope (SD of score per valence point)"),
+                                   x2="ci_high:Q")
+    dots = base.mark_circle(size=50, opacity=1).encode(
+        x="slope:Q", tooltip=[f"{label}:N", "word_side:N", "prompt_valence:N", alt.Tooltip("slope:Q", format=".3f"),
+                              alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")])
+    zero = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(0))
+    return alt.layer(zero, rule, dots, data=long).properties(width=260).facet(
+        column=alt.Column("word_side:N", title=None, sort=["positive words", "negative words"]), title=title)
+
+
+def word_swarm_chart(words: pd.DataFrame, x: str = "valence", y: str = "oriented_y", label: str = "word",
+                     facet: str = "prompt_valence", color: str = "word_side", title: str = ""):
+    """Beeswarm of words: x = lexicon valence spread by :func:`swarm_offsets`, y = mean oriented score; one panel per
+    prompt valence. Give one row per word x panel (aggregate first: the chart embeds every row)."""
+    import altair as alt
+
+    require_columns(words, [x, y, label, facet, color])
+    d = words[[x, y, label, facet, color]].copy()
+    step = 0.8 / max(1.0, float(d.groupby([facet, x]).size().max()) ** 0.5)
+    d["x_swarm"] = d[x] + swarm_offsets(d, x, y, by=[facet], step=min(0.06, step * 0.3))
+    return alt.Chart(d, title=title).mark_circle(size=22, opacity=0.7).encode(
+        x=alt.X("x_swarm:Q", title=f"{x} (spread within each value)"),
+        y=alt.Y(f"{y}:Q", title="mean oriented score (z)"),
+        color=alt.Color(f"{color}:N", scale=alt.Scale(domain=["positive", "negative"], range=["#4c78a8", "#e45756"])),
+        tooltip=[f"{label}:N", alt.Tooltip(f"{x}:Q", format=".2f"), alt.Tooltip(f"{y}:Q", format=".2f")],
+    ).properties(width=300, height=260).facet(column=alt.Column(f"{facet}:N", title=None)).interactive()

