@@ -46,6 +46,51 @@ def lexicon(dictionary: str) -> pd.DataFrame:
     raise ValueError(f"dictionary must be one of {DICTIONARIES}, not {dictionary!r}")
 
 
+def sample_lexicon(lex: pd.DataFrame, per_category: int | None, seed: int = 0) -> list[str] | None:
+    """A seeded sample of ``per_category`` words from each category (None: all words, returned as None).
+
+    Chapters share it so that the same seed gives the same words, and so the same cached scores."""
+    if per_category is None:
+        return None
+    if per_category < 2:
+        raise ValueError(f"per_category must be >= 2 (ranks and tests need spread), got {per_category}")
+    return (lex.groupby("category", group_keys=False)
+               .apply(lambda g: g.sample(min(per_category, len(g)), random_state=seed))["word"].tolist())
+
+
+def instruct_evidence(model_id: str) -> dict:
+    """Is this LM base or instruction-tuned? Checked from what ships with it, not from its name in our registry.
+
+    Evidence: a chat template in the tokenizer (base models usually ship none), and for embedded GGUFs the file's own
+    metadata (general.name, general.finetune). Returns model, family, chat_template_shipped, gguf_name,
+    gguf_finetune, verdict (instruct | base | unknown), registry_says.
+    """
+    from rmlib.models import get_spec, load_tokenizer
+
+    spec = get_spec(model_id)
+    out = {"model": model_id, "family": spec.base, "chat_template_shipped": None, "gguf_name": None,
+           "gguf_finetune": None, "registry_says": {True: "instruct", False: "base"}.get(spec.instruct, "unknown")}
+    if spec.source == "tiny":
+        out["verdict"] = "unknown (tiny random model)"
+        return out
+    if spec.source == "embedded":
+        import gguf
+
+        from rmlib.embedded import EMBEDDED
+
+        fields = gguf.GGUFReader(EMBEDDED[spec.gguf].path()).fields
+        get = lambda k: fields[k].contents() if k in fields else None  # noqa: E731
+        out.update(gguf_name=get("general.name"), gguf_finetune=get("general.finetune"),
+                   chat_template_shipped=get("tokenizer.chat_template") is not None)
+    else:
+        out["chat_template_shipped"] = bool(getattr(load_tokenizer(model_id), "chat_template", None))
+    tags = " ".join(str(x) for x in (out["gguf_name"], out["gguf_finetune"]) if x).lower()
+    named = any(t in tags.replace("-", " ").split() for t in ("instruct", "it", "chat", "awq instruct"))
+    named = named or "instruct" in tags
+    out["verdict"] = "instruct" if (out["chat_template_shipped"] or named) else "base"
+    return out
+
+
 def design_prompts(prompt_keys: Sequence[str] | None = None) -> pd.DataFrame:
     """The factorial-54 prompts (prompt_key, prompt, adjective, valence, superlative, phrasing), optionally a subset."""
     from rmlib.data import load_prompts
@@ -108,12 +153,13 @@ def published_scores(dictionary: str = "big2", models: Sequence[str] | None = No
 
 
 def compute_scores(models: Sequence[str], dictionary: str = "big2", prompt_keys: Sequence[str] | None = None,
-                   words: Sequence[str] | None = None, dtype: str | None = None, progress: bool = False
-                   ) -> pd.DataFrame:
+                   words: Sequence[str] | None = None, dtype: str | None = None, progress: bool = False,
+                   head: str | None = None) -> pd.DataFrame:
     """Fresh scores: each lexicon word as the whole answer to each design prompt, via rmlib.compute.answer_rewards.
 
     RMs give their reward; LMs give the summed log-prob of the word's tokens under the same chat template
-    (reward_kind says which). ``words`` restricts the lexicon (tests, quick looks). Cached and resumable like every
+    (reward_kind says which); ``head='lm'`` forces log-probs for hub LMs the registry would load as RMs.
+    ``words`` restricts the lexicon (tests, quick looks). Cached and resumable like every
     rmlib score.
     """
     from rmlib.compute import answer_rewards
@@ -131,8 +177,19 @@ def compute_scores(models: Sequence[str], dictionary: str = "big2", prompt_keys:
     prompts = design_prompts(prompt_keys)
     info = model_info(models)
     frames = []
+    if head not in (None, "lm"):
+        raise ValueError(f"head must be None (the registry's kind) or 'lm' (force log-probs), not {head!r}")
     for m in models:
-        r = answer_rewards(m, prompts["prompt"].tolist(), lex["word"].tolist(), dtype=dtype, progress=progress)
+        if head == "lm":  # hub LMs (e.g. a base/instruct pair) are not in the registry as LMs
+            from rmlib.compute import LM_LOGPROB
+            from rmlib.models import load_model
+            from rmlib.sweep import score_answers
+
+            lm = load_model(m, head="lm", dtype=dtype)
+            r = score_answers(lm, prompts["prompt"].tolist(), lex["word"].tolist(), progress=progress)
+            r = r.assign(reward=r["logprob"], reward_kind=LM_LOGPROB)
+        else:
+            r = answer_rewards(m, prompts["prompt"].tolist(), lex["word"].tolist(), dtype=dtype, progress=progress)
         r = r.rename(columns={"answer": "word"})[["prompt", "word", "n_tokens", "reward", "reward_kind"]]
         frames.append(r.assign(model=m).rename(columns={"reward": "score"}))
     out = pd.concat(frames, ignore_index=True)
