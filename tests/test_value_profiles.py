@@ -230,3 +230,11 @@ def test_lm_logprobs_and_rm_scores_share_one_conversation_template(tmp_path):
         logp_bare = torch.log_softmax(lm.model(torch.tensor([bare])).logits[0].float(), -1)
         other = sum(float(logp_bare[len(bare) - len(ids) - 1 + k, t]) for k, t in enumerate(ids))
         assert abs(other - want) > 1e-3
+
+
+def test_embedded_base_and_instruct_checked_from_metadata():
+    ev = {m: vp.instruct_evidence(m) for m in ("gemma3-270m", "smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct")}
+    assert ev["gemma3-270m"]["verdict"] == "base" and ev["gemma3-270m"]["chat_template_shipped"] is False
+    assert ev["smollm2-135m-instruct"]["verdict"] == "instruct" and ev["smollm2-135m-instruct"]["chat_template_shipped"]
+    assert ev["qwen2.5-coder-0.5b-instruct"]["verdict"] == "instruct"
+    assert "instruct" in ev["qwen2.5-coder-0.5b-instruct"]["gguf_finetune"].lower()
