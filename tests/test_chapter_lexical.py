@@ -66,3 +66,37 @@ def test_framing_compute_smollm2(tmp_path):
     assert "Token level, computed now" in md and "implicit" in md
     row = r["contrast"]["afinn"][0]
     assert row["label"] == f"{SMOLLM2} (implicit)" and row["n_words"] > 500
+
+
+# --------------------------------------------------------------------------- mere exposure
+
+def test_mere_exposure_published_tiny(tmp_path):
+    from rmlib.regression import cell_slopes, share_positive
+
+    r, md, n_charts = _run("mere_exposure", tmp_path)
+    assert r["mode"] == "published" and r["level"] == "word" and len(r["models"]) == 2
+    assert set(r["by_source"]) == {"bnc", "wordfreq", "wordfreq, BNC words only"}
+    assert r["coverage"]["bnc"] < r["coverage"]["wordfreq"]  # BNC lists only common words
+    # the chapter's share is the library's share
+    scores = lexical.published_word_scores(r["models"], r["prompts"]).assign(label=lambda d: d["nickname"])
+    d = lexical.exposure_frame(scores).dropna(subset=["zipf_wordfreq"])
+    cells = cell_slopes(d, y="y", x="zipf_wordfreq", covariates=["valence"], groups=["label", "prompt_key"])
+    s = r["by_source"]["wordfreq"]["share"]
+    assert s == pytest.approx(share_positive(cells))
+    b = r["by_source"]["wordfreq"]["baseline"]
+    assert 0 <= b["null_low"] <= b["null_mean"] <= b["null_high"] <= 1
+    assert f"{s['n_positive']} of {s['n_cells']} cells positive" in md
+    assert ("is **not** beyond" in md) or ("**is beyond**" in md)
+    assert "published-mode" in md and r["kl"] == [] and n_charts >= 3
+    assert len(r["pooled"]) == 2 * 2  # models x frequency sources
+
+
+def test_mere_exposure_compute_smollm2(tmp_path):
+    _needs_smollm2()
+    r, md, _ = _run("mere_exposure", tmp_path, MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"],
+                    N_PERM=10)
+    assert r["level"] == "token" and r["reward_kinds"] == ["LM log-prob (implicit reward)"]
+    # the implicit RM's reward is its own log-prob: the KL comparison is the identity, and the prose says so
+    assert len(r["kl"]) == 2 and all(k["rho_reward_vs_lm_logprob"] == pytest.approx(1.0) for k in r["kl"])
+    assert all(k["reward_slope"] == pytest.approx(k["lm_slope"]) for k in r["kl"])
+    assert "No trained RM was given" in md

@@ -195,3 +195,65 @@ def test_ci_verdict_and_swarm_offsets():
     pts = pd.DataFrame({"v": [1, 1, 1, 1, 2], "y": [0.0, 0.0, 0.0, 0.0, 0.0]})
     off = lexical.swarm_offsets(pts, "v", "y", step=0.1)
     assert np.allclose(sorted(off[:4]), [-0.1, 0.0, 0.1, 0.2]) and off[4] == 0.0  # spread, no two points coincide
+
+
+# --------------------------------------------------------------------------- mere exposure
+
+def _planted_exposure(b_pos: float, b_neg: float, n_words: int = 300, n_prompts: int = 6, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    zipf = rng.uniform(2, 6, n_words)
+    val = rng.integers(-3, 4, n_words).astype(float)
+    word_effect = rng.normal(0, 0.5, n_words)
+    rows = []
+    for p in range(n_prompts):
+        pv = "positive" if p % 2 == 0 else "negative"
+        sign = 1 if pv == "positive" else -1
+        b = b_pos if pv == "positive" else b_neg
+        y = b * zipf + 0.3 * sign * val + word_effect + rng.normal(0, 0.5, n_words)
+        rows.append(pd.DataFrame({"model": "m", "prompt_key": f"p{p}", "prompt_valence": pv, "word": np.arange(n_words),
+                                  "zipf": zipf, "valence": val, "y": y}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_pooled_frequency_slopes_planted_effect_and_null():
+    out = lexical.pooled_frequency_slopes(_planted_exposure(0.4, 0.0), "zipf").iloc[0]
+    assert out["slope_positive_ci_low"] < 0.4 < out["slope_positive_ci_high"] and out["slope_positive_ci_low"] > 0
+    assert out["slope_negative_ci_low"] < 0 < out["slope_negative_ci_high"]  # planted null under negative prompts
+    assert out["difference"] == pytest.approx(0.4, abs=0.1)
+
+
+def test_shuffled_baseline_centres_on_half_and_planted_share_is_high():
+    """Cells share their words, so the word-level shuffle moves all cells together: its mean is about 1/2 whatever
+    the data, while a planted slope puts every cell positive and a planted null about half."""
+    from rmlib.regression import cell_slopes, share_positive, shuffled_share_baseline
+
+    for b in (0.3, 0.0):
+        d = _planted_exposure(b, b, n_prompts=10, seed=3)
+        cells = cell_slopes(d, y="y", x="zipf", covariates=["valence"], groups=["model", "prompt_key"])
+        null = shuffled_share_baseline(d, y="y", x="zipf", covariates=["valence"], groups=["model", "prompt_key"],
+                                       n_perm=200, seed=0)
+        assert 0.35 < null.mean() < 0.65
+        share = share_positive(cells)["share"]
+        assert share == 1.0 if b else 0.1 <= share <= 0.9
+
+
+def test_exposure_frame_joins_frequency_and_valence():
+    scores = pd.DataFrame({"model": "m", "prompt_key": "p", "word": ["love", "hate", "the", "qzxqzxq", "kettle"],
+                           "score": [3.0, -1.0, 0.5, 0.0, 0.2]})
+    e = lexical.exposure_frame(scores).set_index("word")
+    assert e.loc["love", "valence"] > 0 > e.loc["hate", "valence"] and e.loc["kettle", "valence"] == 0  # AFINN: 0
+    assert np.isnan(e.loc["qzxqzxq", "zipf_wordfreq"]) and np.isnan(e.loc["kettle", "zipf_bnc"])
+    assert e.loc["the", "zipf_wordfreq"] > e.loc["love", "zipf_wordfreq"]
+    assert abs(e["y"].mean()) < 1e-12
+    w = lexical.exposure_frame(scores, valence_source="warriner").set_index("word")
+    assert np.isnan(w.loc["qzxqzxq", "valence"])  # Warriner: unlisted stays missing
+
+
+def test_token_exposure_frame_keeps_word_like_tokens_only():
+    ts = pd.DataFrame({"model": "m", "prompt_key": "p", "token_id": range(6),
+                       "text": [" Love", "love", "!!", "123", " don't", "\n"], "score": [1.0, 2, 3, 4, 5, 6]})
+    t = lexical.token_exposure_frame(ts)
+    assert t["word"].tolist() == ["love", "love", "don't"]
+    assert t["zipf_wordfreq"].notna().all()
+    with pytest.raises(ValueError, match="word-like"):
+        lexical.token_exposure_frame(ts.iloc[2:4])

@@ -28,7 +28,8 @@ __all__ = [
     "published_elo_scores", "compute_token_scores", "reference_lm", "tokens_to_words", "standardise",
     "framing_frame", "framing_cell_slopes", "framing_contrast", "ci_verdict", "swarm_offsets",
     "framing_slopes_long", "framing_slopes_chart", "word_swarm_chart",
-    "exposure_frame", "token_exposure_frame",
+    "exposure_frame", "token_exposure_frame", "attach_reference_logprob", "pooled_frequency_slopes",
+    "cell_strip_chart",
     "identity_terms", "match_identity_items", "percentile_ranks", "mean_with_ci",
 ]
 
@@ -452,6 +453,69 @@ def token_exposure_frame(token_scores: pd.DataFrame, valence_source: str = "afin
     if df.empty:
         raise ValueError("no swept token is word-like; sweep more of the vocabulary")
     return exposure_frame(df, valence_source=valence_source, response=response, item="word")
+
+
+def attach_reference_logprob(token_scores: pd.DataFrame, progress: bool = False) -> pd.DataFrame:
+    """Add each token's log-prob under the model's reference LM (:func:`reference_lm`) under the same prompt.
+
+    Adds reference_lm (None when unknown, e.g. a hub RM) and lm_logprob (NaN then). For an LM the reference is the
+    model itself, so lm_logprob equals its reward. Token ids are joined as is: an RM trained by rmlib keeps its base
+    model's tokenizer.
+    """
+    from rmlib.compute import token_rewards
+
+    require_columns(token_scores, ["model", "prompt", "token_id", "score"], "token_scores")
+    parts = []
+    for m, g in token_scores.groupby("model", sort=False):
+        ref = reference_lm(m)
+        g = g.assign(reference_lm=ref, lm_logprob=np.nan)
+        if ref is not None:
+            for prompt, gp in g.groupby("prompt", sort=False):
+                lp = token_rewards(ref, prompt, tokens=gp["token_id"].to_numpy(), progress=progress)
+                g.loc[gp.index, "lm_logprob"] = gp["token_id"].map(lp.set_index("token_id")["reward"]).to_numpy()
+        parts.append(g)
+    return pd.concat(parts)
+
+
+def pooled_frequency_slopes(df: pd.DataFrame, x: str, label: str = "model", valence: str = "valence",
+                            alpha: float = 0.05) -> pd.DataFrame:
+    """Per model, the slope of y on ``x`` under positive and under negative prompts, pooled over prompts, with
+    standard errors clustered by word (rmlib.regression.slope_difference).
+
+    The valence covariate is oriented (valence under positive prompts, -valence under negative ones), because an RM
+    that follows the prompt rewards valence in opposite directions under the two kinds of prompt.
+    Returns label, slope_negative, slope_positive (each with _ci_low/_ci_high), difference (positive - negative)
+    with CI and p, n.
+    """
+    from rmlib.regression import slope_difference
+
+    require_columns(df, [label, "prompt_valence", "word", "y", x, valence])
+    d = df.dropna(subset=[x, valence])
+    d = d.assign(_oriented_valence=np.where(d["prompt_valence"] == "positive", 1.0, -1.0) * d[valence])
+    out = slope_difference(d, y="y", x=x, condition="prompt_valence", levels=("negative", "positive"),
+                           covariates=["_oriented_valence"], groups=[label], cluster="word", alpha=alpha)
+    ren = {"slope_a": "slope_negative", "slope_b": "slope_positive"}
+    out = out.rename(columns={c: c.replace(k, v) for c in out.columns for k, v in ren.items() if c.startswith(k)})
+    return out.drop(columns=["condition_a", "condition_b"])
+
+
+def cell_strip_chart(cells: pd.DataFrame, label: str = "model", facet: str = "source", title: str = ""):
+    """Every model x prompt cell's slope as a dot (jittered vertically), colour = prompt valence, one panel per
+    ``facet``; a dashed line at 0."""
+    import altair as alt
+
+    require_columns(cells, [label, "prompt_key", "prompt_valence", "slope", facet])
+    d = cells[[label, "prompt_key", "prompt_valence", "slope", facet]]
+    colour = alt.Color("prompt_valence:N", title="prompt", scale=alt.Scale(domain=["positive", "negative"],
+                                                                          range=["#4c78a8", "#e45756"]))
+    dots = alt.Chart().mark_circle(size=28, opacity=0.6).encode(
+        x=alt.X("slope:Q", title="slope of standardised score per Zipf unit"),
+        y=alt.Y(f"{label}:N", title=None, axis=alt.Axis(labelLimit=260)), yOffset="jitter:Q", color=colour,
+        tooltip=[f"{label}:N", "prompt_key:N", alt.Tooltip("slope:Q", format=".3f")],
+    ).transform_calculate(jitter="sqrt(-2*log(random()))*cos(2*PI*random())")
+    zero = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(0))
+    return alt.layer(zero, dots, data=d).properties(width=300).facet(column=alt.Column(f"{facet}:N", title=None),
+                                                                      title=title)
 
 
 # --------------------------------------------------------------------------- identity terms
