@@ -9,7 +9,7 @@ from rmlib.charts import _require, _tooltip
 
 def median_rank_chart(model_medians: pd.DataFrame, *, category: str = "category", valence: str = "valence",
                       family: str = "family", title: str = "", width: int = 160, height: int = 260) -> alt.FacetChart:
-    """Median within-prompt rank per family × category × valence, one dot per model and a bar per family mean.
+    """Median within-prompt rank per family × category × valence, one dot per model and a tick at the family mean.
 
     Input: one row per model × category × valence (``family_analysis(...)['model_medians']``). The y axis is
     reversed so that a category ranked higher (rank 1 = top) sits higher.
@@ -21,7 +21,7 @@ def median_rank_chart(model_medians: pd.DataFrame, *, category: str = "category"
     tips = [c for c in ("model", "nickname", family, category, valence, "median_rank") if c in d.columns]
     y = alt.Y("median_rank:Q", title="median rank (1 = top)", scale=alt.Scale(reverse=True, zero=False))
     xoff = alt.XOffset(f"{family}:N")
-    bars = alt.Chart().mark_bar(opacity=0.25).encode(
+    bars = alt.Chart().mark_tick(thickness=3, size=26, opacity=0.8).encode(
         x=alt.X(f"{category}:N", title=None, axis=alt.Axis(labelAngle=-40)), xOffset=xoff,
         y=alt.Y("mean(median_rank):Q", title="median rank (1 = top)", scale=alt.Scale(reverse=True, zero=False)),
         color=alt.Color(f"{family}:N"))
