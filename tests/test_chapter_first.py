@@ -53,7 +53,8 @@ def test_elo_misalignment(tmp_path, data_ready):
 
 
 def test_heterogeneity_published_and_compute(tmp_path, data_ready):
-    r, md, n_charts = run("heterogeneity", tmp_path, MODE="both", TOKENS=300)
+    r, md, n_charts = run("heterogeneity", tmp_path, MODE="both", TOKENS=300, N_ITEMS=200, N_SHUFFLES=2,
+                          N_PERMUTATIONS=199)
     pub, comp = r["runs"]["published"], r["runs"]["compute"]
     k = np.array([[pub["kendall"][a][b] for b in pub["kendall"]] for a in pub["kendall"]])
     assert np.allclose(k, k.T) and np.allclose(np.diag(k), 1)
