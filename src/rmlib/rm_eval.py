@@ -226,3 +226,22 @@ def evaluate_run(name: str, steps: list[int] | None = None, lexicon: pd.DataFram
         metrics.append(m)
         profiles.append(p)
     return pd.concat(metrics, ignore_index=True), pd.concat(profiles, ignore_index=True)
+
+
+# ---------------------------------------------------------------- charts (the fine-tuning chapter's)
+
+def trajectory_chart(profiles: pd.DataFrame, prompt_label: str = "positive", title: str = ""):
+    """Median rank share of each category vs training step, one panel per base (0 = top of the ranking)."""
+    import altair as alt
+
+    d = profiles[profiles["prompt_label"] == prompt_label]
+    d = d.groupby(["base_model", "category", "step"], as_index=False)["median_rank_share"].mean()
+    if d.empty:
+        raise EvalError(f"no profile rows for prompt {prompt_label!r}")
+    return (alt.Chart(d, title=title or f"Value profile over training ({prompt_label} prompt)")
+            .mark_line(point=True)
+            .encode(x=alt.X("step:Q", title="training step"),
+                    y=alt.Y("median_rank_share:Q", title="median rank share (0 = top)", scale=alt.Scale(reverse=True)),
+                    color="category:N", column=alt.Column("base_model:N", title=None),
+                    tooltip=["base_model", "category", "step", alt.Tooltip("median_rank_share:Q", format=".3f")])
+            .properties(width=200, height=180))

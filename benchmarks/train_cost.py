@@ -1,0 +1,66 @@
+"""Cost of RM training with the fine-tuning chapter's parameters: training pairs per second per base.
+
+Runs a few optimizer steps per base (the first one is warm-up and not counted) and reports the steady
+throughput, so the chapter's full-run budget can be set from it: seconds ~ n_pairs / pairs_per_s.
+
+    .venv/bin/python benchmarks/train_cost.py --steps 6 --threads 2
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+
+import torch
+from transformers import TrainerCallback
+
+from rmlib.models import local_rm_dir
+from rmlib.train import TrainConfig, train
+
+
+class StepTimer(TrainerCallback):
+    def __init__(self):
+        self.times = []
+
+    def on_step_begin(self, args, state, control, **kw):
+        self.t0 = time.perf_counter()
+
+    def on_step_end(self, args, state, control, **kw):
+        self.times.append(time.perf_counter() - self.t0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--bases", nargs="+", default=["smollm2-135m-instruct", "gemma3-270m",
+                                                    "qwen2.5-coder-0.5b-instruct"])
+    ap.add_argument("--source", default="hh_rlhf_harmless")
+    ap.add_argument("--steps", type=int, default=6)
+    ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--max-len", type=int, default=64)
+    ap.add_argument("--method", default="last_n")
+    ap.add_argument("--n-layers", type=int, default=4)
+    ap.add_argument("--dtype", default="bfloat16")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    print(f"threads={a.threads} method={a.method} n_layers={a.n_layers} batch={a.batch_size} max_len={a.max_len} "
+          f"dtype={a.dtype} source={a.source}")
+    for base in a.bases:
+        name = f"bench-train-{base}"
+        shutil.rmtree(local_rm_dir(name), ignore_errors=True)
+        cfg = TrainConfig(name=name, base=base, sources=[a.source], n_pairs=a.steps * a.batch_size, n_test=8,
+                          steps=a.steps, batch_size=a.batch_size, max_len=a.max_len, method=a.method,
+                          n_layers=a.n_layers, save_every=10 ** 6, dtype=a.dtype)
+        timer = StepTimer()
+        t0 = time.perf_counter()
+        train(cfg, progress=False, callbacks=[timer])
+        total = time.perf_counter() - t0
+        steady = timer.times[1:] or timer.times
+        per_step = sum(steady) / len(steady)
+        print(f"{base}: {a.batch_size / per_step:.2f} pairs/s ({per_step:.2f} s/step over {len(steady)} steps; "
+              f"whole call incl. load+export {total:.0f} s)", flush=True)
+        shutil.rmtree(local_rm_dir(name), ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
