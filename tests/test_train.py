@@ -191,3 +191,19 @@ def test_data_is_tokenizer_independent():
     a, b = prepare(c), prepare(cfg("prep-check", base="tiny-gemma3", n_pairs=20))
     assert data_hash(a["train"]) == data_hash(b["train"]) and a["steps"] == b["steps"]
     assert all(len(x) <= 96 for x in a["train"]["chosen_ids"]) and all(len(x) <= 96 for x in b["train"]["chosen_ids"])
+
+
+@pytest.mark.parametrize("method", ["last_n", "lora"])
+def test_partial_methods_train_only_their_parameters_and_export_plain_rms(method):
+    r = train(cfg(f"method-{method}", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, lr=1e-2,
+                  method=method, n_layers=1, save_every=2, dtype="bfloat16"), progress=False)
+    init = load_model("tiny-qwen2", head="rm", dtype="float32", allow_untrained_head=True, seed=0).model.state_dict()
+    w = _weights(r.run_dir)
+    assert w.keys() == init.keys()  # LoRA is merged: the export is a plain *ForSequenceClassification RM
+    changed = {k for k in w if not torch.allclose(w[k], init[k])}
+    assert "score.weight" in changed and "model.embed_tokens.weight" not in changed
+    if method == "last_n":
+        assert changed and all(k.startswith(("model.layers.1.", "model.norm", "score")) for k in changed), changed
+    else:
+        assert any(k.startswith("model.layers.0.") for k in changed)
+        assert not any("norm" in k for k in changed)  # LoRA adapts linear layers only
