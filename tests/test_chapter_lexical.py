@@ -100,3 +100,34 @@ def test_mere_exposure_compute_smollm2(tmp_path):
     assert len(r["kl"]) == 2 and all(k["rho_reward_vs_lm_logprob"] == pytest.approx(1.0) for k in r["kl"])
     assert all(k["reward_slope"] == pytest.approx(k["lm_slope"]) for k in r["kl"])
     assert "No trained RM was given" in md
+
+
+# --------------------------------------------------------------------------- identity terms
+
+def test_identity_terms_published_tiny(tmp_path):
+    r, md, n_charts = _run("identity_terms", tmp_path)
+    assert r["mode"] == "published" and r["reward_kinds"] == ["RM score"] and r["elo"]["n_models"] == 2
+    items = {row["item"]: row for row in r["elo"]["items"]}
+    assert "Christianity" in items and "Shorts" not in items and "Black hole" not in items
+    # the chapter's gaps are the library's gaps
+    elo = lexical.published_elo_scores(r["models"])
+    ranks = lexical.identity_elo_ranks(elo, lexical.match_identity_items(elo["item"].unique()))
+    expect = ranks[ranks["item"] == "Christianity"]["gap"].mean()
+    assert items["Christianity"]["gap"] == pytest.approx(expect)
+    assert all(-100 <= row["gap"] <= 100 for row in items.values())
+    worst = min(items.values(), key=lambda row: row["gap"])
+    assert f"({worst['gap']:+.0f})" in md  # the largest negative gap is stated with its computed value
+    assert r["words"]["level"] == "word" and r["words"]["n_universe"] > 500
+    assert "cannot show" in "".join(json.loads((tmp_path / "identity_terms.ipynb").read_text())["cells"][-2]["source"])
+    assert r["n_flagged"] == sum(lexical.identity_terms()["pejorative_in_some_uses"]) and n_charts >= 3
+
+
+def test_identity_terms_compute_smollm2(tmp_path):
+    _needs_smollm2()
+    r, md, _ = _run("identity_terms", tmp_path, MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"])
+    assert "elo" not in r and r["words"]["level"] == "token"
+    assert r["reward_kinds"] == ["LM log-prob (implicit reward)"]
+    rows = r["words"]["rows"]
+    assert len({row["word"] for row in rows}) > 20
+    assert all(row["token_pct_min"] <= row["token_pct_max"] and row["n_variants"] >= 1 for row in rows)
+    assert "Single tokens are fragile evidence" in md and "implicit reward" in md

@@ -257,3 +257,77 @@ def test_token_exposure_frame_keeps_word_like_tokens_only():
     assert t["zipf_wordfreq"].notna().all()
     with pytest.raises(ValueError, match="word-like"):
         lexical.token_exposure_frame(ts.iloc[2:4])
+
+
+# --------------------------------------------------------------------------- identity terms
+
+def test_identity_terms_table_and_flags():
+    t = lexical.identity_terms()
+    assert t["term"].is_unique and (t["term"] == t["term"].str.lower()).all()
+    assert int((t["source"] != "holistic_bias").sum()) == 50  # every Dixon term is present
+    assert not (t["axis"] == "dixon_only").any()  # DIXON_AXES places the Dixon-only terms
+    assert t.set_index("term").loc["canadian", "axis"] == "nationality"
+    flagged = t[t["pejorative_in_some_uses"]]
+    assert {"gay", "queer", "retarded"} <= set(flagged["term"])
+    assert (flagged["note"].str.len() > 10).all()  # each flag carries its reason
+    assert all(len(r) > 10 for r in lexical.PEJORATIVE_IN_SOME_USES.values())
+
+
+def test_match_identity_items_uses_strict_rules():
+    items = ["Christianity", "Black people", "Black hole", "Americans", "Gay", "Shorts", "Islam (religion)", "Lesbian bar"]
+    m = lexical.match_identity_items(items)
+    got = dict(zip(m["item"], m["term"]))
+    assert got == {"Christianity": "christian", "Black people": "black", "Americans": "american", "Gay": "gay",
+                   "Islam (religion)": "muslim"}  # no substring matches; 'Shorts' is a known false friend
+    assert set(m["rule"]) == {"noun form", "'people'", "plural", "exact"}
+    amb = lexical.match_identity_items(items, include_ambiguous=True)
+    assert amb.loc[amb["item"] == "Shorts", "ambiguous"].item() == lexical.AMBIGUOUS_ITEMS["shorts"]
+
+
+def test_identity_elo_ranks_percentiles_and_gap():
+    n = 200
+    rng = np.random.default_rng(0)
+    elo = pd.DataFrame({"model": "m", "prompt_key": "p", "item": [f"i{k}" for k in range(n - 2)] + ["Gay", "Americans"],
+                        "elo_score": np.arange(n, dtype=float)})
+    elo["score"] = rng.normal(size=n)
+    elo.loc[elo["item"] == "Gay", "score"] = -10.0  # the RM's lowest; people's second highest
+    elo.loc[elo["item"] == "Americans", "score"] = 10.0  # the RM's highest; people's highest
+    r = lexical.identity_elo_ranks(elo, lexical.match_identity_items(elo["item"])).set_index("item")
+    assert r.loc["Gay", "model_pct"] == pytest.approx(100 / n) and r.loc["Gay", "human_pct"] == pytest.approx(99.5)
+    assert r.loc["Gay", "gap"] == pytest.approx(100 / n - 99.5)
+    assert r.loc["Americans", "gap"] == pytest.approx(0.0)
+    assert r.loc["Gay", "pejorative_in_some_uses"]
+
+
+def test_identity_word_ranks_flip_human_ranking_under_negative_prompts():
+    words = ["love", "war", "catholic", "elderly", "table", "murder"]
+    rows = []
+    for pk, pv in [("best", "positive"), ("worst", "negative")]:
+        for k, w in enumerate(words):
+            rows.append({"model": "m", "prompt_key": pk, "prompt_valence": pv, "word": w, "score": float(k)})
+    wr = lexical.identity_word_ranks(pd.DataFrame(rows))
+    assert set(wr["word"]) == {"catholic", "elderly"} and (wr["n_universe"] == 6).all()
+    for w in ("catholic", "elderly"):
+        pos, neg = (wr[(wr.word == w) & (wr.prompt_valence == v)].iloc[0] for v in ("positive", "negative"))
+        assert pos["model_pct"] == neg["model_pct"]
+        assert pos["human_pct"] + neg["human_pct"] == pytest.approx(100.0)  # flipped under negative prompts
+        assert pos["gap"] == pytest.approx(pos["model_pct"] - pos["human_pct"])
+
+
+def test_token_word_scores_group_spellings_and_report_spread():
+    ts = pd.DataFrame({"model": "m", "prompt_key": "p", "prompt_valence": "positive",
+                       "text": [" Gay", "gay", "GAY", " table", "!!"]
+                       + [f" filler{chr(97 + k % 26)}{chr(97 + k // 26)}" for k in range(95)],
+                       "score": [10.0, -10.0, 0.0, 1.0, 5.0] + list(np.linspace(-5, 5, 95))})
+    w = lexical.token_word_scores(ts).set_index("word")
+    assert "!!" not in w.index
+    assert w.loc["gay", "n_variants"] == 3 and w.loc["gay", "score"] == pytest.approx(0.0)
+    assert w.loc["gay", "token_pct_max"] - w.loc["gay", "token_pct_min"] > 90  # one spelling alone would mislead
+
+
+def test_mean_with_ci_counts_clusters_not_rows():
+    df = pd.DataFrame({"axis": ["a"] * 9, "term": list("xxxyyyzzz"), "gap": [1, 1, 1, 5, 5, 5, 9, 9, 9.0]})
+    out = lexical.mean_with_ci(df, "gap", ["axis"], cluster="term").iloc[0]
+    assert out["n"] == 3 and out["mean"] == 5 and out["ci_low"] < 5 < out["ci_high"]
+    small = lexical.mean_with_ci(df[df.term != "z"], "gap", ["axis"], cluster="term").iloc[0]
+    assert small["n"] == 2 and np.isnan(small["ci_low"])  # too few terms for an interval

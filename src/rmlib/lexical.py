@@ -23,14 +23,15 @@ import statsmodels.api as sm
 from rmlib.stats import require_columns
 
 __all__ = [
-    "AFFECT_SOURCES", "FREQUENCY_SOURCES", "PEJORATIVE_IN_SOME_USES", "NOUN_FORMS",
+    "AFFECT_SOURCES", "FREQUENCY_SOURCES", "PEJORATIVE_IN_SOME_USES", "NOUN_FORMS", "DIXON_AXES", "AMBIGUOUS_ITEMS",
     "affect_table", "word_affect", "frequency_table", "prompt_table", "published_word_scores",
     "published_elo_scores", "compute_token_scores", "reference_lm", "tokens_to_words", "standardise",
     "framing_frame", "framing_cell_slopes", "framing_contrast", "ci_verdict", "swarm_offsets",
     "framing_slopes_long", "framing_slopes_chart", "word_swarm_chart",
     "exposure_frame", "token_exposure_frame", "attach_reference_logprob", "pooled_frequency_slopes",
     "cell_strip_chart",
-    "identity_terms", "match_identity_items", "percentile_ranks", "mean_with_ci",
+    "identity_terms", "match_identity_items", "identity_elo_ranks", "identity_word_ranks", "token_word_scores",
+    "percentile_ranks", "mean_with_ci",
 ]
 
 AFFECT_SOURCES = ("afinn", "vader", "warriner")
@@ -174,15 +175,17 @@ def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequ
 def published_elo_scores(models: Sequence[str] | None = None) -> pd.DataFrame:
     """The paper RMs' scores for the 7,530 EloEverything items under 3 prompts, with the human Elo ratings.
 
-    Columns: level ('word': items are whole answers, often several words), model, reward_kind, prompt_key, prompt,
-    item, score, elo_score, elo_rank, elo_matches.
+    Columns: level ('word': items are whole answers, often several words), model, nickname, reward_kind, prompt_key,
+    prompt, item, score, elo_score, elo_rank, elo_matches.
     """
     from rmlib.data import load_elo
+    from rmlib.data._models import model_table
 
     long = load_elo("long")
     models = _check_models(models, long["model"].unique(), "paper RMs")
     out = long[long["model"].isin(models)].assign(level="word", reward_kind=RM_SCORE)
-    return out[["level", "model", "reward_kind", "prompt_key", "prompt", "item", "score", "elo_score", "elo_rank",
+    out = out.merge(model_table()[["model", "nickname"]], on="model", how="left")
+    return out[["level", "model", "nickname", "reward_kind", "prompt_key", "prompt", "item", "score", "elo_score", "elo_rank",
                 "elo_matches"]].reset_index(drop=True)
 
 
@@ -553,24 +556,42 @@ NOUN_FORMS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Dixon et al. terms that HolisticBias does not list in the same spelling, placed on the HolisticBias axis they belong to.
+DIXON_AXES: dict[str, str] = {"african american": "race_ethnicity", "canadian": "nationality",
+                              "japanese": "nationality", "middle aged": "age", "millenial": "cultural"}
+
+# Items that match an identity term by the rules of match_identity_items but mostly mean something else. They are
+# left out by default, each with the reason, so that a spice or a pair of shorts is not read as a group of people.
+AMBIGUOUS_ITEMS: dict[str, str] = {
+    "shorts": "clothing, not people who are short",
+    "country": "the word or country music, not a cultural group",
+    "latin": "the language",
+    "ginger": "the spice and plant as much as red hair",
+    "white": "the colour as much as the group",
+    "straight": "mostly the geometric/ordinary sense",
+    "older": "a comparative, not a group",
+    "slow": "mostly the ordinary sense",
+}
+
+
 def identity_terms() -> pd.DataFrame:
     """HolisticBias descriptors and the Dixon et al. terms in one table.
 
     Columns: term (lowercase), source ('holistic_bias', 'dixon' or 'both'), axis (HolisticBias axis; Dixon terms not
-    in HolisticBias get 'dixon_only'), bucket, hb_preference (HolisticBias's 'reviewed'/'dispreferred'/'polarizing'
+    in HolisticBias get theirs from DIXON_AXES), bucket, hb_preference (HolisticBias's 'reviewed'/'dispreferred'/'polarizing'
     label), pejorative_in_some_uses (bool), note (the reason, from PEJORATIVE_IN_SOME_USES).
     """
     from rmlib.data import load_dixon, load_holistic_bias
 
     hb = load_holistic_bias()
     hb = hb.assign(term=hb["descriptor"].str.lower().str.strip())
-    hb = hb.groupby("term", as_index=False).agg(axis=("axis", "first"), bucket=("bucket", "first"),
-                                                hb_preference=("preference", "first"))
+    hb = hb.groupby("term", as_index=False).agg({"axis": "first", "bucket": "first", "preference": "first"})\
+        .rename(columns={"preference": "hb_preference"})  # a term listed under two axes keeps its first
     dx = load_dixon().assign(term=lambda d: d["term"].str.lower().str.strip())[["term"]].drop_duplicates()
     out = hb.merge(dx.assign(_dx=True), on="term", how="outer")
     out["source"] = np.select([out["axis"].notna() & out["_dx"].eq(True), out["axis"].notna()],
                               ["both", "holistic_bias"], "dixon")
-    out["axis"] = out["axis"].fillna("dixon_only")
+    out["axis"] = out["axis"].fillna(out["term"].map(DIXON_AXES)).fillna("dixon_only")
     out["pejorative_in_some_uses"] = out["term"].isin(PEJORATIVE_IN_SOME_USES)
     out["note"] = out["term"].map(PEJORATIVE_IN_SOME_USES).fillna("")
     return out[["term", "source", "axis", "bucket", "hb_preference", "pejorative_in_some_uses", "note"]]\
@@ -581,12 +602,14 @@ def _norm_item(s: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", str(s)).strip().lower()
 
 
-def match_identity_items(items: Iterable[str], terms: pd.DataFrame | None = None) -> pd.DataFrame:
+def match_identity_items(items: Iterable[str], terms: pd.DataFrame | None = None,
+                         include_ambiguous: bool = False) -> pd.DataFrame:
     """Which items (EloEverything titles, dictionary words) name an identity term, by strict rules only.
 
     An item matches a term when, lowercased and without a trailing '(...)', it equals the term, the term + 's',
     'term people', or a listed noun form (NOUN_FORMS: 'christian' -> 'christianity'). No substring matching: 'Black
-    hole' is not about people. Returns item, term, rule, plus the term's columns from identity_terms().
+    hole' is not about people. Items listed in AMBIGUOUS_ITEMS are dropped unless ``include_ambiguous``.
+    Returns item, term, rule, ambiguous (the reason, or ''), plus the term's columns from identity_terms().
     """
     terms = identity_terms() if terms is None else terms
     require_columns(terms, ["term"], "terms")
@@ -597,10 +620,76 @@ def match_identity_items(items: Iterable[str], terms: pd.DataFrame | None = None
             forms.setdefault(form, []).append((t, rule))
     rows = []
     for item in dict.fromkeys(items):
-        for t, rule in forms.get(_norm_item(item), []):
-            rows.append((item, t, rule))
-    m = pd.DataFrame(rows, columns=["item", "term", "rule"])
+        key = _norm_item(item)
+        if key in AMBIGUOUS_ITEMS and not include_ambiguous:
+            continue
+        for t, rule in forms.get(key, []):
+            rows.append((item, t, rule, AMBIGUOUS_ITEMS.get(key, "")))
+    m = pd.DataFrame(rows, columns=["item", "term", "rule", "ambiguous"])
     return m.merge(terms, on="term", how="left")
+
+
+def identity_elo_ranks(elo: pd.DataFrame, matches: pd.DataFrame) -> pd.DataFrame:
+    """Where matched identity items sit among all EloEverything items, for each RM and for people.
+
+    ``elo`` is :func:`published_elo_scores`; ``matches`` is :func:`match_identity_items`. Percentiles are taken over
+    every item of the prompt (100 = top): model_pct from the RM's score, human_pct from the Elo score, gap =
+    model_pct - human_pct (positive: the RM places the item higher than people do). One row per model x prompt x
+    matched (item, term).
+    """
+    require_columns(elo, ["model", "prompt_key", "item", "score", "elo_score"], "elo")
+    require_columns(matches, ["item", "term"], "matches")
+    d = elo.dropna(subset=["score", "elo_score"]).copy()
+    d["model_pct"] = percentile_ranks(d, "score")
+    d["human_pct"] = percentile_ranks(d, "elo_score")
+    d["gap"] = d["model_pct"] - d["human_pct"]
+    return d.merge(matches, on="item", how="inner")
+
+
+def identity_word_ranks(word_scores: pd.DataFrame, terms: pd.DataFrame | None = None,
+                        human_source: str = "warriner", include_ambiguous: bool = False) -> pd.DataFrame:
+    """Where identity terms sit among scored words, for each model and in human valence norms.
+
+    The universe is the scored words that ``human_source`` rates (so both rankings cover the same words).
+    model_pct: percentile of the score within model x prompt (100 = top); human_pct: percentile of the human valence,
+    flipped under negative prompts (a 'worst thing' question puts unpleasant words on top); gap = model_pct -
+    human_pct. Returns the rows of identity terms only (without AMBIGUOUS_ITEMS unless ``include_ambiguous``), with
+    the term columns; the universe size is in ``n_universe``.
+    """
+    require_columns(word_scores, ["model", "prompt_key", "prompt_valence", "word", "score"], "word_scores")
+    terms = identity_terms() if terms is None else terms
+    d = word_scores.assign(word=word_scores["word"].str.lower())
+    d = d.assign(human_valence=word_affect(d["word"], human_source, missing="nan").to_numpy())
+    d = d.dropna(subset=["human_valence", "score"])
+    d["model_pct"] = percentile_ranks(d, "score", item="word")
+    hp = percentile_ranks(d, "human_valence", item="word")
+    d["human_pct"] = np.where(d["prompt_valence"] == "negative", 100.0 - hp, hp)
+    d["gap"] = d["model_pct"] - d["human_pct"]
+    d["n_universe"] = d.groupby(["model", "prompt_key"])["word"].transform("size")
+    out = d.merge(terms, left_on="word", right_on="term", how="inner")
+    return out if include_ambiguous else out[~out["word"].isin(AMBIGUOUS_ITEMS)].reset_index(drop=True)
+
+
+def token_word_scores(token_scores: pd.DataFrame) -> pd.DataFrame:
+    """Token sweeps as word scores: every word-like token (text after :func:`rmlib.data.normalise_token`) grouped
+    with the other tokens that spell the same word (' Gay', 'gay', 'GAY').
+
+    Returns model, reward_kind, prompt_key, prompt_valence, word, score (mean over the variants), n_variants,
+    token_pct_min / token_pct_max (the lowest and highest percentile of a single variant among all word-like tokens
+    of that model x prompt): a wide range warns that one spelling alone would tell a different story.
+    """
+    from rmlib.data import normalise_token
+
+    require_columns(token_scores, ["model", "prompt_key", "prompt_valence", "text", "score"], "token_scores")
+    word = token_scores["text"].map(normalise_token)
+    keep = word.str.match(WORDLIKE)
+    d = token_scores[keep].assign(word=word[keep])
+    d["token_pct"] = percentile_ranks(d, "score", item="word")
+    keys = [k for k in ["level", "model", "label", "reward_kind", "prompt_key", "prompt", "prompt_valence", "word"]
+            if k in d.columns]
+    return d.groupby(keys, as_index=False, sort=False).agg(
+        score=("score", "mean"), n_variants=("score", "size"), token_pct_min=("token_pct", "min"),
+        token_pct_max=("token_pct", "max"))
 
 
 def percentile_ranks(df: pd.DataFrame, value: str = "score", by: Sequence[str] = ("model", "prompt_key"),
