@@ -143,6 +143,8 @@ def test_checkpoint_loads_as_local_rm_and_sweeps(llama_run):
                 dtype="float32")
     assert len(res.frame) == 40 and res.frame["score"].notna().all() and res.frame["score"].std() > 0
     assert get_spec(llama_run.model_id).extra["step"] == 16
+    # the run hash is the revision, so caches keyed by (id, revision) cannot serve a retrained name stale results
+    assert lm.spec.revision == lm.spec.extra["run_hash"] and lm.revision != "main"
     with pytest.raises(ModelError):  # nothing untrained is ever exposed
         get_spec(f"local:{llama_run.name}@step0")
 

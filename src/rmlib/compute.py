@@ -20,9 +20,9 @@ _loaded: dict = {}
 
 def model_for(model_id: str, dtype: str | None = None, **kwargs):
     """Load once per process: chapters sweep several prompts with the same model."""
-    key = (model_id, dtype, tuple(sorted(kwargs.items())))
+    spec = get_spec(model_id)
+    key = (model_id, spec.revision, dtype, tuple(sorted(kwargs.items())))
     if key not in _loaded:
-        spec = get_spec(model_id)
         _loaded[key] = load_model(model_id, head="rm" if spec.kind == "rm" else "lm", dtype=dtype, **kwargs)
     return _loaded[key]
 
