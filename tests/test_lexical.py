@@ -274,7 +274,8 @@ def test_identity_terms_table_and_flags():
 
 
 def test_match_identity_items_uses_strict_rules():
-    items = ["Christianity", "Black people", "Black hole", "Americans", "Gay", "Shorts", "Islam (religion)", "Lesbian bar"]
+    items = ["Christianity", "Black people", "Black hole", "Americans", "Gay", "Shorts", "Islam (religion)",
+             "Lesbian bar"]
     m = lexical.match_identity_items(items)
     got = dict(zip(m["item"], m["term"]))
     assert got == {"Christianity": "christian", "Black people": "black", "Americans": "american", "Gay": "gay",

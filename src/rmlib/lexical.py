@@ -155,7 +155,8 @@ def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequ
     if prompt_keys is not None:
         bad = sorted(set(prompt_keys) - set(b["prompt_key"]))
         if bad:
-            raise ValueError(f"prompt keys {bad} are not among the 54 prompts, e.g. {sorted(b['prompt_key'].unique())[:4]}")
+            raise ValueError(f"prompt keys {bad} are not among the 54 prompts, "
+                             f"e.g. {sorted(b['prompt_key'].unique())[:4]}")
     keys = ["model", "prompt_key", "word"]
     shared = set(b["word"].unique()) & set(m["word"].unique())
     twice = b[b["word"].isin(shared)].merge(m.loc[m["word"].isin(shared), keys + ["score"]], on=keys,
@@ -185,7 +186,8 @@ def published_elo_scores(models: Sequence[str] | None = None) -> pd.DataFrame:
     models = _check_models(models, long["model"].unique(), "paper RMs")
     out = long[long["model"].isin(models)].assign(level="word", reward_kind=RM_SCORE)
     out = out.merge(model_table()[["model", "nickname"]], on="model", how="left")
-    return out[["level", "model", "nickname", "reward_kind", "prompt_key", "prompt", "item", "score", "elo_score", "elo_rank",
+    return out[["level", "model", "nickname", "reward_kind", "prompt_key", "prompt", "item", "score", "elo_score",
+                "elo_rank",
                 "elo_matches"]].reset_index(drop=True)
 
 
@@ -335,8 +337,8 @@ def framing_contrast(ff: pd.DataFrame, groups: Sequence[str] = ("model",), clust
     """The framing effect as one contrast of four slopes, per group.
 
     Fits ``oriented_y ~ C(prompt_key):C(word_side) + valence:C(cell)`` (cell = prompt valence x word side; an
-    intercept per prompt and side, one valence slope per cell; statsmodels OLS after demeaning) with standard errors clustered by word, since every
-    word recurs under every prompt. With s(words, prompts) the oriented slopes:
+    intercept per prompt and side, one valence slope per cell; statsmodels OLS after demeaning) with standard errors
+    clustered by word, since every word recurs under every prompt. With s(words, prompts) the oriented slopes:
 
     * ``pos_words``  = s(+, +) - s(+, -): positive words matter more under positive prompts;
     * ``neg_words``  = s(-, -) - s(-, +): negative words matter more under negative prompts;
@@ -556,7 +558,7 @@ NOUN_FORMS: dict[str, tuple[str, ...]] = {
 }
 
 
-# Dixon et al. terms that HolisticBias does not list in the same spelling, placed on the HolisticBias axis they belong to.
+# Dixon et al. terms that HolisticBias does not list in the same spelling, on the HolisticBias axis they belong to.
 DIXON_AXES: dict[str, str] = {"african american": "race_ethnicity", "canadian": "nationality",
                               "japanese": "nationality", "middle aged": "age", "millenial": "cultural"}
 
@@ -578,8 +580,8 @@ def identity_terms() -> pd.DataFrame:
     """HolisticBias descriptors and the Dixon et al. terms in one table.
 
     Columns: term (lowercase), source ('holistic_bias', 'dixon' or 'both'), axis (HolisticBias axis; Dixon terms not
-    in HolisticBias get theirs from DIXON_AXES), bucket, hb_preference (HolisticBias's 'reviewed'/'dispreferred'/'polarizing'
-    label), pejorative_in_some_uses (bool), note (the reason, from PEJORATIVE_IN_SOME_USES).
+    in HolisticBias get theirs from DIXON_AXES), bucket, hb_preference (HolisticBias's 'reviewed', 'dispreferred' or
+    'polarizing' label), pejorative_in_some_uses (bool), note (the reason, from PEJORATIVE_IN_SOME_USES).
     """
     from rmlib.data import load_dixon, load_holistic_bias
 
@@ -751,8 +753,8 @@ def framing_slopes_chart(contrast: pd.DataFrame, label: str = "model", title: st
     import altair as alt
 
     long = framing_slopes_long(contrast, label)
-    colour = alt.Color("prompt_valence:N", title="prompt", scale=alt.Scale(domain=["positive prompts", "negative prompts"],
-                                                                           range=["#4c78a8", "#e45756"]))
+    colour = alt.Color("prompt_valence:N", title="prompt",
+                       scale=alt.Scale(domain=["positive prompts", "negative prompts"], range=["#4c78a8", "#e45756"]))
     y = alt.Y(f"{label}:N", title=None, axis=alt.Axis(labelLimit=260))
     base = alt.Chart().encode(y=y, yOffset="prompt_valence:N", color=colour)
     rule = base.mark_rule().encode(x=alt.X("ci_low:Q", title="oriented slope (SD of score per valence point)"),
