@@ -58,6 +58,15 @@ def sample_lexicon(lex: pd.DataFrame, per_category: int | None, seed: int = 0) -
                .apply(lambda g: g.sample(min(per_category, len(g)), random_state=seed))["word"].tolist())
 
 
+def describe_prompt_subset(prompt_keys: Sequence[str]) -> str:
+    """'4 of the 54 prompts (adjectives best, greatest | worst, bad; superlative ever; phrasing one)'."""
+    p = design_prompts(prompt_keys)
+    uniq = lambda col: ", ".join(dict.fromkeys(p[col]))  # noqa: E731
+    pos, neg = (", ".join(dict.fromkeys(p.loc[p["valence"] == v, "adjective"])) for v in ("positive", "negative"))
+    return (f"{len(p)} of the 54 prompts (adjectives {pos} | {neg}; superlative {uniq('superlative')}; "
+            f"phrasing {uniq('phrasing')})")
+
+
 def instruct_evidence(model_id: str) -> dict:
     """Is this LM base or instruction-tuned? Checked from what ships with it, not from its name in our registry.
 
