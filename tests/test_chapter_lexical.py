@@ -49,7 +49,7 @@ def test_framing_published_tiny(tmp_path):
         assert row["framing_ci_low"] < row["framing"] < row["framing_ci_high"]
     # the prose states the verdict that the CIs imply, with the computed range
     above = r["verdict"]["framing"]["above"]
-    assert f"above zero (95% CI) for {len(above)} of 2" in md
+    assert f"above zero (95% CI) for {len(above)} of 2" in md and "Conclusion" in md
     lo = min(row["framing"] for row in r["contrast"]["afinn"])
     assert f"{lo:+.3f}" in md
     assert "Word level, published scores" in md and n_charts >= 4
