@@ -304,3 +304,9 @@ def test_share_positive_wilson_and_errors():
         reg.cell_slopes(df, x="log_freq")
     with pytest.raises(ValueError, match="min_n"):
         reg.cell_slopes(df.head(15), x="x", min_n=10, groups=["model", "prompt", "word"])
+
+
+def test_flat_identical_panels_get_p_one_not_zero():
+    d = pd.DataFrame({"model": list("abcd"), "family": ["g", "g", "l", "l"], "panel": "x", "median_rank": 5.0})
+    flat = gt.permutation_tests(d, panels=["panel"], n_resamples=99)
+    assert flat.loc[0, "p"] == 1.0 and not flat.loc[0, "reject"]

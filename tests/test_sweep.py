@@ -285,3 +285,16 @@ def test_long_conversations_fall_back_to_full_attention(tiny_rms, tmp_path):
     assert len(slot.prefix_ids) > 64
     ref = [_full_forward_score(lm, slot.ids_for([int(i)])) for i in res.frame.token_id[:5]]
     np.testing.assert_allclose(res.frame.score[:5], ref, atol=1e-4)
+
+
+def test_a_checkpoint_without_a_reward_head_is_not_taken_for_an_rm(tmp_path):
+    from rmlib.tiny import tiny_model
+    from rmlib.models import ModelSpec, registry
+    lm_model, tok = tiny_model("llama", head="lm")
+    lm_model.save_pretrained(tmp_path / "lm")
+    tok.save_pretrained(tmp_path / "lm")
+    (tmp_path / "lm" / "rmlib_run.yaml").write_text("base_model: tiny-llama\n")
+    with pytest.raises(ModelError, match="no trained reward head"):
+        load_model(f"local:{tmp_path / 'lm'}", dtype="float32")
+    flagged = load_model(f"local:{tmp_path / 'lm'}", dtype="float32", allow_untrained_head=True)
+    assert flagged.untrained_head

@@ -18,19 +18,23 @@ LM_LOGPROB = "LM log-prob (implicit reward)"
 _loaded: dict = {}
 
 
-def model_for(model_id: str, dtype: str | None = None, **kwargs):
-    """Load once per process: chapters sweep several prompts with the same model."""
+def model_for(model_id: str, dtype: str | None = None, head: str | None = None, **kwargs):
+    """Load once per process: chapters sweep several prompts with the same model.
+
+    `head` defaults to the registry's kind; pass head="lm" for a hub LM that the registry does not know.
+    """
     spec = get_spec(model_id)
-    key = (model_id, spec.revision, dtype, tuple(sorted(kwargs.items())))
+    head = head or spec.kind
+    key = (model_id, spec.revision, dtype, head, tuple(sorted(kwargs.items())))
     if key not in _loaded:
-        _loaded[key] = load_model(model_id, head="rm" if spec.kind == "rm" else "lm", dtype=dtype, **kwargs)
+        _loaded[key] = load_model(model_id, head=head, dtype=dtype, **kwargs)
     return _loaded[key]
 
 
 def token_rewards(model_id: str, prompt: str, tokens=None, dtype: str | None = None, progress: bool = True,
-                  **kwargs) -> pd.DataFrame:
+                  head: str | None = None, **kwargs) -> pd.DataFrame:
     """One row per vocabulary token: model, prompt, token_id, token, text, is_special, reward, reward_kind."""
-    lm = model_for(model_id, dtype, **kwargs)
+    lm = model_for(model_id, dtype, head, **kwargs)
     df = sweep(lm, prompt, tokens=tokens, progress=progress).frame
     if lm.head == "rm":
         out = df.assign(reward=df["score"], reward_kind=RM_SCORE)
@@ -40,9 +44,9 @@ def token_rewards(model_id: str, prompt: str, tokens=None, dtype: str | None = N
 
 
 def answer_rewards(model_id: str, prompts, answers, dtype: str | None = None, progress: bool = True,
-                   **kwargs) -> pd.DataFrame:
+                   head: str | None = None, **kwargs) -> pd.DataFrame:
     """One row per (prompt, answer): model, prompt, answer, n_tokens, reward, reward_kind (multi-token answers)."""
-    lm = model_for(model_id, dtype, **kwargs)
+    lm = model_for(model_id, dtype, head, **kwargs)
     df = score_answers(lm, prompts, answers, progress=progress)
     if lm.head == "rm":
         return df.assign(reward=df["score"], reward_kind=RM_SCORE)

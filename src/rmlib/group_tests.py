@@ -112,9 +112,11 @@ def permutation_tests(df: pd.DataFrame, *, value: str = "median_rank", group: st
                              f"{unit or 'rows'}; need at least 2 per group")
         res = stats.permutation_test((a, b), _welch_t, permutation_type="independent", n_resamples=n_resamples,
                                      alternative="two-sided", vectorized=True, rng=rng)
+        # Both groups flat and equal: t is 0/0, and scipy would report p = 0; there is no evidence of a difference.
+        p = 1.0 if np.isnan(res.statistic) else float(res.pvalue)
         rows.append({**dict(zip(panels, key)), "group_a": levels[0], "group_b": levels[1], "n_a": a.size,
                      "n_b": b.size, "mean_a": a.mean(), "mean_b": b.mean(), "difference": a.mean() - b.mean(),
-                     "t": float(res.statistic), "p": float(res.pvalue), "hedges_g": float(hedges_g(a, b))})
+                     "t": float(res.statistic), "p": p, "hedges_g": float(hedges_g(a, b))})
     out = pd.DataFrame(rows)
     out["reject"], out["p_fdr"] = multipletests(out["p"], alpha=alpha, method="fdr_bh")[:2]
     return out

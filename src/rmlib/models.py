@@ -205,13 +205,20 @@ def load_model(model_id: str, head: str | None = None, dtype: str | None = None,
         if spec.source == "embedded":
             torch.manual_seed(seed)
             model = cls.from_pretrained(_dequantized_dir(spec, cls), dtype=tdtype, **kwargs)
-        elif spec.source == "local":
-            model = cls.from_pretrained(spec.path, dtype=tdtype, **kwargs)
         else:
-            if dev.type == "cuda":
-                kwargs["device_map"] = "auto"
-            model = cls.from_pretrained(spec.id, revision=spec.revision, dtype=tdtype,
-                                        trust_remote_code=trust_remote_code, **kwargs)
+            where = spec.path if spec.source == "local" else spec.id
+            if spec.source == "hub":
+                kwargs.update(revision=spec.revision, trust_remote_code=trust_remote_code)
+                if dev.type == "cuda":
+                    kwargs["device_map"] = "auto"
+            model, info = cls.from_pretrained(where, dtype=tdtype, output_loading_info=True, **kwargs)
+            fresh = [k for k in info.get("missing_keys", []) if k.split(".")[0] in ("score", "classifier", "v_head")]
+            if head == "rm" and fresh:
+                untrained = True
+                if not allow_untrained_head:
+                    raise ModelError(f"{model_id} has no trained reward head ({', '.join(sorted(fresh))} would be "
+                                     "random): it is probably a language model. Load it with head='lm', or pass "
+                                     "allow_untrained_head=True for speed tests only.")
         if getattr(model, "hf_device_map", None) is None:
             model.to(dev)
         model.eval()
