@@ -332,3 +332,19 @@ def test_mean_with_ci_counts_clusters_not_rows():
     assert out["n"] == 3 and out["mean"] == 5 and out["ci_low"] < 5 < out["ci_high"]
     small = lexical.mean_with_ci(df[df.term != "z"], "gap", ["axis"], cluster="term").iloc[0]
     assert small["n"] == 2 and np.isnan(small["ci_low"])  # too few terms for an interval
+
+
+def test_compute_token_scores_and_reference_logprob_on_a_tiny_lm(tmp_path, monkeypatch):
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    ts = lexical.compute_token_scores(["tiny-llama"], ["greatest", "worst"], tokens=slice(0, 64))
+    assert set(ts["prompt_valence"]) == {"positive", "negative"} and (ts["level"] == "token").all()
+    assert ts["reward_kind"].unique().tolist() == ["LM log-prob (implicit reward)"]
+    assert ts.groupby("prompt_key")["token_id"].nunique().max() <= 64
+    ref = lexical.attach_reference_logprob(ts)
+    # an LM's implicit reward is its own log-prob, so the reference column reproduces the score
+    assert (ref["reference_lm"] == "tiny-llama").all()
+    assert np.allclose(ref["lm_logprob"], ref["score"], atol=1e-5)
+    hub = ts.head(3).assign(model="Ray2333/GRM-gemma2-2B-rewardmodel-ft")
+    assert lexical.attach_reference_logprob(hub)["lm_logprob"].isna().all()  # unknown base: nothing is loaded
+    with pytest.raises(ValueError, match="models is empty"):
+        lexical.compute_token_scores([], ["greatest"])

@@ -196,7 +196,7 @@ def compute_token_scores(models: Sequence[str], prompt_keys: Sequence[str], toke
     """Full-vocabulary sweeps (cached by rmlib.compute) of each model under each prompt.
 
     Columns: level ('token'), model, reward_kind, prompt_key, prompt, prompt_valence, token_id, token, text,
-    is_special, score (the reward: an RM's score, or an LM's log-prob = implicit reward; see reward_kind).
+    score (the reward: an RM's score, or an LM's log-prob = implicit reward; see reward_kind).
     Special tokens are dropped: they are not answers.
     """
     from rmlib.compute import token_rewards
@@ -476,7 +476,8 @@ def attach_reference_logprob(token_scores: pd.DataFrame, progress: bool = False)
         g = g.assign(reference_lm=ref, lm_logprob=np.nan)
         if ref is not None:
             for prompt, gp in g.groupby("prompt", sort=False):
-                lp = token_rewards(ref, prompt, tokens=gp["token_id"].to_numpy(), progress=progress)
+                # the whole vocabulary: one LM forward pass, and the sweep the chapter already cached
+                lp = token_rewards(ref, prompt, progress=progress)
                 g.loc[gp.index, "lm_logprob"] = gp["token_id"].map(lp.set_index("token_id")["reward"]).to_numpy()
         parts.append(g)
     return pd.concat(parts)
