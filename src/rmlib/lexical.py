@@ -180,12 +180,12 @@ def published_elo_scores(models: Sequence[str] | None = None) -> pd.DataFrame:
     prompt, item, score, elo_score, elo_rank, elo_matches.
     """
     from rmlib.data import load_elo
-    from rmlib.data._models import model_table
+    from rmlib.models import paper_rms
 
     long = load_elo("long")
     models = _check_models(models, long["model"].unique(), "paper RMs")
     out = long[long["model"].isin(models)].assign(level="word", reward_kind=RM_SCORE)
-    out = out.merge(model_table()[["model", "nickname"]], on="model", how="left")
+    out = out.merge(paper_rms().rename(columns={"id": "model"})[["model", "nickname"]], on="model", how="left")
     return out[["level", "model", "nickname", "reward_kind", "prompt_key", "prompt", "item", "score", "elo_score",
                 "elo_rank",
                 "elo_matches"]].reset_index(drop=True)
