@@ -8,7 +8,7 @@
 #   make browser-check                          headless Chromium opens a chapter from file:// and checks a chart drew
 #
 # `make chapter NB=x MODELS='[...]'` is the same as
-#   RMLIB_BOOK=1 .venv/bin/papermill notebooks/x.ipynb book/_executed/x.ipynb \
+#   RMLIB_BOOK=1 TQDM_DISABLE=1 .venv/bin/papermill notebooks/x.ipynb book/_executed/x.ipynb \
 #       -f notebooks/params/x.yaml -y 'MODELS: [...]' --cwd notebooks && .venv/bin/python -m rmlib.book html
 
 BOOK := $(BIN)/python -m rmlib.book

@@ -72,7 +72,7 @@ def check(dom: str) -> dict:
         "charts": len(starts),
         "drawn": drawn,
         "failed": failed,
-        "widgets": len(re.findall(r'class="[^"]*\bwidget-accordion\b|class="[^"]*\bjupyter-widgets\b', dom)),
+        "widgets": len(re.findall(r'class="lm-Widget[^"]*\bjupyter-widgets\b', dom)),
         "math": dom.count("<mjx-container"),
         "sliders": len(re.findall(r'<input[^>]*type="range"', dom)),
     }
@@ -90,7 +90,7 @@ def main() -> int:
     version = subprocess.run([browser, "--version"], capture_output=True, text=True).stdout.strip()
     res = check(dump_dom(browser, args.page, args.budget_ms))
     print(f"[browser-check] {version}; {args.page}: {res['drawn']}/{res['charts']} charts drawn, "
-          f"{res['sliders']} sliders, {res['widgets']} widget elements, {res['math']} math formulas rendered")
+          f"{res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math formulas rendered")
     for f in res["failed"]:
         print(f"[browser-check] chart not drawn: {f}")
     ok = res["charts"] > 0 and res["drawn"] == res["charts"]

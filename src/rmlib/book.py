@@ -232,8 +232,11 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
     log(f"[book] {name}: running ({reason}) with "
         f"{json.dumps(params, default=str) if params else 'the template defaults'}")
     t0 = time.perf_counter()
-    previous = os.environ.get("RMLIB_BOOK")
-    os.environ["RMLIB_BOOK"] = "1"  # charts then rely on the page's vendored vega bundle
+    # The kernel inherits these: charts rely on the page's vendored vega bundle, and tqdm progress
+    # bars (saved as widgets) would only clutter a static page.
+    book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1"}
+    previous = {k: os.environ.get(k) for k in book_env}
+    os.environ.update(book_env)
     try:
         papermill.execute_notebook(str(template(name)), str(out), parameters=params, cwd=str(NOTEBOOKS),
                                    kernel_name="python3", progress_bar=False, execution_timeout=timeout)
@@ -241,10 +244,11 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
         raise BookError(f"{name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
                         f"See the executed notebook {out} for the traceback.") from None
     finally:
-        if previous is None:
-            os.environ.pop("RMLIB_BOOK", None)
-        else:
-            os.environ["RMLIB_BOOK"] = previous
+        for k, v in previous.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     seconds = time.perf_counter() - t0
     stamp_path(name, output_dir).write_text(json.dumps(
         {"hash": content_hash(name, params), "parameters": params, "seconds": round(seconds, 1),
