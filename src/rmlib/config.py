@@ -26,3 +26,8 @@ def mirror_dir() -> Path | None:
         return Path(env).resolve()
     default = PROJECT_ROOT.parent / "shared" / "data"
     return default.resolve() if default.is_dir() else None
+
+
+def progress_enabled(requested: bool = True) -> bool:
+    """Progress bars unless asked not to; TQDM_DISABLE (set by the book runner) wins, so pages carry no bar widgets."""
+    return bool(requested) and os.environ.get("TQDM_DISABLE", "").lower() not in ("1", "true", "yes")

@@ -24,6 +24,7 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
+from .config import progress_enabled
 from .compute import LM_LOGPROB, RM_SCORE
 from .models import LoadedModel, get_spec, load_model, local_rm_dir
 from .sweep import score_answers
@@ -59,7 +60,8 @@ def score_pairs(model, pairs: pd.DataFrame, max_len: int, batch_size: int = 16, 
     seqs = list(enc["chosen_ids"]) + list(enc["rejected_ids"])
     pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
     out = []
-    for s in tqdm(range(0, len(seqs), batch_size), disable=not progress, desc=f"pairs {lm.spec.id}", unit="batch"):
+    for s in tqdm(range(0, len(seqs), batch_size), disable=not progress_enabled(progress),
+                  desc=f"pairs {lm.spec.id}", unit="batch"):
         batch = seqs[s:s + batch_size]
         width = max(map(len, batch))
         ids = torch.full((len(batch), width), pad, dtype=torch.long)

@@ -18,6 +18,7 @@ import torch
 from tqdm.auto import tqdm
 
 from . import __version__, config
+from .config import progress_enabled
 from .models import LoadedModel, load_model
 from .prefix_attention import cache_to_kv, shared_prefix
 from .shards import ShardStore, sweep_key
@@ -222,7 +223,7 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     special = set(lm.tokenizer.all_special_ids)
     n_chunks = math.ceil(len(ids) / CHUNK)
     todo = [c for c in range(n_chunks) if not store.valid_shard(c, len(ids[c * CHUNK:(c + 1) * CHUNK]))]
-    bar = tqdm(total=sum(len(ids[c * CHUNK:(c + 1) * CHUNK]) for c in todo), disable=not progress, unit="tok",
+    bar = tqdm(total=sum(len(ids[c * CHUNK:(c + 1) * CHUNK]) for c in todo), disable=not progress_enabled(progress), unit="tok",
                desc=f"{kind} sweep {lm.spec.nickname or lm.spec.id}", smoothing=0.1)
     kv = None
     prefix_out = None
@@ -314,7 +315,7 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     longest = max(map(len, answer_ids)) + max(len(answer_slot(lm.tokenizer, p, lm.chat_template).prefix_ids)
                                                for p in prompts) + 8
     shared = supports_shared_prefix(lm, longest)
-    bar = tqdm(total=len(prompts) * len(answers), disable=not progress, unit="ans",
+    bar = tqdm(total=len(prompts) * len(answers), disable=not progress_enabled(progress), unit="ans",
                desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
     for pi, prompt in enumerate(prompts):
         if store.valid_shard(pi, len(answers)):

@@ -42,6 +42,7 @@ import pandas as pd
 import torch
 import yaml
 
+from .config import progress_enabled
 from . import __version__
 from .data.preferences import SOURCES, load_preferences, sample_pairs, split_pairs
 from .models import ModelError, get_spec, load_model, load_tokenizer, local_rm_dir
@@ -439,7 +440,7 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
         train_sampling_strategy="sequential", remove_unused_columns=False, max_length=None,
         bf16=cfg.dtype == "bfloat16", fp16=False, activation_checkpointing=False,
         save_strategy="steps", save_steps=cfg.save_every, save_total_limit=1, logging_steps=1,
-        report_to="none", disable_tqdm=not progress, dataloader_num_workers=0, use_cpu=not torch.cuda.is_available())
+        report_to="none", disable_tqdm=not progress_enabled(progress), dataloader_num_workers=0, use_cpu=not torch.cuda.is_available())
     collator = _RecordingCollator(DataCollatorForPreference(pad_token_id=tok.pad_token_id))
 
     class Export(TrainerCallback):
