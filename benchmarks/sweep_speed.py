@@ -70,6 +70,14 @@ def ratio_run(model_id: str, n_exact: int, n_paper: int) -> dict:
             "n_exact": n_exact, "n_paper": n_paper}
 
 
+def peak_rss_bytes() -> int:
+    """VmHWM of this process. (ru_maxrss is not used: Linux carries it over from the forking parent.)"""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def full_child(model_id: str) -> None:
     """Runs in a child: full-vocabulary sweep, then prints JSON with time and peak RSS."""
     from rmlib.models import load_model
@@ -77,13 +85,13 @@ def full_child(model_id: str) -> None:
 
     lm = load_model(model_id, head="rm", allow_untrained_head=True)
     weights = sum(p.numel() * p.element_size() for p in lm.model.parameters())
-    rss_loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rss_loaded = peak_rss_bytes()
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         res = sweep(lm, PROMPT, cache_root=Path(tmp), progress=True)
         elapsed = time.perf_counter() - t0
     print(json.dumps({"model": model_id, "n_tokens": len(res.frame), "seconds": elapsed,
-                      "weights_bytes": weights, "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                      "weights_bytes": weights, "peak_rss_bytes": peak_rss_bytes(),
                       "rss_after_load_bytes": rss_loaded, "dtype": str(lm.dtype)}))
 
 
@@ -93,25 +101,28 @@ def main() -> None:
     ap.add_argument("--n-exact", type=int, default=2048)
     ap.add_argument("--n-paper", type=int, default=128)
     ap.add_argument("--full", action="store_true", help="also time the full vocabulary (minutes)")
+    ap.add_argument("--full-only", action="store_true", help="skip the ratio runs")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         full_child(args.child)
         return
     OUT.mkdir(exist_ok=True)
-    report = {"ratios": [ratio_run(m, args.n_exact, args.n_paper) for m in args.models], "full": []}
+    report = {"ratios": [] if args.full_only else [ratio_run(m, args.n_exact, args.n_paper) for m in args.models],
+              "full": []}
     for r in report["ratios"]:
         print(f"{r['model']}: id-exact {1 / r['id_exact_s_per_token']:.0f} tok/s, paper {1 / r['paper_s_per_token']:.1f} "
               f"tok/s, speed-up {r['speedup']:.1f}x; {r['achieved_gflops']:.0f} GFLOP/s = "
               f"{100 * r['share_of_matmul']:.0f}% of a same-shape matmul ({r['matmul_gflops']:.0f} GFLOP/s)")
-    if args.full:
+    if args.full or args.full_only:
         for m in args.models:
             out = subprocess.run([sys.executable, __file__, "--child", m], capture_output=True, text=True, check=True)
             row = json.loads(out.stdout.strip().splitlines()[-1])
             report["full"].append(row)
             print(f"{m}: full vocabulary ({row['n_tokens']} tokens) in {row['seconds']:.0f} s; peak RSS "
                   f"{row['peak_rss_bytes'] / 2**30:.2f} GiB vs weights {row['weights_bytes'] / 2**30:.2f} GiB")
-    (OUT / "sweep_speed.json").write_text(json.dumps(report, indent=2))
+    name = "sweep_speed_full.json" if args.full_only else "sweep_speed.json"
+    (OUT / name).write_text(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":
