@@ -6,6 +6,7 @@ defaults runs unchanged on a GPU with a 27B RM.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from dataclasses import dataclass, field, replace
@@ -204,7 +205,8 @@ def load_model(model_id: str, head: str | None = None, dtype: str | None = None,
             kwargs["num_labels"] = 1
         if spec.source == "embedded":
             torch.manual_seed(seed)
-            model = cls.from_pretrained(_dequantized_dir(spec, cls), dtype=tdtype, **kwargs)
+            with _quiet_transformers():  # its "score.weight MISSING" report is expected here: the head is new
+                model = cls.from_pretrained(_dequantized_dir(spec, cls), dtype=tdtype, **kwargs)
         else:
             where = spec.path if spec.source == "local" else spec.id
             if spec.source == "hub":
@@ -228,6 +230,17 @@ def load_model(model_id: str, head: str | None = None, dtype: str | None = None,
     template = chat_template_of(tok, None if spec.chat_template == "own" else spec.chat_template)
     return LoadedModel(spec=spec, model=model, tokenizer=tok, head=head, device=dev, dtype=tdtype,
                        chat_template=template, untrained_head=untrained)
+
+
+@contextlib.contextmanager
+def _quiet_transformers():
+    from transformers.utils import logging as hf_logging
+    before = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(before)
 
 
 def _dequantized_dir(spec: ModelSpec, cls) -> Path:
