@@ -27,7 +27,9 @@ book-vendor: $(STAMP)
 book-html: $(STAMP) book-vendor
 	$(BOOK) html
 
+# The finetuning chapter trains the compute-mode RMs (local:ft-...) that other chapters sweep, so it runs first.
 book: $(STAMP) data book-vendor
+	$(BOOK) run finetuning $(if $(FORCE),--force)
 	$(BOOK) run $(if $(FORCE),--force)
 	$(BOOK) html
 
