@@ -231,6 +231,8 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
     stamp_path(name, output_dir).unlink(missing_ok=True)
     log(f"[book] {name}: running ({reason}) with "
         f"{json.dumps(params, default=str) if params else 'the template defaults'}")
+    # Hash the inputs *before* running: an edit made while the chapter runs must leave it stale.
+    stamp = {"hash": content_hash(name, params), "parameters": params, "dependencies": dependencies(name, params)}
     t0 = time.perf_counter()
     # The kernel inherits these: charts rely on the page's vendored vega bundle, and tqdm progress
     # bars (saved as widgets) would only clutter a static page.
@@ -250,9 +252,7 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
             else:
                 os.environ[k] = v
     seconds = time.perf_counter() - t0
-    stamp_path(name, output_dir).write_text(json.dumps(
-        {"hash": content_hash(name, params), "parameters": params, "seconds": round(seconds, 1),
-         "dependencies": dependencies(name, params)}, indent=1, default=str))
+    stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
 
