@@ -298,3 +298,15 @@ def test_a_checkpoint_without_a_reward_head_is_not_taken_for_an_rm(tmp_path):
         load_model(f"local:{tmp_path / 'lm'}", dtype="float32")
     flagged = load_model(f"local:{tmp_path / 'lm'}", dtype="float32", allow_untrained_head=True)
     assert flagged.untrained_head
+
+
+@pytest.mark.embedded
+def test_bf16_dequantized_cache_is_the_fp32_copy_rounded_once():
+    from transformers import AutoModelForCausalLM
+    from rmlib.models import _dequantized_dir, get_spec
+    spec = get_spec("smollm2-135m-instruct")
+    exact = AutoModelForCausalLM.from_pretrained(_dequantized_dir(spec, torch.float32), dtype=torch.bfloat16)
+    cached = AutoModelForCausalLM.from_pretrained(_dequantized_dir(spec, torch.bfloat16), dtype=torch.bfloat16)
+    a, b = exact.state_dict(), cached.state_dict()
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)

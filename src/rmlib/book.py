@@ -236,7 +236,7 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
     t0 = time.perf_counter()
     # The kernel inherits these: charts rely on the page's vendored vega bundle, and tqdm progress
     # bars (saved as widgets) would only clutter a static page.
-    book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1"}
+    book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
     previous = {k: os.environ.get(k) for k in book_env}
     os.environ.update(book_env)
     try:

@@ -206,7 +206,7 @@ def load_model(model_id: str, head: str | None = None, dtype: str | None = None,
         if spec.source == "embedded":
             torch.manual_seed(seed)
             with _quiet_transformers():  # its "score.weight MISSING" report is expected here: the head is new
-                model = cls.from_pretrained(_dequantized_dir(spec, cls), dtype=tdtype, **kwargs)
+                model = cls.from_pretrained(_dequantized_dir(spec, tdtype), dtype=tdtype, **kwargs)
         else:
             where = spec.path if spec.source == "local" else spec.id
             if spec.source == "hub":
@@ -243,21 +243,29 @@ def _quiet_transformers():
         hf_logging.set_verbosity(before)
 
 
-def _dequantized_dir(spec: ModelSpec, cls) -> Path:
-    """De-quantising a GGUF takes ~10-60 s; do it once and keep fp32 safetensors in the cache."""
+def _dequantized_dir(spec: ModelSpec, dtype: torch.dtype = torch.float32) -> Path:
+    """De-quantising a GGUF takes ~10-60 s; do it once and keep safetensors in the cache.
+
+    The fp32 copy is exact. A copy per narrower dtype (the same values, rounded once) lets a bf16 load
+    skip the transient fp32 tensors, which would otherwise add ~4 bytes per parameter to peak memory.
+    """
     from transformers import AutoModelForCausalLM
     from .embedded import EMBEDDED
     gg = EMBEDDED[spec.gguf]
-    out = config.cache_dir() / "dequantized" / f"{spec.id}-{gg.sha256[:12]}"
-    if not (out / "config.json").exists():
+    base = config.cache_dir() / "dequantized" / f"{spec.id}-{gg.sha256[:12]}"
+    out = base if dtype == torch.float32 else base.with_name(f"{base.name}-{str(dtype).removeprefix('torch.')}")
+    if (out / "config.json").exists():
+        return out
+    if dtype == torch.float32:
         d, f = _gguf_location(spec)
         lm = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
         # The weights are already plain fp32 tensors; drop the GGUF marker so they can be saved.
         lm.hf_quantizer = None
         if hasattr(lm.config, "quantization_config"):
             del lm.config.quantization_config
-        tmp = out.with_name(out.name + ".tmp")
-        lm.save_pretrained(tmp)
-        lm.generation_config = None
-        tmp.replace(out)
+    else:
+        lm = AutoModelForCausalLM.from_pretrained(_dequantized_dir(spec, torch.float32), dtype=dtype)
+    tmp = out.with_name(out.name + ".tmp")
+    lm.save_pretrained(tmp)
+    tmp.replace(out)
     return out
