@@ -1,6 +1,8 @@
 """Shared fixtures: tiny random models (fast) and the real embedded SmolLM2 (loaded once)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rmlib.models import load_model
@@ -22,3 +24,14 @@ def tiny_lms():
 @pytest.fixture(scope="session")
 def smollm2_lm():
     return load_model("smollm2-135m-instruct", head="lm", dtype="float32")
+
+
+def notebook_markdown(nb_path) -> str:
+    """All markdown an executed notebook displayed; fails on any error output."""
+    nb = json.loads(nb_path.read_text())
+    parts = []
+    for c in nb["cells"]:
+        for o in c.get("outputs", []):
+            assert o["output_type"] != "error", o
+            parts.append("".join(o.get("data", {}).get("text/markdown", "")))
+    return "\n".join(parts)

@@ -5,15 +5,8 @@ import json
 
 from rmlib.book import run_notebook
 
+from conftest import notebook_markdown as _markdown
 
-def _markdown(nb_path) -> str:
-    nb = json.loads(nb_path.read_text())
-    parts = []
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            assert o["output_type"] != "error", o
-            parts.append("".join(o.get("data", {}).get("text/markdown", "")))
-    return "\n".join(parts)
 
 
 def test_finetuning_chapter_tiny(tmp_path, monkeypatch):

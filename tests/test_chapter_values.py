@@ -7,18 +7,11 @@ import pytest
 
 from rmlib.book import run_notebook
 
+from conftest import notebook_markdown as _markdown
+
 TINY_LMS = ["tiny-gemma3", "tiny-gemma2", "tiny-llama", "tiny-qwen2"]
 PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]
 
-
-def _markdown(nb_path) -> str:
-    nb = json.loads(nb_path.read_text())
-    parts = []
-    for c in nb["cells"]:
-        for o in c.get("outputs", []):
-            assert o["output_type"] != "error", o
-            parts.append("".join(o.get("data", {}).get("text/markdown", "")))
-    return "\n".join(parts)
 
 
 @pytest.fixture
