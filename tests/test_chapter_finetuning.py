@@ -27,3 +27,33 @@ def test_finetuning_chapter_tiny(tmp_path, monkeypatch):
     assert set(out["reward_kinds"]) == {"RM score", "LM log-prob (implicit reward)"}
     assert len(out["imprint"]) == 2 * 2 and out["n_published_final"] > 0
     assert "same** data" in text and "no across-seed interval" in text and "ABLATION_SOURCES" in text
+
+
+def test_finetuning_chapter_seeds_and_ablations(tmp_path, monkeypatch):
+    """Two seeds, a data-source ablation and a data-quantity ablation: the sections that the default tiny run skips."""
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
+    res_path = tmp_path / "finetuning.json"
+    r = run_notebook("finetuning", tiny=True, output_dir=tmp_path, force=True, log=lambda *_: None,
+                     overrides={"RESULTS_PATH": str(res_path), "SEEDS": [0, 1],
+                                "ABLATION_SOURCES": ["hh_rlhf_harmless"], "QUANTITY_PAIRS": [16]})
+    out, text = json.loads(res_path.read_text()), _markdown(r.path)
+    runs = out["runs"]
+    assert len(runs) == 2 * 2 + 2 + 1
+    main = [x for x in runs if x["sources"] == "synthetic_marker" and x["n_pairs"] == 32]
+    # within a seed every base saw the same pairs; the two seeds drew different ones
+    assert out["same_data"] and len({x["data_hash"] for x in main}) == 2
+    assert {x["n_pairs"] for x in runs if x["base"] == "tiny-llama" and x["sources"] == "synthetic_marker"} == {16, 32}
+    # all checkpoints for the first seed's main runs, only the final one elsewhere
+    steps = {(m["run"], m["step"]) for m in out["metrics"]}
+    first_seed_main = {x["run"] for x in main if x["seed"] == 0}
+    assert all({(run, 4), (run, 8)} <= steps for run in first_seed_main)
+    assert all((x["run"], 4) not in steps and (x["run"], 8) in steps for x in runs if x["run"] not in first_seed_main)
+    # across-seed intervals and one-way ANOVAs for the base and for the data source
+    assert all(row["n_seeds"] == 2 and row["ci_low"] <= row["rm_gap"] <= row["ci_high"] for row in out["imprint"])
+    for key, factor in (("base_anova", "base_model"), ("source_anova", "sources")):
+        rows = out[key]
+        assert {row["prompt_label"] for row in rows} == {"positive", "negative"}, rows
+        assert all(row["factor"] == factor and row["df"] == "1, 2" and 0 <= row["p"] <= 1 for row in rows)
+    assert {q["n_pairs"] for q in out["quantity"]} == {16, 32}
+    assert "no across-seed interval" not in text and "η² =" in text
+    assert "correlation with the number of pairs" in text

@@ -247,3 +247,34 @@ def trajectory_chart(profiles: pd.DataFrame, prompt_label: str = "positive", tit
                     color="category:N", column=alt.Column("base_model:N", title=None),
                     tooltip=["base_model", "category", "step", alt.Tooltip("median_rank_share:Q", format=".3f")])
             .properties(width=200, height=180))
+
+
+def gap_chart(df: pd.DataFrame, x: str, value: str = "rm_gap", title: str = ""):
+    """Category gap per prompt against `x`: a line over a numeric x (steps, pairs), points otherwise.
+
+    Optional columns draw more: ci_low/ci_high as error bars (across seeds), base_lm_gap as a hollow diamond for
+    the base LM, so an RM and the base it came from sit side by side.
+    """
+    import altair as alt
+
+    need = {x, value, "prompt_label"}
+    if not need <= set(df.columns) or df.empty:
+        raise EvalError(f"gap_chart needs non-empty columns {sorted(need)}, got {list(df.columns)}")
+    numeric = pd.api.types.is_numeric_dtype(df[x])
+    xenc = alt.X(f"{x}:{'Q' if numeric else 'N'}", title=x.replace("_", " "),
+                 scale=alt.Scale(type="log") if numeric and (df[x] > 0).all() else alt.Undefined)
+    tips = [x, "prompt_label", alt.Tooltip(f"{value}:Q", format=".3f")]
+    base = alt.Chart(df).encode(x=xenc)
+    layers = [base.mark_line(point=True) if numeric else base.mark_point(filled=True, size=70)]
+    layers[0] = layers[0].encode(y=alt.Y(f"{value}:Q", title="gap in median rank share (< 0: first category higher)"),
+                                 tooltip=tips)
+    if {"ci_low", "ci_high"} <= set(df.columns) and df["ci_low"].notna().any():
+        layers.append(base.mark_rule().encode(y="ci_low:Q", y2="ci_high:Q"))
+    if "base_lm_gap" in df.columns:
+        layers.append(base.mark_point(shape="diamond", size=90, color="black").encode(
+            y="base_lm_gap:Q", tooltip=[x, "prompt_label", alt.Tooltip("base_lm_gap:Q", format=".3f")]))
+    zero = alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(0))
+    return (alt.layer(*layers, zero, data=df)
+            .properties(width=220, height=200)
+            .facet(column=alt.Column("prompt_label:N", title=None), title=title or "Category gap")
+            .resolve_scale(y="shared"))
