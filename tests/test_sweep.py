@@ -310,3 +310,13 @@ def test_bf16_dequantized_cache_is_the_fp32_copy_rounded_once():
     a, b = exact.state_dict(), cached.state_dict()
     assert a.keys() == b.keys()
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_compiled_sweep_equals_eager(tiny_rms, tmp_path):
+    """The opt-in torch.compile path (fixed batch shape, short last batch padded) gives the eager scores in fp32."""
+    lm = tiny_rms["llama"]
+    eager = sweep(lm, PROMPT, tokens=range(0, 50), batch_size=16, cache_root=tmp_path / "e", progress=False)
+    comp = sweep(lm, PROMPT, tokens=range(0, 50), batch_size=16, cache_root=tmp_path / "c", progress=False,
+                 compile=True)  # 50 = 3 full batches of 16 + a padded batch of 2
+    assert comp.meta["compiled"] and not eager.meta["compiled"]
+    np.testing.assert_allclose(comp.frame.score.to_numpy(), eager.frame.score.to_numpy(), atol=1e-4, rtol=0)

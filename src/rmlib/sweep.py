@@ -121,6 +121,38 @@ def _rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs) -> torch.T
     return head(last)[:, 0].float()
 
 
+_COMPILED: dict = {}  # (id(model), batch, positions) -> compiled backbone+head, reused across sweeps
+
+
+def _compiled_scorer(lm: LoadedModel, bs: int, prefix_len: int, width: int):
+    """torch.compile of backbone+head for one fixed [bs, width] batch shape (dynamic=False: compiled once a sweep)."""
+    key = (id(lm.model), bs, prefix_len, width)
+    if key not in _COMPILED:
+        backbone, head = _backbone_and_head(lm)
+        pos = torch.arange(prefix_len, prefix_len + width, device=lm.device).expand(bs, width)
+
+        def score_last(ids):
+            hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
+            return head(hidden[:, -1])[:, 0]
+
+        _COMPILED.clear()  # one shape at a time: a compiled graph holds no weights of its own, but its code is large
+        _COMPILED[key] = torch.compile(score_last, dynamic=False)
+    return _COMPILED[key]
+
+
+@torch.inference_mode()
+def _rm_scores_shared_compiled(lm: LoadedModel, kv, prefix_len: int, new_seqs, bs: int) -> torch.Tensor:
+    """As `_rm_scores_shared`, through a graph compiled for exactly `bs` rows: a short last batch is padded by
+    repeating its last row (rows are independent, the padding is dropped). All new sequences have one length here."""
+    n = len(new_seqs)
+    width = len(new_seqs[0])
+    if any(len(s) != width for s in new_seqs):
+        raise SweepError("compiled scoring needs candidates of one length")
+    ids = torch.as_tensor(new_seqs + [new_seqs[-1]] * (bs - n), device=lm.device)
+    with shared_prefix(lm.model, kv):
+        return _compiled_scorer(lm, bs, prefix_len, width)(ids)[:n].float()
+
+
 @torch.inference_mode()
 def _rm_scores_full(lm: LoadedModel, seqs) -> torch.Tensor:
     """Plain full-sequence forward (reference path, and for models with their own code)."""
@@ -185,12 +217,17 @@ def _resolve(model, head, **load_kwargs) -> LoadedModel:
 
 def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: str = "auto",
           batch_size: int | None = None, cache: bool = True, progress: bool = True,
-          cache_root=None, **load_kwargs) -> SweepResult:
+          cache_root=None, compile: bool = False, **load_kwargs) -> SweepResult:
     """Score every candidate token as the one-token answer to `prompt`.
 
     `model` is a LoadedModel or an id. RMs give one `score` per token; LMs give
     the next-token `logit` and `logprob` (log-softmax) at the answer slot.
     Returns one row per (model, prompt, token_id) with the decoded token.
+
+    `compile=True` (id-exact RM sweeps with the shared prefix only) runs the batches through `torch.compile`
+    with one fixed batch shape. Off by default: on 2 CPU cores it compiles for ~70 s and then runs ~10-15%
+    faster, a net loss for a 49k-token vocabulary (see benchmarks/README.md). In bf16 fused kernels round
+    differently, so scores differ from eager ones by bf16 rounding; the cache key does not depend on it.
     """
     if mode not in MODES:
         raise SweepError(f"mode must be one of {MODES}, not {mode!r}")
@@ -211,7 +248,8 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
                   "mode": mode, "kind": kind, "dtype": str(lm.dtype), "candidates": _digest(ids),
                   "untrained_head": lm.untrained_head, "seed": load_kwargs.get("seed", 0) if lm.untrained_head else None}
     key = sweep_key(key_params)
-    meta = {"key": key, **_meta(lm, prompt, slot, mode, kind, method, bs, key_params["candidates"], len(ids))}
+    meta = {"key": key, **_meta(lm, prompt, slot, mode, kind, method, bs, key_params["candidates"], len(ids)),
+            "compiled": bool(compile and kind == "rm" and method == "shared_prefix" and mode == "id_exact")}
     store = ShardStore((cache_root or config.cache_dir() / "sweeps") / key, meta)
     if cache and store.complete:
         df = store.load()
@@ -236,7 +274,8 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
             cols = _lm_chunk(lm, prefix_out, chunk_ids)
             bar.update(len(chunk_ids))
         else:
-            cols = _rm_chunk(lm, slot, chunk_ids, decoded[lo:hi], method, mode, bs, kv, bar)
+            cols = _rm_chunk(lm, slot, chunk_ids, decoded[lo:hi], method, mode, bs, kv, bar,
+                             meta["compiled"])
         df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "token_id": chunk_ids.astype(np.int64),
                            "token": texts[lo:hi], "text": decoded[lo:hi],
                            "is_special": [int(i) in special for i in chunk_ids], **cols})
@@ -253,7 +292,7 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     return SweepResult(df, df.attrs["rmlib"], cached=False)
 
 
-def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar) -> dict:
+def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar, compiled=False) -> dict:
     scores, extra = [], {}
     input_lists = []
     for s in range(0, len(chunk_ids), bs):
@@ -261,6 +300,8 @@ def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar) -> dict:
         if mode == "paper":
             sc, seqs = _rm_scores_paper(lm, slot.prompt, decoded[s:s + bs])
             input_lists.extend(seqs)
+        elif compiled:
+            sc = _rm_scores_shared_compiled(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch], bs)
         elif method == "shared_prefix":
             sc = _rm_scores_shared(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch])
         else:
