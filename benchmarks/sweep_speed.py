@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import torch
 
 OUT = Path(__file__).resolve().parent / "out"
 PROMPT = "What, in one word, is the greatest thing ever?"
+LOAD_AT_START = os.getloadavg()
 
 
 def non_embedding_params(model) -> int:
@@ -78,7 +80,7 @@ def peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def full_child(model_id: str) -> None:
+def full_child(model_id: str, compile: bool = False) -> None:
     """Runs in a child: full-vocabulary sweep, then prints JSON with time and peak RSS."""
     from rmlib.models import load_model
     from rmlib.sweep import sweep
@@ -88,11 +90,12 @@ def full_child(model_id: str) -> None:
     rss_loaded = peak_rss_bytes()
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        res = sweep(lm, PROMPT, cache_root=Path(tmp), progress=True)
+        res = sweep(lm, PROMPT, cache_root=Path(tmp), progress=True, compile=compile)
         elapsed = time.perf_counter() - t0
     print(json.dumps({"model": model_id, "n_tokens": len(res.frame), "seconds": elapsed,
                       "weights_bytes": weights, "peak_rss_bytes": peak_rss_bytes(),
-                      "rss_after_load_bytes": rss_loaded, "dtype": str(lm.dtype)}))
+                      "rss_after_load_bytes": rss_loaded, "dtype": str(lm.dtype), "compile": compile,
+                      "load_avg_before": LOAD_AT_START, "load_avg_after": os.getloadavg()}))
 
 
 def main() -> None:
@@ -102,10 +105,11 @@ def main() -> None:
     ap.add_argument("--n-paper", type=int, default=128)
     ap.add_argument("--full", action="store_true", help="also time the full vocabulary (minutes)")
     ap.add_argument("--full-only", action="store_true", help="skip the ratio runs")
+    ap.add_argument("--compile", action="store_true", help="full runs with sweep(compile=True) (compile time included)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        full_child(args.child)
+        full_child(args.child, args.compile)
         return
     OUT.mkdir(exist_ok=True)
     report = {"ratios": [] if args.full_only else [ratio_run(m, args.n_exact, args.n_paper) for m in args.models],
@@ -116,12 +120,14 @@ def main() -> None:
               f"{100 * r['share_of_matmul']:.0f}% of a same-shape matmul ({r['matmul_gflops']:.0f} GFLOP/s)")
     if args.full or args.full_only:
         for m in args.models:
-            out = subprocess.run([sys.executable, __file__, "--child", m], capture_output=True, text=True, check=True)
+            cmd = [sys.executable, __file__, "--child", m] + (["--compile"] if args.compile else [])
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True)
             row = json.loads(out.stdout.strip().splitlines()[-1])
             report["full"].append(row)
             print(f"{m}: full vocabulary ({row['n_tokens']} tokens) in {row['seconds']:.0f} s; peak RSS "
-                  f"{row['peak_rss_bytes'] / 2**30:.2f} GiB vs weights {row['weights_bytes'] / 2**30:.2f} GiB")
-    name = "sweep_speed_full.json" if args.full_only else "sweep_speed.json"
+                  f"{row['peak_rss_bytes'] / 2**30:.2f} GiB vs weights {row['weights_bytes'] / 2**30:.2f} GiB; compile="
+                  f"{row['compile']}; load avg {row['load_avg_before'][0]:.2f} -> {row['load_avg_after'][0]:.2f}")
+    name = ("sweep_speed_full" + ("_compile" if args.compile else "") + ".json") if args.full_only else "sweep_speed.json"
     (OUT / name).write_text(json.dumps(report, indent=2))
 
 
