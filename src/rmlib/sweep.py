@@ -8,6 +8,7 @@ reproduced, double BOS included. Results stream to resumable Parquet shards.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass
@@ -109,13 +110,45 @@ def _right_pad(seqs, pad_id: int, device):
     return ids, lengths
 
 
+class _LastRowMLP(torch.nn.Module):
+    """The last decoder layer's MLP, run on the last position only. Exact for that position (the MLP works
+    position by position); the other positions get a zero MLP output, and their final hidden states are never read."""
+
+    def __init__(self, mlp):
+        super().__init__()
+        self.inner = mlp
+
+    def forward(self, x):
+        out = torch.zeros_like(x)
+        out[:, -1:] = self.inner(x[:, -1:])
+        return out
+
+
+@contextlib.contextmanager
+def _last_row_mlp(backbone):
+    """While scoring at the last position of equal-length rows: skip the last layer's MLP at the other positions
+    (SmolLM2: ~1.7% of the FLOPs, Gemma-3-270M: ~2.6%)."""
+    layers = getattr(backbone, "layers", None)
+    layer = layers[-1] if layers is not None and len(layers) else None
+    mlp = getattr(layer, "mlp", None)
+    if not isinstance(mlp, torch.nn.Module) or isinstance(mlp, _LastRowMLP):
+        yield
+        return
+    layer.mlp = _LastRowMLP(mlp)
+    try:
+        yield
+    finally:
+        layer.mlp = mlp
+
+
 @torch.inference_mode()
 def _rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs) -> torch.Tensor:
     """Scores of prefix+new for each new sequence, reading at each one's last real position."""
     backbone, head = _backbone_and_head(lm)
     ids, lengths = _right_pad(new_seqs, 0, lm.device)
     pos = torch.arange(prefix_len, prefix_len + ids.shape[1], device=lm.device).expand_as(ids)
-    with shared_prefix(lm.model, kv):
+    same_length = bool((lengths == ids.shape[1]).all())
+    with shared_prefix(lm.model, kv), (_last_row_mlp(backbone) if same_length else contextlib.nullcontext()):
         hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
     last = hidden[torch.arange(len(new_seqs), device=lm.device), lengths - 1]
     return head(last)[:, 0].float()
@@ -149,7 +182,7 @@ def _rm_scores_shared_compiled(lm: LoadedModel, kv, prefix_len: int, new_seqs, b
     if any(len(s) != width for s in new_seqs):
         raise SweepError("compiled scoring needs candidates of one length")
     ids = torch.as_tensor(new_seqs + [new_seqs[-1]] * (bs - n), device=lm.device)
-    with shared_prefix(lm.model, kv):
+    with shared_prefix(lm.model, kv), _last_row_mlp(_backbone_and_head(lm)[0]):
         return _compiled_scorer(lm, bs, prefix_len, width)(ids)[:n].float()
 
 
