@@ -168,7 +168,7 @@ def _compiled_scorer(lm: LoadedModel, bs: int, prefix_len: int, width: int):
             hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
             return head(hidden[:, -1])[:, 0]
 
-        _COMPILED.clear()  # one shape at a time: a compiled graph holds no weights of its own, but its code is large
+        _COMPILED.clear()  # one entry at a time: it keeps its model alive (the closure), and compiled code is large
         _COMPILED[key] = torch.compile(score_last, dynamic=False)
     return _COMPILED[key]
 
