@@ -315,8 +315,12 @@ def test_bf16_dequantized_cache_is_the_fp32_copy_rounded_once():
 def test_compiled_sweep_equals_eager(tiny_rms, tmp_path):
     """The opt-in torch.compile path (fixed batch shape, short last batch padded) gives the eager scores in fp32."""
     lm = tiny_rms["llama"]
-    eager = sweep(lm, PROMPT, tokens=range(0, 50), batch_size=16, cache_root=tmp_path / "e", progress=False)
-    comp = sweep(lm, PROMPT, tokens=range(0, 50), batch_size=16, cache_root=tmp_path / "c", progress=False,
+    eager = sweep(lm, PROMPT, tokens=range(0, 50), batch_size=16, cache_root=tmp_path, progress=False)
+    comp = sweep(lm, PROMPT, tokens=range(0, 50), batch_size=16, cache_root=tmp_path, progress=False,
                  compile=True)  # 50 = 3 full batches of 16 + a padded batch of 2
-    assert comp.meta["compiled"] and not eager.meta["compiled"]
+    # same cache: compiled scores are not served as eager ones (bf16 rounding differs), nor the reverse
+    assert not comp.cached and comp.meta["compiled"] and not eager.meta["compiled"]
+    assert comp.meta["key"] != eager.meta["key"]
+    with pytest.raises(SweepError, match="compile=True needs"):
+        sweep(lm, PROMPT, tokens=range(0, 4), mode="paper", compile=True, cache_root=tmp_path, progress=False)
     np.testing.assert_allclose(comp.frame.score.to_numpy(), eager.frame.score.to_numpy(), atol=1e-4, rtol=0)

@@ -35,7 +35,7 @@ def _load(args):
 def _cmd_sweep(args) -> int:
     from .sweep import sweep
     res = sweep(_load(args), args.prompt, tokens=_parse_tokens(args.tokens), mode=args.mode, method=args.method,
-                batch_size=args.batch_size, cache=not args.no_cache)
+                batch_size=args.batch_size, cache=not args.no_cache, compile=args.compile)
     df = res.frame
     value = "score" if "score" in df else "logprob"
     ranked = df.sort_values(value, ascending=False)
@@ -84,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=["auto", "shared_prefix", "full"], default="auto")
     p.add_argument("--batch-size", type=int, default=None)
     p.add_argument("--no-cache", action="store_true", help="recompute even when a finished sweep exists")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile the scoring forward (RM, id-exact, shared prefix): ~70 s to compile on 2 CPU "
+                        "cores, then ~10-15%% faster; worth it for long sweeps or on a GPU")
     p.add_argument("--top", type=int, default=10)
     p.add_argument("--out", default=None, help="also write the rows to this Parquet file")
     p.set_defaults(func=_cmd_sweep)

@@ -260,7 +260,7 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     `compile=True` (id-exact RM sweeps with the shared prefix only) runs the batches through `torch.compile`
     with one fixed batch shape. Off by default: on 2 CPU cores it compiles for ~70 s and then runs ~10-15%
     faster, a net loss for a 49k-token vocabulary (see benchmarks/README.md). In bf16 fused kernels round
-    differently, so scores differ from eager ones by bf16 rounding; the cache key does not depend on it.
+    differently, so scores differ from eager ones by bf16 rounding, and they are cached under their own key.
     """
     if mode not in MODES:
         raise SweepError(f"mode must be one of {MODES}, not {mode!r}")
@@ -277,12 +277,17 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
         raise SweepError(f"method must be auto, shared_prefix or full, not {method!r}")
     seq_len = 1 + len(slot.suffix_ids) if method == "shared_prefix" else len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
     bs = batch_size or auto_batch_size(lm, seq_len)
+    if compile and not (kind == "rm" and method == "shared_prefix" and mode == "id_exact"):
+        raise SweepError(f"compile=True needs an id-exact RM sweep with the shared prefix, not kind={kind!r}, "
+                         f"method={method!r}, mode={mode!r}")
     key_params = {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template": slot.template_hash,
                   "mode": mode, "kind": kind, "dtype": str(lm.dtype), "candidates": _digest(ids),
                   "untrained_head": lm.untrained_head, "seed": load_kwargs.get("seed", 0) if lm.untrained_head else None}
+    if compile:  # fused kernels round differently in bf16, so compiled scores are cached apart (eager keys unchanged)
+        key_params["compiled"] = True
     key = sweep_key(key_params)
     meta = {"key": key, **_meta(lm, prompt, slot, mode, kind, method, bs, key_params["candidates"], len(ids)),
-            "compiled": bool(compile and kind == "rm" and method == "shared_prefix" and mode == "id_exact")}
+            "compiled": bool(compile)}
     store = ShardStore((cache_root or config.cache_dir() / "sweeps") / key, meta)
     if cache and store.complete:
         df = store.load()
