@@ -88,7 +88,9 @@ class Crash(TrainerCallback):
 
 
 def _weights(run_dir):
-    return load_file(str(run_dir / "model.safetensors"))
+    if (run_dir / "model.safetensors").exists():
+        return load_file(str(run_dir / "model.safetensors"))
+    return {k: v.float() for k, v in load_model(f"local:{run_dir.name}", dtype="float32").model.state_dict().items()}
 
 
 def test_resume_after_kill_matches_uninterrupted_run():
@@ -206,7 +208,13 @@ def test_partial_methods_train_only_their_parameters_and_export_plain_rms(method
     assert "score.weight" in changed and "model.embed_tokens.weight" not in changed
     if method == "last_n":
         assert changed and all(k.startswith(("model.layers.1.", "model.norm", "score")) for k in changed), changed
+        # only the trained tensors are stored; the frozen rest comes from the (seeded) base at load time
+        stored = load_file(str(r.run_dir / "step-2" / "trained.safetensors"))
+        assert not (r.run_dir / "step-2" / "model.safetensors").exists()
+        assert changed <= set(stored) and all(k.startswith(("model.layers.1.", "model.norm", "score")) for k in stored)
     else:
+        assert (r.run_dir / "step-2" / "model.safetensors").exists()  # merged LoRA: a plain HF reward model
+    if method == "lora":
         assert any(k.startswith("model.layers.0.") for k in changed)
         assert not any("norm" in k for k in changed)  # LoRA adapts linear layers only
 
@@ -241,3 +249,18 @@ def test_published_trajectory_chart_gap_is_first_minus_second():
     assert set(chart.data["run"]) == {"ultrafeedback 27k BT"}
     with pytest.raises(EvalError, match="load_checkpoint_ranks"):
         published_trajectory_chart(ranks.drop(columns="checkpoint"))
+
+
+def test_partial_checkpoint_refuses_a_base_that_changed():
+    """A last_n checkpoint keeps a fingerprint of the frozen weights it was trained on; another base is refused."""
+    import yaml
+
+    r = train(cfg("partial-fp", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, method="last_n",
+                  n_layers=1, save_every=2, dtype="float32"), progress=False)
+    ok = load_model(r.step_id(2), dtype="float32")
+    assert not ok.untrained_head and ok.spec.extra["weights"] == "partial"
+    meta_file = r.run_dir / "step-2" / "rmlib_run.yaml"
+    meta = yaml.safe_load(meta_file.read_text())
+    meta_file.write_text(yaml.safe_dump({**meta, "seed": 1}))  # the seeded tiny base now draws other weights
+    with pytest.raises(ModelError, match="no longer gives the weights"):
+        load_model(r.step_id(2), dtype="float32")

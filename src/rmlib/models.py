@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -196,7 +197,11 @@ def load_model(model_id: str, head: str | None = None, dtype: str | None = None,
     kwargs = {}
     if spec.attn_implementation:
         kwargs["attn_implementation"] = spec.attn_implementation
-    if spec.source == "tiny":
+    if spec.source == "local" and spec.extra.get("weights") == "partial":
+        if head != "rm":
+            raise ModelError(f"{model_id} is a reward model; load its base {spec.extra['base_model']!r} for head='lm'")
+        model, tok = _load_partial_rm(spec, tdtype, dev, trust_remote_code)
+    elif spec.source == "tiny":
         from .tiny import tiny_model
         model, tok = tiny_model(spec.family, head=head, seed=seed, dtype=tdtype)
     else:
@@ -230,6 +235,54 @@ def load_model(model_id: str, head: str | None = None, dtype: str | None = None,
     template = chat_template_of(tok, None if spec.chat_template == "own" else spec.chat_template)
     return LoadedModel(spec=spec, model=model, tokenizer=tok, head=head, device=dev, dtype=tdtype,
                        chat_template=template, untrained_head=untrained)
+
+
+PARTIAL_WEIGHTS = "trained.safetensors"
+
+
+def frozen_weights_sha256(model, exclude: set[str], dtype: torch.dtype) -> str:
+    """sha256 over the names and `dtype` bytes of the parameters not in `exclude` (the frozen part of an RM)."""
+    h = hashlib.sha256()
+    for name, p in model.named_parameters():
+        if name in exclude:
+            continue
+        h.update(name.encode())
+        h.update(p.detach().to("cpu", dtype).contiguous().view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+
+def _load_partial_rm(spec: ModelSpec, dtype: torch.dtype, device: torch.device, trust_remote_code: bool):
+    """A last_n checkpoint: the base's weights with the trained tensors laid over them, checked by fingerprint."""
+    from safetensors.torch import load_file
+    from transformers import AutoTokenizer
+
+    meta, path = spec.extra, Path(spec.path)
+    base_spec = get_spec(meta["base_model"])
+    save_dtype = DTYPE_BY_NAME[meta.get("save_dtype", "bfloat16")]
+    # Tiny bases are seeded random draws made in float32 at training time. Others load directly in the asked dtype
+    # when rounding it to save_dtype gives the fingerprinted bytes (float32, or save_dtype itself), else in float32.
+    base_dtype = dtype if base_spec.source != "tiny" and dtype in (torch.float32, save_dtype) else torch.float32
+    base = load_model(meta["base_model"], head="rm", dtype=str(base_dtype).removeprefix("torch."), device="cpu",
+                      trust_remote_code=trust_remote_code, allow_untrained_head=True, seed=meta.get("seed", 0))
+    model = base.model
+    trained = load_file(str(path / PARTIAL_WEIGHTS))
+    params = dict(model.named_parameters())
+    unknown = sorted(set(trained) - set(params))
+    if unknown or not any(k.startswith(("score.", "classifier.")) for k in trained):
+        raise ModelError(f"{spec.id}: {path / PARTIAL_WEIGHTS} does not fit {meta['base_model']} "
+                         f"(unknown tensors {unknown[:3]}, or no reward head); retrain the run")
+    got = frozen_weights_sha256(model, set(trained), save_dtype)
+    if got != meta.get("frozen_sha256"):
+        raise ModelError(f"{spec.id}: the base {meta['base_model']!r} no longer gives the weights this checkpoint was "
+                         f"trained on (frozen-weights sha256 {got[:12]} vs {str(meta.get('frozen_sha256'))[:12]}). "
+                         "Restore that base version or retrain the run.")
+    with torch.no_grad():
+        for name, t in trained.items():
+            params[name].copy_(t.to(params[name].dtype))
+    return model.to(device=device, dtype=dtype).eval(), AutoTokenizer.from_pretrained(path)
+
+
+DTYPE_BY_NAME = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
 @contextlib.contextmanager
