@@ -24,7 +24,7 @@ What rmlib adds around the trainer:
   model is also exported to <run> itself (`local:<name>`). Exports are written to a temporary folder and
   renamed, so a killed run never exposes a half-written or untrained model. A `last_n` export stores only
   the trained tensors and a sha256 fingerprint of the frozen ones, which loading takes from the base
-  (pinned GGUF, seeded tiny model, or a hub revision) and checks: ~25 MB instead of ~1 GB per Qwen-0.5B
+  (pinned GGUF, seeded tiny model, or a hub revision) and checks: ~120 MB instead of ~1 GB per Qwen-0.5B
   checkpoint. `load_model(id).model.save_pretrained(dir)` writes a standalone HF reward model from it.
 - Resuming: calling `train` again with the same config continues from the last trainer checkpoint; a
   different config under the same name is refused unless `overwrite=True`.
@@ -310,8 +310,8 @@ def _export(model, tokenizer, out: Path, run: dict, save_dtype: str) -> None:
     """Save a loadable RM atomically: weights (safetensors), tokenizer with its template, rmlib_run.yaml.
 
     A last_n checkpoint stores only the trained tensors (`trained.safetensors`) plus a fingerprint of the frozen
-    ones, which load_model takes from the base: the fine-tuning chapter's 27 checkpoints then need ~2 GB of disk
-    instead of ~40 GB. Other methods store the whole model (LoRA merged), a plain HF reward model.
+    ones, which load_model takes from the base: the fine-tuning chapter's exports then need ~4 GB of disk
+    instead of 38 GB. Other methods store the whole model (LoRA merged), a plain HF reward model.
     """
     from peft import PeftModel
     from safetensors.torch import save_file
