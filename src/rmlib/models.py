@@ -113,6 +113,9 @@ def resolve_device(device: str | None = None) -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+DTYPE_BY_NAME = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
 def resolve_dtype(spec: ModelSpec, device: torch.device, dtype: str | None = None) -> torch.dtype:
     """The paper's dtype on GPU; on CPU bfloat16 (fast with AVX512-BF16) unless float32 is asked for."""
     name = dtype or ("auto")
@@ -121,7 +124,7 @@ def resolve_dtype(spec: ModelSpec, device: torch.device, dtype: str | None = Non
         if device.type == "cpu" and name == "float16":
             name = "bfloat16"
     try:
-        return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+        return DTYPE_BY_NAME[name]
     except KeyError:
         raise ModelError(f"unknown dtype {name!r}; use float32, bfloat16, float16 or auto") from None
 
@@ -280,9 +283,6 @@ def _load_partial_rm(spec: ModelSpec, dtype: torch.dtype, device: torch.device, 
         for name, t in trained.items():
             params[name].copy_(t.to(params[name].dtype))
     return model.to(device=device, dtype=dtype).eval(), AutoTokenizer.from_pretrained(path)
-
-
-DTYPE_BY_NAME = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
 @contextlib.contextmanager
