@@ -48,12 +48,13 @@ import yaml
 from .config import progress_enabled
 from . import __version__
 from .data.preferences import SOURCES, load_preferences, sample_pairs, split_pairs
-from .models import PARTIAL_WEIGHTS, ModelError, get_spec, load_model, load_tokenizer, local_rm_dir
+from .models import (DTYPE_BY_NAME, PARTIAL_WEIGHTS, ModelError, frozen_weights_sha256, get_spec, load_model,
+                     load_tokenizer, local_rm_dir)
 from .templates import SENTINEL, TemplateError, answer_slot, chat_template_of
 
 SYNTHETIC = "synthetic_marker"
 METHODS = ("full", "last_n", "lora")
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+DTYPES = {k: DTYPE_BY_NAME[k] for k in ("float32", "bfloat16")}  # what training accepts
 TRUNCATION_POLICY = ("keep_end: responses get max(B - prompt, B // 2) of B = max_len - template tokens; "
                      "prompt gets the rest; each keeps its last tokens")
 # Chat control strings of the common templates: a pair containing one would break the turn structure of
@@ -299,7 +300,6 @@ def _frozen_fingerprint(model, save_dtype: str) -> str:
     """Hash of the frozen parameters, for checking at load time that the base still gives the same weights."""
     cached = getattr(model, "_rmlib_frozen_sha256", None)
     if cached is None:
-        from .models import frozen_weights_sha256
         cached = frozen_weights_sha256(model, {n for n, p in model.named_parameters() if p.requires_grad},
                                        DTYPES[save_dtype])
         model._rmlib_frozen_sha256 = cached
@@ -310,8 +310,8 @@ def _export(model, tokenizer, out: Path, run: dict, save_dtype: str) -> None:
     """Save a loadable RM atomically: weights (safetensors), tokenizer with its template, rmlib_run.yaml.
 
     A last_n checkpoint stores only the trained tensors (`trained.safetensors`) plus a fingerprint of the frozen
-    ones, which load_model takes from the base: the fine-tuning chapter's exports then need ~4 GB of disk
-    instead of 38 GB. Other methods store the whole model (LoRA merged), a plain HF reward model.
+    ones, which load_model takes from the base: the fine-tuning chapter's exports then need ~5-6 GB of disk
+    (tokenizer copies included) instead of 38 GB. Other methods store the whole model (LoRA merged), a plain HF reward model.
     """
     from peft import PeftModel
     from safetensors.torch import save_file
