@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import io
 import shutil
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -182,3 +183,50 @@ def test_cli_fetch_and_list(tmp_path, mirror, capsys):
     assert "elo_everything" in out and "missing" not in out and out.count("ok ") == len(all_files())
     assert cli.main(["data", "fetch", "--dest", str(tmp_path / "x"), "--mirror", str(tmp_path / "nope")]) == 1
     assert "not a directory" in capsys.readouterr().err
+
+
+def _ar(members: dict[str, bytes]) -> bytes:
+    """A Unix ar archive (the container format of a Debian .deb)."""
+    out = bytearray(b"!<arch>\n")
+    for name, body in members.items():
+        out += f"{name + '/':<16}{0:<12}{0:<6}{0:<6}{'100644':<8}{len(body):<10}`\n".encode()
+        out += body + (b"\n" if len(body) % 2 else b"")
+    return bytes(out)
+
+
+def test_download_path_with_debian_package_member_and_tab_fields(tmp_path):
+    """WordNet comes from Debian packages: a member of data.tar.xz inside the .deb's ar container."""
+    payload = b"00\tadj.all\t3\n"
+    tar_buf = io.BytesIO()
+    with tarfile.open(fileobj=tar_buf, mode="w:xz") as tf:
+        info = tarfile.TarInfo("./usr/share/wordnet/data.noun")
+        info.size = len(payload)
+        tf.addfile(info, io.BytesIO(payload))
+    deb = _ar({"debian-binary": b"2.0\n", "control.tar.xz": b"x", "data.tar.xz": tar_buf.getvalue()})
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "wn.deb").write_bytes(deb)
+    (src / "lexnames").write_bytes(b"01\tadj.pert\t3 \n44 \tadj.ppl\t3\n")
+    sha = lambda b: hashlib.sha256(b).hexdigest()  # noqa: E731
+    manifest = {"version": 1, "datasets": {"wn": {
+        "title": "t", "source": "s", "license": "l", "citation": "c",
+        "files": [
+            {"path": "wn/data.noun", "url": (src / "wn.deb").as_uri(), "sha256": sha(payload),
+             "archive_sha256": sha(deb), "member": "./usr/share/wordnet/data.noun"},
+            {"path": "wn/lexnames", "url": (src / "lexnames").as_uri(), "sha256": sha(b"01\tadj.pert\t3\n44\tadj.ppl\t3\n"),
+             "transform": "tab_fields"},
+        ]}}}
+    mpath = tmp_path / "sources.yml"
+    mpath.write_text(yaml.safe_dump(manifest))
+    dest = tmp_path / "data"
+    fetch(dest, None, manifest_path=mpath)
+    assert (dest / "wn/data.noun").read_bytes() == payload
+    assert (dest / "wn/lexnames").read_bytes() == b"01\tadj.pert\t3\n44\tadj.ppl\t3\n"
+    # a member the package does not hold is a clear error naming the file, and nothing is left behind
+    manifest["datasets"]["wn"]["files"] = [{"path": "wn/other", "url": (src / "wn.deb").as_uri(), "sha256": sha(b""),
+                                            "archive_sha256": sha(deb), "member": "./usr/share/wordnet/nope"}]
+    mpath = tmp_path / "sources_missing.yml"
+    mpath.write_text(yaml.safe_dump(manifest))
+    with pytest.raises(DataError, match="wn/other"):
+        fetch(dest, None, manifest_path=mpath)
+    assert not (dest / "wn/other").exists()

@@ -10,6 +10,7 @@ import hashlib
 import io
 import os
 import shutil
+import tarfile
 import tempfile
 import urllib.error
 import urllib.request
@@ -61,6 +62,56 @@ def _lfs_media_url(raw_url: str) -> str | None:
     return "https://media.githubusercontent.com/media/" + raw_url[len(prefix):] if raw_url.startswith(prefix) else None
 
 
+AR_MAGIC = b"!<arch>\n"
+
+
+def _ar_members(data: bytes) -> dict[str, bytes]:
+    """The members of a Unix `ar` archive (the container of a Debian .deb): 60-byte headers, 2-byte aligned."""
+    members, pos = {}, len(AR_MAGIC)
+    while pos + 60 <= len(data):
+        header = data[pos:pos + 60]
+        name = header[:16].decode("ascii").strip().rstrip("/")
+        size = int(header[48:58].decode("ascii").strip())
+        members[name] = data[pos + 60:pos + 60 + size]
+        pos += 60 + size + (size % 2)
+    return members
+
+
+def _deb_member(data: bytes, member: str) -> bytes:
+    """A file inside a Debian package: the package's data.tar.{xz,gz,zst...} holds it as ./usr/..."""
+    payload = next((v for k, v in _ar_members(data).items() if k.startswith("data.tar")), None)
+    if payload is None:
+        raise KeyError(f"no data.tar member in the Debian package (looking for {member})")
+    with tarfile.open(fileobj=io.BytesIO(payload), mode="r:*") as tf:
+        fh = tf.extractfile(member)
+        if fh is None:
+            raise KeyError(f"{member} is not a regular file in the Debian package")
+        return fh.read()
+
+
+def _archive_member(data: bytes, member: str) -> bytes:
+    """`member` from a zip/wheel or a Debian package, recognised by its magic bytes."""
+    if data.startswith(AR_MAGIC):
+        return _deb_member(data, member)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return zf.read(member)
+
+
+def apply_transform(data: bytes, transform: str | None, path: str = "") -> bytes:
+    """The normalisations the mirror applied to a file, repeated on a download so both have one sha256.
+
+    cr_to_lf: line endings to LF. tab_fields: each line's whitespace-separated fields joined by one tab, with no
+    trailing blanks (WordNet's upstream `lexnames` pads some lines with spaces; the mirror's copy has none).
+    """
+    if transform is None:
+        return data
+    if transform == "cr_to_lf":
+        return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if transform == "tab_fields":
+        return b"".join(b"\t".join(line.split()) + b"\n" for line in data.splitlines())
+    raise DataError(f"{path}: unknown transform {transform!r} in the manifest")
+
+
 def _bytes_from_url(f: DataFile, url: str) -> bytes:
     data = _download(url)
     if data.startswith(LFS_POINTER_PREFIX) and (media := _lfs_media_url(url)):
@@ -68,13 +119,8 @@ def _bytes_from_url(f: DataFile, url: str) -> bytes:
     if f.member:
         if f.archive_sha256 and hashlib.sha256(data).hexdigest() != f.archive_sha256:
             raise DataError(f"{f.path}: archive {url} does not match its sha256 in the manifest")
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            data = zf.read(f.member)
-    if f.transform == "cr_to_lf":
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    elif f.transform:
-        raise DataError(f"{f.path}: unknown transform {f.transform!r} in the manifest")
-    return data
+        data = _archive_member(data, f.member)
+    return apply_transform(data, f.transform, f.path)
 
 
 def _write_verified(f: DataFile, target: Path, write) -> None:
@@ -110,7 +156,7 @@ def _fetch_one(f: DataFile, dest: Path, mirror: Path | None) -> None:
     for url in (f.url, *f.alt_urls):
         try:
             data = _bytes_from_url(f, url)
-        except (urllib.error.URLError, OSError, zipfile.BadZipFile, KeyError) as exc:
+        except (urllib.error.URLError, OSError, zipfile.BadZipFile, tarfile.TarError, KeyError, ValueError) as exc:
             errors.append(f"{url}: {exc}")
             continue
         try:

