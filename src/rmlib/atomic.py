@@ -1,0 +1,158 @@
+"""Files and folders that appear whole or not at all, even with several processes and kills.
+
+Everything rmlib caches (sweep shards, de-quantised weights, trained checkpoints, research data, `--out` files)
+is written under a temporary name that no other process uses (it carries the writer's pid and a random
+token) and renamed into place. Temporary names are made with the process umask, like any ordinary file
+(`tempfile.mkstemp` would make them 0600 and `mkdtemp` 0700, which other users of a shared cache cannot
+read). A kill leaves only a temporary name behind; `remove_orphans` deletes those whose writer is gone.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import re
+import secrets
+import shutil
+import time
+from pathlib import Path
+
+# <anything>.<pid>.<token>.tmp  (files and folders alike)
+_TEMP = re.compile(r"\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
+ORPHAN_AGE_S = 24 * 3600  # a temporary name older than this is an orphan even if its pid was reused
+
+
+def temp_path(target: str | os.PathLike) -> Path:
+    """A fresh name next to `target`: hidden, unique to this process and call, recognisable by remove_orphans."""
+    target = Path(target)
+    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write `data` to `path` atomically (temporary file, fsync, rename), with the umask's permissions."""
+    path = Path(path)
+    tmp = temp_path(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def writing_file(path: str | os.PathLike):
+    """Yield a temporary path to write (by any means); on success it is renamed to `path`, else deleted."""
+    path = Path(path)
+    tmp = temp_path(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def building_dir(target: str | os.PathLike):
+    """Yield an empty temporary folder to fill; on success it becomes `target` in one rename.
+
+    First rename wins: when another process published `target` meanwhile, ours is discarded and theirs kept
+    (callers build the same content under the same name, so either copy serves). Returns via the context
+    value's `.won` whether ours was the one published.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_path(target)
+    os.mkdir(tmp, 0o777)
+    result = _Built(tmp)
+    try:
+        yield result
+        try:
+            os.rename(tmp, target)
+            result.won = True
+        except OSError as exc:
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                raise
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class _Built:
+    def __init__(self, path: Path):
+        self.path = path
+        self.won = False
+
+
+@contextlib.contextmanager
+def file_lock(path: str | os.PathLike, shared: bool = False):
+    """An advisory lock (flock) on `path`, created if needed; blocks until it is granted.
+
+    Used so that two processes do not both spend a minute building the same de-quantised model, and so that a
+    `--no-cache` replacement and a new sweep of the same key do not interleave. Correctness never depends on it
+    (writes are atomic and first-rename-wins); on a file system without flock it only costs duplicate work.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        except OSError:
+            pass  # no flock here (some network file systems): carry on unlocked
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def is_orphan(path: Path) -> bool:
+    """A temporary name (see temp_path) whose writing process is gone, or that is older than a day."""
+    m = _TEMP.search(path.name)
+    if not m:
+        return False
+    try:
+        age = time.time() - path.lstat().st_mtime
+    except FileNotFoundError:
+        return False
+    return not _pid_alive(int(m["pid"])) or age > ORPHAN_AGE_S
+
+
+def remove_orphans(folder: str | os.PathLike) -> list[Path]:
+    """Delete the orphaned temporary files and folders directly inside `folder`; returns what was removed."""
+    folder = Path(folder)
+    removed = []
+    try:
+        entries = list(folder.iterdir())
+    except FileNotFoundError:
+        return removed
+    for p in entries:
+        if p.name.startswith(".") and is_orphan(p):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+            removed.append(p)
+    return removed
+
+
+def quarantine(path: str | os.PathLike) -> Path:
+    """Move a corrupt file or folder aside (never deleted silently: it may help to find the cause)."""
+    path = Path(path)
+    dest = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}")
+    os.replace(path, dest)
+    return dest
