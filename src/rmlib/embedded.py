@@ -6,14 +6,13 @@ or swapped part would otherwise give silently wrong sweeps.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import os
-import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import config
+from . import atomic, config
+from .integrity import sha256_file
 
 
 class EmbeddedModelError(RuntimeError):
@@ -30,16 +29,27 @@ class EmbeddedGGUF:
     pip_hint: str
 
     def path(self) -> Path:
-        """The verified GGUF file; joins multi-part packages once into the cache."""
+        """The verified GGUF file; joins multi-part packages once into the cache (and again if that copy is damaged)."""
         part_paths = [_package_file(mod, rel, self.pip_hint) for mod, rel in self.parts]
         if len(part_paths) == 1:
             target = part_paths[0]
         else:
-            target = config.cache_dir() / "gguf" / self.filename
+            target = self.joined_path()
             if not target.exists():
                 _join_atomically(part_paths, target)
+            else:
+                try:
+                    _verify(target, self)
+                except EmbeddedModelError as exc:
+                    moved = atomic.quarantine(target)
+                    warnings.warn(f"{exc} Moved it to {moved.name}; joining the parts again.", stacklevel=2)
+                    _join_atomically(part_paths, target)
         _verify(target, self)
         return target
+
+    def joined_path(self) -> Path:
+        """Where a multi-part GGUF is joined in the cache."""
+        return config.cache_dir() / "gguf" / self.filename
 
 
 _verified: dict[Path, float] = {}
@@ -53,20 +63,12 @@ def _verify(path: Path, spec: EmbeddedGGUF) -> None:
         raise EmbeddedModelError(
             f"{path} has {path.stat().st_size} bytes, expected {spec.size} for {spec.name}. "
             f"Delete it (if under the cache) or reinstall: {spec.pip_hint}")
-    digest = _sha256(path)
+    digest = sha256_file(path)
     if digest != spec.sha256:
         raise EmbeddedModelError(
             f"{path} has sha256 {digest}, expected {spec.sha256} for {spec.name}. "
             f"Delete it (if under the cache) or reinstall: {spec.pip_hint}")
     _verified[path] = mtime
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _package_file(module: str, rel: str, pip_hint: str) -> Path:
@@ -82,17 +84,12 @@ def _package_file(module: str, rel: str, pip_hint: str) -> Path:
 
 def _join_atomically(parts: list[Path], target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for p in parts:
-                with p.open("rb") as f:
-                    for block in iter(lambda: f.read(1 << 22), b""):
-                        out.write(block)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.remove_orphans(target.parent)
+    with atomic.writing_file(target) as tmp, open(tmp, "wb") as out:
+        for p in parts:
+            with p.open("rb") as f:
+                for block in iter(lambda: f.read(1 << 22), b""):
+                    out.write(block)
 
 
 EMBEDDED: dict[str, EmbeddedGGUF] = {

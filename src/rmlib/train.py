@@ -21,8 +21,9 @@ What rmlib adds around the trainer:
 - Checkpoints: the trainer's own (for resuming; model, optimizer, RNG and data position) under
   <run>/trainer, and, every `save_every` steps, an exported RM under <run>/step-<N> (safetensors,
   tokenizer with its chat template, `rmlib_run.yaml`) that loads as `local:<name>@step<N>`; the final
-  model is also exported to <run> itself (`local:<name>`). Exports are written to a temporary folder and
-  renamed, so a killed run never exposes a half-written or untrained model. A `last_n` export stores only
+  model is also exported to <run> itself (`local:<name>`). Exports are written to a temporary folder of their
+  own and renamed, so a killed run never exposes a half-written or untrained model, and every export carries a
+  manifest of sha256 hashes that loading checks. A `last_n` export stores only
   the trained tensors and a sha256 fingerprint of the frozen ones, which loading takes from the base
   (pinned GGUF, seeded tiny model, or a hub revision) and checks: ~120 MB instead of ~1 GB per Qwen-0.5B
   checkpoint. `load_model(id).model.save_pretrained(dir)` writes a standalone HF reward model from it.
@@ -32,9 +33,11 @@ What rmlib adds around the trainer:
 from __future__ import annotations
 
 import copy
+import errno
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 from dataclasses import asdict, dataclass, field
@@ -46,7 +49,8 @@ import torch
 import yaml
 
 from .config import progress_enabled
-from . import __version__
+from . import __version__, atomic
+from .integrity import MANIFEST, write_manifest
 from .data.preferences import SOURCES, load_preferences, sample_pairs, split_pairs
 from .models import (DTYPE_BY_NAME, PARTIAL_WEIGHTS, ModelError, frozen_weights_sha256, get_spec, load_model,
                      load_tokenizer, local_rm_dir)
@@ -307,49 +311,60 @@ def _frozen_fingerprint(model, save_dtype: str) -> str:
 
 
 def _export(model, tokenizer, out: Path, run: dict, save_dtype: str) -> None:
-    """Save a loadable RM atomically: weights (safetensors), tokenizer with its template, rmlib_run.yaml.
+    """Save a loadable RM atomically: weights (safetensors), tokenizer with its template, rmlib_run.yaml, and a
+    manifest with every file's sha256 (checked whenever the checkpoint is loaded; see rmlib.integrity).
 
     A last_n checkpoint stores only the trained tensors (`trained.safetensors`) plus a fingerprint of the frozen
     ones, which load_model takes from the base: the fine-tuning chapter's exports then need ~5-6 GB of disk
     (tokenizer copies included) instead of 38 GB. Other methods store the whole model (LoRA merged), a plain HF reward model.
+    The files are written into a folder of this process's own (two exports of one name never share a temporary
+    folder), then renamed into place.
     """
     from peft import PeftModel
     from safetensors.torch import save_file
 
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
     m = copy.deepcopy(model).merge_and_unload() if isinstance(model, PeftModel) else model
-    if _partial_export_ok(run):
-        trained = {n: p.detach().to("cpu", DTYPES[save_dtype]).contiguous()
-                   for n, p in m.named_parameters() if p.requires_grad}
-        run = {**run, "weights": "partial", "frozen_sha256": _frozen_fingerprint(m, save_dtype)}
-        tmp.mkdir(parents=True)
-        save_file(trained, str(tmp / PARTIAL_WEIGHTS), metadata={"format": "pt"})
-        m.config.save_pretrained(tmp)
-    else:
-        state = {k: v.detach().to("cpu", DTYPES[save_dtype]) for k, v in m.state_dict().items()}
-        from transformers.utils import logging as hf_logging
+    tmp = atomic.temp_path(out)
+    try:
+        os.mkdir(tmp, 0o777)
+        if _partial_export_ok(run):
+            trained = {n: p.detach().to("cpu", DTYPES[save_dtype]).contiguous()
+                       for n, p in m.named_parameters() if p.requires_grad}
+            run = {**run, "weights": "partial", "frozen_sha256": _frozen_fingerprint(m, save_dtype)}
+            save_file(trained, str(tmp / PARTIAL_WEIGHTS), metadata={"format": "pt"})
+            m.config.save_pretrained(tmp)
+        else:
+            state = {k: v.detach().to("cpu", DTYPES[save_dtype]) for k, v in m.state_dict().items()}
+            from transformers.utils import logging as hf_logging
 
-        was_enabled = hf_logging.is_progress_bar_enabled()
-        hf_logging.disable_progress_bar()  # one "Writing model shards" bar per checkpoint is noise
-        try:
-            m.save_pretrained(tmp, state_dict=state)
-        finally:
-            if was_enabled:
-                hf_logging.enable_progress_bar()
-        run = {**run, "weights": "full"}
-    tokenizer.save_pretrained(tmp)
-    (tmp / "rmlib_run.yaml").write_text(yaml.safe_dump(run, sort_keys=False))
-    if out.exists():
-        # The run root also holds the run's records and step-* folders: replace only the model's files.
-        for child in [*out.glob("model*.safetensors*"), out / PARTIAL_WEIGHTS]:
-            child.unlink(missing_ok=True)
-        (out / "config.json").unlink(missing_ok=True)  # first, so no half-replaced model is ever loadable
-        for child in sorted(tmp.iterdir(), key=lambda c: c.name == "config.json"):  # config.json last
-            child.replace(out / child.name)
-        tmp.rmdir()
-    else:
-        tmp.replace(out)
+            was_enabled = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()  # one "Writing model shards" bar per checkpoint is noise
+            try:
+                m.save_pretrained(tmp, state_dict=state)
+            finally:
+                if was_enabled:
+                    hf_logging.enable_progress_bar()
+            run = {**run, "weights": "full"}
+        tokenizer.save_pretrained(tmp)
+        (tmp / "rmlib_run.yaml").write_text(yaml.safe_dump(run, sort_keys=False))
+        write_manifest(tmp, run_hash=run.get("run_hash"), step=run.get("step"))
+        if out.exists():
+            # The run root also holds the run's records and step-* folders: replace only the model's files.
+            # config.json goes first and comes back last, so a half-replaced model is never loadable, and the
+            # manifest makes any mix of old and new files fail its check.
+            (out / "config.json").unlink(missing_ok=True)
+            for child in [*out.glob("model*.safetensors*"), out / PARTIAL_WEIGHTS, out / MANIFEST]:
+                child.unlink(missing_ok=True)
+            for child in sorted(tmp.iterdir(), key=lambda c: (c.name == "config.json", c.name == MANIFEST)):
+                child.replace(out / child.name)
+        else:
+            try:
+                os.rename(tmp, out)
+            except OSError as exc:  # a concurrent export of the same step won: its copy is as good as ours
+                if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- training
@@ -453,6 +468,8 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     elif run_dir.exists() and overwrite:
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (run_dir.parent, run_dir):
+        atomic.remove_orphans(folder)  # temporary export folders of killed runs
     run_file.write_text(yaml.safe_dump({**run, "complete": False}, sort_keys=False))
     prep["test"].to_parquet(run_dir / "test_pairs.parquet")
 

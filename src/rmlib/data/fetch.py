@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import shutil
 import tarfile
-import tempfile
 import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
 
+from rmlib import atomic
+from rmlib.integrity import sha256_file  # noqa: F401 (also this module's public name)
 from rmlib.data.manifest import MANIFEST_PATH, DataFile, all_files
 
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
@@ -25,14 +25,6 @@ USER_AGENT = "rmlib-data-fetch"
 
 class DataError(RuntimeError):
     """A data file is missing or does not match its manifest checksum."""
-
-
-def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 # (path, size, mtime_ns) -> sha256, so repeated path() calls in one process hash each file once.
@@ -126,17 +118,12 @@ def _bytes_from_url(f: DataFile, url: str) -> bytes:
 def _write_verified(f: DataFile, target: Path, write) -> None:
     """Write via `write(tmp_path)` to a temp file next to target, verify, then atomically rename."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
+    # A unique name that `write` creates itself, so the file gets the umask's permissions (mkstemp's are 0600).
+    with atomic.writing_file(target) as tmp_path:
         write(tmp_path)
         got = sha256_file(tmp_path)
         if got != f.sha256:
             raise DataError(f"{f.path}: checksum mismatch (expected {f.sha256[:12]}…, got {got[:12]}…)")
-        os.replace(tmp_path, target)
-    finally:
-        tmp_path.unlink(missing_ok=True)
 
 
 def _fetch_one(f: DataFile, dest: Path, mirror: Path | None) -> None:
