@@ -9,8 +9,7 @@ import pytest
 import torch
 
 from rmlib import shards, sweep as sweep_mod
-from rmlib.models import ModelError, RemoteCodeError, load_model
-from rmlib.shards import ShardError
+from rmlib.models import CacheWarning, ModelError, RemoteCodeError, load_model
 from rmlib.sweep import SweepError, roundtrip_audit, score_answers, sweep
 from rmlib.templates import TemplateError, answer_slot
 
@@ -148,28 +147,27 @@ def test_finished_sweep_is_served_from_cache(tiny_rms, tmp_path):
     pd.testing.assert_frame_equal(first.frame, again.frame)
 
 
-def test_corrupted_shard_gives_clear_error_and_recovers(tiny_rms, tmp_path):
+def test_corrupted_shard_is_named_moved_aside_and_recomputed(tiny_rms, tmp_path):
     lm = tiny_rms["llama"]
     res = sweep(lm, PROMPT, cache_root=tmp_path, progress=False)
-    folder = next(tmp_path.iterdir())
-    shard = folder / "shard-00000.parquet"
+    folder = tmp_path / res.meta["key"]
+    shard = next(folder.glob("shard-00000-*.parquet"))
     data = bytearray(shard.read_bytes())
     data[len(data) // 2] ^= 0xFF
     data[-10:] = b"0123456789"
     shard.write_bytes(bytes(data))
-    with pytest.raises(ShardError, match="shard-00000.parquet"):
-        sweep(lm, PROMPT, cache_root=tmp_path, progress=False)
-    (folder / "COMPLETE").unlink()
-    again = sweep(lm, PROMPT, cache_root=tmp_path, progress=False)
+    with pytest.warns(CacheWarning, match=shard.name):
+        again = sweep(lm, PROMPT, cache_root=tmp_path, progress=False)
+    assert not again.cached
     pd.testing.assert_frame_equal(again.frame, res.frame)
-    assert list(folder.glob("shard-00000.corrupt-*"))
+    assert list(folder.glob(shard.name + ".corrupt-*"))
 
 
 def test_nan_scores_are_refused_and_nothing_marked_complete(tmp_path):
     lm = load_model("tiny-llama", head="rm", dtype="float32", allow_untrained_head=True)
     with torch.no_grad():
         lm.model.score.weight[0, 0] = float("nan")
-    with pytest.raises(SweepError, match="NaN"):
+    with pytest.raises(SweepError, match="non-finite \\(NaN\\)"):
         sweep(lm, PROMPT, tokens=range(20), cache_root=tmp_path, progress=False)
     assert not list(tmp_path.glob("*/COMPLETE"))
     assert not list(tmp_path.glob("*/shard-*.parquet"))

@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import contextlib
 import math
+import shutil
+import numbers
 import time
+import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from . import __version__, config
+from . import __version__, atomic, config
 from .config import progress_enabled
-from .models import LoadedModel, load_model
+from .models import CacheWarning, LoadedModel, load_model
 from .prefix_attention import cache_to_kv, shared_prefix
-from .shards import ShardStore, sweep_key
-from .templates import AnswerSlot, answer_slot, check_prompt, paper_text
+from .shards import CorruptShardError, ShardStore, sweep_key
+from .templates import AnswerSlot, answer_slot, check_answer, check_prompt, paper_text
 
 CHUNK = 4096  # candidates per shard: the most a crash can cost
 MODES = ("id_exact", "paper")
@@ -43,7 +47,12 @@ def candidate_ids(lm: LoadedModel, tokens=None) -> np.ndarray:
     else:
         if isinstance(tokens, slice):
             tokens = range(*tokens.indices(n_vocab)) if tokens.stop is not None else range(tokens.start or 0, n_vocab)
-        ids = np.asarray(list(tokens), dtype=np.int64)
+        tokens = list(tokens)
+        not_int = [t for t in tokens if isinstance(t, bool) or not isinstance(t, numbers.Integral)]
+        if not_int:
+            raise SweepError(f"token ids must be integers, got {not_int[:5]} ({type(not_int[0]).__name__}); "
+                             "a float id would be truncated to another token. Convert them with int() / .astype(int)")
+        ids = np.asarray(tokens, dtype=np.int64)
     if ids.size == 0:
         raise SweepError("the vocabulary slice is empty; give at least one token id")
     bad = ids[(ids < 0) | (ids >= n_vocab)]
@@ -52,6 +61,33 @@ def candidate_ids(lm: LoadedModel, tokens=None) -> np.ndarray:
     if np.unique(ids).size != ids.size:
         raise SweepError("the vocabulary slice repeats token ids")
     return ids
+
+
+def check_batch_size(batch_size) -> None:
+    """None (automatic) or a positive integer; 0, negatives and floats are refused, not silently replaced."""
+    if batch_size is None:
+        return
+    if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+        raise SweepError(f"batch_size must be a positive integer or None (automatic), not {batch_size!r}")
+
+
+def check_length(lm: LoadedModel, n_tokens: int, what: str) -> None:
+    """Refuse a conversation longer than the model's context (it would silently read positions never trained)."""
+    limit = lm.max_length
+    if limit is not None and n_tokens > limit:
+        raise SweepError(f"{what} is {n_tokens} tokens with the chat template, but {lm.spec.id} takes at most "
+                         f"{limit} tokens; shorten it")
+
+
+def check_finite(df: pd.DataFrame, columns, what: str) -> None:
+    """NaN and +-inf scores are refused before anything is written (they would poison every rank and mean)."""
+    values = df[list(columns)].to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values).all(axis=1)
+    if bad.any():
+        kinds = sorted({"NaN" if np.isnan(v) else ("+inf" if v > 0 else "-inf")
+                        for v in values[bad].ravel() if not np.isfinite(v)})
+        raise SweepError(f"{int(bad.sum())} non-finite ({', '.join(kinds)}) score(s) for {what}; nothing was marked "
+                         "complete. Try dtype='float32' or check the model's weights.")
 
 
 def auto_batch_size(lm: LoadedModel, seq_len: int) -> int:
@@ -230,13 +266,52 @@ class SweepResult:
     cached: bool
 
 
-def _meta(lm: LoadedModel, prompt: str, slot: AnswerSlot, mode: str, kind: str, method: str, batch_size: int,
-          ids_digest: str, n: int) -> dict:
-    return {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template_hash": slot.template_hash,
-            "mode": mode, "kind": kind, "method": method, "dtype": str(lm.dtype).removeprefix("torch."),
-            "device": lm.device.type, "batch_size": batch_size, "n_candidates": n, "candidates": ids_digest,
-            "untrained_head": lm.untrained_head, "rmlib_version": __version__,
+def _run_fields(lm: LoadedModel, batch_size) -> dict:
+    """How a shard was computed without changing what was computed (recorded per shard, not in the key)."""
+    import transformers
+    return {"batch_size": batch_size, "device": lm.device.type, "rmlib_version": __version__,
+            "torch_version": torch.__version__, "transformers_version": transformers.__version__,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
+def _cached_frame(store: ShardStore) -> pd.DataFrame | None:
+    """The verified cached result, or None. A shard that fails its hash is moved aside, named in a warning, and
+    recomputed by the caller (the rest are kept)."""
+    if not store.complete:
+        return None
+    try:
+        return store.load()
+    except CorruptShardError as exc:
+        warnings.warn(f"{exc}; recomputing them", CacheWarning, stacklevel=3)
+        return None
+
+
+def _open_store(parent: Path, key: str, meta: dict, cache: bool) -> tuple[ShardStore, pd.DataFrame | None]:
+    """The store to fill, or the cached result. cache=False computes everything afresh beside the old result,
+    which publish() then replaces in one rename (a kill meanwhile leaves the old result served)."""
+    parent.mkdir(parents=True, exist_ok=True)
+    atomic.remove_orphans(parent)  # folders of killed cache=False runs
+    target = parent / key
+    if not cache:
+        store = ShardStore(atomic.temp_path(target), meta)
+        store.prepare()
+        return store, None
+    store = ShardStore(target, meta)
+    df = _cached_frame(store)
+    if df is None:
+        store.prepare()
+    return store, df
+
+
+def _finish(store: ShardStore, target: Path, n_shards: int, n_rows: int) -> pd.DataFrame:
+    store.mark_complete(n_shards, n_rows)
+    if store.root != target:
+        store.publish_to(target)
+    return store.load()
+
+
+def _cache_parent(cache_root, default: str) -> Path:
+    return Path(cache_root) if cache_root is not None else config.cache_dir() / default
 
 
 def _digest(ids: np.ndarray) -> str:
@@ -245,6 +320,8 @@ def _digest(ids: np.ndarray) -> str:
 
 
 def _resolve(model, head, **load_kwargs) -> LoadedModel:
+    if isinstance(model, LoadedModel) and load_kwargs:
+        raise SweepError(f"{sorted(load_kwargs)} are loading options; with a loaded model, pass them to load_model")
     return model if isinstance(model, LoadedModel) else load_model(model, head=head, **load_kwargs)
 
 
@@ -257,6 +334,14 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     the next-token `logit` and `logprob` (log-softmax) at the answer slot.
     Returns one row per (model, prompt, token_id) with the decoded token.
 
+    Caching: the key holds everything that can change a score (model and the revision of its weights, prompt,
+    chat template, mode, kind, method, dtype, compile, candidate ids, seed of an untrained head); `meta`
+    describes the data on disk. Batch size and device are not in the key: a row's score does not depend on the
+    other rows of its batch, so they change float rounding only (bit-identical in bf16 on CPU in
+    tests/test_sweep.py), and keying them would make a GPU's memory-dependent automatic batch size miss the
+    cache on every run; each shard records the batch size and device it was computed with. `cache=False`
+    recomputes everything and then replaces the cached result in one rename.
+
     `compile=True` (id-exact RM sweeps with the shared prefix only) runs the batches through `torch.compile`
     with one fixed batch shape. Off by default: on 2 CPU cores it compiles for ~70 s and then runs ~10-15%
     faster, a net loss for a 49k-token vocabulary (see benchmarks/README.md). In bf16 fused kernels round
@@ -264,43 +349,63 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     """
     if mode not in MODES:
         raise SweepError(f"mode must be one of {MODES}, not {mode!r}")
+    check_batch_size(batch_size)
     lm = _resolve(model, None, **load_kwargs)
     kind = lm.head
     if kind == "lm" and mode == "paper":
         raise SweepError("paper mode reproduces the RM pipeline; LM log-probs are always id-exact")
     slot = answer_slot(lm.tokenizer, prompt, lm.chat_template)
     ids = candidate_ids(lm, tokens)
-    if method == "auto":
-        total = len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
-        method = "shared_prefix" if supports_shared_prefix(lm, total) else "full"
-    if method not in ("shared_prefix", "full"):
+    total = len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
+    check_length(lm, total if kind == "rm" else len(slot.prefix_ids), f"the prompt {prompt[:60]!r}")
+    if method not in ("auto", "shared_prefix", "full"):
         raise SweepError(f"method must be auto, shared_prefix or full, not {method!r}")
-    seq_len = 1 + len(slot.suffix_ids) if method == "shared_prefix" else len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
+    if kind == "lm":
+        if method != "auto":
+            raise SweepError(f"method={method!r} applies to RM sweeps; an LM's log-probs for every token come from "
+                             "one forward pass of the prompt, so there is nothing to choose")
+        method = "prefix_logits"
+    elif method == "auto":
+        method = "shared_prefix" if supports_shared_prefix(lm, total) else "full"
+    seq_len = 1 + len(slot.suffix_ids) if method == "shared_prefix" else total
     bs = batch_size or auto_batch_size(lm, seq_len)
     if compile and not (kind == "rm" and method == "shared_prefix" and mode == "id_exact"):
         raise SweepError(f"compile=True needs an id-exact RM sweep with the shared prefix, not kind={kind!r}, "
                          f"method={method!r}, mode={mode!r}")
     key_params = {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template": slot.template_hash,
-                  "mode": mode, "kind": kind, "dtype": str(lm.dtype), "candidates": _digest(ids),
-                  "untrained_head": lm.untrained_head, "seed": load_kwargs.get("seed", 0) if lm.untrained_head else None}
-    if compile:  # fused kernels round differently in bf16, so compiled scores are cached apart (eager keys unchanged)
-        key_params["compiled"] = True
+                  "mode": mode, "kind": kind, "method": method, "compiled": bool(compile), "dtype": str(lm.dtype),
+                  "candidates": _digest(ids), "untrained_head": lm.untrained_head,
+                  "seed": lm.seed if lm.untrained_head else None}
     key = sweep_key(key_params)
-    meta = {"key": key, **_meta(lm, prompt, slot, mode, kind, method, bs, key_params["candidates"], len(ids)),
-            "compiled": bool(compile)}
-    store = ShardStore((cache_root or config.cache_dir() / "sweeps") / key, meta)
-    if cache and store.complete:
-        df = store.load()
+    meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "prompt": prompt,
+            "template_hash": slot.template_hash, "mode": mode, "kind": kind, "method": method,
+            "compiled": bool(compile), "dtype": str(lm.dtype).removeprefix("torch."), "n_candidates": len(ids),
+            "candidates": key_params["candidates"], "untrained_head": lm.untrained_head,
+            "seed": key_params["seed"], **_run_fields(lm, bs)}
+    target = _cache_parent(cache_root, "sweeps") / key
+    store, df = _open_store(target.parent, key, meta, cache)
+    if df is not None and _digest(df.token_id.to_numpy()) == key_params["candidates"]:
         return SweepResult(df, df.attrs["rmlib"], cached=True)
-    store.prepare()
+    try:
+        df = _sweep_into(store, lm, slot, ids, kind, method, mode, bs, compile, progress)
+        df = _finish(store, target, math.ceil(len(ids) / CHUNK), len(ids))
+    finally:
+        if store.root != target:  # a cache=False run that did not publish
+            shutil.rmtree(store.root, ignore_errors=True)
+    if _digest(df.token_id.to_numpy()) != key_params["candidates"]:
+        raise SweepError(f"{target}: the token ids on disk are not the ones asked for; delete the folder and rerun")
+    return SweepResult(df, df.attrs["rmlib"], cached=False)
 
+
+def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compile, progress) -> None:
+    """Compute the shards the store lacks (all of them for a fresh store)."""
     texts = lm.tokenizer.convert_ids_to_tokens(ids.tolist())
     decoded = lm.tokenizer.batch_decode([[int(i)] for i in ids])
     special = set(lm.tokenizer.all_special_ids)
     n_chunks = math.ceil(len(ids) / CHUNK)
     todo = [c for c in range(n_chunks) if not store.valid_shard(c, len(ids[c * CHUNK:(c + 1) * CHUNK]))]
-    bar = tqdm(total=sum(len(ids[c * CHUNK:(c + 1) * CHUNK]) for c in todo), disable=not progress_enabled(progress), unit="tok",
-               desc=f"{kind} sweep {lm.spec.nickname or lm.spec.id}", smoothing=0.1)
+    bar = tqdm(total=sum(len(ids[c * CHUNK:(c + 1) * CHUNK]) for c in todo), disable=not progress_enabled(progress),
+               unit="tok", desc=f"{kind} sweep {lm.spec.nickname or lm.spec.id}", smoothing=0.1)
     kv = None
     prefix_out = None
     if todo and (kind == "lm" or method == "shared_prefix"):
@@ -312,22 +417,14 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
             cols = _lm_chunk(lm, prefix_out, chunk_ids)
             bar.update(len(chunk_ids))
         else:
-            cols = _rm_chunk(lm, slot, chunk_ids, decoded[lo:hi], method, mode, bs, kv, bar,
-                             meta["compiled"])
-        df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "token_id": chunk_ids.astype(np.int64),
+            cols = _rm_chunk(lm, slot, chunk_ids, decoded[lo:hi], method, mode, bs, kv, bar, compile)
+        df = pd.DataFrame({"model": lm.spec.id, "prompt": slot.prompt, "token_id": chunk_ids.astype(np.int64),
                            "token": texts[lo:hi], "text": decoded[lo:hi],
                            "is_special": [int(i) in special for i in chunk_ids], **cols})
-        value_cols = [k for k in cols if k in ("score", "logit", "logprob")]
-        bad = df[df[value_cols].isna().any(axis=1)]
-        if len(bad):
-            raise SweepError(f"{len(bad)} NaN score(s) for {lm.spec.id} (token ids {bad.token_id.head(5).tolist()}); "
-                             f"nothing was marked complete. Try dtype='float32' or check the model's weights.")
+        check_finite(df, [k for k in cols if k in ("score", "logit", "logprob")],
+                     f"{lm.spec.id} (token ids {chunk_ids[:5].tolist()}...)")
         store.write_shard(c, df)
     bar.close()
-    df_rows = len(ids)
-    store.mark_complete(n_chunks, df_rows)
-    df = store.load()
-    return SweepResult(df, df.attrs["rmlib"], cached=False)
 
 
 def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar, compiled=False) -> dict:
@@ -367,8 +464,10 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
 
     RMs: the reward of the whole conversation. LMs: the summed log-prob of the
     answer's tokens given the same templated prefix an RM sees (an implicit reward).
-    One shard per prompt, so an interrupted run resumes prompt by prompt.
+    One shard per prompt, so an interrupted run resumes prompt by prompt. Cached and verified like `sweep`
+    (the same key policy; `cache=False` recomputes and replaces atomically); attrs["rmlib"] describes the data.
     """
+    check_batch_size(batch_size)
     lm = _resolve(model, None, **load_kwargs)
     prompts, answers = list(prompts), list(answers)
     if not prompts or not answers:
@@ -377,42 +476,50 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
         check_prompt(lm.tokenizer, p)
     if any(not isinstance(a, str) or not a.strip() for a in answers):
         raise SweepError("answers must be non-empty strings")
+    for a in answers:
+        check_answer(lm.tokenizer, a)
     answer_ids = [lm.tokenizer(a, add_special_tokens=False).input_ids for a in answers]
+    slots = {p: answer_slot(lm.tokenizer, p, lm.chat_template) for p in prompts}
+    longest = max(range(len(answers)), key=lambda i: len(answer_ids[i]))
+    for p, slot in slots.items():
+        n = len(slot.prefix_ids) + len(answer_ids[longest]) + (len(slot.suffix_ids) if lm.head == "rm" else 0)
+        check_length(lm, n, f"the answer {answers[longest][:40]!r} under the prompt {p[:40]!r}")
+    shared = supports_shared_prefix(lm, max(len(s.prefix_ids) + len(s.suffix_ids) for s in slots.values())
+                                    + len(answer_ids[longest]))
     key_params = {"model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "dtype": str(lm.dtype),
-                  "prompts": prompts, "answers": answers, "template": answer_slot(lm.tokenizer, prompts[0],
-                                                                                  lm.chat_template).template_hash,
-                  "untrained_head": lm.untrained_head}
+                  "prompts": prompts, "answers": answers, "template": slots[prompts[0]].template_hash,
+                  "method": "shared_prefix" if shared else "full", "untrained_head": lm.untrained_head,
+                  "seed": lm.seed if lm.untrained_head else None}
     key = sweep_key(key_params)
     meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "mode": "id_exact",
-            "dtype": str(lm.dtype).removeprefix("torch."), "n_prompts": len(prompts), "n_answers": len(answers),
-            "untrained_head": lm.untrained_head, "rmlib_version": __version__,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    store = ShardStore((cache_root or config.cache_dir() / "answers") / key, meta)
-    if cache and store.complete:
-        return store.load()
-    store.prepare()
-    longest = max(map(len, answer_ids)) + max(len(answer_slot(lm.tokenizer, p, lm.chat_template).prefix_ids)
-                                               for p in prompts) + 8
-    shared = supports_shared_prefix(lm, longest)
-    bar = tqdm(total=len(prompts) * len(answers), disable=not progress_enabled(progress), unit="ans",
-               desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
-    for pi, prompt in enumerate(prompts):
-        if store.valid_shard(pi, len(answers)):
-            bar.update(len(answers))
-            continue
-        slot = answer_slot(lm.tokenizer, prompt, lm.chat_template)
-        if lm.head == "lm":
-            values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar)
-        else:
-            values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar)
-        df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
-                           "n_tokens": [len(a) for a in answer_ids], **values})
-        if df[list(values)].isna().any().any():
-            raise SweepError(f"NaN scores for {lm.spec.id} under prompt {prompt!r}; nothing was marked complete")
-        store.write_shard(pi, df)
-    bar.close()
-    store.mark_complete(len(prompts), len(prompts) * len(answers))
-    return store.load()
+            "method": key_params["method"], "dtype": str(lm.dtype).removeprefix("torch."),
+            "template_hash": key_params["template"], "n_prompts": len(prompts), "n_answers": len(answers),
+            "untrained_head": lm.untrained_head, "seed": key_params["seed"], **_run_fields(lm, batch_size)}
+    target = _cache_parent(cache_root, "answers") / key
+    store, df = _open_store(target.parent, key, meta, cache)
+    if df is not None:
+        return df
+    try:
+        bar = tqdm(total=len(prompts) * len(answers), disable=not progress_enabled(progress), unit="ans",
+                   desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
+        for pi, prompt in enumerate(prompts):
+            if store.valid_shard(pi, len(answers)):
+                bar.update(len(answers))
+                continue
+            slot = slots[prompt]
+            if lm.head == "lm":
+                values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar)
+            else:
+                values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar)
+            df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
+                               "n_tokens": [len(a) for a in answer_ids], **values})
+            check_finite(df, list(values), f"{lm.spec.id} under the prompt {prompt!r}")
+            store.write_shard(pi, df)
+        bar.close()
+        return _finish(store, target, len(prompts), len(prompts) * len(answers))
+    finally:
+        if store.root != target:
+            shutil.rmtree(store.root, ignore_errors=True)
 
 
 def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar) -> dict:

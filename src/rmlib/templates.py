@@ -61,15 +61,25 @@ def chat_template_of(tokenizer, fallback: str | None = None) -> str:
 
 def check_prompt(tokenizer, prompt: str) -> None:
     """Refuse prompts that smuggle template control tokens (they would break the turn structure)."""
-    if not prompt or not prompt.strip():
-        raise TemplateError("the prompt is empty")
+    _check_text(tokenizer, prompt, "prompt")
+
+
+def check_answer(tokenizer, answer: str) -> None:
+    """Refuse answers with template control tokens: an answer that closes the assistant turn and opens another
+    would be scored as a different conversation (the same rule as prompts)."""
+    _check_text(tokenizer, answer, "answer")
+
+
+def _check_text(tokenizer, text: str, what: str) -> None:
+    if not isinstance(text, str) or not text.strip():
+        raise TemplateError(f"the {what} is empty")
     specials = {t for t in getattr(tokenizer, "all_special_tokens", []) if t}
     specials |= {t.content for t in getattr(tokenizer, "added_tokens_decoder", {}).values() if t.special}
-    found = sorted(t for t in specials if t in prompt)
+    found = sorted(t for t in specials if t in text)
     if found:
-        raise TemplateError(f"the prompt contains template control token(s) {found}; remove them")
-    if SENTINEL in prompt:
-        raise TemplateError("the prompt contains rmlib's internal sentinel")
+        raise TemplateError(f"the {what} {text[:60]!r} contains template control token(s) {found}; remove them")
+    if SENTINEL in text:
+        raise TemplateError(f"the {what} contains rmlib's internal sentinel")
 
 
 def _adds_bos(tokenizer) -> bool:
