@@ -56,7 +56,7 @@ def test_method_is_in_the_key_and_each_method_gets_its_own_scores(tmp_path):
 
 
 def test_every_setting_that_changes_a_score_changes_the_key(tmp_path):
-    """Defect 1: method (and the seed of a loaded model's random weights) were missing from the key."""
+    """Defect 1: method, the seed of a loaded model's random head and the attention kernel were missing."""
     lm = _bf16_rm("llama")
     base = dict(tokens=range(40), cache_root=tmp_path, progress=False)
     key = sweep(lm, PROMPT, **base).meta["key"]
@@ -69,9 +69,16 @@ def test_every_setting_that_changes_a_score_changes_the_key(tmp_path):
                                PROMPT, **base),
         "seed of the head": lambda: sweep(_bf16_rm("llama", seed=1), PROMPT, **base),
         "template": lambda: sweep(_with_template(lm), PROMPT, **base),
+        "attention kernel": lambda: sweep(_with_eager_attention(), PROMPT, **base),
     }
     keys = {name: make().meta["key"] for name, make in variants.items()}
     assert key not in keys.values() and len(set(keys.values())) == len(keys), keys
+
+
+def _with_eager_attention():
+    lm = _bf16_rm("llama")
+    lm.model.config._attn_implementation = "eager"
+    return lm
 
 
 def _with_template(lm):

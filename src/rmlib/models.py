@@ -404,8 +404,8 @@ def load_model(model_id: str, head: str | None = None, dtype: str | None = None,
 
 
 def _weights_revision(spec: ModelSpec, model) -> str:
-    """What identifies the weights, for cache keys: the pinned or resolved hub commit, the GGUF's sha256, the
-    training run's hash, or (tiny models, built in-process) a hash of the weights themselves."""
+    """What identifies the weights, for cache keys: the pinned or resolved hub commit, the GGUF's sha256, the sha256
+    of a local checkpoint's files, or (tiny models, built in-process) a hash of the weights themselves."""
     if spec.source == "embedded":
         from .embedded import EMBEDDED
         return f"gguf-sha256:{EMBEDDED[spec.gguf].sha256[:16]}"

@@ -111,7 +111,8 @@ def check_parameters(namespace: dict | None = None, *, history: list[str] | None
     given = [n for src in injected for n in _assignments(src) if n not in PAPERMILL_BUILTINS]
     for name in sorted(set(given) - set(declared)):
         close = difflib.get_close_matches(name.upper(), list(declared), n=1)
-        problems.append(f"{name} is not a parameter of this chapter" + (f" (did you mean {close[0]}?)" if close else ""))
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        problems.append(f"{name} is not a parameter of this chapter{hint}")
     for name, allowed in choices.items():
         if name not in declared:
             raise ParameterError(f"check_parameters({name}=...): the parameters cell declares no {name}")

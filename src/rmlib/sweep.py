@@ -266,6 +266,12 @@ class SweepResult:
     cached: bool
 
 
+def _model_settings(lm: LoadedModel) -> dict:
+    """Loading settings that change what is computed: the attention kernel (Gemma-2 needs eager for its
+    soft-capping) and how the score is read."""
+    return {"attention": getattr(lm.model.config, "_attn_implementation", None), "score_read": lm.spec.score}
+
+
 def _run_fields(lm: LoadedModel, batch_size) -> dict:
     """How a shard was computed without changing what was computed (recorded per shard, not in the key)."""
     import transformers
@@ -334,13 +340,14 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     the next-token `logit` and `logprob` (log-softmax) at the answer slot.
     Returns one row per (model, prompt, token_id) with the decoded token.
 
-    Caching: the key holds everything that can change a score (model and the revision of its weights, prompt,
-    chat template, mode, kind, method, dtype, compile, candidate ids, seed of an untrained head); `meta`
-    describes the data on disk. Batch size and device are not in the key: a row's score does not depend on the
-    other rows of its batch, so they change float rounding only (bit-identical in bf16 on CPU in
-    tests/test_sweep.py), and keying them would make a GPU's memory-dependent automatic batch size miss the
-    cache on every run; each shard records the batch size and device it was computed with. `cache=False`
-    recomputes everything and then replaces the cached result in one rename.
+    Caching: the key holds everything that can change a score (model and the revision of its weights, prompt, chat
+    template, mode, kind, method, dtype, compile, attention kernel, how the score is read, candidate ids, seed of an
+    untrained head); `meta` describes the data on disk. Batch size and device are not in the key: a row's score does
+    not depend on the other rows of its batch, so they change float rounding only (in bf16 on CPU the tiny models of
+    tests/test_cache.py, and SmolLM2 with a random head on 512 tokens, give bit-identical scores at batch sizes from
+    1 to 512, while the two methods differ by up to 0.047 on SmolLM2, sd 0.23), and keying them would make a GPU's
+    memory-dependent automatic batch size miss the cache on every run; each shard records the batch size and device
+    it was computed with. `cache=False` recomputes everything and then replaces the cached result in one rename.
 
     `compile=True` (id-exact RM sweeps with the shared prefix only) runs the batches through `torch.compile`
     with one fixed batch shape. Off by default: on 2 CPU cores it compiles for ~70 s and then runs ~10-15%
@@ -375,7 +382,7 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     key_params = {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template": slot.template_hash,
                   "mode": mode, "kind": kind, "method": method, "compiled": bool(compile), "dtype": str(lm.dtype),
                   "candidates": _digest(ids), "untrained_head": lm.untrained_head,
-                  "seed": lm.seed if lm.untrained_head else None}
+                  "seed": lm.seed if lm.untrained_head else None, **_model_settings(lm)}
     key = sweep_key(key_params)
     meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "prompt": prompt,
             "template_hash": slot.template_hash, "mode": mode, "kind": kind, "method": method,
@@ -489,7 +496,7 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     key_params = {"model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "dtype": str(lm.dtype),
                   "prompts": prompts, "answers": answers, "template": slots[prompts[0]].template_hash,
                   "method": "shared_prefix" if shared else "full", "untrained_head": lm.untrained_head,
-                  "seed": lm.seed if lm.untrained_head else None}
+                  "seed": lm.seed if lm.untrained_head else None, **_model_settings(lm)}
     key = sweep_key(key_params)
     meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "mode": "id_exact",
             "method": key_params["method"], "dtype": str(lm.dtype).removeprefix("torch."),

@@ -1,15 +1,15 @@
 """`rmlib verify`: check everything in the cache against the hashes recorded when it was written.
 
-What is checked, and what a failure leads to:
+What is checked (quick, the default; then what --full adds), and what a failure leads to:
 
-| what                           | quick (default)                       | --full adds                     | when corrupt                |
-|--------------------------------|---------------------------------------|---------------------------------|-----------------------------|
-| sweeps/, answers/ (results)    | sha256 of every shard, meta.json and  | decode every shard: rows, key,  | moved aside; the next sweep |
-|                                | COMPLETE                              | finite values, token ids        | recomputes only those shards|
-| dequantized/ (embedded models) | sizes + sampled sha256, source GGUF   | sha256 of every byte            | rebuilt from the GGUF       |
-| gguf/ (joined multi-part GGUF) | size                                  | sha256 against the pinned one   | joined again from the parts |
-| rms/ (trained checkpoints)     | sizes + sampled sha256 of every file  | sha256 of every byte            | reported (retrain to fix)   |
-| rms/*/[step-*/]answers/        | as answers/ (rmlib.rm_eval's scores)  | as answers/                     | as answers/                 |
+* sweeps/, answers/ and rmlib.rm_eval's answers under checkpoints: the sha256 of every shard, meta.json and
+  COMPLETE (--full: decode every shard and check its key, finite values and token ids). A corrupt result is moved
+  aside; the next run of the same call recomputes only the damaged shards.
+* dequantized/ (embedded models): sizes, sampled sha256 and the source GGUF's sha256 (--full: every byte).
+  A corrupt copy is rebuilt from the GGUF.
+* gguf/ (multi-part GGUFs joined in the cache): the size (--full: the pinned sha256). Joined again if damaged.
+* rms/ (trained checkpoints): sizes and sampled sha256 of every file (--full: every byte). A corrupt checkpoint
+  is reported (loading refuses it); retraining repairs it.
 
 Interrupted results and orphaned temporary files of killed runs are reported too (temporary files are removed).
 Nothing is modified with repair=False (`--dry-run`).
@@ -59,7 +59,8 @@ def verify_cache(root: str | Path | None = None, full: bool = False, repair: boo
     findings += _temp_files(rms, repair)
     for run in sorted(p for p in rms.glob("*") if p.is_dir() and not p.name.startswith(".")):
         findings += _temp_files(run, repair)
-        for d in [run, *sorted(run.glob("step-*"), key=lambda p: int(p.name.split("-")[1]) if p.name[5:].isdigit() else 0)]:
+        steps = sorted((p for p in run.glob("step-*") if p.name[5:].isdigit()), key=lambda p: int(p.name[5:]))
+        for d in [run, *steps]:
             if (d / "config.json").exists() or (d / MANIFEST).exists():
                 findings.append(_check_checkpoint(d, full))
             findings += _temp_files(d / "answers", repair)
@@ -69,7 +70,8 @@ def verify_cache(root: str | Path | None = None, full: bool = False, repair: boo
 
 
 def _temp_files(folder: Path, repair: bool) -> list[Finding]:
-    orphans = [p for p in (folder.iterdir() if folder.is_dir() else []) if p.name.startswith(".") and atomic.is_orphan(p)]
+    entries = folder.iterdir() if folder.is_dir() else []
+    orphans = [p for p in entries if p.name.startswith(".") and atomic.is_orphan(p)]
     if repair:
         atomic.remove_orphans(folder)
     return [Finding("temp", p, CLEANED if repair else CORRUPT, "temporary file of a killed run"
