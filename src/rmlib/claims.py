@@ -37,10 +37,10 @@ from typing import Any, Callable
 
 import pandas as pd
 
-__all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "Ref", "Part", "Claim", "Evidence", "Missing",
-           "share_outcome", "test_outcome", "exists_outcome", "order_outcome",
-           "threshold_outcome", "verdict",
-           "CLAIMS", "source_chapters", "load_evidence", "claims_table", "rules_markdown", "VERDICTS"]
+__all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "Ref", "Part", "Claim", "Evidence",
+           "Missing", "resolve", "share_outcome", "test_outcome", "exists_outcome", "order_outcome",
+           "threshold_outcome", "verdict", "CLAIMS", "source_chapters", "load_evidence", "claims_table",
+           "rules_markdown"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
@@ -128,6 +128,8 @@ def resolve(data: Any, path: str) -> Any:
         if not m:
             raise Missing(f"bad path segment {seg!r} in {path!r}")
         key, sel = m.group("key"), m.group("sel")
+        if cur is None:
+            raise Missing(f"{path} was not computed in this run (e.g. one seed, or too few models)")
         if key:
             if isinstance(cur, dict):
                 if key not in cur:
@@ -282,9 +284,16 @@ def _framing(e: Evidence) -> list[Part]:
             n = e.get("framing", f"halves_summary.{key}.n")
             cells = e.get("framing", f"cell_counts_by_half[half={key}].n_congruent_steeper")
             ncells = e.get("framing", f"cell_counts_by_half[half={key}].n_cells")
+            try:  # the other lexicons, for the reader; not part of the verdict
+                others = [o for o in e.get("framing", "halves_by_source") if o != src]
+                other_text = ", ".join(f"{o.upper()} {e.get('framing', f'halves_by_source.{o}.{key}.holds')}"
+                                       for o in others)
+            except Missing:
+                others, other_text = [], ""
             return (share_outcome(k, n, against=rev),
                     f"{label}: CI above 0 for {k} and below 0 for {rev} of {n} RMs ({str(src).upper()}); "
-                    f"{cells} of {ncells} model × prompt cells in the claimed direction")
+                    f"{cells} of {ncells} model × prompt cells in the claimed direction"
+                    + (f"; CI above 0 with the other lexicons: {other_text}" if others else ""))
         return fn
 
     return [_part("positive prompts: more sensitive to positive words", e, half("pos_prompts", "first half")),
@@ -369,13 +378,21 @@ def _big_two(e: Evidence) -> list[Part]:
 
 
 def _mfd2(e: Evidence) -> list[Part]:
-    def fn():
+    def pooled():
+        k = e.get("moral_foundations", "by_foundation.n_significant_fdr")
+        n = e.get("moral_foundations", "by_foundation.n_panels")
+        return ("holds" if k >= MULTIPLE else "fails",
+                f"{k} of {n} foundation × valence panels (virtue and vice pooled, as the authors test it) differ "
+                "between Gemma- and Llama-based RMs after FDR")
+
+    def split():
         k = e.get("moral_foundations", "results.published.n_significant_fdr")
         n = e.get("moral_foundations", "results.published.n_panels")
         return ("holds" if k >= MULTIPLE else "fails",
-                f"{k} of {n} foundation × virtue/vice × valence panels differ between Gemma- and Llama-based RMs "
-                "after FDR")
-    return [_part("several moral foundations differ by base family", e, fn)]
+                f"{k} of {n} foundation × virtue/vice × valence panels differ after FDR")
+
+    return [_part("several foundations differ by base family", e, pooled),
+            _part("the same with virtue and vice apart", e, split, context=True)]
 
 
 def _three_way(e: Evidence) -> list[Part]:
@@ -384,7 +401,9 @@ def _three_way(e: Evidence) -> list[Part]:
         est = e.get("big_two", "three_way.estimate")
         p = e.get("big_two", "three_way.p")
         return (test_outcome(p, True),
-                f"mixed model (random intercept per RM), {term}: {_n(est, '+.1f')} rank points, p = {_n(p, '.3g')}")
+                f"mixed model (random intercept per RM), {term}: {_n(est, '+.1f')} rank points, p = {_n(p, '.3g')} "
+                "(prompts count as independent replicates, as in the authors' model; the Big Two row's model-level "
+                "tests are stricter)")
     return [_part("family × category × valence (Big Two)", e, fn)]
 
 
@@ -484,8 +503,8 @@ CLAIMS: list[Claim] = [
     Claim("mfd2", ICLR, "RMs differ by base model along several moral foundations.", ICLR_ABSTRACT
           + " ('multiple dimensions of human value')", ("moral_foundations",),
           "published scores of the 10 RMs for the MFD2 terms, 54 prompts", "RMs",
-          f"permutation tests per foundation × virtue/vice × valence panel, FDR; holds with at least {MULTIPLE} "
-          "(the authors pool virtue and vice per foundation)", _mfd2),
+          f"permutation tests per foundation × valence panel (virtue and vice pooled, as the authors do), models as "
+          f"replicates, FDR; holds with at least {MULTIPLE}", _mfd2),
     Claim("three_way", ICLR, "The family difference depends on the category and on the prompt's valence (a "
           "family × category × valence interaction).", "ICLR 2026 main text; the authors' "
           "figures/generate_figure_1_and_A1.R fits lme(median rank ~ base_model*Category*prompt_framing, "
