@@ -58,7 +58,7 @@ def test_paths_select_records_and_record_their_source():
     assert e.take() == [claims.Ref("ch", "n", 3)] and e.refs == []
     with pytest.raises(claims.Missing, match="has not run"):
         e.get("gone", "n")
-    with pytest.raises(claims.Missing, match="empty"):
+    with pytest.raises(claims.Missing, match="did not compute"):
         e.get("ch", "empty")
 
 

@@ -129,7 +129,7 @@ def resolve(data: Any, path: str) -> Any:
             raise Missing(f"bad path segment {seg!r} in {path!r}")
         key, sel = m.group("key"), m.group("sel")
         if cur is None:
-            raise Missing(f"{path} was not computed in this run (e.g. one seed, or too few models)")
+            raise Missing(f"the chapter did not compute {path} in this run (e.g. one seed, or too few models)")
         if key:
             if isinstance(cur, dict):
                 if key not in cur:
@@ -167,7 +167,7 @@ class Evidence:
             raise Missing(self.reasons.get(chapter, f"chapter {chapter!r} has not written results"))
         value = resolve(data, path)
         if value is None:
-            raise Missing(f"{chapter}: {path} is empty in this run")
+            raise Missing(f"the chapter {chapter} did not compute {path} in this run")
         self.refs.append(Ref(chapter, path, value))
         return value
 
@@ -225,7 +225,7 @@ def _part(name: str, e: Evidence, fn: Callable[[], tuple[str, str]], context: bo
         outcome, text = fn()
     except Missing as err:
         e.take()
-        return Part(name, "untestable", f"not in this run's results ({err})", [], context)
+        return Part(name, "untestable", f"not available here: {err}", [], context)
     return Part(name, outcome, text, e.take(), context)
 
 
