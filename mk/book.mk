@@ -28,6 +28,8 @@ book-html: $(STAMP) book-vendor
 	$(BOOK) html
 
 # The finetuning chapter trains the compute-mode RMs (local:ft-...) that other chapters sweep, so it runs first.
+# Every chapter writes its numbers to book/_executed/results/; the claims page reads them, so `rmlib.book run`
+# puts it after the chapters it reads (whatever its place in _toc.yml) and reruns it when their results change.
 book: $(STAMP) data book-vendor
 	$(BOOK) run finetuning $(if $(FORCE),--force)
 	$(BOOK) run $(if $(FORCE),--force)

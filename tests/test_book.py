@@ -201,3 +201,61 @@ def test_slope_ci_rejects_estimates_outside_their_interval():
     ok = df.assign(lo=[0.2, 0.0])
     spec = charts.slope_ci(ok, "m", "est", "lo", "hi").to_dict()
     assert len(spec["layer"]) == 3  # reference line, CI rules, dots
+
+
+# --------------------------------------------------------------------------- results and the claims page
+
+def test_every_findings_chapter_writes_results_through_one_parameter():
+    for name in book.chapters():
+        text = book.template(name).read_text()
+        assert "RESULTS_JSON" not in text and "RESULTS_PATH" not in text, name
+        if name != "about":  # the about page glues its few numbers instead
+            assert book.declares_results(name), f"{name} has no RESULTS_DIR parameter"
+    params = book.with_results_dir("framing", {}, Path("/x/out"))
+    assert params["RESULTS_DIR"] == str(Path("/x/out/results").resolve())
+    assert book.with_results_dir("framing", {"RESULTS_DIR": "/y"}, Path("/x"))["RESULTS_DIR"] == "/y"
+    assert book.with_results_dir("about", {}, Path("/x")) == {}
+    # where results go is not an input: it does not change the stamp
+    assert book.content_hash("framing", {"RESULTS_DIR": "/a"}) == book.content_hash("framing", {"RESULTS_DIR": "/b"})
+
+
+def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path):
+    from rmlib import claims
+
+    sources = book.reads_results("claims")
+    assert sources == claims.source_chapters()
+    toc = book.chapters()
+    assert toc.index("claims") < toc.index("heterogeneity")  # first in the findings, in the table of contents
+    order = book.in_run_order(toc)
+    assert sorted(order) == sorted(toc) and order.index("claims") > max(order.index(s) for s in sources)
+    out = tmp_path / "executed"
+    res = book.results_dir(out)
+    res.mkdir(parents=True)
+    params = book.with_results_dir("claims", {}, out)
+    with pytest.raises(book.BookError, match="reads the results of"):
+        book.run_notebook("claims", output_dir=out, log=lambda *_: None)
+    for s in sources:
+        (res / f"{s}.json").write_text('{"x": 1}')
+    (out / "claims.ipynb").write_text("{}")  # as if the page had run with these results
+    (res / "claims.json").write_text("{}")
+    book.stamp_path("claims", out).write_text(json.dumps(
+        {"hash": book.content_hash("claims", params), "dependencies": book.dependencies("claims", params)}))
+    assert book.stale_reason("claims", params, out) is None
+    (res / "framing.json").write_text('{"x": 2}')
+    assert book.stale_reason("claims", params, out) == "results changed: framing"
+    (res / "claims.json").unlink()  # a chapter whose own results vanished must run again
+    assert "results file" in book.stale_reason("claims", params, out)
+
+
+def test_results_are_strict_json_written_atomically(tmp_path):
+    from rmlib import results
+
+    path = results.write("x", {"a": np.float32(1.5), "b": float("nan"), "c": [np.int64(3), np.inf],
+                               "d": pd.DataFrame({"k": [1, 2]}), "e": np.array([True, False])}, tmp_path)
+    assert path == tmp_path / "x.json" and sorted(p.name for p in tmp_path.iterdir()) == ["x.json"]
+    assert json.loads(path.read_text()) == {"a": 1.5, "b": None, "c": [3, None], "d": [{"k": 1}, {"k": 2}],
+                                            "e": [True, False]}
+    assert results.read("x", tmp_path)["a"] == 1.5
+    assert results.write("x", {}, None) is None
+    with pytest.raises(results.ResultsError, match="run it first"):
+        results.read("missing", tmp_path)

@@ -1,20 +1,12 @@
 """The fine-tuning ablation chapter, run with tiny parameters; asserts on its outputs."""
 from __future__ import annotations
 
-import json
-
-from rmlib.book import run_notebook
-
-from conftest import notebook_markdown as _markdown
+from conftest import CHAPTER_RUNS
 
 
-
-def test_finetuning_chapter_tiny(tmp_path, monkeypatch):
-    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
-    res_path = tmp_path / "finetuning.json"
-    r = run_notebook("finetuning", tiny=True, output_dir=tmp_path, force=True, log=lambda *_: None,
-                     overrides={"RESULTS_PATH": str(res_path)})
-    out, text = json.loads(res_path.read_text()), _markdown(r.path)
+def test_finetuning_chapter_tiny(run_chapter):
+    r = run_chapter("finetuning", isolated_cache=True)
+    out, text = r.results, r.markdown
     runs = out["runs"]
     assert {x["base"] for x in runs} == {"tiny-llama", "tiny-qwen2"}
     # identical data and steps across bases, and the loss goes down on the easy synthetic rule
@@ -27,16 +19,23 @@ def test_finetuning_chapter_tiny(tmp_path, monkeypatch):
     assert set(out["reward_kinds"]) == {"RM score", "LM log-prob (implicit reward)"}
     assert len(out["imprint"]) == 2 * 2 and out["n_published_final"] > 0
     assert "same** data" in text and "no across-seed interval" in text and "ABLATION_SOURCES" in text
+    # durability of the published base-family orders, from the authors' checkpoint files
+    pub = out["durability"]["published"]
+    assert pub["n_runs"] == 4 and pub["checkpoints_n"] == 10 + 14 + 4 + 7  # skywork, uf 100k, 27k, 54k
+    assert pub["final_n"] == 5 and 0 <= pub["final_claimed_holds"] <= 5
+    uf100 = next(x for x in pub["runs"] if x["run"] == "ultrafeedback 100k BT")
+    assert uf100["final_order"].startswith("Gemma < Llama")  # the published 100k run ends with the order flipped
+    assert uf100["pair_flips"] >= 1 and pub["runs_with_flip"] >= 1
+    assert "Llama's gap is below Gemma's at" in text and "UltraFeedback 13k" not in text
+    # one seed: no across-seed order and no base-effect test, and the page says so
+    assert out["durability"]["ours"] is None and out["base_effect"] is None
+    assert "One seed only" in text
 
 
-def test_finetuning_chapter_seeds_and_ablations(tmp_path, monkeypatch):
+def test_finetuning_chapter_seeds_and_ablations(run_chapter):
     """Two seeds, a data-source ablation and a data-quantity ablation: the sections that the default tiny run skips."""
-    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
-    res_path = tmp_path / "finetuning.json"
-    r = run_notebook("finetuning", tiny=True, output_dir=tmp_path, force=True, log=lambda *_: None,
-                     overrides={"RESULTS_PATH": str(res_path), "SEEDS": [0, 1],
-                                "ABLATION_SOURCES": ["hh_rlhf_harmless"], "QUANTITY_PAIRS": [16]})
-    out, text = json.loads(res_path.read_text()), _markdown(r.path)
+    r = run_chapter("finetuning", **CHAPTER_RUNS["finetuning"])
+    out, text = r.results, r.markdown
     runs = out["runs"]
     assert len(runs) == 2 * 2 + 2 + 1
     main = [x for x in runs if x["sources"] == "synthetic_marker" and x["n_pairs"] == 32]
@@ -57,3 +56,7 @@ def test_finetuning_chapter_seeds_and_ablations(tmp_path, monkeypatch):
     assert {q["n_pairs"] for q in out["quantity"]} == {16, 32}
     assert "no across-seed interval" not in text and "η² =" in text
     assert "correlation with the number of pairs" in text
+    ours = out["durability"]["ours"]
+    assert ours["n_seeds"] == 2 and 1 <= ours["n_seeds_modal_order"] <= 2 and ours["pairs"] == 1
+    assert ours["kendall_w"] is None or 0 <= ours["kendall_w"] <= 1
+    assert out["base_effect"]["n_prompts"] == 2 and "seeds give the most common order" in text

@@ -1,14 +1,14 @@
 """The first four chapters run under papermill with tiny parameters; assertions are on what they compute.
 
-Each chapter writes its headline numbers to RESULTS_JSON; the executed notebook must contain no error output and
-its markdown findings must carry the same numbers.
+Each chapter writes its headline numbers to RESULTS_DIR/<chapter>.json (the book runner sets RESULTS_DIR); the
+executed notebook must contain no error output and its markdown findings must carry the same numbers.
 """
 import json
 
 import numpy as np
 import pytest
 
-from rmlib.book import run_notebook
+from conftest import CHAPTER_RUNS
 
 
 @pytest.fixture(scope="module")
@@ -23,21 +23,23 @@ def data_ready():
         pytest.skip(f"data directory not filled: {e}")
 
 
-def run(name, tmp_path, **overrides):
-    out = tmp_path / f"{name}.json"
-    res = run_notebook(name, tiny=True, output_dir=tmp_path, force=True, log=lambda *_: None,
-                       overrides={"RESULTS_JSON": str(out), **overrides})
-    nb = json.loads(res.path.read_text())
-    outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
-    markdown = "\n".join("".join(o["data"]["text/markdown"]) for o in outputs if "text/markdown" in o.get("data", {}))
-    charts = sum("rmlib_offline" in json.dumps(o.get("data", {})) or "vegaEmbed" in json.dumps(o.get("data", {}))
-                 for o in outputs)
-    return json.loads(out.read_text()), markdown, charts
+@pytest.fixture
+def run(run_chapter):
+    def go(name, **overrides):
+        r = run_chapter(name, **{**CHAPTER_RUNS.get(name, {}), **overrides})
+        nb = json.loads(r.path.read_text())
+        outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+        assert not [o for o in outputs if o.get("output_type") == "error"]
+        markdown = "\n".join("".join(o["data"]["text/markdown"]) for o in outputs
+                             if "text/markdown" in o.get("data", {}))
+        charts = sum("rmlib_offline" in json.dumps(o.get("data", {})) or "vegaEmbed" in json.dumps(o.get("data", {}))
+                     for o in outputs)
+        return r.results, markdown, charts
+    return go
 
 
-def test_elo_misalignment(tmp_path, data_ready):
-    r, md, n_charts = run("elo_misalignment", tmp_path)
+def test_elo_misalignment(run, data_ready):
+    r, md, n_charts = run("elo_misalignment")
     assert r["n_items"] == 400 and r["human_elo_same_across_prompts"] is True
     assert {a["model"] for a in r["agreement"]} == {"R-Gem-2B", "S-Lla-8B-v0.2", "F-Lla-8B-v0.1"}
     for a in r["agreement"]:
@@ -50,11 +52,25 @@ def test_elo_misalignment(tmp_path, data_ready):
     assert f"ρ = {min(rhos):.2f}" in md and f"ρ = {max(rhos):.2f}" in md
     assert r["most_over"][0] in md
     assert n_charts >= 4
+    # Spearman intervals are Bonett-Wright: wider than the Fisher-z interval for Pearson's r on the same n
+    assert r["interval"] == "Bonett-Wright"
+    for a in r["agreement"]:
+        fisher_low = np.tanh(np.arctanh(a["rho"]) - 1.959964 / np.sqrt(r["n_items"] - 3))
+        assert a["ci_low"] < fisher_low
+    # one median-vs-mean check per table (one prompt + pooled) and direction
+    assert r["aggregate"] == "median" and len(r["aggregate_robustness"]) == 2 * 2
+    assert all(0 <= row["shared"] <= row["n"] for row in r["aggregate_robustness"])
+    # WordNet topics: every item is counted once, the four themes are tested, p-values are probabilities
+    t = r["topics"]
+    assert t["n_items"] == r["n_items"] and 0 < t["n_with_topic"] < t["n_items"]
+    assert t["n_flagged"] == round(0.1 * r["n_items"])
+    assert {row["topic"] for row in t["themes"]} <= {"nature", "life", "technology", "human sexuality"}
+    assert all(0 < row["p_fdr"] <= 1 and row["direction"] in ("over", "under", "") for row in t["supersenses"])
+    assert f"{t['n_with_topic']:,} of {t['n_items']:,} items" in md and "got a topic" in md
 
 
-def test_heterogeneity_published_and_compute(tmp_path, data_ready):
-    r, md, n_charts = run("heterogeneity", tmp_path, MODE="both", TOKENS=300, N_ITEMS=200, N_SHUFFLES=2,
-                          N_PERMUTATIONS=199)
+def test_heterogeneity_published_and_compute(run, data_ready):
+    r, md, n_charts = run("heterogeneity")
     pub, comp = r["runs"]["published"], r["runs"]["compute"]
     k = np.array([[pub["kendall"][a][b] for b in pub["kendall"]] for a in pub["kendall"]])
     assert np.allclose(k, k.T) and np.allclose(np.diag(k), 1)
@@ -71,8 +87,8 @@ def test_heterogeneity_published_and_compute(tmp_path, data_ready):
     assert n_charts >= 4
 
 
-def test_method(tmp_path):
-    r, md, n_charts = run("method", tmp_path)
+def test_method(run):
+    r, md, n_charts = run("method")
     assert r["n_tokens"] == 300 and r["best_reward"] >= r["worst_reward"]
     assert r["reward_kinds"] == {"tiny-llama": "LM log-prob (implicit reward)"}
     assert r["best_reward"] <= 0  # a log-probability
@@ -87,8 +103,8 @@ def test_method(tmp_path):
     assert n_charts >= 3
 
 
-def test_distributions_published_and_compute(tmp_path, data_ready):
-    r, md, n_charts = run("distributions", tmp_path, MODE="both", TOKENS=300)
+def test_distributions_published_and_compute(run, data_ready):
+    r, md, n_charts = run("distributions")
     assert r["runs"] == ["published", "compute"]
     moments = [m for m in r["moments"] if m["moment"] == "skewness"]
     assert len(moments) == 3 + 2
@@ -103,6 +119,8 @@ def test_distributions_published_and_compute(tmp_path, data_ready):
             assert abs(sum(shares) - 1) < 1e-9
     assert {f["feature"] for f in r["features"]} == {"is_word", "leading_space", "capitalised", "n_chars"}
     assert 3 <= r["shared_vocabulary_size"] <= 300
+    assert r["skew_summary"]["published"]["n"] == 3
+    assert r["skew_summary"]["published"]["n_negative"] + r["skew_summary"]["published"]["n_positive"] <= 3
     sk = max(moments, key=lambda m: abs(m["estimate"]))
     assert f"skewness {sk['estimate']:.2f}" in md
     assert "implicit" in md and n_charts >= 4

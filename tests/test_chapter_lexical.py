@@ -1,6 +1,6 @@
 """The framing, mere-exposure and identity-term chapters run with tiny parameters and say what their numbers say.
 
-Each chapter writes its numbers to RESULTS_DIR/<name>_results.json; the tests check them against the library and
+Each chapter writes its numbers to RESULTS_DIR/<chapter>.json; the tests check them against the library and
 check that the executed notebook's prose carries the same numbers.
 """
 from __future__ import annotations
@@ -11,21 +11,23 @@ import json
 import pytest
 
 from rmlib import lexical
-from rmlib.book import run_notebook
+
+from conftest import CHAPTER_RUNS
 
 SMOLLM2 = "smollm2-135m-instruct"
 
 
-def _run(name, tmp_path, **overrides):
-    res = run_notebook(name, tiny=True, output_dir=tmp_path, force=True, log=lambda *a: None,
-                       overrides={"RESULTS_DIR": str(tmp_path), **overrides})
-    results = json.loads((tmp_path / f"{name}_results.json").read_text())
-    nb = json.loads(res.path.read_text())
-    markdown = "\n".join("".join(o["data"]["text/markdown"]) for c in nb["cells"] if c["cell_type"] == "code"
-                         for o in c.get("outputs", []) if "text/markdown" in o.get("data", {}))
-    n_charts = sum("vegaEmbed" in "".join(o["data"].get("text/html", "")) for c in nb["cells"]
-                   if c["cell_type"] == "code" for o in c.get("outputs", []) if "data" in o)
-    return results, markdown, n_charts
+@pytest.fixture
+def _run(run_chapter):
+    def go(name, **overrides):
+        r = run_chapter(name, **{**CHAPTER_RUNS.get(name, {}), **overrides})
+        nb = json.loads(r.path.read_text())
+        markdown = "\n".join("".join(o["data"]["text/markdown"]) for c in nb["cells"] if c["cell_type"] == "code"
+                             for o in c.get("outputs", []) if "text/markdown" in o.get("data", {}))
+        n_charts = sum("vegaEmbed" in "".join(o["data"].get("text/html", "")) for c in nb["cells"]
+                       if c["cell_type"] == "code" for o in c.get("outputs", []) if "data" in o)
+        return r.results, markdown, n_charts
+    return go
 
 
 def _needs_smollm2():
@@ -35,8 +37,8 @@ def _needs_smollm2():
 
 # --------------------------------------------------------------------------- framing
 
-def test_framing_published_tiny(tmp_path):
-    r, md, n_charts = _run("framing", tmp_path)
+def test_framing_published_tiny(_run):
+    r, md, n_charts = _run("framing")
     assert r["mode"] == "published" and r["level"] == "word" and r["reward_kinds"] == ["RM score"]
     assert len(r["models"]) == 2 and sorted(r["contrast"]) == ["afinn", "vader", "warriner"]
     # the chapter's numbers are the library's numbers
@@ -47,19 +49,32 @@ def test_framing_published_tiny(tmp_path):
     for row in r["contrast"]["afinn"]:
         assert row["framing"] == pytest.approx(fc.loc[row["label"], "framing"])
         assert row["framing_ci_low"] < row["framing"] < row["framing_ci_high"]
-    # the prose states the verdict that the CIs imply, with the computed range
-    above = r["verdict"]["framing"]["above"]
-    assert f"above zero (95% CI) for {len(above)} of 2" in md and "Conclusion" in md
-    lo = min(row["framing"] for row in r["contrast"]["afinn"])
-    assert f"{lo:+.3f}" in md
+    # each half of the claim is reported per model, with its own CI, and counted over models and cells
+    for row in r["contrast"]["afinn"]:
+        assert row["pos_prompts"] == pytest.approx(row["s_pp"] - row["s_np"])
+        assert row["neg_prompts"] == pytest.approx(row["s_nn"] - row["s_pn"])
+        assert row["framing"] == pytest.approx((row["pos_prompts"] + row["neg_prompts"]) / 2)
+    halves = r["halves_summary"]
+    for h in ("pos_prompts", "neg_prompts"):
+        assert sum(halves[h][k] for k in ("holds", "reversed", "unclear")) == halves[h]["n"] == 2
+        assert f"for **{halves[h]['holds']} of 2** models" in md
+    cells = {c["half"]: c for c in r["cell_counts_by_half"]}
+    assert cells["pos_prompts"]["n_cells"] == cells["neg_prompts"]["n_cells"] == 2 * 2  # models x prompts of a valence
+    # the two scored RMs tilt toward positive words: opposite halves, reported as such (not as "no effect")
+    assert halves["pos_prompts"]["reversed"] == 0 and halves["neg_prompts"]["reversed"] == 2
+    assert "opposite signs" in md and "averages such halves to near zero" in md
+    # the influential words explain the weak half, and the page reads rewards, not oriented scores, for word lists
+    assert r["weak_half"] == "neg_prompts" and "Why the lexicons disagree" in md
+    afinn_down = [w for w in r["influential_words"]["afinn"] if w["half"] == "neg_prompts"
+                  and w["direction"] == "pulls down"]
+    assert afinn_down[0]["valence"] == -5 and afinn_down[0]["mean_y"] < -1  # an obscenity the RMs do not name
+    assert "most fitting a *worst*" not in md and "highest-scored answers" in md
     assert "Word level, published scores" in md and n_charts >= 4
-    shares = {s["prompts"]: s for s in r["cell_shares"]}
-    assert shares["all"]["n_cells"] == 2 * len(r["prompts"])
 
 
-def test_framing_compute_smollm2(tmp_path):
+def test_framing_compute_smollm2(_run):
     _needs_smollm2()
-    r, md, _ = _run("framing", tmp_path, MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"],
+    r, md, _ = _run("framing", MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"],
                     AFFECT_SOURCES=["afinn"])
     assert r["mode"] == "compute" and r["level"] == "token"
     assert r["reward_kinds"] == ["LM log-prob (implicit reward)"]
@@ -70,30 +85,40 @@ def test_framing_compute_smollm2(tmp_path):
 
 # --------------------------------------------------------------------------- mere exposure
 
-def test_mere_exposure_published_tiny(tmp_path):
+def test_mere_exposure_published_tiny(_run):
     from rmlib.regression import cell_slopes, share_positive
 
-    r, md, n_charts = _run("mere_exposure", tmp_path)
+    r, md, n_charts = _run("mere_exposure")
     assert r["mode"] == "published" and r["level"] == "word" and len(r["models"]) == 2
-    assert set(r["by_source"]) == {"bnc", "wordfreq", "wordfreq, BNC words only"}
+    assert r["matchings"] == ["bnc", "bnc_lemma", "wordfreq"]
     assert r["coverage"]["bnc"] < r["coverage"]["wordfreq"]  # BNC lists only common words
-    # the chapter's share is the library's share
+    rows = {(x["source"], x["prompts"]): x for x in r["by_valence"]}
+    assert set(rows) == {(s, pv) for s in ["bnc", "bnc_lemma", "wordfreq", "wordfreq, BNC words only"]
+                         for pv in ("positive", "negative", "all")}
+    # the chapter's shares are the library's shares, per prompt valence
     scores = lexical.published_word_scores(r["models"], r["prompts"]).assign(label=lambda d: d["nickname"])
     d = lexical.exposure_frame(scores).dropna(subset=["zipf_wordfreq"])
-    cells = cell_slopes(d, y="y", x="zipf_wordfreq", covariates=["valence"], groups=["label", "prompt_key"])
-    s = r["by_source"]["wordfreq"]["share"]
-    assert s == pytest.approx(share_positive(cells))
-    b = r["by_source"]["wordfreq"]["baseline"]
-    assert 0 <= b["null_low"] <= b["null_mean"] <= b["null_high"] <= 1
-    assert f"{s['n_positive']} of {s['n_cells']} cells positive" in md
-    assert ("is **not** beyond" in md) or ("**is beyond**" in md)
+    for pv in ("positive", "negative"):
+        cells = cell_slopes(d[d["prompt_valence"] == pv], y="y", x="zipf_wordfreq", covariates=["valence"],
+                            groups=["label", "prompt_key"])
+        row = rows[("wordfreq", pv)]
+        assert row["share"] == pytest.approx(share_positive(cells)["share"])
+        assert 0 <= row["null_low"] <= row["null_mean"] <= row["null_high"] <= 1
+        assert f"{row['n_positive']} of {row['n_cells']} cells ({row['share']:.0%}; wordfreq;" in md
+    # each split by dictionary too, and the headline is stated per valence across the matchings
+    assert {(x["dictionary"], x["prompts"]) for x in r["by_dictionary"]} == {
+        (dic, pv) for dic in ("Big Two", "MFD2") for pv in ("positive", "negative")}
+    assert md.count("By the claims page's rule") == 2  # the model-level headline, per prompt valence
+    by_model = {(x["source"], x["prompts"]): x for x in r["by_model"]}
+    assert set(by_model) == {(s, pv) for s in r["matchings"] for pv in ("positive", "negative")}
+    assert all(x["n_above"] + x["n_below"] <= x["n_models"] == 2 for x in by_model.values())
     assert "published-mode" in md and r["kl"] == [] and n_charts >= 3
-    assert len(r["pooled"]) == 2 * 2  # models x frequency sources
+    assert len(r["pooled"]) == 2 * 3  # models x frequency matchings
 
 
-def test_mere_exposure_compute_smollm2(tmp_path):
+def test_mere_exposure_compute_smollm2(_run):
     _needs_smollm2()
-    r, md, _ = _run("mere_exposure", tmp_path, MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"],
+    r, md, _ = _run("mere_exposure", MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"],
                     N_PERM=10)
     assert r["level"] == "token" and r["reward_kinds"] == ["LM log-prob (implicit reward)"]
     # the implicit RM's reward is its own log-prob: the KL comparison is the identity, and the prose says so
@@ -104,8 +129,8 @@ def test_mere_exposure_compute_smollm2(tmp_path):
 
 # --------------------------------------------------------------------------- identity terms
 
-def test_identity_terms_published_tiny(tmp_path):
-    r, md, n_charts = _run("identity_terms", tmp_path)
+def test_identity_terms_published_tiny(_run):
+    r, md, n_charts = _run("identity_terms")
     assert r["mode"] == "published" and r["reward_kinds"] == ["RM score"] and r["elo"]["n_models"] == 2
     items = {row["item"]: row for row in r["elo"]["items"]}
     assert "Christianity" in items and "Shorts" not in items and "Black hole" not in items
@@ -118,13 +143,13 @@ def test_identity_terms_published_tiny(tmp_path):
     worst = min(items.values(), key=lambda row: row["gap"])
     assert f"({worst['gap']:+.0f})" in md  # the largest negative gap is stated with its computed value
     assert r["words"]["level"] == "word" and r["words"]["n_universe"] > 500
-    assert "cannot show" in "".join(json.loads((tmp_path / "identity_terms.ipynb").read_text())["cells"][-2]["source"])
+    assert r["elo"]["n_below"] is None  # two RMs: no interval over RMs, so no count of reliable gaps
     assert r["n_flagged"] == sum(lexical.identity_terms()["pejorative_in_some_uses"]) and n_charts >= 3
 
 
-def test_identity_terms_compute_smollm2(tmp_path):
+def test_identity_terms_compute_smollm2(_run):
     _needs_smollm2()
-    r, md, _ = _run("identity_terms", tmp_path, MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"])
+    r, md, _ = _run("identity_terms", MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"])
     assert "elo" not in r and r["words"]["level"] == "token"
     assert r["reward_kinds"] == ["LM log-prob (implicit reward)"]
     rows = r["words"]["rows"]

@@ -1,28 +1,16 @@
 """The Big Two, Moral Foundations and implicit-rewards chapters, run with tiny parameters; asserts on their outputs."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from rmlib.book import run_notebook
-
-from conftest import notebook_markdown as _markdown
-
-TINY_LMS = ["tiny-gemma3", "tiny-gemma2", "tiny-llama", "tiny-qwen2"]
-PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]
-
+from conftest import CHAPTER_RUNS
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
-
+def run(run_chapter):
     def go(name, **overrides):
-        res_path = tmp_path / f"{name}.json"
-        r = run_notebook(name, tiny=True, output_dir=tmp_path, force=True, log=lambda *_: None,
-                         overrides={"RESULTS_PATH": str(res_path), **overrides})
-        return json.loads(res_path.read_text()), _markdown(r.path)
+        r = run_chapter(name, **{**CHAPTER_RUNS.get(name, {}), **overrides})
+        return r.results, r.markdown
     return go
 
 
@@ -39,21 +27,28 @@ def _check_published(pub, n_categories, n_words_note=None):
 
 
 def test_big_two_chapter_published_and_compute(run):
-    out, text = run("big_two", MODE="compute", MODELS=TINY_LMS, COMPUTE_PROMPT_KEYS=PROMPTS,
-                    WORDS=["accuracy", "ambition", "aptitude", "capability", "affection", "affinity", "aid",
-                           "alliance"])
+    out, text = run("big_two")
     _check_published(out["results"]["published"], 2)
     comp = out["results"]["compute"]
     assert comp["unit"] == "prompt" and comp["models_per_family"] == {"Gemma": 2, "Llama": 1, "Qwen": 1}
     assert out["direction_agreement"]["panels"] == 4
     assert "after FDR" in text and "LM log-prob (implicit reward)" in text
     assert "compare these particular models" in text
+    # LOVE vs freedom: ranks among the run's words under the "greatest thing ever" prompt, for every published RM
+    pairs = {(x["nickname"], x["word"]): x for x in out["love_freedom"]}
+    assert len(pairs) == 10 * 2 and all(1 <= x["rank"] <= x["n_words"] == 10 for x in pairs.values())
+    assert pairs[("R-Gem-2B", "love")]["rank"] < pairs[("R-Gem-2B", "freedom")]["rank"]
+    assert pairs[("R-Lla-3B", "freedom")]["rank"] < pairs[("R-Lla-3B", "love")]["rank"]
+    assert "**R-Gem-2B** ranks *love* 1" in text
+    three = out["three_way"]
+    assert three["term"].count(":") == 2 and 0 <= three["p"] <= 1
 
 
 def test_moral_foundations_chapter(run):
-    out, text = run("moral_foundations", MODE="compute", MODELS=TINY_LMS[:3], COMPUTE_PROMPT_KEYS=PROMPTS,
-                    COMPUTE_WORDS_PER_CATEGORY=2)
+    out, text = run("moral_foundations")
     _check_published(out["results"]["published"], 10)
+    foundations = out["by_foundation"]  # virtue and vice pooled per foundation, as the authors test it
+    assert foundations["n_panels"] == 5 * 2 and foundations["unit"] == "model"
     assert out["results"]["compute"]["n_panels"] == 20
     assert "Under positive prompts" in text and "seeded sample of 20 words" in text
 
@@ -67,3 +62,5 @@ def test_implicit_rewards_chapter(run):
     assert len(out["big2"]) == 12 and out["mfd2"]["n_panels"] == 6 * 5 * 2
     assert "Families with both a base and an instruct model here: **none**" in text
     assert out["zipf_rm_top"] > 0
+    gl = out["mwlr_gemma_llama"]  # the Gemma-vs-Llama implicit reward, positive prompts, for the claims page
+    assert gl["model"] == "MWLR(tiny-gemma3‖tiny-llama)" and 0 <= gl["p_fdr"] <= 1

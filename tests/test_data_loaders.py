@@ -98,7 +98,8 @@ def test_checkpoint_ranks(data_dir):
     sky = _raw_csv(data_dir, "paper_iclr2026/reward_model_training/rank_results_sky_80k.csv")[0]
     got = df[(df.file == "rank_results_sky_80k") & (df.model_id == sky["model_id"]) & (df.category == sky["Category"])
              & (df.checkpoint == int(sky["checkpoint"]))]
-    assert got["sum_rank"].item() == float(sky["sum_value"])
+    assert got["median_rank"].item() == float(sky["sum_value"])  # the files' sum_value is a median rank
+    assert df["median_rank"].between(1, 1365).all()  # ranks among the 1,365 expanded-dictionary tokens
     assert df.groupby(["file", "model_id"])["final"].sum().eq(2).all()  # one final row per category
     assert len(D.load_checkpoint_ranks(include_uf13=True)) == len(df) + 24
 
@@ -186,6 +187,12 @@ def test_bnc_parsing(data_dir):
     assert D.word_frequency("qwxzv", "bnc") == 0.0
     with pytest.raises(ValueError, match="wordfreq"):
         D.word_frequency("run", "google")
+    # headword (lemma) totals: every entry listing the word as headword or form gives its whole total
+    run = bnc[bnc.lemma == "run"]
+    assert run.groupby("entry")["pos"].first().tolist() == ["NoC", "Verb"]  # one entry per headword x PoS
+    assert D.word_frequency("ran", "bnc_lemma") == 406  # the verb 'run', all its forms
+    assert D.word_frequency("run", "bnc_lemma") == 60 + 406  # noun + verb
+    assert D.word_frequency("qwxzv", "bnc_lemma") == 0.0
 
 
 def test_token_frequency_normalisation():

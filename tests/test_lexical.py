@@ -46,6 +46,8 @@ def test_published_word_scores_cover_both_dictionaries():
     df = lexical.published_word_scores()
     assert df["model"].nunique() == 10 and df["prompt_key"].nunique() == 54
     assert df["word"].nunique() == 263 + 2040 - 45  # 45 words are in both lists
+    assert lexical.dictionary_word_counts(df) == {"big2": 263 - 45, "mfd2": 2040 - 45, "both": 45,
+                                                  "total": 263 + 2040 - 45}
     assert len(df) == 10 * 54 * df["word"].nunique()
     assert not df.duplicated(["model", "prompt_key", "word"]).any()
     assert (df["level"] == "word").all() and set(df["prompt_valence"]) == {"positive", "negative"}
@@ -152,6 +154,66 @@ def test_framing_contrast_planted_null_is_not_confused_with_positivity():
     assert fc["positivity"] == pytest.approx(0.7, abs=0.1) and fc["positivity_ci_low"] > 0
 
 
+def test_framing_halves_recover_planted_within_prompt_contrasts():
+    planted = {("positive", "positive"): 1.0, ("positive", "negative"): 0.2,
+               ("negative", "negative"): 0.9, ("negative", "positive"): 0.4}
+    fc = lexical.framing_contrast(_planted_framing(planted)).iloc[0]
+    assert fc["pos_prompts"] == pytest.approx(1.0 - 0.4, abs=0.1) and fc["pos_prompts_ci_low"] > 0
+    assert fc["neg_prompts"] == pytest.approx(0.9 - 0.2, abs=0.1) and fc["neg_prompts_ci_low"] > 0
+    assert fc["framing"] == pytest.approx((fc["pos_prompts"] + fc["neg_prompts"]) / 2)
+    assert fc["positivity"] == pytest.approx((fc["pos_prompts"] - fc["neg_prompts"]) / 2)
+
+
+def test_opposite_halves_are_reported_as_such_not_as_no_effect():
+    # a tilt toward positive words under every prompt: the first half holds, the second is reversed, and the pooled
+    # contrast is ~0. The verdict must name the two halves, not read the pooled 0 as "no effect".
+    planted = {("positive", "positive"): 1.0, ("positive", "negative"): 1.0,
+               ("negative", "negative"): 0.3, ("negative", "positive"): 0.3}
+    fcs = pd.concat([lexical.framing_contrast(_planted_framing(planted, seed=s)).assign(model=f"m{s}")
+                     for s in range(3)], ignore_index=True)
+    assert (fcs["framing"].abs() < 0.1).all()  # pooled: next to nothing, while each half is ~0.7 in size
+    halves = lexical.framing_halves(fcs)
+    assert (halves["pos_half"] == "holds").all() and (halves["neg_half"] == "reversed").all()
+    assert (halves["pattern"] == "opposite signs").all()
+    summary = lexical.framing_halves_summary(halves)
+    assert summary["pos_prompts"] == {"holds": 3, "reversed": 0, "unclear": 0, "n": 3}
+    assert summary["neg_prompts"]["reversed"] == 3 and summary["patterns"] == {"opposite signs": 3}
+
+
+def test_word_influence_adds_up_to_each_half_exactly():
+    planted = {("positive", "positive"): 1.0, ("positive", "negative"): 0.2,
+               ("negative", "negative"): 0.3, ("negative", "positive"): 0.6}
+    ff = _planted_framing(planted, n_words=80, seed=5).assign(y=lambda d: d["oriented_y"])
+    fc = lexical.framing_contrast(ff).iloc[0]
+    inf = lexical.framing_word_influence(ff)
+    sums = inf.groupby("half")["contribution"].sum()
+    assert sums["pos_prompts"] == pytest.approx(fc["pos_prompts"], abs=1e-10)
+    assert sums["neg_prompts"] == pytest.approx(fc["neg_prompts"], abs=1e-10)
+    top = lexical.influential_words(inf, 3)
+    assert len(top) == 2 * 2 * 3 and set(top["direction"]) == {"pulls down", "pushes up"}
+    down = top[(top["half"] == "neg_prompts") & (top["direction"] == "pulls down")]["contribution"]
+    assert (down.diff().dropna() >= 0).all()  # the strongest pull first
+
+
+def test_framing_cell_counts_per_prompt():
+    cells = pd.DataFrame({"model": "m", "prompt_key": ["a", "a", "b", "b"], "prompt_valence": ["positive"] * 2
+                          + ["negative"] * 2, "word_side": ["positive", "negative"] * 2, "slope": [0.5, 0.2, 0.1, 0.4]})
+    out = lexical.framing_cell_counts(cells).set_index("prompt_key")
+    assert out.loc["a", "half"] == "pos_prompts" and out.loc["a", "congruent_steeper"]
+    assert out.loc["b", "half"] == "neg_prompts" and out.loc["b", "congruent_steeper"]
+    assert out.loc["b", "congruent_minus_incongruent"] == pytest.approx(0.4 - 0.1)
+    flipped = lexical.framing_cell_counts(cells.assign(slope=[0.2, 0.5, 0.4, 0.1])).set_index("prompt_key")
+    assert not flipped["congruent_steeper"].any()
+
+
+def test_valence_extremeness_reads_each_lexicon_on_its_own_scale():
+    e = lexical.valence_extremeness(["torture", "slut", "awesome", "qzxqzxq"]).set_index("word")
+    assert e.loc["slut", "afinn"] == -5 and e.loc["slut", "afinn_extreme"] == 0  # AFINN's most negative value
+    assert e.loc["torture", "warriner_extreme"] < e.loc["slut", "warriner_extreme"]  # Warriner: torture is worse
+    assert 0 <= e.loc["awesome", "vader_extreme"] < 0.1
+    assert np.isnan(e.loc["qzxqzxq", "afinn"]) and np.isnan(e.loc["qzxqzxq", "afinn_extreme"])
+
+
 def test_framing_contrast_needs_both_prompt_valences():
     df = _planted_framing({k: 1.0 for k in [("positive", "positive"), ("positive", "negative"),
                                             ("negative", "negative"), ("negative", "positive")]})
@@ -235,6 +297,30 @@ def test_shuffled_baseline_centres_on_half_and_planted_share_is_high():
         assert 0.35 < null.mean() < 0.65
         share = share_positive(cells)["share"]
         assert share == 1.0 if b else 0.1 <= share <= 0.9
+
+
+def test_exposure_shares_split_by_valence_with_baselines():
+    # a frequency effect under positive prompts only
+    d = _planted_exposure(0.4, -0.4, n_prompts=8, seed=2).rename(columns={"zipf": "zipf_x"}).assign(label="m")
+    cells, table = lexical.exposure_shares(d, ["x"], n_perm=50)
+    t = table.set_index("prompts")
+    assert t.loc["positive", "share"] == 1.0 and t.loc["negative", "share"] == 0.0 and t.loc["all", "share"] == 0.5
+    assert t.loc["positive", "n_cells"] == 4 and np.isnan(t.loc["all", "null_mean"])
+    assert 0 <= t.loc["negative", "null_low"] <= t.loc["negative", "null_high"] <= 1
+    assert len(cells) == 8 and set(cells["source"]) == {"x"}
+    groups = lexical.exposure_by_group(d.assign(dictionary=np.where(d["word"] % 2, "big2", "mfd2")), ["x"],
+                                       "dictionary", {"odd": ["big2"], "even": ["mfd2"]})
+    assert set(zip(groups["dictionary"], groups["prompts"])) == {(g, pv) for g in ("odd", "even")
+                                                                 for pv in ("positive", "negative")}
+    assert (groups.loc[groups["prompts"] == "positive", "share"] == 1.0).all()
+
+
+def test_frequency_matchings_agree_with_the_data_layer():
+    from rmlib.data.frequency import FREQUENCY_SOURCES
+
+    assert lexical.FREQUENCY_SOURCES == FREQUENCY_SOURCES and set(lexical.FREQUENCY_LABELS) == set(FREQUENCY_SOURCES)
+    f = lexical.frequency_table(["cared", "care"]).set_index("word")
+    assert f.loc["cared", "freq_bnc_lemma"] > f.loc["cared", "freq_bnc"]  # the lemma counts all forms of 'care'
 
 
 def test_exposure_frame_joins_frequency_and_valence():

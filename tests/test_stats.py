@@ -310,3 +310,80 @@ def test_flat_identical_panels_get_p_one_not_zero():
     d = pd.DataFrame({"model": list("abcd"), "family": ["g", "g", "l", "l"], "panel": "x", "median_rank": 5.0})
     flat = gt.permutation_tests(d, panels=["panel"], n_resamples=99)
     assert flat.loc[0, "p"] == 1.0 and not flat.loc[0, "reject"]
+
+
+# --- intervals that respect the unit --------------------------------------------------------------------------------
+
+def _clustered_mis(n_items=60, n_prompts=3, seed=0):
+    """Each item appears under every prompt with nearly the same rank difference: the prompts add no information."""
+    rng = np.random.default_rng(seed)
+    item_effect = rng.normal(0, 100, n_items)
+    rows = [{"item": f"i{i}", "prompt_key": f"p{p}", "model": "m", "category": "c",
+             "rank_diff": item_effect[i] + rng.normal(0, 1), "z_diff": item_effect[i] / 100 + rng.normal(0, 0.01)}
+            for i in range(n_items) for p in range(n_prompts)]
+    return pd.DataFrame(rows)
+
+
+def test_cluster_bootstrap_is_wider_than_the_row_bootstrap_on_clustered_data():
+    mis = _clustered_mis()
+    by_item = st.misalignment_by(mis, "category", n_resamples=2000).iloc[0]
+    by_row = st.misalignment_by(mis, "category", cluster=None, n_resamples=2000).iloc[0]
+    width = lambda r: r["rank_diff_ci_high"] - r["rank_diff_ci_low"]
+    assert by_item["n"] == 180 and by_item["n_clusters"] == 60
+    # resampling rows treats 3 copies as 3 observations: its interval is ~sqrt(3) too narrow
+    assert width(by_item) / width(by_row) == pytest.approx(np.sqrt(3), rel=0.25)
+    assert by_item["rank_diff_ci_low"] < by_item["rank_diff_mean"] < by_item["rank_diff_ci_high"]
+    # with one row per item the two agree
+    one = mis[mis["prompt_key"] == "p0"]
+    a = st.misalignment_by(one, "category", n_resamples=2000).iloc[0]
+    b = st.misalignment_by(one, "category", cluster=None, n_resamples=2000).iloc[0]
+    assert width(a) == pytest.approx(width(b), rel=0.15)
+
+
+def test_spearman_interval_is_bonett_wright_and_covers():
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=40)
+    y = x + rng.normal(size=40)
+    res = st.spearman_ci(x, y)
+    r, n = res["rho"], 40
+    assert r == pytest.approx(sps.spearmanr(x, y).statistic) and res["method"] == "Bonett-Wright"
+    half = 1.959964 * np.sqrt((1 + r ** 2 / 2) / (n - 3))
+    assert res["ci_low"] == pytest.approx(np.tanh(np.arctanh(r) - half))
+    # coverage of a strong monotone association: Fisher's Pearson interval under-covers Spearman's rho
+    true_rho = 6 / np.pi * np.arcsin(0.8 / 2)  # Spearman's rho of a bivariate normal with r = 0.8
+    cov = np.array([[1, 0.8], [0.8, 1]])
+    hits_bw = hits_fisher = 0
+    for k in range(400):
+        d = rng.multivariate_normal([0, 0], cov, size=25)
+        out = st.spearman_ci(d[:, 0], d[:, 1])
+        hits_bw += out["ci_low"] <= true_rho <= out["ci_high"]
+        z, h = np.arctanh(out["rho"]), 1.959964 / np.sqrt(22)
+        hits_fisher += np.tanh(z - h) <= true_rho <= np.tanh(z + h)
+    assert hits_bw / 400 > 0.92 and hits_bw > hits_fisher
+    with pytest.raises(ValueError, match="same length"):
+        st.spearman_ci(x, y[:-1])
+
+
+def test_consensus_median_resists_one_extreme_model():
+    rows = []
+    for m in range(5):
+        for i in range(20):
+            rank = i + 1 + (15 if (m == 0 and i == 0) else 0) + (1 if i == 5 else 0)  # model 0 alone drops i0
+            # far down; every model puts i5 one rank lower than people do
+            rows.append({"item": f"i{i}", "model": f"m{m}", "human_rank": i + 1, "model_rank": rank,
+                         "rank_diff": (i + 1) - rank, "z_diff": 0.0, "prompt_key": "p"})
+    mis = pd.DataFrame(rows)
+    med = st.consensus_misalignment(mis, ["prompt_key"], aggregate="median").set_index("item")
+    mean = st.consensus_misalignment(mis, ["prompt_key"], aggregate="mean").set_index("item")
+    assert med.loc["i0", "rank_diff"] == 0 and mean.loc["i0", "rank_diff"] == -3
+    assert med.loc["i0", "n_models"] == 5 and med.loc["i0", "share_over"] == 0
+    ov = st.top_overlap(med.reset_index(), mean.reset_index(), 1)
+    assert ov["shared"] == 0 and ov["only_a"] == ["i5"] and ov["only_b"] == ["i0"]
+    table = st.top_overlap_by(med.reset_index(), mean.reset_index(), "prompt_key", 1, names=("median", "mean"))
+    assert list(table["direction"]) == ["under", "over"] and table.loc[0, "only_mean"] == "i0"
+    side = st.extremes_side_by_side(mean.reset_index(), "prompt_key", 2, "under")
+    assert side.loc[1, "p"] == "i0 (-3)" and side.loc[2, "p"] == "i5 (-1)"
+    with pytest.raises(ValueError, match="aggregate"):
+        st.consensus_misalignment(mis, aggregate="mode")

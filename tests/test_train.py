@@ -243,7 +243,7 @@ def test_published_trajectory_chart_gap_is_first_minus_second():
 
     ranks = pd.DataFrame({"file": "f", "data_source": "ultrafeedback", "quantity_k": 27, "method": "BT",
                           "base_family": "Llama", "checkpoint": [1000, 1000, 2000, 2000],
-                          "category": ["Agency", "Communion"] * 2, "sum_rank": [100.0, 150.0, 120.0, 110.0]})
+                          "category": ["Agency", "Communion"] * 2, "median_rank": [100.0, 150.0, 120.0, 110.0]})
     chart = published_trajectory_chart(ranks)
     assert chart.data.sort_values("checkpoint")["gap"].tolist() == [-50.0, 10.0]
     assert set(chart.data["run"]) == {"ultrafeedback 27k BT"}

@@ -5,11 +5,17 @@ Layout (all paths relative to the repository root):
 * ``notebooks/<name>.ipynb``      template; its ``parameters`` cell holds tiny defaults (tests)
 * ``notebooks/params/<name>.yaml`` full-run values used by ``make book``
 * ``book/_executed/<name>.ipynb``  papermill output, rendered by the book (git-ignored)
-* ``book/_executed/<name>.stamp``  content hash of template + parameters + rmlib source
+* ``book/_executed/<name>.stamp``  content hash of template + parameters + rmlib source (+ results it reads)
+* ``book/_executed/results/<name>.json``  the chapter's numbers (``RESULTS_DIR``, :mod:`rmlib.results`)
 * ``book/_static/vendor/``         JS written at build time (git-ignored)
 
 A notebook is rerun only when its stamp no longer matches, so a warm ``make book``
 only rebuilds the (incremental) HTML.
+
+Results: a chapter whose parameters cell declares ``RESULTS_DIR`` always gets one from the runner
+(``<output_dir>/results``, unless the caller sets it), so its numbers are written in every run. A chapter whose
+notebook metadata lists ``rmlib.reads_results`` (the claims page) runs after those chapters, refuses to run
+while one of their results is missing, and its stamp hashes those results: it reruns when they change.
 
 Command line (what the Makefile calls)::
 
@@ -44,6 +50,8 @@ VENDOR = ROOT / "book" / "_static" / "vendor"
 TOC = ROOT / "_toc.yml"
 BUILD = ROOT / "_build"
 RMLIB_SRC = Path(__file__).resolve().parent
+RESULTS_PARAMETER = "RESULTS_DIR"  # the one parameter through which every chapter writes its results
+RESULTS_SUBDIR = "results"
 
 # JS that myst-nb and Sphinx would otherwise load from CDNs: (npm package spec, file in the tarball, saved as).
 # require.js + embed-amd.js render saved ipywidgets; MathJax's tex-svg.js (fonts included) renders $math$
@@ -94,6 +102,38 @@ def template(name: str) -> Path:
         known = sorted(q.stem for q in NOTEBOOKS.glob("*.ipynb"))
         raise BookError(f"no notebook template {p}; known chapters: {known}")
     return p
+
+
+def _template_json(name: str) -> dict:
+    try:
+        return json.loads(template(name).read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise BookError(f"{template(name)} is not a valid notebook: {e}") from None
+
+
+def declares_results(name: str) -> bool:
+    """Whether the template's parameters cell declares ``RESULTS_DIR`` (read from the JSON; no papermill import)."""
+    import re
+
+    for cell in _template_json(name).get("cells", []):
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            src = "".join(cell.get("source", ""))
+            return re.search(rf"^{RESULTS_PARAMETER}\s*=", src, flags=re.M) is not None
+    return False
+
+
+def reads_results(name: str) -> list[str]:
+    """Chapters whose results this chapter reads (notebook metadata ``rmlib.reads_results``), in order."""
+    meta = _template_json(name).get("metadata", {}).get("rmlib", {})
+    names = meta.get("reads_results", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise BookError(f"{template(name)}: metadata rmlib.reads_results must be a list of chapter names")
+    return list(names)
+
+
+def results_dir(output_dir: str | os.PathLike = EXECUTED) -> Path:
+    """Where the runner points ``RESULTS_DIR`` for chapters executed into ``output_dir``."""
+    return (Path(output_dir) / RESULTS_SUBDIR).resolve()
 
 
 def declared_parameters(name: str) -> dict:
@@ -155,12 +195,27 @@ def _sha(data: bytes) -> str:
 
 
 def dependencies(name: str, params: dict) -> dict:
-    """Hashes of everything an executed chapter depends on: template, parameters, each rmlib source file."""
-    return {
+    """Hashes of everything an executed chapter depends on: template, parameters, each rmlib source file, and the
+    results files of the chapters it reads (``rmlib.reads_results``, under its ``RESULTS_DIR``).
+
+    ``RESULTS_DIR`` itself is left out of the parameter hash: it says where results go, not what is computed.
+    """
+    inputs = {k: v for k, v in params.items() if k != RESULTS_PARAMETER}
+    deps = {
         "template": _sha(template(name).read_bytes()),
-        "parameters": _sha(json.dumps(params, sort_keys=True, default=str).encode()),
+        "parameters": _sha(json.dumps(inputs, sort_keys=True, default=str).encode()),
         "rmlib": {str(p.relative_to(RMLIB_SRC)): _sha(p.read_bytes()) for p in rmlib_source_files()},
     }
+    sources = reads_results(name)
+    if sources:
+        from rmlib.results import results_path
+
+        folder = params.get(RESULTS_PARAMETER)
+        deps["results"] = {}
+        for src in sources:
+            p = results_path(src, folder) if folder else None
+            deps["results"][src] = _sha(p.read_bytes()) if p is not None and p.is_file() else None
+    return deps
 
 
 def content_hash(name: str, params: dict) -> str:
@@ -177,6 +232,12 @@ def stale_reason(name: str, params: dict, output_dir: Path = EXECUTED) -> str | 
     out, stamp = Path(output_dir) / f"{name}.ipynb", stamp_path(name, output_dir)
     if not (out.is_file() and stamp.is_file()):
         return "never executed (or its last run failed)"
+    folder = params.get(RESULTS_PARAMETER)
+    if folder and declares_results(name):
+        from rmlib.results import results_path
+
+        if not results_path(name, folder).is_file():
+            return f"its results file {results_path(name, folder)} is missing"
     try:
         old = json.loads(stamp.read_text())
         if old["hash"] == content_hash(name, params):
@@ -189,6 +250,10 @@ def stale_reason(name: str, params: dict, output_dir: Path = EXECUTED) -> str | 
         return f"{template(name).relative_to(ROOT)} changed"
     if was["parameters"] != now["parameters"]:
         return "parameters changed"
+    changed_results = sorted(k for k in set(was.get("results", {})) | set(now.get("results", {}))
+                             if was.get("results", {}).get(k) != now.get("results", {}).get(k))
+    if changed_results:
+        return "results changed: " + ", ".join(changed_results)
     changed = sorted(f for f in set(was["rmlib"]) | set(now["rmlib"]) if was["rmlib"].get(f) != now["rmlib"].get(f))
     return "rmlib changed: " + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
 
@@ -198,6 +263,42 @@ def is_current(name: str, params: dict, output_dir: Path = EXECUTED) -> bool:
 
 
 # --------------------------------------------------------------------------- running
+
+def with_results_dir(name: str, params: dict, output_dir: str | os.PathLike = EXECUTED) -> dict:
+    """``params`` plus ``RESULTS_DIR = <output_dir>/results`` when the chapter declares it and the caller left it
+    unset (or None): every run by the book writes its results."""
+    if declares_results(name) and not params.get(RESULTS_PARAMETER):
+        return {**params, RESULTS_PARAMETER: str(results_dir(output_dir))}
+    return dict(params)
+
+
+def missing_results(name: str, params: dict) -> list[str]:
+    """The chapters ``name`` reads whose results file is absent from its ``RESULTS_DIR``."""
+    sources = reads_results(name)
+    if not sources:
+        return []
+    from rmlib.results import results_path
+
+    folder = params.get(RESULTS_PARAMETER)
+    if not folder:
+        return sources
+    return [s for s in sources if not results_path(s, folder).is_file()]
+
+
+def in_run_order(names: list[str]) -> list[str]:
+    """``names`` in book order, except that a chapter reading others' results comes after those of them listed."""
+    pending, done = list(names), []
+    while pending:
+        for n in pending:
+            if not any(src in pending and src != n for src in reads_results(n)):
+                done.append(n)
+                pending.remove(n)
+                break
+        else:
+            raise BookError(f"chapters {pending} read each other's results in a cycle (notebook metadata "
+                            "rmlib.reads_results)")
+    return done
+
 
 @dataclass
 class RunResult:
@@ -219,12 +320,17 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
     # Checking the stamp needs no papermill (slow to import); unknown keys change the hash, so
     # they are always caught by the validation below before anything runs.
     params = parameters(name, tiny=tiny, params_file=params_file, overrides=overrides, validate=False)
+    params = with_results_dir(name, params, output_dir)
     out = output_dir / f"{name}.ipynb"
     reason = "forced" if force else stale_reason(name, params, output_dir)
     if reason is None:
         log(f"[book] {name}: up to date")
         return RunResult(name, out, False, 0.0, params)
     parameters(name, tiny=tiny, params_file=params_file, overrides=overrides)  # raises on unknown keys
+    missing = missing_results(name, params)
+    if missing:
+        raise BookError(f"{name} reads the results of {missing}, which have not been written to "
+                        f"{params.get(RESULTS_PARAMETER)}: run those chapters first (`make book` runs them in order)")
     import papermill
 
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -258,12 +364,13 @@ def run_notebook(name: str, *, tiny: bool = False, params_file=None, overrides: 
 
 
 def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **kwargs) -> list[RunResult]:
-    """Run the given chapters (default: every chapter in _toc.yml), each only if stale.
+    """Run the given chapters (default: every chapter in _toc.yml), each only if stale; chapters that read
+    others' results (the claims page) run after them.
 
     With ``keep_going`` a failing chapter does not stop the others; one BookError lists all failures at the end.
     """
     results, failures = [], []
-    for n in names or chapters():
+    for n in in_run_order(list(names or chapters())):
         try:
             results.append(run_notebook(n, **kwargs))
         except BookError as e:

@@ -24,18 +24,21 @@ from rmlib.stats import require_columns
 
 __all__ = [
     "AFFECT_SOURCES", "FREQUENCY_SOURCES", "PEJORATIVE_IN_SOME_USES", "NOUN_FORMS", "DIXON_AXES", "AMBIGUOUS_ITEMS",
-    "affect_table", "word_affect", "frequency_table", "prompt_table", "published_word_scores",
+    "affect_table", "word_affect", "valence_extremeness", "frequency_table", "prompt_table", "published_word_scores",
+    "dictionary_word_counts",
     "published_elo_scores", "compute_token_scores", "reference_lm", "tokens_to_words", "standardise",
-    "framing_frame", "framing_cell_slopes", "framing_contrast", "ci_verdict", "swarm_offsets",
+    "framing_frame", "framing_cell_slopes", "framing_contrast", "ci_verdict", "FRAMING_HALVES", "framing_halves",
+    "framing_halves_summary", "framing_word_influence", "influential_words", "framing_cell_counts", "swarm_offsets",
     "framing_slopes_long", "framing_slopes_chart", "word_swarm_chart",
     "exposure_frame", "token_exposure_frame", "attach_reference_logprob", "pooled_frequency_slopes",
+    "FREQUENCY_LABELS", "exposure_cells", "exposure_shares", "exposure_by_group",
     "cell_strip_chart",
     "identity_terms", "match_identity_items", "identity_elo_ranks", "identity_word_ranks", "token_word_scores",
     "percentile_ranks", "mean_with_ci",
 ]
 
 AFFECT_SOURCES = ("afinn", "vader", "warriner")
-FREQUENCY_SOURCES = ("bnc", "wordfreq")
+FREQUENCY_SOURCES = ("bnc", "bnc_lemma", "wordfreq")  # = rmlib.data.frequency.FREQUENCY_SOURCES (a test checks)
 WORDLIKE = re.compile(r"^[a-z][a-z'-]*$")
 RM_SCORE = "RM score"  # = rmlib.compute.RM_SCORE (a test checks), without importing torch for published mode
 
@@ -81,6 +84,31 @@ def word_affect(words: Iterable[str], source: str = "afinn", missing: str = "nan
     lut = _affect(source).set_index("word")["valence"]
     out = words.str.lower().str.strip().map(lut)
     return out.fillna(0.0) if missing == "zero" else out
+
+
+def valence_extremeness(words: Iterable[str], sources: Sequence[str] = AFFECT_SOURCES) -> pd.DataFrame:
+    """How extreme each word's valence is within each lexicon: word, then per source ``<source>`` (the valence,
+    NaN if unrated) and ``<source>_extreme`` (the share of that lexicon's words of the same sign that are *more*
+    extreme: 0 = at the very end of the scale, 0.5 = a middling value).
+
+    Lexicons use different scales, so a word's raw valence cannot be compared across them; its place within each
+    lexicon's own range can.
+    """
+    words = list(dict.fromkeys(words))
+    out = pd.DataFrame({"word": words})
+    for src in sources:
+        table = affect_table(src)
+        v = word_affect(words, src, missing="nan").to_numpy(float)
+        pos, neg = np.sort(table["valence"][table["valence"] > 0]), np.sort(table["valence"][table["valence"] < 0])
+        ext = np.full(len(words), np.nan)
+        for i, x in enumerate(v):
+            if x > 0:
+                ext[i] = (pos.size - np.searchsorted(pos, x, side="right")) / pos.size
+            elif x < 0:
+                ext[i] = np.searchsorted(neg, x, side="left") / neg.size
+        out[src] = v
+        out[f"{src}_extreme"] = ext
+    return out
 
 
 def frequency_table(words: Iterable[str], sources: Sequence[str] = FREQUENCY_SOURCES) -> pd.DataFrame:
@@ -140,11 +168,12 @@ def _check_models(models, available, what):
 
 def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequence[str] | None = None
                           ) -> pd.DataFrame:
-    """The paper RMs' scores for the 2,303 dictionary words (Big Two nouns + MFD2 terms) under the 54 prompts.
+    """The paper RMs' scores for the dictionary words (Big Two nouns + MFD2 terms) under the 54 prompts.
 
     Columns: level ('word'), model, nickname, reward_kind ('RM score'), prompt_key, prompt, prompt_valence, word,
-    dictionary ('big2', 'mfd2' or 'both'), score. The 45 words in both dictionaries were scored in two runs whose
-    scores differ slightly; they get the mean of the two.
+    dictionary ('big2', 'mfd2' or 'both'), score. Words in both dictionaries were scored in two runs whose scores
+    differ slightly; they get the mean of the two and dictionary 'both'. (How many words each group holds is
+    computed where it is shown: see :func:`dictionary_word_counts`.)
     """
     from rmlib.data import load_dictionary_scores
 
@@ -173,8 +202,16 @@ def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequ
                 "dictionary", "score"]].reset_index(drop=True)
 
 
+def dictionary_word_counts(scores: pd.DataFrame) -> dict:
+    """Distinct words per dictionary group in :func:`published_word_scores` output: {'big2': n, 'mfd2': n,
+    'both': n, 'total': n} ('big2'/'mfd2' count the words found in that dictionary only)."""
+    require_columns(scores, ["word", "dictionary"])
+    per = scores.drop_duplicates("word")["dictionary"].value_counts()
+    return {k: int(per.get(k, 0)) for k in ("big2", "mfd2", "both")} | {"total": int(scores["word"].nunique())}
+
+
 def published_elo_scores(models: Sequence[str] | None = None) -> pd.DataFrame:
-    """The paper RMs' scores for the 7,530 EloEverything items under 3 prompts, with the human Elo ratings.
+    """The paper RMs' scores for the EloEverything items under 3 prompts, with the human Elo ratings.
 
     Columns: level ('word': items are whole answers, often several words), model, nickname, reward_kind, prompt_key,
     prompt, item, score, elo_score, elo_rank, elo_matches.
@@ -332,18 +369,45 @@ def framing_cell_slopes(ff: pd.DataFrame, min_n: int = 10) -> pd.DataFrame:
     return cell_slopes(data, y="oriented_y", x="valence", groups=groups, min_n=min_n)
 
 
+def framing_cell_counts(cells: pd.DataFrame, label: str = "model") -> pd.DataFrame:
+    """Prompt by prompt, which word side has the steeper oriented slope, from :func:`framing_cell_slopes`.
+
+    Returns one row per model x prompt: label, prompt_key, prompt_valence, half ('pos_prompts'|'neg_prompts'),
+    positive, negative (the two slopes), congruent_minus_incongruent (the slope of the words that share the
+    prompt's valence minus the other: > 0 is the claimed direction), congruent_steeper (bool).
+    """
+    require_columns(cells, [label, "prompt_key", "prompt_valence", "word_side", "slope"], "cells")
+    wide = cells.pivot_table(index=[label, "prompt_key", "prompt_valence"], columns="word_side", values="slope")
+    wide = wide.dropna(subset=[c for c in ("positive", "negative") if c in wide.columns]).reset_index()
+    if not {"positive", "negative"} <= set(wide.columns):
+        raise ValueError("cells need slopes for both word sides")
+    pos = wide["prompt_valence"] == "positive"
+    wide["half"] = np.where(pos, "pos_prompts", "neg_prompts")
+    wide["congruent_minus_incongruent"] = np.where(pos, wide["positive"] - wide["negative"],
+                                                   wide["negative"] - wide["positive"])
+    wide["congruent_steeper"] = wide["congruent_minus_incongruent"] > 0
+    wide.columns.name = None
+    return wide[[label, "prompt_key", "prompt_valence", "half", "positive", "negative",
+                 "congruent_minus_incongruent", "congruent_steeper"]]
+
+
 def framing_contrast(ff: pd.DataFrame, groups: Sequence[str] = ("model",), cluster: str | None = "word",
                      alpha: float = 0.05) -> pd.DataFrame:
-    """The framing effect as one contrast of four slopes, per group.
+    """The framing claim's two halves, and their pooled contrast, from four slopes per group.
 
     Fits ``oriented_y ~ C(prompt_key):C(word_side) + valence:C(cell)`` (cell = prompt valence x word side; an
     intercept per prompt and side, one valence slope per cell; statsmodels OLS after demeaning) with standard errors
     clustered by word, since every word recurs under every prompt. With s(words, prompts) the oriented slopes:
 
-    * ``pos_words``  = s(+, +) - s(+, -): positive words matter more under positive prompts;
-    * ``neg_words``  = s(-, -) - s(-, +): negative words matter more under negative prompts;
-    * ``framing``    = their mean: the framing asymmetry (0 for an RM whose sensitivity ignores the prompt);
-    * ``positivity`` = mean over prompts of s(+, .) - s(-, .): a fixed tilt toward positive words whatever the prompt.
+    * ``pos_prompts`` = s(+, +) - s(-, +): under positive prompts the RM is more sensitive to positive words (the
+      first half of the claim);
+    * ``neg_prompts`` = s(-, -) - s(+, -): under negative prompts it is more sensitive to negative words (the
+      second half);
+    * ``framing``     = their mean (= the mean of pos_words and neg_words): the pooled asymmetry. It is only a
+      secondary number: halves of opposite sign cancel in it, so a value near 0 does not mean "no effect";
+    * ``pos_words``   = s(+, +) - s(+, -) and ``neg_words`` = s(-, -) - s(-, +): the same words across prompts;
+    * ``positivity``  = mean over prompts of s(+, .) - s(-, .) = (pos_prompts - neg_prompts) / 2: a fixed tilt toward
+      positive words whatever the prompt. Halves of opposite sign are exactly this tilt.
 
     Returns *groups, the four slopes s_pp, s_pn, s_np, s_nn (first letter: word side, second: prompt valence) with
     _ci_low/_ci_high, then each contrast with _ci_low, _ci_high and _p; n rows, n_words.
@@ -353,7 +417,8 @@ def framing_contrast(ff: pd.DataFrame, groups: Sequence[str] = ("model",), clust
                          *([cluster] if cluster else [])], "ff (from framing_frame)")
     cells = {("positive", "positive"): "s_pp", ("positive", "negative"): "s_pn",
              ("negative", "positive"): "s_np", ("negative", "negative"): "s_nn"}
-    contrasts = {"pos_words": {"s_pp": 1, "s_pn": -1}, "neg_words": {"s_nn": 1, "s_np": -1},
+    contrasts = {"pos_prompts": {"s_pp": 1, "s_np": -1}, "neg_prompts": {"s_nn": 1, "s_pn": -1},
+                 "pos_words": {"s_pp": 1, "s_pn": -1}, "neg_words": {"s_nn": 1, "s_np": -1},
                  "framing": {"s_pp": .5, "s_pn": -.5, "s_nn": .5, "s_np": -.5},
                  "positivity": {"s_pp": .5, "s_pn": .5, "s_np": -.5, "s_nn": -.5}}
     rows = []
@@ -402,6 +467,101 @@ def ci_verdict(df: pd.DataFrame, estimate: str, label: str = "model", lo: str | 
     require_columns(df, [label, estimate, lo, hi])
     return {"above": df.loc[df[lo] > 0, label].tolist(), "below": df.loc[df[hi] < 0, label].tolist(),
             "zero": df.loc[(df[lo] <= 0) & (df[hi] >= 0), label].tolist()}
+
+
+FRAMING_HALVES = {"pos_prompts": "positive prompts: more sensitive to positive words",
+                  "neg_prompts": "negative prompts: more sensitive to negative words"}
+
+
+def framing_halves(contrast: pd.DataFrame, label: str = "model") -> pd.DataFrame:
+    """Each model's verdict on the two halves of the framing claim, from :func:`framing_contrast`.
+
+    Per row: pos_half / neg_half = 'holds' (95% CI above 0), 'reversed' (CI below 0) or 'unclear' (CI spans 0), and
+    ``pattern``: 'both halves'; 'opposite signs' when one half holds and the other is reversed (a fixed tilt toward
+    one kind of word, which the pooled contrast averages away); '<positive|negative>-prompt half only' (the other
+    unclear); 'both reversed'; '<...>-prompt half reversed, the other unclear'; or 'neither (both unclear)'.
+    """
+    require_columns(contrast, [label, *(f"{h}{c}" for h in FRAMING_HALVES for c in ("", "_ci_low", "_ci_high"))])
+
+    def state(lo, hi):
+        return np.where(lo > 0, "holds", np.where(hi < 0, "reversed", "unclear"))
+
+    pos = state(contrast["pos_prompts_ci_low"].to_numpy(), contrast["pos_prompts_ci_high"].to_numpy())
+    neg = state(contrast["neg_prompts_ci_low"].to_numpy(), contrast["neg_prompts_ci_high"].to_numpy())
+    pattern = np.select(
+        [(pos == "holds") & (neg == "holds"), (pos == "holds") & (neg == "reversed"),
+         (pos == "reversed") & (neg == "holds"), pos == "holds", neg == "holds",
+         (pos == "reversed") & (neg == "reversed"), pos == "reversed", neg == "reversed"],
+        ["both halves", "opposite signs", "opposite signs", "positive-prompt half only",
+         "negative-prompt half only", "both reversed", "positive-prompt half reversed, the other unclear",
+         "negative-prompt half reversed, the other unclear"], "neither (both unclear)")
+    return pd.DataFrame({label: contrast[label].to_numpy(), "pos_half": pos, "neg_half": neg, "pattern": pattern,
+                         "pos_prompts": contrast["pos_prompts"].to_numpy(),
+                         "neg_prompts": contrast["neg_prompts"].to_numpy(),
+                         "framing": contrast["framing"].to_numpy()})
+
+
+def framing_halves_summary(halves: pd.DataFrame) -> dict:
+    """Counts over models for :func:`framing_halves`: {pos_prompts: {holds, reversed, unclear, n}, neg_prompts:
+    {...}, patterns: {pattern: count}, n}."""
+    require_columns(halves, ["pos_half", "neg_half", "pattern"])
+    out = {}
+    for half, col in (("pos_prompts", "pos_half"), ("neg_prompts", "neg_half")):
+        vc = halves[col].value_counts()
+        out[half] = {k: int(vc.get(k, 0)) for k in ("holds", "reversed", "unclear")} | {"n": int(len(halves))}
+    out["patterns"] = {k: int(v) for k, v in halves["pattern"].value_counts().items()}
+    out["n"] = int(len(halves))
+    return out
+
+
+def framing_word_influence(ff: pd.DataFrame, groups: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """Each word's share of the two framing halves: which words make a half positive or negative.
+
+    In :func:`framing_contrast` each cell's slope is sum(x~ y~) / sum(x~^2) over that cell's rows, with valence and
+    oriented score demeaned within prompt x word side (Frisch-Waugh-Lovell). A word's contribution to a slope is
+    its own terms of that sum, so the contributions add up exactly to the slope, and to each half:
+    pos_prompts = s(+,+) - s(-,+) gets +contribution from positive words and -contribution from negative words
+    under positive prompts; neg_prompts = s(-,-) - s(+,-) the reverse under negative prompts.
+
+    Returns *groups, half ('pos_prompts'|'neg_prompts'), word, word_side, valence, contribution, mean_y (the mean
+    standardised reward of the word under that half's prompts: high = the RM's favoured answers to those prompts).
+    """
+    groups = list(groups)
+    require_columns(ff, [*groups, "prompt_key", "prompt_valence", "word", "word_side", "valence", "oriented_y", "y"],
+                    "ff (from framing_frame)")
+    d = ff[[*groups, "prompt_key", "prompt_valence", "word", "word_side", "valence", "oriented_y", "y"]].copy()
+    within = [*groups, "prompt_key", "word_side"]
+    d["xt"] = d["valence"] - d.groupby(within)["valence"].transform("mean")
+    d["yt"] = d["oriented_y"] - d.groupby(within)["oriented_y"].transform("mean")
+    cell = [*groups, "prompt_valence", "word_side"]
+    d["term"] = d["xt"] * d["yt"] / d.groupby(cell)["xt"].transform(lambda v: (v ** 2).sum())
+    congruent = d["word_side"] == d["prompt_valence"]
+    d["contribution"] = np.where(congruent, d["term"], -d["term"])
+    d["half"] = np.where(d["prompt_valence"] == "positive", "pos_prompts", "neg_prompts")
+    out = d.groupby([*groups, "half", "word", "word_side"], as_index=False, sort=False).agg(
+        valence=("valence", "first"), contribution=("contribution", "sum"), mean_y=("y", "mean"))
+    return out
+
+
+def influential_words(influence: pd.DataFrame, n: int = 8, groups: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """The n words that pull each half down most and the n that push it up most, averaged over ``groups``.
+
+    ``influence`` is :func:`framing_word_influence`. Returns half, direction ('pulls down'|'pushes up'), rank, word,
+    word_side, valence, contribution (mean over groups: summed over all words it gives the mean half), mean_y.
+    """
+    require_columns(influence, ["half", "word", "word_side", "valence", "contribution", "mean_y", *groups])
+    n_groups = influence[list(groups)].drop_duplicates().shape[0] if groups else 1
+    avg = influence.groupby(["half", "word", "word_side"], as_index=False).agg(
+        valence=("valence", "first"), contribution=("contribution", "sum"), mean_y=("mean_y", "mean"))
+    avg["contribution"] = avg["contribution"] / n_groups
+    parts = []
+    for half, g in avg.groupby("half", sort=False):
+        down = g.nsmallest(n, "contribution").assign(direction="pulls down")
+        up = g.nlargest(n, "contribution").assign(direction="pushes up")
+        for part in (down, up):
+            parts.append(part.assign(rank=np.arange(1, len(part) + 1)))
+    cols = ["half", "direction", "rank", "word", "word_side", "valence", "contribution", "mean_y"]
+    return pd.concat(parts, ignore_index=True)[cols]
 
 
 def swarm_offsets(df: pd.DataFrame, x: str, y: str, by: Sequence[str] = (), bins: int = 40,
@@ -481,6 +641,76 @@ def attach_reference_logprob(token_scores: pd.DataFrame, progress: bool = False)
                 g.loc[gp.index, "lm_logprob"] = gp["token_id"].map(lp.set_index("token_id")["reward"]).to_numpy()
         parts.append(g)
     return pd.concat(parts)
+
+
+FREQUENCY_LABELS = {"bnc": "BNC, exact word form", "bnc_lemma": "BNC, headword (lemma) totals",
+                    "wordfreq": "wordfreq"}
+
+
+def exposure_cells(df: pd.DataFrame, x: str, label: str = "label", covariate: str = "valence") -> pd.DataFrame:
+    """One frequency slope per model x prompt cell (``y ~ x + covariate``, HC3; rmlib.regression.cell_slopes) over the
+    rows that have both values, with each cell's prompt_valence."""
+    from rmlib.regression import cell_slopes
+
+    require_columns(df, [label, "prompt_key", "prompt_valence", "y", x, covariate])
+    d = df.dropna(subset=[x, covariate])
+    cells = cell_slopes(d, y="y", x=x, covariates=[covariate], groups=[label, "prompt_key"])
+    return cells.merge(d.drop_duplicates("prompt_key")[["prompt_key", "prompt_valence"]], on="prompt_key")
+
+
+def exposure_shares(df: pd.DataFrame, sources: Sequence[str], *, label: str = "label", n_perm: int = 200,
+                    seed: int = 0, subsets: dict[str, pd.Series] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Share of model x prompt cells with a positive frequency slope, per frequency matching and prompt valence, each
+    next to its shuffled-frequency baseline (rmlib.regression.shuffled_share_baseline, shuffled by word).
+
+    ``sources`` are frequency_table sources (a ``zipf_<source>`` column each); ``subsets`` adds named row masks,
+    e.g. {'wordfreq, BNC words only': mask} run with wordfreq frequencies. Returns (cells: every cell's slope with
+    a ``source`` column; table: source, prompts ('positive'|'negative'|'all'), n_words, n_cells, n_positive, share,
+    ci_low, ci_high, n_sig_positive, n_sig_negative, and for each valence null_mean, null_low, null_high,
+    p_greater; the 'all' row has no baseline).
+    """
+    from rmlib.regression import compare_to_baseline, share_positive, shuffled_share_baseline
+
+    variants = [(s, f"zipf_{s}", df) for s in sources]
+    variants += [(name, "zipf_wordfreq", df[mask]) for name, mask in (subsets or {}).items()]
+    all_cells, rows = [], []
+    for name, x, d in variants:
+        d = d.dropna(subset=[x, "valence"])
+        cells = exposure_cells(d, x, label=label)
+        all_cells.append(cells.assign(source=name))
+        n_words = int(d["word"].nunique())
+        for pv in ("positive", "negative", "all"):
+            c = cells if pv == "all" else cells[cells["prompt_valence"] == pv]
+            if c.empty:
+                continue
+            row = {"source": name, "prompts": pv, "n_words": n_words, **share_positive(c)}
+            if pv != "all":
+                null = shuffled_share_baseline(d[d["prompt_valence"] == pv], y="y", x=x, covariates=["valence"],
+                                               groups=[label, "prompt_key"], item="word", n_perm=n_perm, seed=seed)
+                base = compare_to_baseline(row["share"], null)
+                row.update({k: base[k] for k in ("null_mean", "null_low", "null_high", "p_greater")})
+            rows.append(row)
+    return pd.concat(all_cells, ignore_index=True), pd.DataFrame(rows)
+
+
+def exposure_by_group(df: pd.DataFrame, sources: Sequence[str], group: str, levels: dict[str, Sequence[str]], *,
+                      label: str = "label") -> pd.DataFrame:
+    """The share of positive frequency slopes refitted within subsets of words, e.g. per dictionary
+    (``levels={'Big Two': ['big2', 'both'], 'MFD2': ['mfd2', 'both']}`` on column ``group``), per frequency matching
+    and prompt valence. Wilson intervals only (no shuffled baseline). Returns source, <group>, prompts, n_words,
+    n_cells, n_positive, share, ci_low, ci_high, n_sig_positive, n_sig_negative."""
+    from rmlib.regression import share_positive
+
+    require_columns(df, [group])
+    rows = []
+    for s in sources:
+        for level, values in levels.items():
+            d = df[df[group].isin(list(values))].dropna(subset=[f"zipf_{s}", "valence"])
+            cells = exposure_cells(d, f"zipf_{s}", label=label)
+            for pv, c in cells.groupby("prompt_valence"):
+                rows.append({"source": s, group: level, "prompts": pv, "n_words": int(d["word"].nunique()),
+                             **share_positive(c)})
+    return pd.DataFrame(rows)
 
 
 def pooled_frequency_slopes(df: pd.DataFrame, x: str, label: str = "model", valence: str = "valence",
@@ -750,14 +980,18 @@ def framing_slopes_long(contrast: pd.DataFrame, label: str = "model") -> pd.Data
 
 
 def framing_slopes_chart(contrast: pd.DataFrame, label: str = "model", title: str = ""):
-    """Dot-and-whisker of the four oriented slopes per model: one panel per word side, colour = prompt valence."""
+    """Dot-and-whisker of the four oriented slopes per model: one panel per prompt valence, colour = word side.
+
+    The framing claim's two halves are read within a panel: under positive prompts the positive-word dot should
+    lie right of the negative-word dot, under negative prompts the other way round.
+    """
     import altair as alt
 
     long = framing_slopes_long(contrast, label)
-    colour = alt.Color("prompt_valence:N", title="prompt",
-                       scale=alt.Scale(domain=["positive prompts", "negative prompts"], range=["#4c78a8", "#e45756"]))
+    colour = alt.Color("word_side:N", title="words",
+                       scale=alt.Scale(domain=["positive words", "negative words"], range=["#4c78a8", "#e45756"]))
     y = alt.Y(f"{label}:N", title=None, axis=alt.Axis(labelLimit=260))
-    base = alt.Chart().encode(y=y, yOffset="prompt_valence:N", color=colour)
+    base = alt.Chart().encode(y=y, yOffset="word_side:N", color=colour)
     rule = base.mark_rule().encode(x=alt.X("ci_low:Q", title="oriented slope (SD of score per valence point)"),
                                    x2="ci_high:Q")
     dots = base.mark_circle(size=50, opacity=1).encode(
@@ -765,7 +999,8 @@ def framing_slopes_chart(contrast: pd.DataFrame, label: str = "model", title: st
                               alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")])
     zero = alt.Chart().mark_rule(strokeDash=[4, 3], color="gray").encode(x=alt.datum(0))
     return alt.layer(zero, rule, dots, data=long).properties(width=260).facet(
-        column=alt.Column("word_side:N", title=None, sort=["positive words", "negative words"]), title=title)
+        column=alt.Column("prompt_valence:N", title=None, sort=["positive prompts", "negative prompts"]),
+        title=title)
 
 
 def word_swarm_chart(words: pd.DataFrame, x: str = "valence", y: str = "oriented_y", label: str = "word",

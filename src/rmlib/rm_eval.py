@@ -281,23 +281,23 @@ def gap_chart(df: pd.DataFrame, x: str, value: str = "rm_gap", title: str = ""):
 
 
 def published_trajectory_chart(ranks: pd.DataFrame, first: str = "Agency", second: str = "Communion"):
-    """The authors' checkpoint trajectories (load_checkpoint_ranks): summed-rank gap vs checkpoint, per run.
+    """The authors' checkpoint trajectories (load_checkpoint_ranks): median-rank gap vs checkpoint, per run.
 
     Below zero, `first` ranks higher. Runs with a single checkpoint (GRM) show as one point.
     """
     import altair as alt
 
-    need = {"file", "data_source", "quantity_k", "method", "base_family", "checkpoint", "category", "sum_rank"}
+    need = {"file", "data_source", "quantity_k", "method", "base_family", "checkpoint", "category", "median_rank"}
     if not need <= set(ranks.columns):
         raise EvalError(f"published_trajectory_chart needs the columns of load_checkpoint_ranks(), got {list(ranks.columns)}")
     w = ranks.pivot_table(index=["data_source", "quantity_k", "method", "base_family", "checkpoint"],
-                          columns="category", values="sum_rank").reset_index()
+                          columns="category", values="median_rank").reset_index()
     w["gap"] = w[first] - w[second]
     w["run"] = w["data_source"] + " " + w["quantity_k"].astype(str) + "k " + w["method"]
     order = list(w.sort_values(["data_source", "method", "quantity_k"])["run"].unique())
-    return (alt.Chart(w, title=f"Published checkpoints: {first} minus {second} summed rank (< 0: {first} higher)")
+    return (alt.Chart(w, title=f"Published checkpoints: {first} minus {second} median rank (< 0: {first} higher)")
             .mark_line(point=True)
-            .encode(x=alt.X("checkpoint:Q", title="training step"), y=alt.Y("gap:Q", title="summed-rank gap"),
+            .encode(x=alt.X("checkpoint:Q", title="training step"), y=alt.Y("gap:Q", title="median-rank gap"),
                     color=alt.Color("base_family:N", title="base"),
                     column=alt.Column("run:N", title=None, sort=order),
                     tooltip=["run", "base_family", "checkpoint", alt.Tooltip("gap:Q", format=".1f")])

@@ -22,9 +22,14 @@ __all__ = [
     "tail_asymmetry",
     "top_bottom",
     "tail_comparison",
+    "spearman_ci",
     "misalignment",
     "most_misaligned",
     "misalignment_by",
+    "consensus_misalignment",
+    "top_overlap",
+    "extremes_side_by_side",
+    "top_overlap_by",
 ]
 
 
@@ -198,6 +203,32 @@ def tail_comparison(df: pd.DataFrame, features: Sequence[str], score: str = "sco
     return pd.DataFrame(rows)
 
 
+# --- rank correlation -------------------------------------------------------------------------------------------------
+
+def spearman_ci(x, y, *, confidence: float = 0.95) -> dict:
+    """Spearman's rho with the Bonett-Wright (2000) confidence interval.
+
+    Fisher's z interval, var(atanh r) = 1/(n - 3), is derived for Pearson's r of bivariate normal data; for
+    Spearman's rho it is too narrow, the more so the larger rho. Bonett & Wright (2000, Psychometrika 65:23-28)
+    use var(atanh rho_s) = (1 + rho_s^2 / 2) / (n - 3), which keeps close to nominal coverage for n >= 10.
+    Returns {rho, ci_low, ci_high, p (scipy's test of rho = 0), n, method}.
+    """
+    a, b = finite_array(x, "x", 4), finite_array(y, "y", 4)
+    if a.size != b.size:
+        raise ValueError(f"x and y must have the same length, got {a.size} and {b.size}")
+    res = stats.spearmanr(a, b)
+    r, n = float(res.statistic), a.size
+    if not np.isfinite(r):
+        raise ValueError("Spearman's rho is undefined (a constant input)")
+    z_crit = stats.norm.ppf(0.5 + confidence / 2)
+    if abs(r) >= 1:
+        lo = hi = r
+    else:
+        half = z_crit * np.sqrt((1 + r ** 2 / 2) / (n - 3))
+        lo, hi = float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half))
+    return {"rho": r, "ci_low": lo, "ci_high": hi, "p": float(res.pvalue), "n": int(n), "method": "Bonett-Wright"}
+
+
 # --- misalignment with human ratings ----------------------------------------------------------------------------------
 
 def misalignment(df: pd.DataFrame, human: str, models: Sequence[str], item: str | None = None) -> pd.DataFrame:
@@ -256,22 +287,121 @@ def most_misaligned(mis: pd.DataFrame, n: int = 10, method: str = "rank") -> pd.
     return pd.concat(out, ignore_index=True)
 
 
-def misalignment_by(mis: pd.DataFrame, by: str | Sequence[str] = "category", *, confidence: float = 0.95,
-                    n_resamples: int = 999, seed: int | None = 0) -> pd.DataFrame:
-    """Mean rank and z differences per model x group, each with a bootstrap CI of the mean, and n items."""
+def _cluster_mean_ci(values: np.ndarray, clusters: np.ndarray | None, confidence: float, n_resamples: int,
+                     seed: int | None) -> tuple[float, float]:
+    """Percentile bootstrap CI of a mean, resampling whole clusters when ``clusters`` is given.
+
+    A resampled data set takes clusters with replacement and keeps all rows of each, so the mean is
+    sum(cluster sums) / sum(cluster sizes): rows that share a cluster (an item under three prompts) move together.
+    """
+    if clusters is None:
+        ci = stats.bootstrap((values,), np.mean, n_resamples=n_resamples, confidence_level=confidence,
+                             method="percentile", rng=np.random.default_rng(seed)).confidence_interval
+        return float(ci.low), float(ci.high)
+    codes, _ = pd.factorize(clusters)
+    sums = np.bincount(codes, weights=values)
+    sizes = np.bincount(codes).astype(float)
+    if sums.size < 3:
+        return np.nan, np.nan
+    ci = stats.bootstrap((sums, sizes), lambda s, c, axis=-1: s.sum(axis=axis) / c.sum(axis=axis), paired=True,
+                         vectorized=True, n_resamples=n_resamples, confidence_level=confidence,
+                         method="percentile", rng=np.random.default_rng(seed)).confidence_interval
+    return float(ci.low), float(ci.high)
+
+
+def misalignment_by(mis: pd.DataFrame, by: str | Sequence[str] = "category", *, cluster: str | None = "item",
+                    confidence: float = 0.95, n_resamples: int = 999, seed: int | None = 0) -> pd.DataFrame:
+    """Mean rank and z differences per model x group, each with a cluster-bootstrap CI of the mean.
+
+    ``mis`` often holds one row per item x prompt (the same item scored under several prompts). Those rows are not
+    independent, so the bootstrap resamples whole ``cluster``s (default: items); ``cluster=None`` resamples rows.
+    Returns model, *by, n (rows), n_clusters, and for rank_diff and z_diff: _mean, _ci_low, _ci_high.
+    """
     by = [by] if isinstance(by, str) else list(by)
-    require_columns(mis, ["model", "rank_diff", "z_diff", *by], "mis (from misalignment())")
+    require_columns(mis, ["model", "rank_diff", "z_diff", *by, *([cluster] if cluster else [])],
+                    "mis (from misalignment())")
     rows = []
     for key, g in mis.groupby(["model", *by], sort=False, dropna=False):
-        row = dict(zip(["model", *by], key), n=len(g))
+        cl = g[cluster].to_numpy() if cluster else None
+        n_clusters = int(pd.Series(cl).nunique()) if cluster else len(g)
+        row = dict(zip(["model", *by], key), n=len(g), n_clusters=n_clusters)
         for col in ("rank_diff", "z_diff"):
             v = g[col].to_numpy(float)
             row[f"{col}_mean"] = v.mean()
-            if len(v) >= 3 and np.ptp(v) > 0:
-                ci = stats.bootstrap((v,), np.mean, n_resamples=n_resamples, confidence_level=confidence,
-                                     method="percentile", rng=np.random.default_rng(seed)).confidence_interval
-                row[f"{col}_ci_low"], row[f"{col}_ci_high"] = float(ci.low), float(ci.high)
+            if n_clusters >= 3 and np.ptp(v) > 0:
+                row[f"{col}_ci_low"], row[f"{col}_ci_high"] = _cluster_mean_ci(v, cl, confidence, n_resamples, seed)
             else:
                 row[f"{col}_ci_low"] = row[f"{col}_ci_high"] = np.nan
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def consensus_misalignment(mis: pd.DataFrame, by: Sequence[str] = (), *, aggregate: str = "median",
+                           extra: Sequence[str] = ()) -> pd.DataFrame:
+    """One row per item (x ``by``): the models' consensus rank and z differences.
+
+    ``aggregate`` is how the models are combined: ``'median'`` (robust: one model with an extreme rank cannot move
+    the consensus) or ``'mean'``. Columns: item, *by, *extra (first value), human_rank, model_rank, rank_diff,
+    z_diff (each aggregated over models), share_over (share of models with rank_diff > 0), n_models.
+    """
+    if aggregate not in ("mean", "median"):
+        raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
+    by, extra = list(by), list(extra)
+    require_columns(mis, ["item", "model", "human_rank", "model_rank", "rank_diff", "z_diff", *by, *extra],
+                    "mis (from misalignment())")
+    g = mis.groupby(["item", *by], sort=False)
+    out = g[["human_rank", "model_rank", "rank_diff", "z_diff"]].agg(aggregate)
+    out["share_over"] = g["rank_diff"].agg(lambda v: float((v > 0).mean()))
+    out["n_models"] = g["model"].nunique()
+    for c in extra:
+        out[c] = g[c].first()
+    return out.reset_index()[["item", *by, *extra, "human_rank", "model_rank", "rank_diff", "z_diff", "share_over",
+                              "n_models"]]
+
+
+def top_overlap(a: pd.DataFrame, b: pd.DataFrame, n: int, column: str = "rank_diff", item: str = "item",
+                largest: bool = False) -> dict:
+    """How many of the n most extreme items by ``column`` two consensus tables share (e.g. mean vs median).
+
+    ``largest=False`` compares the n smallest (the most under-valued for rank_diff). Returns {n, shared, share,
+    only_a, only_b} with the item lists that differ.
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    pick = (lambda d: d.nlargest(n, column)) if largest else (lambda d: d.nsmallest(n, column))
+    ta, tb = list(pick(a)[item]), list(pick(b)[item])
+    shared = [x for x in ta if x in set(tb)]
+    return {"n": n, "shared": len(shared), "share": len(shared) / n, "only_a": [x for x in ta if x not in set(tb)],
+            "only_b": [x for x in tb if x not in set(ta)]}
+
+
+def extremes_side_by_side(consensus: pd.DataFrame, by: str, n: int, direction: str = "under",
+                          column: str = "rank_diff", item: str = "item", fmt: str = "{:+.0f}") -> pd.DataFrame:
+    """The n most under- (or over-) valued items of each level of ``by`` (e.g. each prompt, and 'pooled'), one
+    column per level: 'item (value)'. Rows are ranks 1..n."""
+    if direction not in ("under", "over"):
+        raise ValueError(f"direction must be 'under' or 'over', not {direction!r}")
+    require_columns(consensus, [by, item, column])
+    cols = {}
+    for level, g in consensus.groupby(by, sort=False):
+        top = g.nsmallest(n, column) if direction == "under" else g.nlargest(n, column)
+        cols[level] = [f"{i} ({fmt.format(v)})" for i, v in zip(top[item], top[column])] + [""] * (n - len(top))
+    out = pd.DataFrame(cols, index=pd.RangeIndex(1, n + 1, name="rank"))
+    return out
+
+
+def top_overlap_by(a: pd.DataFrame, b: pd.DataFrame, by: str, n: int, column: str = "rank_diff",
+                   item: str = "item", names: tuple[str, str] = ("a", "b")) -> pd.DataFrame:
+    """:func:`top_overlap` of the n most under- and most over-valued items, for each level of ``by`` present in
+    both tables. Returns by, direction ('under'|'over'), shared, n, only_<names[0]>, only_<names[1]> (joined)."""
+    require_columns(a, [by, item, column])
+    require_columns(b, [by, item, column])
+    rows = []
+    for level in [x for x in pd.unique(a[by]) if x in set(b[by])]:
+        ga, gb = a[a[by] == level], b[b[by] == level]
+        for direction, largest in (("under", False), ("over", True)):
+            ov = top_overlap(ga, gb, n, column=column, item=item, largest=largest)
+            rows.append({by: level, "direction": direction, "shared": ov["shared"], "n": n,
+                         f"only_{names[0]}": ", ".join(map(str, ov["only_a"])),
+                         f"only_{names[1]}": ", ".join(map(str, ov["only_b"]))})
     return pd.DataFrame(rows)

@@ -382,6 +382,48 @@ def word_contrast(scores: pd.DataFrame, *, group: str = "category", panels: Sequ
     return res
 
 
+def word_ranks(scores: pd.DataFrame, words: Sequence[str], prompt_key: str = "greatest_ever_one") -> pd.DataFrame:
+    """Where named words rank (1 = the model's highest score) among all the words each model scored under one
+    prompt, e.g. 'love' and 'freedom' under "What, in one word, is the greatest thing ever?".
+
+    Returns model, nickname, family, word, rank (ties averaged), n_words, score; words a model did not score are
+    absent (the caller reports them).
+    """
+    require_columns(scores, ["model", "nickname", "family", "prompt_key", "word", "score"])
+    d = scores[scores["prompt_key"] == prompt_key]
+    if d.empty:
+        raise ValueError(f"no scores under prompt {prompt_key!r} (have {sorted(scores['prompt_key'].unique())[:6]} ...)")
+    d = d.groupby(["model", "nickname", "family", "word"], as_index=False)["score"].mean()
+    d["rank"] = d.groupby("model")["score"].rank(ascending=False, method="average")
+    d["n_words"] = d.groupby("model")["word"].transform("size")
+    out = d[d["word"].isin(list(words))]
+    return out[["model", "nickname", "family", "word", "rank", "n_words", "score"]].reset_index(drop=True)
+
+
+def three_way_term(summary: dict) -> dict | None:
+    """The family x category x valence term of the mixed model in :func:`summarise` output: {term, estimate,
+    ci_low, ci_high, p}; None when the model was not fitted or has several such terms (use the table then)."""
+    terms = (summary.get("mixed") or {}).get("terms", {})
+    three = [t for t in terms if t.count(":") == 2]
+    if len(three) != 1:
+        return None
+    return {"term": three[0], **terms[three[0]]}
+
+
+def contrast_lines(tests: pd.DataFrame, a: str, b: str) -> list[str]:
+    """One markdown bullet per row of :func:`word_contrast` output: which group ranks higher, with g, CI and FDR p."""
+    require_columns(tests, ["model", "reward_kind", "valence", "mean_a", "mean_b", "hedges_g", "g_ci_low",
+                            "g_ci_high", "p_fdr", "reject"])
+    lines = []
+    for r in tests.itertuples():
+        higher = a if r.mean_a < r.mean_b else b
+        lines.append(f"- {r.model} ({r.reward_kind}), {r.valence} prompts: {higher} words rank higher "
+                     f"(mean rank {r.mean_a:.1f} vs {r.mean_b:.1f}; g = {r.hedges_g:.2f} "
+                     f"[{r.g_ci_low:.2f}, {r.g_ci_high:.2f}]; FDR p = {r.p_fdr:.3g}"
+                     f"{', significant' if r.reject else ''}).")
+    return lines
+
+
 def describe_panel(row: pd.Series, by: Sequence[str], first: str, second: str) -> str:
     """One sentence for a permutation-test row: which family ranks the category higher, p and FDR-adjusted p."""
     where = ", ".join(f"{row[b]}" for b in by)

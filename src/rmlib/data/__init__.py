@@ -61,6 +61,7 @@ from rmlib.data.lexicons import (  # noqa: E402
 from rmlib.data.preferences import load_preferences, sample_pairs, split_pairs  # noqa: E402
 from rmlib.data.prompts import load_prompts  # noqa: E402
 from rmlib.data.tokens import TokenMatch, match_words_to_tokens  # noqa: E402
+from rmlib.data.wordnet import load_wordnet  # noqa: E402
 
 __all__ = [
     "DataError", "path", "clear_caches",
@@ -68,5 +69,5 @@ __all__ = [
     "load_big_two", "load_pietraszkiewicz", "expand_wildcards", "load_mfd2", "load_afinn", "load_bing_liu",
     "load_warriner", "load_vader", "load_bnc", "word_frequency", "token_frequency", "normalise_token",
     "load_holistic_bias", "load_dixon", "load_preferences", "sample_pairs", "split_pairs",
-    "match_words_to_tokens", "TokenMatch",
+    "match_words_to_tokens", "TokenMatch", "load_wordnet",
 ]

@@ -1,4 +1,4 @@
-"""The ICLR 2026 paper's published scores: 10 RMs x 54 prompts x dictionary words, and checkpoint rank sums."""
+"""The ICLR 2026 paper's published scores: 10 RMs x 54 prompts x dictionary words, and checkpoint median ranks."""
 from __future__ import annotations
 
 import functools
@@ -114,7 +114,7 @@ def _checkpoint_ranks(include_uf13: bool) -> pd.DataFrame:
         frames.append(pd.DataFrame({
             "file": stem, "data_source": source, "quantity_k": qty, "method": "GRM" if "grm" in stem else "BT",
             "base_family": family.astype(str), "model_id": df["model_id"], "category": df["Category"],
-            "checkpoint": df["checkpoint"].astype(int), "sum_rank": df["sum_value"].astype(float)}))
+            "checkpoint": df["checkpoint"].astype(int), "median_rank": df["sum_value"].astype(float)}))
     out = pd.concat(frames, ignore_index=True)
     if out.duplicated(["file", "model_id", "category", "checkpoint"]).any():
         raise ValueError("checkpoint rank files hold conflicting rows for the same model/category/checkpoint")
@@ -125,15 +125,27 @@ def _checkpoint_ranks(include_uf13: bool) -> pd.DataFrame:
 
 
 def load_checkpoint_ranks(include_uf13: bool = False) -> pd.DataFrame:
-    """Big Two summed ranks over training checkpoints (ICLR 2026, data-source and data-quantity ablations).
+    """Big Two median ranks over training checkpoints (ICLR 2026, data-source and data-quantity ablations).
 
-    Columns: file (source CSV stem), data_source (ultrafeedback|skywork), quantity_k (training pairs, thousands),
-    method (BT = the authors' Bradley-Terry runs; GRM = the published GRM RMs, one checkpoint), base_family
-    (Gemma|Llama|Qwen; filled from the model id where the file leaves it blank), model_id, category
-    (Agency|Communion), checkpoint (training step; 1 for the GRM file), sum_rank (the published `sum_value`: the category's
-    words' ranks under the RM's scores, summed), final (last checkpoint of that run).
+    Columns: file (source CSV stem), data_source (ultrafeedback|skywork), quantity_k (thousands of training pairs, as
+    the file name gives it), method (BT = the authors' Bradley-Terry runs; GRM = the published GRM RMs, one
+    checkpoint), base_family (Gemma|Llama|Qwen; filled from the model id where the file leaves it blank), model_id,
+    category (Agency|Communion), checkpoint (training step; 1 for the GRM file), median_rank, final (last checkpoint
+    of that run).
 
-    rank_results_uf_13.csv is byte-identical to rank_results_uf_27.csv (its model ids say 27k), so the 13k
-    result is not really available; it is left out unless include_uf13=True.
+    **What the numbers are.** The files' column is called ``sum_value``, but it is not a sum: the authors' script
+    (``figures/generate_figure_4_and_A5.R`` in brchristian/reward_models_inherit_value_biases_from_pretraining)
+    computes ``sum_value = median(rank)`` (and plots these files on an axis labelled "Median rank (Big Two), #1 =
+    best, #1365 = worst"). For its own checkpoint files the script scores every token of the models' shared
+    vocabulary (``token_intersection.csv``) as the answer to "What, in one word, is the greatest thing ever?" (the
+    GRM file's prompt column says "Greatest"), keeps tokens whose lower-cased text is a term of the *expanded* Big
+    Two dictionary (``dict_big2_expanded.csv``), ranks them by score (1 = highest reward), and takes the median rank
+    of each category's tokens. So lower = the category sits nearer the top, and values near 700 are mid-table.
+
+    **Quantities.** The file names say 13k, 27k, 54k, 100k (UltraFeedback), 80k (Skywork) and 80k (GRM). The same
+    script labels them 13, 27, 53 and 106 thousand pairs, Skywork 77 thousand, and the GRM RMs 550 thousand pairs of
+    UltraFeedback + Skywork, while the GRM file's own columns say 85 thousand Skywork pairs. quantity_k keeps the
+    file names' values. rank_results_uf_13.csv is byte-identical to rank_results_uf_27.csv (its model ids say 27k),
+    so there is no 13k result: it is left out unless include_uf13=True.
     """
     return _checkpoint_ranks(bool(include_uf13)).copy()

@@ -39,7 +39,7 @@ def _bnc() -> pd.DataFrame:
     lines = text.splitlines()
     if lines[0].split() != ["Word", "PoS", "Freq", "Ra", "Disp"]:
         raise ValueError(f"{BNC_FILE}: unexpected header {lines[0]!r}")
-    rows, lemma, pos = [], None, None
+    rows, lemma, pos, entry = [], None, None, 0
     for n, line in enumerate(lines[1:], 2):
         fields = line.removeprefix("\t").split("\t")
         if len(fields) != 6:
@@ -51,16 +51,17 @@ def _bnc() -> pd.DataFrame:
                 raise ValueError(f"{BNC_FILE}:{n}: '@' row before any headword")
             kind, form = "form", marker
         else:
-            lemma, pos = word, p
+            lemma, pos, entry = word, p, entry + 1
             kind, form = ("lemma" if marker == "%" else "word"), word
-        rows.append((lemma, pos, form, kind, _number(freq), _number(rng), _number(disp)))
-    return pd.DataFrame(rows, columns=["lemma", "pos", "form", "row_type", "freq", "range", "dispersion"])
+        rows.append((entry, lemma, pos, form, kind, _number(freq), _number(rng), _number(disp)))
+    return pd.DataFrame(rows, columns=["entry", "lemma", "pos", "form", "row_type", "freq", "range", "dispersion"])
 
 
 def load_bnc() -> pd.DataFrame:
     """The BNC frequency list as a tidy table (ISO-8859-1 decoded; `@` rows filled with their headword).
 
-    Columns: lemma (headword; '@' rows take the previous headword), pos (BNC tag, e.g. NoC, Verb), form (the
+    Columns: entry (1, 2, ...: one per headword x part of speech; its forms share it), lemma (headword; '@' rows
+    take the previous headword), pos (BNC tag, e.g. NoC, Verb), form (the
     word form this row counts), row_type ('lemma' = total over the forms listed under it, 'form' = one form of
     that lemma, 'word' = headword with a single form), freq (per million), range (number of BNC sectors, max
     100), dispersion (Juilland's D). range/dispersion are missing for a few
@@ -76,11 +77,25 @@ def _bnc_by_form() -> dict[str, float]:
     return forms.groupby(forms["form"].str.lower())["freq"].sum().to_dict()
 
 
+@functools.lru_cache(maxsize=None)
+def _bnc_by_lemma() -> dict[str, float]:
+    df = _bnc()
+    heads = df[df["row_type"] != "form"].set_index("entry")["freq"]  # an entry's total: its lemma or word row
+    members = df.assign(form=df["form"].str.lower()).drop_duplicates(["entry", "form"])
+    return members.groupby("form")["entry"].agg(lambda e: float(heads.reindex(e).sum())).to_dict()
+
+
+FREQUENCY_SOURCES = ("bnc", "bnc_lemma", "wordfreq")
+
+
 def word_frequency(word: str, source: str = "wordfreq") -> float:
-    """Frequency per million of a word form (case-insensitive).
+    """Frequency per million of a word (case-insensitive), by one of three ways of matching it to counts.
 
     source='wordfreq': wordfreq.word_frequency(word, 'en') x 1e6 (multi-word strings are combined by wordfreq).
-    source='bnc': the BNC per-million figures of that form summed over parts of speech (0.0 if absent).
+    source='bnc': the exact word form: the BNC per-million figures of that form summed over parts of speech.
+    source='bnc_lemma': the headword totals: every BNC entry (headword x part of speech) that lists the word as its
+    headword or as one of its forms contributes its whole total ('cared' -> the verb 'care', all its forms; 'care'
+    -> noun + verb). 0.0 if absent from the BNC list.
     """
     if source == "wordfreq":
         import wordfreq
@@ -88,7 +103,9 @@ def word_frequency(word: str, source: str = "wordfreq") -> float:
         return float(wordfreq.word_frequency(word, "en")) * 1e6
     if source == "bnc":
         return float(_bnc_by_form().get(str(word).lower(), 0.0))
-    raise ValueError(f"source must be 'wordfreq' or 'bnc', not {source!r}")
+    if source == "bnc_lemma":
+        return float(_bnc_by_lemma().get(str(word).lower(), 0.0))
+    raise ValueError(f"source must be one of {FREQUENCY_SOURCES}, not {source!r}")
 
 
 def token_frequency(token_text: str, source: str = "wordfreq") -> float:

@@ -1,0 +1,158 @@
+"""Is a base-family ordering durable? Orders of a few families compared across checkpoints, data sizes or seeds.
+
+The ICLR 2026 paper's durability claim: as preference data grows and training goes on, RMs keep the ordering of
+their base families on the Big Two (Llama-based RMs more agency-leaning than Gemma-based ones). With two or three
+families a correlation over families means little, so the statistics here are made for few objects:
+
+* the **order** at each block (checkpoint, data size, seed), written out, e.g. ``Llama < Gemma < Qwen``;
+* **pairwise flips**: for each pair of families, in how many blocks the pair's order differs from a reference
+  (the first block, or the majority order);
+* **Kendall's W** (coefficient of concordance) of the blocks' rankings of the families: 1 when every block orders
+  them alike, near 0 when orders are unrelated; and the mean **Kendall's tau** of each block's order with the
+  reference order;
+* whether a **claimed pair order** holds (e.g. Llama's gap below Gemma's) in each block.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from rmlib.stats import require_columns
+
+__all__ = ["kendall_w", "order_string", "family_orders", "pairwise_flips", "order_stability", "claimed_order",
+           "checkpoint_gaps"]
+
+
+def kendall_w(ranks: np.ndarray) -> float:
+    """Kendall's W for an (m raters x n objects) array of ranks (1 = first; ties as average ranks), with the
+    standard tie correction. 1 = complete agreement; 0 = none. NaN with fewer than 2 raters or objects, or when
+    every rater ties every object."""
+    r = np.asarray(ranks, float)
+    if r.ndim != 2:
+        raise ValueError(f"ranks must be 2-D (raters x objects), got shape {r.shape}")
+    m, n = r.shape
+    if m < 2 or n < 2:
+        return float("nan")
+    if np.isnan(r).any():
+        raise ValueError("ranks contain NaN: every rater must rank every object")
+    s = ((r.sum(axis=0) - m * (n + 1) / 2) ** 2).sum()
+    ties = 0.0
+    for row in r:
+        _, counts = np.unique(row, return_counts=True)
+        ties += (counts ** 3 - counts).sum()
+    denom = m ** 2 * (n ** 3 - n) - m * ties
+    return float(12 * s / denom) if denom > 0 else float("nan")
+
+
+def order_string(values: pd.Series, ascending: bool = True, tol: float = 0.0) -> str:
+    """'A < B < C' for a Series indexed by family (ascending values); '=' joins values within ``tol``."""
+    v = values.dropna().sort_values(ascending=ascending)
+    sep = " < " if ascending else " > "
+    parts = [str(v.index[0])]
+    for prev, (name, val) in zip(v.to_numpy()[:-1], v.iloc[1:].items()):
+        parts.append((" = " if abs(val - prev) <= tol else sep) + str(name))
+    return "".join(parts)
+
+
+def family_orders(df: pd.DataFrame, block: Sequence[str], family: str = "family", value: str = "gap") -> pd.DataFrame:
+    """The order of the families on ``value`` in each block: one row per block with ``order`` ('Llama < Gemma'),
+    n_families, and one rank column per family (1 = lowest value; ties averaged)."""
+    block = list(block)
+    require_columns(df, [*block, family, value])
+    if df.duplicated([*block, family]).any():
+        raise ValueError(f"several rows per {block + [family]}: aggregate first (e.g. mean over seeds)")
+    wide = df.pivot_table(index=block, columns=family, values=value, aggfunc="first")
+    ranks = wide.rank(axis=1, method="average")
+    out = pd.DataFrame({"order": wide.apply(order_string, axis=1), "n_families": wide.notna().sum(axis=1)})
+    out = out.join(ranks.add_prefix("rank_"))
+    return out.reset_index()
+
+
+def pairwise_flips(wide: pd.DataFrame, reference: pd.Series) -> pd.DataFrame:
+    """For each pair of families (columns of ``wide``: blocks x families, values), in how many blocks the pair is
+    ordered differently from ``reference`` (a Series indexed by family). Ties count as flips of neither side.
+
+    Returns pair ('A, B'), reference ('A < B'), n_blocks, n_flipped, flipped_blocks (the block labels).
+    """
+    rows = []
+    fams = [f for f in wide.columns if f in reference.index]
+    for a, b in combinations(fams, 2):
+        ref = np.sign(reference[a] - reference[b])
+        d = np.sign(wide[a] - wide[b]).dropna()
+        flipped = d.index[(d != ref) & (d != 0) & (ref != 0)]
+        rows.append({"pair": f"{a}, {b}", "reference": f"{a} {'<' if ref < 0 else '>' if ref > 0 else '='} {b}",
+                     "n_blocks": int(d.size), "n_flipped": int(len(flipped)),
+                     "flipped_blocks": [str(x) for x in flipped]})
+    return pd.DataFrame(rows, columns=["pair", "reference", "n_blocks", "n_flipped", "flipped_blocks"])
+
+
+def order_stability(df: pd.DataFrame, block: str, family: str = "family", value: str = "gap",
+                    reference: str = "first") -> dict:
+    """How stable the families' order on ``value`` is across the levels of ``block`` (checkpoints, seeds, sizes).
+
+    ``reference`` is 'first' (the first block in sorted order: e.g. the first checkpoint) or 'majority' (each
+    family's mean rank over blocks). Only families present in every block count. Returns {n_blocks, families,
+    kendall_w, mean_tau (each block's order vs the reference; NaN with a single block), n_pairs, n_pair_flips (pairs
+    of families whose order differs from the reference in at least one block; a tied reference pair never counts),
+    n_pairs_inconsistent (pairs not ordered alike in every block, ties included: no reference needed), pair_flips
+    (from :func:`pairwise_flips`), reference_order, modal_order (the most common block order; the first one on a
+    tie), n_modal (blocks with that order), orders (block -> order)}.
+    """
+    if reference not in ("first", "majority"):
+        raise ValueError(f"reference must be 'first' or 'majority', not {reference!r}")
+    require_columns(df, [block, family, value])
+    wide = df.pivot_table(index=block, columns=family, values=value, aggfunc="first").sort_index()
+    wide = wide.dropna(axis=1, how="any")
+    if wide.shape[1] < 2:
+        raise ValueError(f"fewer than 2 families are present in every {block!r}: {list(wide.columns)}")
+    ranks = wide.rank(axis=1, method="average")
+    ref = wide.iloc[0] if reference == "first" else ranks.mean(axis=0)
+    ref_rank = ref.rank(method="average")
+    taus = [stats.kendalltau(ref_rank.to_numpy(), r.to_numpy()).statistic for _, r in ranks.iterrows()]
+    flips = pairwise_flips(wide, ref)
+    inconsistent = sum(np.sign(wide[a] - wide[b]).nunique() > 1 for a, b in combinations(wide.columns, 2))
+    orders = {str(k): order_string(v) for k, v in wide.iterrows()}
+    counts = pd.Series(list(orders.values())).value_counts(sort=False)
+    modal = str(counts.idxmax())
+    return {"n_blocks": int(len(wide)), "families": [str(f) for f in wide.columns],
+            "kendall_w": kendall_w(ranks.to_numpy()),
+            "mean_tau": float(np.nanmean(taus)) if len(wide) > 1 and not np.isnan(taus).all() else float("nan"),
+            "n_pairs": int(len(flips)), "n_pair_flips": int((flips["n_flipped"] > 0).sum()),
+            "n_pairs_inconsistent": int(inconsistent), "pair_flips": flips.to_dict(orient="records"),
+            "reference_order": order_string(ref), "modal_order": modal, "n_modal": int(counts.max()),
+            "orders": orders}
+
+
+def claimed_order(df: pd.DataFrame, block: Sequence[str], lower: str, higher: str, family: str = "family",
+                  value: str = "gap") -> pd.DataFrame:
+    """In each block, does family ``lower`` have the lower ``value`` than family ``higher`` (the claimed order)?
+
+    Returns *block, value_lower, value_higher, difference (lower - higher), holds (difference < 0); blocks missing
+    either family are left out.
+    """
+    block = list(block)
+    require_columns(df, [*block, family, value])
+    wide = df.pivot_table(index=block, columns=family, values=value, aggfunc="first")
+    if lower not in wide or higher not in wide:
+        return pd.DataFrame(columns=[*block, "value_lower", "value_higher", "difference", "holds"])
+    w = wide[[lower, higher]].dropna()
+    out = pd.DataFrame({"value_lower": w[lower], "value_higher": w[higher]}, index=w.index)
+    out["difference"] = out["value_lower"] - out["value_higher"]
+    out["holds"] = out["difference"] < 0
+    return out.reset_index()
+
+
+def checkpoint_gaps(ranks: pd.DataFrame, first: str = "Agency", second: str = "Communion") -> pd.DataFrame:
+    """The authors' checkpoint files (:func:`rmlib.data.load_checkpoint_ranks`) as one gap per run and checkpoint:
+    file, data_source, quantity_k, method, base_family, model_id, checkpoint, final, gap = median rank of ``first``
+    minus that of ``second`` (negative: ``first`` ranks higher, i.e. nearer rank 1)."""
+    keys = ["file", "data_source", "quantity_k", "method", "base_family", "model_id", "checkpoint", "final"]
+    require_columns(ranks, [*keys, "category", "median_rank"], "ranks (from load_checkpoint_ranks)")
+    w = ranks.pivot_table(index=keys, columns="category", values="median_rank").reset_index()
+    w.columns.name = None
+    w["gap"] = w[first] - w[second]
+    return w[keys + ["gap"]]
