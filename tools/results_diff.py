@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Run every chapter on two versions of rmlib and diff what they computed: the proof that a refactor changed nothing.
+
+Each side is a commit of this repository (checked out into a temporary worktree) or a worktree folder. The chapters
+run with that side's own code, notebooks and parameter files, with this checkout's Python environment, in two sets:
+
+* ``tiny``: every chapter with the defaults of its own parameters cell (what the tests run);
+* ``full``: the published-mode chapters with their full-run parameters (``notebooks/params/<name>.yaml``, with
+  ``MODE: published`` where a chapter has modes). Chapters that need trained RMs or whole-vocabulary sweeps of the
+  embedded models are skipped, with the reason (:data:`FULL_SKIP`); the claims page then reads their tiny results.
+
+Each side writes, under its ``--out`` folder: ``<set>/results/<chapter>.json`` (the chapter's results JSON),
+``<set>/<chapter>.glued.json`` (the values the page glued with myst_nb), the executed notebooks, ``run.json`` (what
+ran, where, how long) and its own cache (``cache/``: nothing computed by one side is served to the other).
+``diff`` compares two such folders value by value (exact by default; ``--rtol/--atol`` for floats) and prints every
+path that differs. Keys renamed on purpose are mapped first (:data:`RENAMES`) and listed in the report.
+
+    python tools/results_diff.py run 9fd8614 --out /work/notes/results-before          # a commit
+    python tools/results_diff.py run . --out /tmp/results-after --set tiny             # this worktree
+    python tools/results_diff.py diff /work/notes/results-before /tmp/results-after
+    python tools/results_diff.py compare 9fd8614 . --out /tmp/compare                  # run both, then diff
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SETS = ("tiny", "full")
+
+# Chapters that the full set does not run, and why (they are run in the tiny set).
+FULL_SKIP = {
+    "method": "sweeps the whole vocabularies of the embedded models and an RM that the finetuning chapter trains",
+    "implicit_rewards": "sweeps the whole vocabularies of the three embedded LMs (no published mode)",
+    "finetuning": "trains 18 reward models (about 45 minutes)",
+}
+
+# Result keys renamed on purpose ("one name per concept"): (chapter, dotted path in the old results, new path).
+# Applied to the older side before comparing; the report lists them.
+RENAMES: list[tuple[str, str, str]] = []
+
+# What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of
+# 9fd8614 (rmlib.book.run_notebook) and of later versions (rmlib.book.run_chapter).
+_RUNNER = r'''
+import json, os, shutil, sys, time
+from pathlib import Path
+
+import rmlib
+import rmlib.book as B
+
+tree, out, which, only, skip_full = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
+assert Path(rmlib.__file__).resolve().is_relative_to(tree.resolve()), (rmlib.__file__, tree)
+run = getattr(B, "run_chapter", None) or B.run_notebook
+names = [n for n in B.in_run_order(B.chapters()) if not only or n in only]
+log = json.loads((out / "run.json").read_text()) if (out / "run.json").is_file() else {"chapters": {}}
+log.setdefault("chapters", {})
+for s in which.split(","):
+    folder = out / s
+    results = folder / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        entry = f"{s}/{name}"
+        if (folder / f"{name}.done").is_file():
+            print(f"[diff] {entry}: done earlier", flush=True)
+            continue
+        overrides = {}
+        if s == "full":
+            if name in skip_full:
+                log["chapters"][entry] = {"skipped": skip_full[name]}
+                print(f"[diff] {entry}: skipped ({skip_full[name]})", flush=True)
+                continue
+            if "MODE" in B.declared_parameters(name):
+                overrides["MODE"] = "published"
+            if name == "claims":  # the skipped chapters' numbers come from the tiny set
+                for src in B.reads_results(name):
+                    if not (results / f"{src}.json").is_file() and (out / "tiny" / "results" / f"{src}.json").is_file():
+                        shutil.copy(out / "tiny" / "results" / f"{src}.json", results / f"{src}.json")
+        t0 = time.time()
+        print(f"[diff] {entry}: running {json.dumps(overrides)}", flush=True)
+        res = run(name, tiny=(s == "tiny"), overrides=overrides, output_dir=folder, force=True, log=print)
+        glued = B.glued(res.path)
+        (folder / f"{name}.glued.json").write_text(json.dumps(glued, indent=1, sort_keys=True))
+        log["chapters"][entry] = {"seconds": round(time.time() - t0, 1), "overrides": overrides,
+                                  "parameters": {k: v for k, v in res.parameters.items() if k != "RESULTS_DIR"}}
+        (folder / f"{name}.done").write_text("")
+        (out / "run.json").write_text(json.dumps(log, indent=1, default=str))
+        print(f"[diff] {entry}: done in {time.time() - t0:.0f} s", flush=True)
+'''
+
+
+# --------------------------------------------------------------------------- running one side
+
+def _git(*args: str, cwd: Path = REPO) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _data_dir() -> Path:
+    env = os.environ.get("RMLIB_DATA_DIR")
+    return Path(env).resolve() if env else REPO / "data" / "external"
+
+
+def run_side(source: str, out: Path, sets: list[str], only: list[str] | None = None) -> Path:
+    """Run the chapters of ``source`` (a commit or a worktree folder) into ``out``; returns ``out``."""
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = None
+    if Path(source).is_dir():
+        tree = Path(source).resolve()
+    else:
+        commit = _git("rev-parse", "--verify", f"{source}^{{commit}}")
+        tmp = Path(tempfile.mkdtemp(prefix=f"results-diff-{commit[:8]}-"))
+        tree = tmp / "tree"
+        _git("worktree", "add", "--detach", str(tree), commit)
+    try:
+        commit = _git("rev-parse", "HEAD", cwd=tree)
+        dirty = bool(_git("status", "--porcelain", "--untracked-files=no", cwd=tree))
+        info = {"source": source, "tree": str(tree), "commit": commit, "dirty": dirty, "sets": sets,
+                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "load_average": os.getloadavg()}
+        log = out / "run.json"
+        old = json.loads(log.read_text()) if log.is_file() else {}
+        if old.get("commit") not in (None, commit):
+            raise SystemExit(f"{out} holds results of commit {old['commit'][:10]}, not {commit[:10]}: use another --out")
+        log.write_text(json.dumps({**old, **info}, indent=1))
+        env = {**os.environ, "PYTHONPATH": str(tree / "src"), "RMLIB_CACHE_DIR": str(out / "cache"),
+               "RMLIB_DATA_DIR": str(_data_dir()), "TQDM_DISABLE": "1"}
+        subprocess.run([sys.executable, "-c", _RUNNER, str(tree), str(out), ",".join(sets), json.dumps(only or []),
+                        json.dumps(FULL_SKIP)], cwd=tree, env=env, check=True)
+    finally:
+        if tmp is not None:
+            _git("worktree", "remove", "--force", str(tree))
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+# --------------------------------------------------------------------------- diffing
+
+def _rename(data: dict, old: str, new: str) -> bool:
+    *head, last = old.split(".")
+    cur = data
+    for key in head:
+        if not isinstance(cur, dict) or key not in cur:
+            return False
+        cur = cur[key]
+    if not isinstance(cur, dict) or last not in cur:
+        return False
+    value = cur.pop(last)
+    *head, last = new.split(".")
+    cur = data
+    for key in head:
+        cur = cur.setdefault(key, {})
+    cur[last] = value
+    return True
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def compare(a, b, path: str = "", rtol: float = 0.0, atol: float = 0.0) -> list[str]:
+    """Every difference between two JSON values, as 'path: a != b' lines (numbers within the tolerances are equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            p = f"{path}.{k}" if path else str(k)
+            if k not in b:
+                out.append(f"{p}: only before ({json.dumps(a[k], default=str)[:80]})")
+            elif k not in a:
+                out.append(f"{p}: only after ({json.dumps(b[k], default=str)[:80]})")
+            else:
+                out += compare(a[k], b[k], p, rtol, atol)
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        out = [] if len(a) == len(b) else [f"{path}: {len(a)} items before, {len(b)} after"]
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += compare(x, y, f"{path}[{i}]", rtol, atol)
+        return out
+    if _is_number(a) and _is_number(b):
+        if a == b or math.isclose(a, b, rel_tol=rtol, abs_tol=atol):
+            return []
+        return [f"{path}: {a!r} != {b!r} (difference {b - a:.3g})"]
+    if a != b or type(a) is not type(b):
+        return [f"{path}: {json.dumps(a, default=str)[:80]} != {json.dumps(b, default=str)[:80]}"]
+    return []
+
+
+def diff_sides(before: Path, after: Path, rtol: float = 0.0, atol: float = 0.0, renames=RENAMES) -> tuple[str, int]:
+    """A report of every difference between two sides' results and glued values, and the number of differences."""
+    before, after = Path(before), Path(after)
+    lines, n_diff = [], 0
+    info = {side: json.loads((p / "run.json").read_text()) for side, p in (("before", before), ("after", after))}
+    for side, i in info.items():
+        lines.append(f"{side}: {i['source']} = {i['commit'][:10]}{' (uncommitted changes)' if i.get('dirty') else ''}")
+    lines.append(f"floats compared {'exactly' if not (rtol or atol) else f'with rtol={rtol:g}, atol={atol:g}'}")
+    if renames:
+        lines.append("keys renamed on purpose (mapped before comparing): " + "; ".join(
+            f"{c}: {o} -> {n}" for c, o, n in renames))
+    for s in SETS:
+        files = sorted({p.relative_to(before / s) for p in (before / s).glob("results/*.json")}
+                       | {p.relative_to(before / s) for p in (before / s).glob("*.glued.json")}
+                       | {p.relative_to(after / s) for p in (after / s).glob("results/*.json")}
+                       | {p.relative_to(after / s) for p in (after / s).glob("*.glued.json")})
+        if not files:
+            continue
+        same = []
+        for rel in files:
+            pa, pb = before / s / rel, after / s / rel
+            if not pa.is_file() or not pb.is_file():
+                lines.append(f"{s}/{rel}: only {'after' if pb.is_file() else 'before'}")
+                n_diff += 1
+                continue
+            a, b = json.loads(pa.read_text()), json.loads(pb.read_text())
+            chapter = rel.name.split(".")[0]
+            for c, old, new in renames:
+                if c == chapter and rel.parent.name == "results":
+                    _rename(a, old, new)
+            found = compare(a, b, rtol=rtol, atol=atol)
+            if found:
+                n_diff += len(found)
+                lines.append(f"{s}/{rel}: {len(found)} difference(s)")
+                lines += [f"    {d}" for d in found]
+            else:
+                same.append(str(rel))
+        lines.append(f"{s}: {len(same)} of {len(files)} files identical")
+        skipped = {k: v["skipped"] for k, v in info["after"].get("chapters", {}).items()
+                   if k.startswith(f"{s}/") and "skipped" in v}
+        for k, why in skipped.items():
+            lines.append(f"{k}: not run ({why})")
+    lines.append("result: no differences" if n_diff == 0 else f"result: {n_diff} difference(s)")
+    return "\n".join(lines), n_diff
+
+
+# --------------------------------------------------------------------------- command line
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="results_diff.py", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def run_args(p):
+        p.add_argument("--set", choices=[*SETS, "both"], default="both", help="tiny, full or both (default)")
+        p.add_argument("--only", nargs="*", default=None, help="chapter names (default: all)")
+
+    r = sub.add_parser("run", help="run one side's chapters into a folder")
+    r.add_argument("source", help="a commit of this repository, or a worktree folder")
+    r.add_argument("--out", required=True, type=Path)
+    run_args(r)
+
+    def tolerances(p):
+        p.add_argument("--rtol", type=float, default=0.0, help="relative tolerance for floats (default: exact)")
+        p.add_argument("--atol", type=float, default=0.0, help="absolute tolerance for floats (default: exact)")
+        p.add_argument("--report", type=Path, default=None, help="also write the report to this file")
+
+    d = sub.add_parser("diff", help="compare two folders written by `run`")
+    d.add_argument("before", type=Path)
+    d.add_argument("after", type=Path)
+    tolerances(d)
+    c = sub.add_parser("compare", help="run two sides, then diff them")
+    c.add_argument("before")
+    c.add_argument("after")
+    c.add_argument("--out", required=True, type=Path, help="folder for both sides (before/, after/)")
+    run_args(c)
+    tolerances(c)
+    args = ap.parse_args(argv)
+    sets = list(SETS) if getattr(args, "set", "both") == "both" else [args.set]
+    if args.cmd == "run":
+        run_side(args.source, args.out, sets, args.only)
+        return 0
+    if args.cmd == "compare":
+        before = run_side(args.before, args.out / "before", sets, args.only)
+        after = run_side(args.after, args.out / "after", sets, args.only)
+    else:
+        before, after = args.before, args.after
+    report, n = diff_sides(before, after, args.rtol, args.atol)
+    print(report)
+    if args.report:
+        args.report.write_text(report + "\n")
+    return 1 if n else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
