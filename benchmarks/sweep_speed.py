@@ -43,9 +43,9 @@ def matmul_flops(m: int, k: int, n: int, dtype, seconds: float = 3.0) -> float:
 
 
 def ratio_run(model_id: str, n_exact: int, n_paper: int) -> dict:
-    from rmlib.models import load_model
-    from rmlib.sweep import auto_batch_size, sweep
-    from rmlib.templates import answer_slot
+    from rmlib.engine import sweep
+    from rmlib.engine.checks import auto_batch_size
+    from rmlib.models import answer_slot, load_model
 
     lm = load_model(model_id, head="rm", allow_untrained_head=True)
     slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
@@ -82,8 +82,8 @@ def peak_rss_bytes() -> int:
 
 def full_child(model_id: str, compile: bool = False) -> None:
     """Runs in a child: full-vocabulary sweep, then prints JSON with time and peak RSS."""
+    from rmlib.engine import sweep
     from rmlib.models import load_model
-    from rmlib.sweep import sweep
 
     lm = load_model(model_id, head="rm", allow_untrained_head=True)
     weights = sum(p.numel() * p.element_size() for p in lm.model.parameters())

@@ -14,7 +14,7 @@ import time
 import torch
 from transformers import TrainerCallback
 
-from rmlib.models import local_rm_dir
+from rmlib.registry import local_rm_dir
 from rmlib.train import TrainConfig, train
 
 

@@ -28,17 +28,18 @@ PROMPTS = ["best_ever_one", "worst_ever_one", "greatest_ever_one", "bad_ever_one
 
 
 def one(model: str, n_words: int, n_prompts: int) -> dict:
-    from rmlib.models import _dequantized_dir, get_spec, load_model  # noqa: F401
     from rmlib.config import cache_dir
-    from rmlib.sweep import score_answers
-    from rmlib.value_profiles import design_prompts, lexicon
+    from rmlib.data import design_prompts, value_lexicon
+    from rmlib.engine import score_answers
+    from rmlib.models import load_model
+    from rmlib.registry import get_spec
 
     spec = get_spec(model)
     warm = spec.source != "embedded" or any((cache_dir() / "dequantized").glob(f"{model}-*/config.json"))
     t0 = time.perf_counter()
     lm = load_model(model, head="lm")
     t_load = time.perf_counter() - t0
-    words = lexicon("big2")["word"].tolist()[:n_words]
+    words = value_lexicon("big2")["word"].tolist()[:n_words]
     prompts = design_prompts(PROMPTS[:max(2, n_prompts)])["prompt"].tolist()[:n_prompts]
     t0 = time.perf_counter()
     df = score_answers(lm, prompts, words, cache=False, progress=False)

@@ -63,8 +63,8 @@ def run_chapter(tmp_path_factory):
     ``isolated_cache`` points RMLIB_CACHE_DIR at a session folder, for runs that sweep or train tiny random models;
     the embedded models keep the normal cache so their sweeps are reused across sessions.
     """
-    from rmlib.book import run_notebook
-    from rmlib.results import read
+    from rmlib.book import run_chapter as run_notebook
+    from rmlib.storage import read_results as read
 
     root = tmp_path_factory.mktemp("chapters")
     done: dict[tuple, ChapterRun] = {}

@@ -13,9 +13,10 @@ import pytest
 import torch
 
 from rmlib.cli import main
-from rmlib.models import HubUnavailableError, ModelError, RemoteCodeError, get_spec, load_model, registry
-from rmlib.sweep import SweepError, score_answers, sweep
-from rmlib.templates import TemplateError
+from rmlib.models import HubUnavailableError, LoadOptions, ModelError, RemoteCodeError, load_model
+from rmlib.registry import get_spec, registry
+from rmlib.engine import SweepError, score_answers, sweep
+from rmlib.models.templates import TemplateError
 
 from conftest import PROMPT
 
@@ -86,7 +87,7 @@ def test_answers_with_chat_control_tokens_are_refused(answer, tiny_rms, tmp_path
 
 def test_a_loaded_model_with_loading_options_is_an_error(tiny_rms, tmp_path):
     with pytest.raises(SweepError, match="loading options"):
-        sweep(tiny_rms["llama"], PROMPT, tokens=range(3), cache_root=tmp_path, progress=False, seed=3)
+        sweep(tiny_rms["llama"], PROMPT, tokens=range(3), cache_root=tmp_path, progress=False, load=LoadOptions(seed=3))
 
 
 def test_lm_sweeps_refuse_an_rm_method(tiny_lms, tmp_path):
@@ -178,7 +179,7 @@ def test_cli_offline_hub_id_fails_fast_and_says_how_to_use_a_local_copy(cli_env,
 
 
 def test_an_unreachable_hub_is_detected_in_seconds(cli_env, monkeypatch):
-    from rmlib import models
+    from rmlib.models import hub as models
     monkeypatch.setenv("HF_HOME", str(cli_env / "hf"))
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
@@ -195,7 +196,7 @@ def test_an_unreachable_hub_is_detected_in_seconds(cli_env, monkeypatch):
 # ---------------------------------------------------------------- 7. remote code
 
 def _local_model_with_own_code(tmp_path, model_type):
-    from rmlib.tiny import tiny_model
+    from rmlib.models.tiny import tiny_model
     model, tok = tiny_model("llama", head="rm")
     folder = tmp_path / "own-code-rm"
     model.save_pretrained(folder)
@@ -229,7 +230,7 @@ def test_remote_code_models_need_a_pinned_revision(monkeypatch):
         load_model("LxzGordon/URM-LLaMa-3.1-8B", trust_remote_code=True)
     with pytest.raises(RemoteCodeError, match="pinned commit"):
         load_model("someorg/custom-rm", trust_remote_code=True, revision="main")
-    from rmlib.models import _check_remote_code
+    from rmlib.models.policy import check_remote_code as _check_remote_code
     pinned = [s for s in registry().values() if s.trust_remote_code and s.revision]
     assert {s.id for s in pinned} == {"nicolinho/QRM-Gemma-2-27B", "nicolinho/QRM-Llama3.1-8B",
                                       "RLHFlow/ArmoRM-Llama3-8B-v0.1"}
@@ -240,7 +241,7 @@ def test_remote_code_models_need_a_pinned_revision(monkeypatch):
 
 
 def test_pickle_weights_are_refused_unless_allowed(tmp_path):
-    from rmlib.tiny import tiny_model
+    from rmlib.models.tiny import tiny_model
     model, tok = tiny_model("llama", head="rm")
     folder = tmp_path / "pickle-rm"
     folder.mkdir()
@@ -284,7 +285,7 @@ def test_bad_answer_sets(prompts, answers, message, tiny_lms, tmp_path):
 
 def test_a_full_disk_stops_the_sweep_cleanly_and_it_resumes(tiny_rms, tmp_path, monkeypatch, capsys):
     import errno
-    from rmlib import sweep as sweep_mod
+    import rmlib.engine.token_sweep as sweep_mod
     monkeypatch.setattr(sweep_mod, "CHUNK", 10)
     reference = sweep(tiny_rms["llama"], PROMPT, tokens=range(50), cache_root=tmp_path / "ref", progress=False).frame
     real_fsync, calls = os.fsync, {"n": 0}

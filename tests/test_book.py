@@ -18,7 +18,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from rmlib import book, charts
+from rmlib import book
+from rmlib.report import charts, top_bottom_table
+from rmlib.report.charts import render
 
 CHAPTER = "about"
 
@@ -36,7 +38,7 @@ def tiny_book(tmp_path_factory):
     (root / "book").mkdir()
     shutil.copy(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
     shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static")  # rmlib.css + vendor/
-    result = book.run_notebook(CHAPTER, tiny=True, output_dir=root / "book" / "_executed", log=lambda *_: None)
+    result = book.run_chapter(CHAPTER, tiny=True, output_dir=root / "book" / "_executed", log=lambda *_: None)
     html = book.build_html(root)
     return {"root": root, "result": result, "html": html}
 
@@ -74,7 +76,7 @@ def test_chapter_charts_use_the_page_bundle(tiny_book):
 
 def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
     out_dir = tiny_book["result"].path.parent
-    again = book.run_notebook(CHAPTER, tiny=True, output_dir=out_dir, log=lambda *_: None)
+    again = book.run_chapter(CHAPTER, tiny=True, output_dir=out_dir, log=lambda *_: None)
     assert not again.ran
     assert book.stale_reason(CHAPTER, {"TOP_K": 3}, out_dir) == "parameters changed"
     stamp = json.loads(book.stamp_path(CHAPTER, out_dir).read_text())
@@ -165,12 +167,12 @@ def scores():
 
 
 def test_top_bottom_is_sorted_both_ways(scores):
-    t = charts.top_bottom(scores, "token", "score", k=4)
+    t = top_bottom_table(scores, "token", "score", k=4)
     assert list(t.columns) == ["rank", "top token", "top score", "bottom token", "bottom score"]
     assert list(t["top score"]) == sorted(scores["score"].nlargest(4), reverse=True)
     assert list(t["bottom score"]) == sorted(scores["score"].nsmallest(4))
     with pytest.raises(ValueError, match="nope"):
-        charts.top_bottom(scores, "nope", "score")
+        top_bottom_table(scores, "nope", "score")
 
 
 def test_histogram_embeds_bins_not_rows():
@@ -185,12 +187,12 @@ def test_offline_renderer_inlines_bundle_only_outside_the_book(monkeypatch, scor
     charts.enable_offline()
     chart = charts.scatter(scores, "score", "score", tooltip=["token"])
     monkeypatch.setenv("RMLIB_BOOK", "1")
-    html = charts._offline_renderer(chart.to_dict())["text/html"]
+    html = render._offline_renderer(chart.to_dict())["text/html"]
     assert "vegaEmbed(el, spec, opts)" in html and "window.vegaEmbed=" not in html
     monkeypatch.delenv("RMLIB_BOOK")
     charts.enable_offline()
-    first = charts._offline_renderer(chart.to_dict())["text/html"]
-    second = charts._offline_renderer(chart.to_dict())["text/html"]
+    first = render._offline_renderer(chart.to_dict())["text/html"]
+    second = render._offline_renderer(chart.to_dict())["text/html"]
     assert "window.vegaEmbed=" in first and "window.vegaEmbed=" not in second
 
 
@@ -220,7 +222,7 @@ def test_every_findings_chapter_writes_results_through_one_parameter():
 
 
 def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path):
-    from rmlib import claims
+    from rmlib.analysis import claims
 
     sources = book.reads_results("claims")
     assert sources == claims.source_chapters()
@@ -233,7 +235,7 @@ def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path
     res.mkdir(parents=True)
     params = book.with_results_dir("claims", {}, out)
     with pytest.raises(book.BookError, match="reads the results of"):
-        book.run_notebook("claims", output_dir=out, log=lambda *_: None)
+        book.run_chapter("claims", output_dir=out, log=lambda *_: None)
     for s in sources:
         (res / f"{s}.json").write_text('{"x": 1}')
     (out / "claims.ipynb").write_text("{}")  # as if the page had run with these results
@@ -248,14 +250,14 @@ def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path
 
 
 def test_results_are_strict_json_written_atomically(tmp_path):
-    from rmlib import results
+    from rmlib import storage as results
 
-    path = results.write("x", {"a": np.float32(1.5), "b": float("nan"), "c": [np.int64(3), np.inf],
+    path = results.write_results("x", {"a": np.float32(1.5), "b": float("nan"), "c": [np.int64(3), np.inf],
                                "d": pd.DataFrame({"k": [1, 2]}), "e": np.array([True, False])}, tmp_path)
     assert path == tmp_path / "x.json" and sorted(p.name for p in tmp_path.iterdir()) == ["x.json"]
     assert json.loads(path.read_text()) == {"a": 1.5, "b": None, "c": [3, None], "d": [{"k": 1}, {"k": 2}],
                                             "e": [True, False]}
-    assert results.read("x", tmp_path)["a"] == 1.5
-    assert results.write("x", {}, None) is None
+    assert results.read_results("x", tmp_path)["a"] == 1.5
+    assert results.write_results("x", {}, None) is None
     with pytest.raises(results.ResultsError, match="run it first"):
-        results.read("missing", tmp_path)
+        results.read_results("missing", tmp_path)

@@ -19,10 +19,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from rmlib import shards, sweep as sweep_mod
+import rmlib.engine.token_sweep as sweep_mod
+from rmlib.storage import shards
 from rmlib.models import CacheWarning, load_model
-from rmlib.shards import ShardError
-from rmlib.sweep import SweepError, score_answers, sweep
+from rmlib.storage import ShardError
+from rmlib.engine import SweepError, score_answers, sweep
 
 from conftest import PROMPT
 
@@ -131,7 +132,7 @@ def test_batch_size_is_not_in_the_key_because_it_changes_rounding_only(tmp_path)
 _METHOD_RUN = """
     import sys
     from pathlib import Path
-    from rmlib import sweep as S
+    import rmlib.engine.token_sweep as S
     from rmlib.models import load_model
     S.CHUNK = 8  # 40 shards: the two runs interleave
     lm = load_model("tiny-gemma3", head="rm", dtype="bfloat16", allow_untrained_head=True)
@@ -272,7 +273,7 @@ def test_answer_sets_are_verified_too(tiny_lms, tmp_path):
 _KILLED_RUN = """
     import os, signal, sys
     from pathlib import Path
-    from rmlib import sweep as S
+    import rmlib.engine.token_sweep as S
     from rmlib.models import load_model
     S.CHUNK = 10
     calls = {"n": 0}
@@ -329,7 +330,7 @@ def test_string_cache_root(tiny_rms, tmp_path):
 
 def test_verify_reports_intact_corrupt_and_repaired(tmp_path, monkeypatch, tiny_rms, tiny_lms, capsys):
     from rmlib.cli import main
-    from rmlib.verify import verify_cache
+    from rmlib.engine import verify_cache
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
     a = sweep(tiny_rms["llama"], PROMPT, tokens=range(30), progress=False)
     b = sweep(tiny_rms["qwen2"], PROMPT, tokens=range(30), progress=False)

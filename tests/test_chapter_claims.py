@@ -9,10 +9,10 @@ import shutil
 
 import pytest
 
-from rmlib import claims
-from rmlib.book import cell_errors, run_notebook
-from rmlib.claims import resolve
-from rmlib.results import read
+from rmlib.analysis import claims
+from rmlib.book import cell_errors, run_chapter as run_notebook
+from rmlib.analysis.claims import resolve
+from rmlib.storage import read_results as read
 
 from conftest import CHAPTER_RUNS
 

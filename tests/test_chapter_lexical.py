@@ -10,7 +10,10 @@ import json
 
 import pytest
 
-from rmlib import lexical
+import rmlib.data as data
+from rmlib import engine, registry, stats
+from rmlib.analysis import exposure, framing, identity, words
+from rmlib.report import charts
 
 from conftest import CHAPTER_RUNS
 
@@ -42,10 +45,10 @@ def test_framing_published_tiny(_run):
     assert r["mode"] == "published" and r["level"] == "word" and r["reward_kinds"] == ["RM score"]
     assert len(r["models"]) == 2 and sorted(r["contrast"]) == ["afinn", "vader", "warriner"]
     # the chapter's numbers are the library's numbers
-    params = lexical.published_word_scores(r["models"], r["prompts"])
+    params = data.published_word_scores(r["models"], r["prompts"])
     params["label"] = params["nickname"]
-    ff = lexical.framing_frame(params, "afinn", "z")
-    fc = lexical.framing_contrast(ff, groups=["label"]).set_index("label")
+    ff = framing.framing_frame(params, "afinn", "z")
+    fc = framing.framing_contrast(ff, groups=["label"]).set_index("label")
     for row in r["contrast"]["afinn"]:
         assert row["framing"] == pytest.approx(fc.loc[row["label"], "framing"])
         assert row["framing_ci_low"] < row["framing"] < row["framing_ci_high"]
@@ -86,7 +89,7 @@ def test_framing_compute_smollm2(_run):
 # --------------------------------------------------------------------------- mere exposure
 
 def test_mere_exposure_published_tiny(_run):
-    from rmlib.regression import cell_slopes, share_positive
+    from rmlib.stats import cell_slopes, share_positive
 
     r, md, n_charts = _run("mere_exposure")
     assert r["mode"] == "published" and r["level"] == "word" and len(r["models"]) == 2
@@ -96,8 +99,8 @@ def test_mere_exposure_published_tiny(_run):
     assert set(rows) == {(s, pv) for s in ["bnc", "bnc_lemma", "wordfreq", "wordfreq, BNC words only"]
                          for pv in ("positive", "negative", "all")}
     # the chapter's shares are the library's shares, per prompt valence
-    scores = lexical.published_word_scores(r["models"], r["prompts"]).assign(label=lambda d: d["nickname"])
-    d = lexical.exposure_frame(scores).dropna(subset=["zipf_wordfreq"])
+    scores = data.published_word_scores(r["models"], r["prompts"]).assign(label=lambda d: d["nickname"])
+    d = exposure.exposure_frame(scores).dropna(subset=["zipf_wordfreq"])
     for pv in ("positive", "negative"):
         cells = cell_slopes(d[d["prompt_valence"] == pv], y="y", x="zipf_wordfreq", covariates=["valence"],
                             groups=["label", "prompt_key"])
@@ -135,8 +138,8 @@ def test_identity_terms_published_tiny(_run):
     items = {row["item"]: row for row in r["elo"]["items"]}
     assert "Christianity" in items and "Shorts" not in items and "Black hole" not in items
     # the chapter's gaps are the library's gaps
-    elo = lexical.published_elo_scores(r["models"])
-    ranks = lexical.identity_elo_ranks(elo, lexical.match_identity_items(elo["item"].unique()))
+    elo = data.published_elo_scores(r["models"])
+    ranks = identity.identity_elo_ranks(elo, identity.match_identity_items(elo["item"].unique()))
     expect = ranks[ranks["item"] == "Christianity"]["gap"].mean()
     assert items["Christianity"]["gap"] == pytest.approx(expect)
     assert all(-100 <= row["gap"] <= 100 for row in items.values())
@@ -144,7 +147,7 @@ def test_identity_terms_published_tiny(_run):
     assert f"({worst['gap']:+.0f})" in md  # the largest negative gap is stated with its computed value
     assert r["words"]["level"] == "word" and r["words"]["n_universe"] > 500
     assert r["elo"]["n_below"] is None  # two RMs: no interval over RMs, so no count of reliable gaps
-    assert r["n_flagged"] == sum(lexical.identity_terms()["pejorative_in_some_uses"]) and n_charts >= 3
+    assert r["n_flagged"] == sum(data.identity_terms()["pejorative_in_some_uses"]) and n_charts >= 3
 
 
 def test_identity_terms_compute_smollm2(_run):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib import claims
-from rmlib.claims import Evidence, Part, resolve, verdict
+from rmlib.analysis import claims
+from rmlib.analysis.claims import Evidence, Part, resolve, verdict
 
 
 def test_share_rule_thresholds():

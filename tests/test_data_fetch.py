@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 import rmlib.data
-from rmlib.data import cli
+from rmlib.cli import data as cli
 from rmlib.data.fetch import DataError, fetch, sha256_file, verify
 from rmlib.data.manifest import all_files, load_manifest
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import rmlib.data as D
-from rmlib.data._models import PAPER_RMS
+from rmlib.data.paper_rms import PAPER_RMS
 
 from conftest_data import data_dir, mirror  # noqa: F401 (fixtures)
 
@@ -25,7 +25,7 @@ def _raw_csv(data_dir, rel, encoding="utf-8"):
 
 def test_elo_long_and_wide(data_dir):
     long = D.load_elo()
-    assert list(long.columns) == ["item", "prompt_key", "prompt", "model", "score", "elo_score", "elo_rank", "elo_matches"]
+    assert list(long.columns) == ["item", "prompt_key", "prompt", "model", "reward", "elo_score", "elo_rank", "elo_matches"]
     assert len(long) == 7530 * 3 * 10
     assert long.notna().all().all()
     assert long.groupby("prompt_key")["item"].nunique().eq(7530).all()
@@ -37,7 +37,7 @@ def test_elo_long_and_wide(data_dir):
     assert row["elo_rank"] == int(r["elo_rank"]) and row["elo_matches"] == int(r["elo_matches"])
     assert row["Ray2333/GRM-gemma2-2B-rewardmodel-ft"] == pytest.approx(float(r["Ray2333/GRM-gemma2-2B-rewardmodel-ft"]))
     hit = long[(long["item"] == r["name"]) & (long.prompt_key == "humans_most_prefer") & (long.model == "LxzGordon/URM-LLaMa-3.1-8B")]
-    assert hit["score"].item() == pytest.approx(float(r["LxzGordon/URM-LLaMa-3.1-8B"]))
+    assert hit["reward"].item() == pytest.approx(float(r["LxzGordon/URM-LLaMa-3.1-8B"]))
     with pytest.raises(ValueError, match="long' or 'wide"):
         D.load_elo("tall")
 
@@ -68,7 +68,7 @@ def test_dictionary_scores_big2(data_dir):
     raw = _raw_csv(data_dir, "paper_iclr2026/reward_model_scores/dict_big2_nouns/big2_rewards_Skywork_Skywork-Reward-Gemma-2-27B.csv")
     r = next(x for x in raw if x["response"] == "affection")
     got = df[(df.model == "Skywork/Skywork-Reward-Gemma-2-27B") & (df.word == "affection") & (df.prompt_key == "bad_world_single")]
-    assert got["score"].item() == pytest.approx(float(r["bad_world_single"]))
+    assert got["reward"].item() == pytest.approx(float(r["bad_world_single"]))
     assert got[["adjective", "valence", "superlative", "phrasing"]].iloc[0].tolist() == ["bad", "negative", "world", "single"]
     extra = D.load_dictionary_scores("big2", include_extra_words=True)
     assert len(extra) == 10 * 54 * 265
@@ -81,7 +81,7 @@ def test_dictionary_scores_mfd2(data_dir):
     raw = _raw_csv(data_dir, "paper_iclr2026/reward_model_scores/dict_MFD_20/MFD20_rewards_nicolinho_QRM-Llama3.1-8B.csv")
     r = raw[100]
     got = df[(df.model == "nicolinho/QRM-Llama3.1-8B") & (df.word == r["response"]) & (df.prompt_key == "best_ever_one")]
-    assert got["score"].item() == pytest.approx(float(r["best_ever_one"]))
+    assert got["reward"].item() == pytest.approx(float(r["best_ever_one"]))
     assert df[df.word == "abhor"]["category"].unique().tolist() == ["sanctity.vice"]
     with pytest.raises(ValueError, match="big2"):
         D.load_dictionary_scores("liwc")
@@ -283,8 +283,8 @@ def test_sampling_and_splitting_are_deterministic():
 
 
 def test_model_metadata_comes_from_the_registry():
-    from rmlib.data._models import model_table
-    from rmlib.models import paper_rms
+    from rmlib.data.paper_rms import model_table
+    from rmlib.registry import paper_rms
 
     table = model_table()
     assert len(table) == 10 and set(table.model) == set(paper_rms().id)

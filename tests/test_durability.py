@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from rmlib import durability as du
+from rmlib.analysis import durability as du
 
 
 def test_kendall_w_matches_friedman_and_its_extremes():

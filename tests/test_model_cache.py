@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from rmlib.models import CacheWarning, ModelError, get_spec, load_model, local_rm_dir
+from rmlib.models import CacheWarning, ModelError, load_model
+from rmlib.registry import get_spec, local_rm_dir
 
 from conftest import PROMPT
 
@@ -24,7 +25,7 @@ _COLD_LOAD = """
     from pathlib import Path
     import numpy as np
     from rmlib.models import load_model
-    from rmlib.sweep import sweep
+    from rmlib.engine import sweep
     lm = load_model("smollm2-135m-instruct", head="lm", dtype="bfloat16")
     df = sweep(lm, "What, in one word, is the greatest thing ever?", tokens=range(1000, 1100),
                cache_root=Path(sys.argv[1]), progress=False).frame
@@ -36,7 +37,7 @@ _COLD_LOAD = """
 def cold_cache(tmp_path_factory):
     """Two processes de-quantise SmolLM2 into the same empty cache at the same time. Beside the targets sit
     temporary folders under the names the old code used for every writer (another process's work in progress)."""
-    from rmlib.models import dequantized_path
+    from rmlib.models.embedded import dequantized_path
     root = tmp_path_factory.mktemp("cold")
     env = {**os.environ, "RMLIB_CACHE_DIR": str(root / "cache"), "TQDM_DISABLE": "1"}
     spec = get_spec(SMOL)
@@ -72,8 +73,8 @@ def test_two_processes_cold_loading_one_embedded_model_both_succeed(cold_cache):
 @pytest.mark.embedded
 @pytest.mark.slow
 def test_a_flipped_bit_in_dequantized_weights_is_caught_and_rebuilt(cold_cache, monkeypatch):
-    from rmlib.integrity import _full_checked
-    from rmlib.models import dequantized_path
+    from rmlib.storage.integrity import _full_checked
+    from rmlib.models.embedded import dequantized_path
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(cold_cache["cache"]))
     folder = dequantized_path(get_spec(SMOL), torch.bfloat16)
     weights = folder / "model.safetensors"
@@ -95,7 +96,7 @@ def test_a_flipped_bit_in_dequantized_weights_is_caught_and_rebuilt(cold_cache, 
 @pytest.mark.slow
 def test_verify_repairs_a_damaged_dequantized_copy(cold_cache, monkeypatch, capsys):
     from rmlib.cli import main
-    from rmlib.models import dequantized_path
+    from rmlib.models.embedded import dequantized_path
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(cold_cache["cache"]))
     weights = dequantized_path(get_spec(SMOL), torch.bfloat16) / "model.safetensors"
     with open(weights, "r+b") as f:
@@ -118,8 +119,8 @@ def cache(tmp_path, monkeypatch):
 
 
 def _export_tiny(name, run_extra=None):
-    from rmlib.tiny import tiny_model
-    from rmlib.train import _export
+    from rmlib.models.tiny import tiny_model
+    from rmlib.train.export import export as _export
     model, tok = tiny_model("llama", head="rm")
     out = local_rm_dir(name)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -150,13 +151,13 @@ def test_a_changed_checkpoint_is_refused(cache):
     weights.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="not the one rmlib exported .*sha256"):
         load_model("local:flipped", dtype="float32")
-    from rmlib.verify import verify_cache
+    from rmlib.engine import verify_cache
     statuses = {f.path.name: f.status for f in verify_cache(full=True) if f.kind == "checkpoint"}
     assert statuses == {"flipped": "corrupt"}
 
 
 def test_a_checkpoint_from_before_hashes_loads_with_a_warning(cache):
-    from rmlib.integrity import MANIFEST
+    from rmlib.storage.integrity import MANIFEST
     _, out = _export_tiny("legacy")
     (out / MANIFEST).unlink()
     with pytest.warns(CacheWarning, match="older rmlib"):
@@ -166,9 +167,9 @@ def test_a_checkpoint_from_before_hashes_loads_with_a_warning(cache):
 def test_a_checkpoint_exported_again_with_other_weights_is_not_served_old_sweeps(cache):
     """Defect 1 ("anything else"): a local RM's key used only its run hash, so new weights under the same run
     were served the old weights' cached scores. The key now holds the sha256 of its files."""
-    from rmlib.sweep import sweep
-    from rmlib.tiny import tiny_model
-    from rmlib.train import _export
+    from rmlib.engine import sweep
+    from rmlib.models.tiny import tiny_model
+    from rmlib.train.export import export as _export
     _export_tiny("again")
     first = sweep(load_model("local:again", dtype="float32"), PROMPT, tokens=range(20), progress=False)
     model, tok = tiny_model("llama", head="rm", seed=1)

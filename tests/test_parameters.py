@@ -12,7 +12,7 @@ import yaml
 from papermill.translators import translate_parameters
 
 from rmlib import book
-from rmlib.parameters import ParameterError, check_parameters
+from rmlib.book import ParameterError, check_parameters
 
 NOTEBOOKS = sorted(p.stem for p in book.NOTEBOOKS.glob("*.ipynb"))
 

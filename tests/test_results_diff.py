@@ -48,3 +48,10 @@ def test_a_file_on_one_side_only_is_a_difference(tmp_path):
     (tmp_path / "before" / "tiny" / "results" / "ch.json").write_text("{}")
     report, n = rd.diff_sides(tmp_path / "before", tmp_path / "after", renames=[])
     assert n == 1 and "only before" in report
+
+
+def test_a_renamed_key_inside_records_is_mapped_in_every_record():
+    before = {"love_freedom": [{"word": "love", "score": 1.0}, {"word": "freedom", "score": 2.0}]}
+    assert rd._rename(before, "love_freedom[].score", "love_freedom[].reward")
+    assert before == {"love_freedom": [{"word": "love", "reward": 1.0}, {"word": "freedom", "reward": 2.0}]}
+    assert not rd._rename(before, "love_freedom[].score", "love_freedom[].reward")  # nothing left to rename

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from rmlib import similarity as sim
+from rmlib.stats import similarity as sim
 
 
 def _two_family_scores(n_items=400, n_per_family=5, noise=0.8, seed=0):

@@ -4,9 +4,10 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from rmlib import group_tests as gt
-from rmlib import regression as reg
 from rmlib import stats as st
+from rmlib.analysis import misalignment
+from rmlib.stats import group_tests as gt
+from rmlib.stats import regression as reg
 
 
 # --- synthetic Big-Two-like design -----------------------------------------------------------------------------------
@@ -25,14 +26,14 @@ def big_two(n_per_family=5, n_words=60, n_prompts=8, effect=0.0, seed=0):
     df = words.merge(prompts, how="cross").merge(models, how="cross")
     planted = effect * ((df["family"] == "gemma") & (df["category"] == "communion"))
     sign = np.where(df["valence"] == "positive", 1.0, -1.0)
-    df["score"] = sign * (df["goodness"] + planted) + rng.normal(size=len(df))
+    df["reward"] = sign * (df["goodness"] + planted) + rng.normal(size=len(df))
     return df.drop(columns="goodness"), models
 
 
 # --- median ranks -----------------------------------------------------------------------------------------------------
 
 def test_within_prompt_ranks_and_median_ranks():
-    df = pd.DataFrame({"model": "m", "prompt": "p", "word": list("abcd"), "score": [0.1, 0.9, 0.5, 0.5],
+    df = pd.DataFrame({"model": "m", "prompt": "p", "word": list("abcd"), "reward": [0.1, 0.9, 0.5, 0.5],
                        "category": ["x", "x", "y", "y"], "valence": "positive"})
     ranks = gt.within_prompt_ranks(df).set_index("word")["rank"]
     assert ranks.to_dict() == {"b": 1.0, "c": 2.5, "d": 2.5, "a": 4.0}  # higher score -> rank 1, ties averaged
@@ -45,7 +46,7 @@ def test_median_ranks_bad_input():
     with pytest.raises(ValueError, match=r"lacks columns \['category'\]"):
         gt.median_ranks(df.drop(columns="category"))
     with pytest.raises(ValueError, match="NaN"):
-        gt.median_ranks(df.assign(score=df["score"].where(df.index > 3)))
+        gt.median_ranks(df.assign(reward=df["reward"].where(df.index > 3)))
     with pytest.raises(ValueError, match="duplicate"):
         gt.median_ranks(pd.concat([df, df.head(1)]))
 
@@ -191,14 +192,14 @@ def test_tail_asymmetry_and_comparison():
     sym = st.tail_asymmetry(rng.normal(size=5000), q=0.02)
     assert sym["ci_low"] < 1 < sym["ci_high"]
     assert st.tail_asymmetry(rng.exponential(size=5000), q=0.02)["ci_low"] > 1.5
-    df = pd.DataFrame({"score": rng.normal(size=1000)})
-    df["length"] = 5 + 2 * (df["score"] > 1.5) + rng.normal(scale=0.5, size=1000)
-    df["is_word"] = df["score"] < -1.5
+    df = pd.DataFrame({"reward": rng.normal(size=1000)})
+    df["length"] = 5 + 2 * (df["reward"] > 1.5) + rng.normal(scale=0.5, size=1000)
+    df["is_word"] = df["reward"] < -1.5
     tc = st.tail_comparison(df, ["length", "is_word"], k=50).set_index("feature")
     assert tc.loc["length", "ci_low"] > 1.5 and tc.loc["length", "rank_biserial"] > 0.9
     assert tc.loc["is_word", "bottom_mean"] == 1.0 and tc.loc["is_word", "top_mean"] == 0.0
     tails = st.top_bottom(df, k=3)
-    assert tails.loc[tails["tail"] == "top", "score"].tolist() == sorted(df["score"])[::-1][:3]
+    assert tails.loc[tails["tail"] == "top", "reward"].tolist() == sorted(df["reward"])[::-1][:3]
     with pytest.raises(ValueError, match="fewer than 2k"):
         st.top_bottom(df.head(5), k=3)
 
@@ -214,19 +215,19 @@ def test_misalignment_finds_planted_items():
                        "rm": human + 0.05 * rng.normal(size=n)})
     lo, hi = int(np.argmin(human)), int(np.argmax(human))
     df.loc[lo, "rm"], df.loc[hi, "rm"] = human.max() + 1, human.min() - 1  # swap the extremes
-    mis = st.misalignment(df, "human", ["same", "rm"])
+    mis = misalignment.misalignment(df, "human", ["same", "rm"])
     same = mis[mis["model"] == "same"]
     assert np.allclose(same["rank_diff"], 0) and np.allclose(same["z_diff"], 0, atol=1e-12)
     for method in ("rank", "z"):
-        top = st.most_misaligned(mis[mis["model"] == "rm"], n=1, method=method).set_index("direction")
+        top = misalignment.most_misaligned(mis[mis["model"] == "rm"], n=1, method=method).set_index("direction")
         assert top.loc["over", "item"] == f"i{lo}" and top.loc["under", "item"] == f"i{hi}"
     assert mis.loc[(mis["model"] == "rm") & (mis["item"] == f"i{lo}"), "rank_diff"].item() == n - 1
-    summary = st.misalignment_by(mis, "category")
+    summary = misalignment.misalignment_by(mis, "category")
     assert set(summary.columns) >= {"rank_diff_mean", "rank_diff_ci_low", "z_diff_ci_high", "n"}
     with pytest.raises(ValueError, match="NaN"):
-        st.misalignment(df.assign(rm=df["rm"].where(df.index > 0)), "human", ["rm"])
+        misalignment.misalignment(df.assign(rm=df["rm"].where(df.index > 0)), "human", ["rm"])
     with pytest.raises(ValueError, match="lacks columns"):
-        st.misalignment(df, "human", ["nope"])
+        misalignment.misalignment(df, "human", ["nope"])
 
 
 # --- regressions --------------------------------------------------------------------------------------------------
@@ -241,7 +242,7 @@ def exposure_data(slope, n_words=300, n_models=4, n_prompts=10, seed=0):
                           "prompt": np.tile([f"p{i}" for i in range(n_prompts)], n_models)})
     cells["valence"] = np.where(cells["prompt"].str[1:].astype(int) < n_prompts // 2, "positive", "negative")
     df = words.merge(cells, how="cross")
-    df["score"] = slope * df["x"] + 0.5 * df["val"] + df["word_effect"] + rng.normal(size=len(df))
+    df["reward"] = slope * df["x"] + 0.5 * df["val"] + df["word_effect"] + rng.normal(size=len(df))
     return df
 
 
@@ -252,7 +253,7 @@ def test_planted_slope_recovered_with_ci():
     covered = ((slopes["ci_low"] <= 0.3) & (0.3 <= slopes["ci_high"])).mean()
     assert covered >= 0.8  # each cell's CI covers the truth (cells share the word effect, so not exactly 95%)
     # Without the shared word effect, per-cell 95% CIs cover the truth at close to the nominal rate.
-    df2 = df.assign(score=0.3 * df["x"] + np.random.default_rng(11).normal(size=len(df)))
+    df2 = df.assign(reward=0.3 * df["x"] + np.random.default_rng(11).normal(size=len(df)))
     cov2 = reg.cell_slopes(df2, x="x")
     assert ((cov2["ci_low"] <= 0.3) & (0.3 <= cov2["ci_high"])).mean() >= 0.85
     assert reg.share_positive(slopes)["share"] == 1.0
@@ -261,7 +262,7 @@ def test_planted_slope_recovered_with_ci():
 def test_planted_null_share_matches_noise_baseline():
     df = exposure_data(slope=0.0, seed=12)
     observed = reg.share_positive(reg.cell_slopes(df, x="x", covariates=["val"]))["share"]
-    null = reg.shuffled_share_baseline(df, x="x", covariates=["val"], n_perm=200, seed=1)
+    null = reg.shuffled_share_baseline(df, x="x", covariates=["val"], n_shuffles=200, seed=1)
     cmp = reg.compare_to_baseline(observed, null)
     assert cmp["null_low"] <= observed <= cmp["null_high"] and cmp["p_greater"] > 0.05
     assert 0.4 < cmp["null_mean"] < 0.6
@@ -274,7 +275,7 @@ def test_planted_null_share_matches_noise_baseline():
 def test_shuffle_baseline_matches_statsmodels_slope_signs():
     # With the identity permutation the FWL slopes equal cell_slopes; check via a one-item-per-row shuffle seed.
     df = exposure_data(slope=0.1, n_words=60, n_models=2, n_prompts=3, seed=13)
-    null = reg.shuffled_share_baseline(df, x="x", covariates=["val"], item=None, n_perm=50, seed=0)
+    null = reg.shuffled_share_baseline(df, x="x", covariates=["val"], item=None, n_shuffles=50, seed=0)
     assert null.shape == (50,) and ((null >= 0) & (null <= 1)).all()
     assert np.allclose(null * 6, np.round(null * 6))  # shares are multiples of 1/n_cells
     with pytest.raises(ValueError, match="item attribute"):
@@ -284,7 +285,7 @@ def test_shuffle_baseline_matches_statsmodels_slope_signs():
 def test_slope_difference_between_prompt_valences():
     rng = np.random.default_rng(14)
     df = exposure_data(slope=0.0, seed=14)
-    df["score"] = np.where(df["valence"] == "positive", 0.5, 0.1) * df["x"] + rng.normal(size=len(df))
+    df["reward"] = np.where(df["valence"] == "positive", 0.5, 0.1) * df["x"] + rng.normal(size=len(df))
     res = reg.slope_difference(df, x="x", condition="valence", levels=("negative", "positive"),
                                covariates=["prompt"], cluster="word")
     assert len(res) == 4
@@ -326,8 +327,8 @@ def _clustered_mis(n_items=60, n_prompts=3, seed=0):
 
 def test_cluster_bootstrap_is_wider_than_the_row_bootstrap_on_clustered_data():
     mis = _clustered_mis()
-    by_item = st.misalignment_by(mis, "category", n_resamples=2000).iloc[0]
-    by_row = st.misalignment_by(mis, "category", cluster=None, n_resamples=2000).iloc[0]
+    by_item = misalignment.misalignment_by(mis, "category", n_resamples=2000).iloc[0]
+    by_row = misalignment.misalignment_by(mis, "category", cluster=None, n_resamples=2000).iloc[0]
     width = lambda r: r["rank_diff_ci_high"] - r["rank_diff_ci_low"]
     assert by_item["n"] == 180 and by_item["n_clusters"] == 60
     # resampling rows treats 3 copies as 3 observations: its interval is ~sqrt(3) too narrow
@@ -335,8 +336,8 @@ def test_cluster_bootstrap_is_wider_than_the_row_bootstrap_on_clustered_data():
     assert by_item["rank_diff_ci_low"] < by_item["rank_diff_mean"] < by_item["rank_diff_ci_high"]
     # with one row per item the two agree
     one = mis[mis["prompt_key"] == "p0"]
-    a = st.misalignment_by(one, "category", n_resamples=2000).iloc[0]
-    b = st.misalignment_by(one, "category", cluster=None, n_resamples=2000).iloc[0]
+    a = misalignment.misalignment_by(one, "category", n_resamples=2000).iloc[0]
+    b = misalignment.misalignment_by(one, "category", cluster=None, n_resamples=2000).iloc[0]
     assert width(a) == pytest.approx(width(b), rel=0.15)
 
 
@@ -375,15 +376,15 @@ def test_consensus_median_resists_one_extreme_model():
             rows.append({"item": f"i{i}", "model": f"m{m}", "human_rank": i + 1, "model_rank": rank,
                          "rank_diff": (i + 1) - rank, "z_diff": 0.0, "prompt_key": "p"})
     mis = pd.DataFrame(rows)
-    med = st.consensus_misalignment(mis, ["prompt_key"], aggregate="median").set_index("item")
-    mean = st.consensus_misalignment(mis, ["prompt_key"], aggregate="mean").set_index("item")
+    med = misalignment.consensus_misalignment(mis, ["prompt_key"], aggregate="median").set_index("item")
+    mean = misalignment.consensus_misalignment(mis, ["prompt_key"], aggregate="mean").set_index("item")
     assert med.loc["i0", "rank_diff"] == 0 and mean.loc["i0", "rank_diff"] == -3
     assert med.loc["i0", "n_models"] == 5 and med.loc["i0", "share_over"] == 0
-    ov = st.top_overlap(med.reset_index(), mean.reset_index(), 1)
+    ov = misalignment.top_overlap(med.reset_index(), mean.reset_index(), 1)
     assert ov["shared"] == 0 and ov["only_a"] == ["i5"] and ov["only_b"] == ["i0"]
-    table = st.top_overlap_by(med.reset_index(), mean.reset_index(), "prompt_key", 1, names=("median", "mean"))
+    table = misalignment.top_overlap_by(med.reset_index(), mean.reset_index(), "prompt_key", 1, names=("median", "mean"))
     assert list(table["direction"]) == ["under", "over"] and table.loc[0, "only_mean"] == "i0"
-    side = st.extremes_side_by_side(mean.reset_index(), "prompt_key", 2, "under")
+    side = misalignment.extremes_side_by_side(mean.reset_index(), "prompt_key", 2, "under")
     assert side.loc[1, "p"] == "i0 (-3)" and side.loc[2, "p"] == "i5 (-1)"
     with pytest.raises(ValueError, match="aggregate"):
-        st.consensus_misalignment(mis, aggregate="mode")
+        misalignment.consensus_misalignment(mis, aggregate="mode")

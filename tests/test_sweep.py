@@ -8,10 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from rmlib import shards, sweep as sweep_mod
+import rmlib.engine.token_sweep as sweep_mod
+from rmlib.storage import shards
 from rmlib.models import CacheWarning, ModelError, RemoteCodeError, load_model
-from rmlib.sweep import SweepError, roundtrip_audit, score_answers, sweep
-from rmlib.templates import TemplateError, answer_slot
+from rmlib.engine import SweepError, roundtrip_audit, score_answers, sweep
+from rmlib.models.templates import TemplateError, answer_slot
 
 from conftest import FAMILIES, PROMPT
 
@@ -191,7 +192,7 @@ def test_prompt_with_control_tokens_is_refused(tiny_rms, tmp_path):
 def test_model_without_chat_template_needs_a_fallback(tmp_path):
     lm = load_model("tiny-llama", head="lm", dtype="float32")
     lm.tokenizer.chat_template = None
-    from rmlib.templates import chat_template_of
+    from rmlib.models.templates import chat_template_of
     with pytest.raises(TemplateError, match="no chat template"):
         chat_template_of(lm.tokenizer)
     assert "<start_of_turn>" in chat_template_of(lm.tokenizer, "gemma")
@@ -253,17 +254,20 @@ def test_real_smollm2_rm_head_shared_prefix_is_exact(tmp_path):
 
 
 def test_compute_rewards_label_their_kind(tmp_path, monkeypatch):
-    from rmlib import compute
+    from rmlib import engine
+    from rmlib.data import LM_LOGPROB
+    from rmlib.models import LoadOptions
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
-    lm_rows = compute.token_rewards("tiny-qwen2", PROMPT, tokens=range(30), dtype="float32", progress=False)
-    assert (lm_rows.reward_kind == compute.LM_LOGPROB).all()
+    lm_rows = engine.token_rewards("tiny-qwen2", PROMPT, tokens=range(30), progress=False, load=LoadOptions(dtype="float32"))
+    assert (lm_rows.reward_kind == LM_LOGPROB).all()
     assert (lm_rows.reward == lm_rows.logprob).all() and lm_rows.reward.lt(0).all()
-    words = compute.answer_rewards("tiny-qwen2", [PROMPT], ["love", "peace and joy"], dtype="float32", progress=False)
+    words = engine.answer_rewards("tiny-qwen2", [PROMPT], ["love", "peace and joy"], progress=False,
+                                  load=LoadOptions(dtype="float32"))
     assert list(words.columns[:3]) == ["model", "prompt", "answer"] and words.reward.lt(0).all()
 
 
 def test_multi_token_lm_logprobs_agree_between_shared_and_full_paths(tiny_lms):
-    from rmlib.sweep import _lm_answer_logprobs
+    from rmlib.engine.answers import _lm_answer_logprobs
     from tqdm import tqdm
     lm = tiny_lms["gemma2"]
     slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
@@ -286,8 +290,8 @@ def test_long_conversations_fall_back_to_full_attention(tiny_rms, tmp_path):
 
 
 def test_a_checkpoint_without_a_reward_head_is_not_taken_for_an_rm(tmp_path):
-    from rmlib.tiny import tiny_model
-    from rmlib.models import ModelSpec, registry
+    from rmlib.models.tiny import tiny_model
+    from rmlib.registry import ModelSpec, registry
     lm_model, tok = tiny_model("llama", head="lm")
     lm_model.save_pretrained(tmp_path / "lm")
     tok.save_pretrained(tmp_path / "lm")
@@ -301,7 +305,8 @@ def test_a_checkpoint_without_a_reward_head_is_not_taken_for_an_rm(tmp_path):
 @pytest.mark.embedded
 def test_bf16_dequantized_cache_is_the_fp32_copy_rounded_once():
     from transformers import AutoModelForCausalLM
-    from rmlib.models import _dequantized_dir, get_spec
+    from rmlib.models.embedded import dequantized_dir as _dequantized_dir
+    from rmlib.registry import get_spec
     spec = get_spec("smollm2-135m-instruct")
     exact = AutoModelForCausalLM.from_pretrained(_dequantized_dir(spec, torch.float32), dtype=torch.bfloat16)
     cached = AutoModelForCausalLM.from_pretrained(_dequantized_dir(spec, torch.bfloat16), dtype=torch.bfloat16)

@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib import token_analysis as ta
+from rmlib.analysis import categories, distributions
+from rmlib.report import charts, tables
 
 WORDS = {"love", "peace", "war", "water", "the", "cat"}
 
@@ -27,36 +28,36 @@ def data_ready():
     ("don't", False, "other"),
 ])
 def test_token_category(text, special, expected):
-    assert ta.token_category(text, special, WORDS) == expected
+    assert categories.token_category(text, special, WORDS) == expected
 
 
 def test_token_category_rejects_non_text():
     with pytest.raises(TypeError, match="token text must be a str"):
-        ta.token_category(3, False, WORDS)
+        categories.token_category(3, False, WORDS)
 
 
 def test_token_features_flags():
     df = pd.DataFrame({"text": [" Love", "ing", "WAR", "\n"], "is_special": [False] * 4})
-    f = ta.token_features(df, dictionary=WORDS)
+    f = categories.token_features(df, dictionary=WORDS)
     assert f["category"].tolist() == ["word", "subword", "word", "whitespace"]
     assert f["leading_space"].tolist() == [True, False, False, True]
     assert f["capitalised"].tolist() == [True, False, True, False]
     assert f["all_caps"].tolist() == [False, False, True, False]
     assert f["n_chars"].tolist() == [4, 3, 3, 0]
     with pytest.raises(ValueError, match="lacks columns"):
-        ta.token_features(df.rename(columns={"text": "t"}))
+        categories.token_features(df.rename(columns={"text": "t"}))
 
 
 def test_english_dictionary_excludes_fragments(data_ready):
-    d = ta.english_dictionary()
+    d = categories.english_dictionary()
     assert {"love", "water", "happiness"} <= d
     assert not {"ing", "tion", "ment"} & d
 
 
 def test_show_whitespace():
-    assert ta.show_whitespace(" a\n\t") == "␣a⏎⇥"
-    assert ta.show_whitespace("") == "∅"
-    assert ta.show_whitespace("\x0b") == "\\x0b"
+    assert tables.show_whitespace(" a\n\t") == "␣a⏎⇥"
+    assert tables.show_whitespace("") == "∅"
+    assert tables.show_whitespace("\x0b") == "\\x0b"
 
 
 def test_tail_composition_planted():
@@ -64,8 +65,8 @@ def test_tail_composition_planted():
     n = 300
     cat = np.array(["word"] * 100 + ["number"] * 100 + ["punctuation"] * 100)
     score = np.r_[np.linspace(10, 5, 100), np.linspace(4.9, -4.9, 100), np.linspace(-5, -10, 100)]
-    df = pd.DataFrame({"reward": score, "category": pd.Categorical(cat, categories=list(ta.CATEGORIES))})
-    comp = ta.tail_composition(df, k=50).set_index(["tail", "value"])
+    df = pd.DataFrame({"reward": score, "category": pd.Categorical(cat, categories=list(categories.CATEGORIES))})
+    comp = distributions.tail_composition(df, k=50).set_index(["tail", "value"])
     assert comp.loc[("top", "word"), "share"] == 1.0
     assert comp.loc[("bottom", "punctuation"), "share"] == 1.0
     assert comp.loc[("all", "word"), "share"] == pytest.approx(1 / 3)
@@ -74,17 +75,17 @@ def test_tail_composition_planted():
     assert 0.9 < lo < 1.0 and hi == pytest.approx(1.0)
     assert comp.groupby("tail")["share"].sum().round(9).eq(1).all()
     with pytest.raises(ValueError, match="fewer than 2k"):
-        ta.tail_composition(df, k=200)
+        distributions.tail_composition(df, k=200)
 
 
 def test_top_bottom_tokens():
     df = pd.DataFrame({"text": [" a", "b", "c", "d", "e"], "reward": [5.0, 1.0, 3.0, -2.0, 0.0]})
-    t = ta.top_bottom_tokens(df, k=2)
+    t = tables.top_bottom_table(df, "text", "reward", k=2, name="token", whitespace=True)
     assert t["top token"].tolist() == ["␣a", "c"]
     assert t["bottom token"].tolist() == ["d", "e"]
     assert t["bottom reward"].tolist() == [-2.0, 0.0]
     with pytest.raises(ValueError, match="lower k"):
-        ta.top_bottom_tokens(df, k=3)
+        tables.top_bottom_table(df, "text", "reward", k=3, name="token", whitespace=True)
 
 
 def test_shared_vocabulary_aligns_on_text():
@@ -93,19 +94,19 @@ def test_shared_vocabulary_aligns_on_text():
     b = pd.DataFrame({"model": "B", "text": [" love", " love", "war", "\ufffd", "x", "y", "z"],
                       "reward": [10.0, 12.0, 20.0, 90.0, 30.0, 40.0, 50.0], "is_special": [False] * 7})
     frame = pd.concat([a, b])
-    w = ta.shared_vocabulary(frame)
+    w = distributions.shared_vocabulary(frame)
     assert list(w.columns) == ["A", "B"]
     assert set(w.index) == {" love", "war", "x", "y"}  # byte fragment, special and unshared texts dropped
     assert w.loc[" love", "B"] == 12.0  # duplicates combined with max
-    assert ta.shared_vocabulary(frame, agg="mean").loc[" love", "B"] == 11.0
-    loose = ta.shared_vocabulary(frame.assign(text=frame["text"].replace("war", " War")), normalise=True)
+    assert distributions.shared_vocabulary(frame, agg="mean").loc[" love", "B"] == 11.0
+    loose = distributions.shared_vocabulary(frame.assign(text=frame["text"].replace("war", " War")), normalise=True)
     assert "war" in loose.index and "love" in loose.index
-    ov = ta.vocabulary_overlap(frame, w).set_index("model")
+    ov = distributions.vocabulary_overlap(frame, w).set_index("model")
     assert ov.loc["A", "n_shared"] == 4 and ov.loc["B", "n_distinct_texts"] == 5
     with pytest.raises(ValueError, match="at least 2 models"):
-        ta.shared_vocabulary(a)
+        distributions.shared_vocabulary(a)
     with pytest.raises(ValueError, match="agg must be"):
-        ta.shared_vocabulary(frame, agg="median")
+        distributions.shared_vocabulary(frame, agg="median")
 
 
 @pytest.mark.parametrize("item, form", [
@@ -114,20 +115,20 @@ def test_shared_vocabulary_aligns_on_text():
     ("Oz (TV series)", "disambiguated title"), ("1960s", "other"),
 ])
 def test_item_form(item, form):
-    assert ta.item_form(item, {"water", "food", "allergy"}) == form
+    assert categories.item_form(item, {"water", "food", "allergy"}) == form
 
 
 def test_item_categories_valence_bands():
-    cats = ta.item_categories(["Love", "War", "Table", "Will Smith", "Love"],
+    cats = categories.item_categories(["Love", "War", "Table", "Will Smith", "Love"],
                               valence={"love": 8.0, "war": 1.5, "table": 5.0}, dictionary={"love", "war", "table"})
     assert len(cats) == 4  # deduplicated
     assert cats.set_index("item")["valence_band"].to_dict() == {
         "Love": "positive", "War": "negative", "Table": "neutral", "Will Smith": "unrated"}
     with pytest.raises(ValueError, match="non-empty string"):
-        ta.item_form("  ")
+        categories.item_form("  ")
 
 
 def test_rank_trajectory_chart_spec():
     traj = pd.DataFrame({"item": ["a", "a", "b", "b"], "ranker": ["humans", "m1"] * 2, "rank percentile": [1, 50, 90, 10]})
-    spec = ta.rank_trajectory_chart(traj, ["humans", "m1"]).to_dict()
+    spec = charts.rank_trajectory_chart(traj, ["humans", "m1"]).to_dict()
     assert spec["mark"]["type"] == "line" and spec["encoding"]["y"]["scale"]["reverse"] is True

@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib import topics
+from rmlib import stats
+from rmlib.analysis import topics
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +86,7 @@ def test_a_planted_over_representation_is_found():
     a_items = lab.loc[lab["topic"] == "a", "item"].tolist()
     others = lab.loc[lab["topic"] != "a", "item"].tolist()
     flagged = rng.choice(a_items, 40, replace=False).tolist() + rng.choice(others, 20, replace=False).tolist()
-    res = topics.topic_enrichment(lab, flagged, n_perm=999).set_index("topic")
+    res = stats.topic_enrichment(lab, flagged, n_resamples=999).set_index("topic")
     assert res.loc["a", "direction"] == "over" and res.loc["a", "p_fdr"] < 0.01 and res.loc["a", "ratio"] > 2
     assert (res.drop(index="a")["direction"] == "under").sum() >= 1  # the others are correspondingly fewer
     assert res["n_flagged"].sum() == 60 and res["expected"].sum() == pytest.approx(60, rel=0.02)
@@ -94,7 +95,7 @@ def test_a_planted_over_representation_is_found():
 def test_no_planted_effect_no_finding():
     lab = _labels(seed=2)
     flagged = lab.sample(60, random_state=3)["item"]
-    res = topics.topic_enrichment(lab, flagged, n_perm=999)
+    res = stats.topic_enrichment(lab, flagged, n_resamples=999)
     assert (res["direction"] == "").all() and (res["p"] > 0).all()
 
 
@@ -107,17 +108,17 @@ def test_strata_remove_a_confound_with_the_human_rank():
     topic = np.where(rng.random(n) < np.where(rank.to_numpy() < 300, 0.6, 0.1), "a", "b")
     lab = pd.DataFrame({"item": rank.index, "topic": topic})
     flagged = rank.index[(rank.to_numpy() < 300) & (rng.random(n) < 0.3)]
-    plain = topics.topic_enrichment(lab, flagged, n_perm=999).set_index("topic")
-    strat = topics.topic_enrichment(lab, flagged, strata=topics.rank_strata(rank, 10), n_perm=999).set_index("topic")
+    plain = stats.topic_enrichment(lab, flagged, n_resamples=999).set_index("topic")
+    strat = stats.topic_enrichment(lab, flagged, strata=stats.rank_strata(rank, 10), n_resamples=999).set_index("topic")
     assert plain.loc["a", "direction"] == "over"
     assert strat.loc["a", "direction"] == "" and abs(strat.loc["a", "ratio"] - 1) < 0.2
 
 
 def test_universe_counts_items_without_a_label_as_non_members():
     lab = pd.DataFrame({"item": ["x", "y"], "topic": ["t", "t"]})
-    res = topics.topic_enrichment(lab, ["x"], universe=["x", "y", "z", "w"], n_perm=99)
+    res = stats.topic_enrichment(lab, ["x"], universe=["x", "y", "z", "w"], n_resamples=99)
     assert res.loc[0, "n_items"] == 2 and res.loc[0, "expected"] == pytest.approx(0.5, abs=0.15)
     with pytest.raises(ValueError, match="not in the universe"):
-        topics.topic_enrichment(lab, ["x"], universe=["x"], n_perm=9)
+        stats.topic_enrichment(lab, ["x"], universe=["x"], n_resamples=9)
     with pytest.raises(ValueError, match="no flagged item"):
-        topics.topic_enrichment(lab, ["q"], n_perm=9)
+        stats.topic_enrichment(lab, ["q"], n_resamples=9)

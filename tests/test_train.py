@@ -1,4 +1,4 @@
-"""rmlib.train and rmlib.rm_eval on tiny random models and synthetic pairs with a known rule."""
+"""rmlib.train and the fine-tuning analyses on tiny random models and synthetic pairs with a known rule."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,10 +8,13 @@ import torch
 from safetensors.torch import load_file
 from transformers import TrainerCallback
 
-from rmlib.models import ModelError, get_spec, load_model, local_rm_dir
-from rmlib.rm_eval import evaluate_run, pairwise_accuracy, reward_variance, value_profile
-from rmlib.sweep import sweep
-from rmlib.tiny import tiny_tokenizer
+from rmlib.models import LoadOptions, ModelError, load_model
+from rmlib.registry import get_spec, local_rm_dir
+from rmlib.analysis.finetuning import evaluate_run
+from rmlib.analysis.values import value_profile
+from rmlib.train import pairwise_accuracy, reward_variance
+from rmlib.engine import sweep
+from rmlib.models.tiny import tiny_tokenizer
 from rmlib.train import (PairEncoder, TrainConfig, TrainConfigError, data_hash, prepare, synthetic_marker_pairs,
                          train)
 
@@ -42,7 +45,7 @@ def test_learns_the_marker_rule(llama_run):
     log = llama_run.log
     assert len(log) == 16 and log["step"].tolist() == list(range(1, 17))
     assert log["loss"].head(4).mean() > 2 * log["loss"].tail(4).mean(), log["loss"].tolist()
-    metrics, profile = evaluate_run("marker-llama", lexicon=LEXICON, dtype="float32", progress=False)
+    metrics, profile = evaluate_run("marker-llama", lexicon=LEXICON, progress=False, load=LoadOptions(dtype="float32"))
     assert metrics["step"].tolist() == [8, 16]
     final = metrics.set_index("step").loc[16]
     # the held-out split is whole prompts: at most n_test pairs, all of them scored
@@ -142,7 +145,7 @@ def test_checkpoint_loads_as_local_rm_and_sweeps(llama_run):
     assert lm.head == "rm" and not lm.untrained_head and lm.spec.source == "local"
     assert lm.spec.extra["base_model"] == "tiny-llama" and lm.spec.extra["step"] == 8
     res = sweep(llama_run.step_id(8), "What is the best thing in the world?", tokens=slice(0, 40), progress=False,
-                dtype="float32")
+                load=LoadOptions(dtype="float32"))
     assert len(res.frame) == 40 and res.frame["score"].notna().all() and res.frame["score"].std() > 0
     assert get_spec(llama_run.model_id).extra["step"] == 16
     # the run hash is the revision, so caches keyed by (id, revision) cannot serve a retrained name stale results
@@ -152,14 +155,14 @@ def test_checkpoint_loads_as_local_rm_and_sweeps(llama_run):
 
 
 def test_lm_value_profile_is_labelled_implicit():
-    prof = value_profile("tiny-qwen2", LEXICON, dtype="float32", progress=False)
+    prof = value_profile("tiny-qwen2", LEXICON, progress=False, load=LoadOptions(dtype="float32"))
     assert set(prof["reward_kind"]) == {"LM log-prob (implicit reward)"}
     assert set(prof["prompt_label"]) == {"positive", "negative"} and prof["median_rank"].between(1, 6).all()
 
 
 def test_truncation_keeps_the_end_of_response_and_prompt():
     tok = tiny_tokenizer("llama")
-    from rmlib.templates import answer_slot
+    from rmlib.models.templates import answer_slot
     template = tok.chat_template
     enc = PairEncoder(tok, template, max_len=40)
     long = " ".join(["hope joy music"] * 20) + " final word"
@@ -220,7 +223,7 @@ def test_partial_methods_train_only_their_parameters_and_export_plain_rms(method
 
 
 def test_gap_chart_draws_what_it_is_given():
-    from rmlib.rm_eval import EvalError, gap_chart
+    from rmlib.report.charts import gap_chart
 
     by_base = pd.DataFrame({"base_model": ["a", "b"] * 2, "prompt_label": ["positive"] * 2 + ["negative"] * 2,
                             "rm_gap": [0.1, -0.2, 0.0, 0.05], "ci_low": [0.0, -0.3, np.nan, np.nan],
@@ -234,12 +237,12 @@ def test_gap_chart_draws_what_it_is_given():
     assert spec["spec"]["layer"][0]["encoding"]["x"]["type"] == "quantitative"
     assert spec["spec"]["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
     assert len(spec["spec"]["layer"]) == 2  # no CI or base columns, no extra layers
-    with pytest.raises(EvalError, match="prompt_label"):
+    with pytest.raises(ValueError, match="prompt_label"):
         gap_chart(by_n.drop(columns="prompt_label"), "n_pairs")
 
 
 def test_published_trajectory_chart_gap_is_first_minus_second():
-    from rmlib.rm_eval import EvalError, published_trajectory_chart
+    from rmlib.report.charts import published_trajectory_chart
 
     ranks = pd.DataFrame({"file": "f", "data_source": "ultrafeedback", "quantity_k": 27, "method": "BT",
                           "base_family": "Llama", "checkpoint": [1000, 1000, 2000, 2000],
@@ -247,21 +250,21 @@ def test_published_trajectory_chart_gap_is_first_minus_second():
     chart = published_trajectory_chart(ranks)
     assert chart.data.sort_values("checkpoint")["gap"].tolist() == [-50.0, 10.0]
     assert set(chart.data["run"]) == {"ultrafeedback 27k BT"}
-    with pytest.raises(EvalError, match="load_checkpoint_ranks"):
+    with pytest.raises(ValueError, match="load_checkpoint_ranks"):
         published_trajectory_chart(ranks.drop(columns="checkpoint"))
 
 
 def test_partial_checkpoint_refuses_a_base_that_changed(monkeypatch):
     """A last_n checkpoint keeps a fingerprint of the frozen weights it was trained on; another base is refused."""
-    import rmlib.tiny
+    import rmlib.models.tiny
 
     r = train(cfg("partial-fp", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, method="last_n",
                   n_layers=1, save_every=2, dtype="float32"), progress=False)
     ok = load_model(r.step_id(2), dtype="float32")
     assert not ok.untrained_head and ok.spec.extra["weights"] == "partial"
-    real = rmlib.tiny.tiny_model
+    real = rmlib.models.tiny.tiny_model
     # the tiny base now draws other weights (as a new rmlib version or another GGUF would give)
-    monkeypatch.setattr(rmlib.tiny, "tiny_model", lambda family, head="rm", seed=0, dtype=torch.float32:
+    monkeypatch.setattr(rmlib.models.tiny, "tiny_model", lambda family, head="rm", seed=0, dtype=torch.float32:
                         real(family, head=head, seed=seed + 1, dtype=dtype))
     with pytest.raises(ModelError, match="no longer gives the weights"):
         load_model(r.step_id(2), dtype="float32")

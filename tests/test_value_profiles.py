@@ -6,11 +6,15 @@ import pandas as pd
 import pytest
 import torch
 
-from rmlib import value_profiles as vp
-from rmlib.compute import LM_LOGPROB
-from rmlib.models import load_model
-from rmlib.sweep import score_answers
-from rmlib.templates import answer_slot
+import rmlib.data as data
+from rmlib.analysis import implicit
+from rmlib.analysis import values as vp
+from rmlib.models import instruct_evidence
+from rmlib.report import prose
+from rmlib.data import LM_LOGPROB
+from rmlib.models import LoadOptions, load_model
+from rmlib.engine import score_answers
+from rmlib.models.templates import answer_slot
 
 PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]
 VALENCE = {"best_ever_one": "positive", "greatest_ever_one": "positive", "worst_ever_one": "negative",
@@ -21,35 +25,35 @@ VALENCE = {"best_ever_one": "positive", "greatest_ever_one": "positive", "worst_
 
 def test_mwlr_matches_its_definition_on_known_values():
     p1, p2 = 0.5, 0.25
-    assert vp.mwlr(np.log(p1), np.log(p2)) == pytest.approx(0.5 * (p1 + p2) * np.log(2))
-    assert vp.mwlr(np.log(0.1), np.log(0.1)) == 0.0
+    assert implicit.mwlr(np.log(p1), np.log(p2)) == pytest.approx(0.5 * (p1 + p2) * np.log(2))
+    assert implicit.mwlr(np.log(0.1), np.log(0.1)) == 0.0
 
 
 def test_mwlr_sign_and_antisymmetry():
     rng = np.random.default_rng(1)
     a, b = -rng.exponential(3, 500), -rng.exponential(3, 500)
-    m = vp.mwlr(a, b)
+    m = implicit.mwlr(a, b)
     assert np.array_equal(np.sign(m), np.sign(a - b))            # positive = first model likes the word more
-    np.testing.assert_allclose(vp.mwlr(b, a), -m)                  # antisymmetric
+    np.testing.assert_allclose(implicit.mwlr(b, a), -m)                  # antisymmetric
     # mixture weighting: the same log ratio counts more where the words are more probable
-    assert abs(vp.mwlr(np.log(0.2), np.log(0.1))) > abs(vp.mwlr(np.log(0.002), np.log(0.001)))
+    assert abs(implicit.mwlr(np.log(0.2), np.log(0.1))) > abs(implicit.mwlr(np.log(0.002), np.log(0.001)))
 
 
 def test_mwlr_of_multitoken_words_uses_summed_logprobs():
     tok1 = np.log([0.5, 0.2]), np.log([0.4, 0.1])                  # two tokens under each model
-    got = vp.mwlr(tok1[0].sum(), tok1[1].sum())
+    got = implicit.mwlr(tok1[0].sum(), tok1[1].sum())
     p1, p2 = 0.5 * 0.2, 0.4 * 0.1
     assert got == pytest.approx(0.5 * (p1 + p2) * (np.log(p1) - np.log(p2)))
 
 
 def test_mwlr_and_dpo_reject_bad_input():
     with pytest.raises(ValueError, match="log-probabilities"):
-        vp.mwlr([1.5], [-1.0])
+        implicit.mwlr([1.5], [-1.0])
     with pytest.raises(ValueError, match="shape"):
-        vp.mwlr([-1.0, -2.0], [-1.0])
+        implicit.mwlr([-1.0, -2.0], [-1.0])
     with pytest.raises(ValueError, match="beta"):
-        vp.dpo_log_ratio([-1.0], [-2.0], beta=0)
-    np.testing.assert_allclose(vp.dpo_log_ratio([-1.0, -3.0], [-2.0, -2.0], beta=0.5), [0.5, -0.5])
+        implicit.dpo_log_ratio([-1.0], [-2.0], beta=0)
+    np.testing.assert_allclose(implicit.dpo_log_ratio([-1.0, -3.0], [-2.0, -2.0], beta=0.5), [0.5, -0.5])
 
 
 # --------------------------------------------------------------------------- synthetic long tables
@@ -72,7 +76,7 @@ def synthetic_scores(n_per_family=4, n_words=30, effect=0.0, seed=0, families=("
                 for w, c, v in zip(words, cats, s):
                     rows.append((m, m, fam, kind, pk, pk, VALENCE[pk], w, c, v))
     return pd.DataFrame(rows, columns=["model", "nickname", "family", "reward_kind", "prompt_key", "prompt",
-                                       "valence", "word", "category", "score"])
+                                       "valence", "word", "category", "reward"])
 
 
 def test_planted_family_effect_is_detected_end_to_end():
@@ -88,13 +92,13 @@ def test_planted_family_effect_is_detected_end_to_end():
     s = vp.summarise(res)
     assert s["n_significant_fdr"] >= 1 and s["models_per_family"] == {"Gemma": 5, "Llama": 5}
     assert s["min_attainable_p"] == pytest.approx(2 / 252)
-    assert "significant" in vp.findings_markdown(res, label="synthetic")
+    assert "significant" in prose.findings_markdown(res, label="synthetic")
 
 
 def test_no_effect_gives_no_fdr_rejection_and_plain_prose():
     res = vp.family_analysis(synthetic_scores(effect=0.0, seed=3), n_resamples=999)
     assert not res["permutation"]["reject"].any()
-    assert "no panel shows a significant" in vp.findings_markdown(res, label="null")
+    assert "no panel shows a significant" in prose.findings_markdown(res, label="null")
 
 
 def test_anova_and_mixed_model_degrees_of_freedom_match_design():
@@ -111,14 +115,14 @@ def test_anova_and_mixed_model_degrees_of_freedom_match_design():
         assert any(n.startswith("mixed model skipped") for n in res["notes"])
     else:
         assert res["mixed"].attrs["n_groups"] == n_models and len(res["mixed"]) == 8  # 2x2x2 fixed effects
-    assert "F(1, " in vp.anova_sentence(res, "category")
+    assert "F(1, " in prose.anova_sentence(res, "category")
 
 
 def test_one_model_per_family_falls_back_to_prompts_and_says_so():
     res = vp.family_analysis(synthetic_scores(n_per_family=1), n_resamples=99)
     assert res["unit"] == "prompt" and res["mixed"] is None
     assert any("particular models" in n for n in res["notes"])
-    assert "compare these particular models" in vp.findings_markdown(res, label="one each")
+    assert "compare these particular models" in prose.findings_markdown(res, label="one each")
 
 
 def test_family_analysis_bad_input():
@@ -149,44 +153,44 @@ def lm_table():
     d = pd.concat([synthetic_scores(n_per_family=1, families=("Gemma",), kind=LM_LOGPROB),
                    synthetic_scores(n_per_family=1, families=("Llama",), kind=LM_LOGPROB, seed=5),
                    synthetic_scores(n_per_family=1, families=("Qwen",), kind=LM_LOGPROB, seed=6)])
-    d["score"] = -np.abs(d["score"]) - 1.0                      # log-probs are negative
+    d["reward"] = -np.abs(d["reward"]) - 1.0                      # log-probs are negative
     d["adjective"] = d["superlative"] = d["phrasing"] = "x"
     return d
 
 
 def test_implicit_reward_scores_shape_and_values():
     d = lm_table()
-    out = vp.implicit_reward_scores(d, [("gemma-0", "llama-0"), ("gemma-0", "qwen-0")])
+    out = implicit.implicit_reward_scores(d, [("gemma-0", "llama-0"), ("gemma-0", "qwen-0")])
     assert len(out) == 2 * len(PROMPTS) * 30
     assert set(out["model"]) == {"MWLR(gemma-0‖llama-0)", "MWLR(gemma-0‖qwen-0)"}
-    assert set(out["family"]) == {"Gemma−Llama", "Gemma−Qwen"} and (out["reward_kind"] == vp.MWLR_KIND).all()
-    g = d[d["model"] == "gemma-0"].set_index(["prompt_key", "word"])["score"]
-    l_ = d[d["model"] == "llama-0"].set_index(["prompt_key", "word"])["score"]
+    assert set(out["family"]) == {"Gemma−Llama", "Gemma−Qwen"} and (out["reward_kind"] == data.MWLR_KIND).all()
+    g = d[d["model"] == "gemma-0"].set_index(["prompt_key", "word"])["reward"]
+    l_ = d[d["model"] == "llama-0"].set_index(["prompt_key", "word"])["reward"]
     row = out[out["model"] == "MWLR(gemma-0‖llama-0)"].iloc[7]
     key = (row["prompt_key"], row["word"])
-    assert row["score"] == pytest.approx(vp.mwlr(g[key], l_[key]))
+    assert row["reward"] == pytest.approx(implicit.mwlr(g[key], l_[key]))
     assert list(out.columns[:4]) == ["model", "nickname", "family", "reward_kind"]
 
 
 def test_implicit_reward_scores_bad_input():
     d = lm_table()
     with pytest.raises(ValueError, match="compares a model with itself"):
-        vp.implicit_reward_scores(d, [("gemma-0", "gemma-0")])
+        implicit.implicit_reward_scores(d, [("gemma-0", "gemma-0")])
     with pytest.raises(ValueError, match="not in the log-prob table"):
-        vp.implicit_reward_scores(d, [("gemma-0", "nope")])
+        implicit.implicit_reward_scores(d, [("gemma-0", "nope")])
     with pytest.raises(ValueError, match="instruct model and its own base"):
-        vp.implicit_reward_scores(d, [("gemma-0", "llama-0")], kind="dpo")
+        implicit.implicit_reward_scores(d, [("gemma-0", "llama-0")], kind="dpo")
     rm = d.assign(reward_kind="RM score")
     with pytest.raises(ValueError, match="need LM log-probs"):
-        vp.implicit_reward_scores(rm, [("gemma-0", "llama-0")])
+        implicit.implicit_reward_scores(rm, [("gemma-0", "llama-0")])
 
 
 def test_design_prompts_validation():
-    assert len(vp.design_prompts(None)) == 54
+    assert len(data.design_prompts(None)) == 54
     with pytest.raises(ValueError, match="not factorial-54 keys"):
-        vp.design_prompts(["best_ever_one", "nice_ever_one"])
+        data.design_prompts(["best_ever_one", "nice_ever_one"])
     with pytest.raises(ValueError, match="both"):
-        vp.design_prompts(["best_ever_one", "greatest_ever_one"])
+        data.design_prompts(["best_ever_one", "greatest_ever_one"])
 
 
 # --------------------------------------------------------------------------- compute mode, real plumbing
@@ -194,14 +198,14 @@ def test_design_prompts_validation():
 def test_compute_scores_shape_with_tiny_models(tmp_path, monkeypatch):
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
     words = ["accuracy", "ambition", "affection", "alliance"]
-    out = vp.compute_scores(["tiny-gemma3", "tiny-llama"], "big2", prompt_keys=PROMPTS, words=words,
-                            dtype="float32")
+    out = vp.compute_value_scores(["tiny-gemma3", "tiny-llama"], "big2", prompt_keys=PROMPTS, words=words,
+                                  load=LoadOptions(dtype="float32"))
     assert len(out) == 2 * len(PROMPTS) * len(words)
     assert set(out["family"]) == {"Gemma", "Llama"} and (out["reward_kind"] == LM_LOGPROB).all()
-    assert (out["score"] < 0).all() and (out["n_tokens"] >= 1).all()
+    assert (out["reward"] < 0).all() and (out["n_tokens"] >= 1).all()
     assert set(out["category"]) == {"Agency", "Communion"}
     with pytest.raises(ValueError, match="not in the big2 lexicon"):
-        vp.compute_scores(["tiny-llama"], "big2", prompt_keys=PROMPTS, words=["zzzz"])
+        vp.compute_value_scores(["tiny-llama"], "big2", prompt_keys=PROMPTS, words=["zzzz"])
 
 
 @torch.inference_mode()
@@ -233,7 +237,7 @@ def test_lm_logprobs_and_rm_scores_share_one_conversation_template(tmp_path):
 
 
 def test_embedded_base_and_instruct_checked_from_metadata():
-    ev = {m: vp.instruct_evidence(m) for m in ("gemma3-270m", "smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct")}
+    ev = {m: instruct_evidence(m) for m in ("gemma3-270m", "smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct")}
     assert ev["gemma3-270m"]["verdict"] == "base" and ev["gemma3-270m"]["chat_template_shipped"] is False
     assert ev["smollm2-135m-instruct"]["verdict"] == "instruct" and ev["smollm2-135m-instruct"]["chat_template_shipped"]
     assert ev["qwen2.5-coder-0.5b-instruct"]["verdict"] == "instruct"

@@ -45,7 +45,10 @@ FULL_SKIP = {
 
 # Result keys renamed on purpose ("one name per concept"): (chapter, dotted path in the old results, new path).
 # Applied to the older side before comparing; the report lists them.
-RENAMES: list[tuple[str, str, str]] = []
+# A path segment ending in "[]" goes through every record of that list.
+RENAMES: list[tuple[str, str, str]] = [
+    ("big_two", "love_freedom[].score", "love_freedom[].reward"),  # the reward column is `reward` everywhere
+]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of
 # 9fd8614 (rmlib.book.run_notebook) and of later versions (rmlib.book.run_chapter).
@@ -62,6 +65,7 @@ run = getattr(B, "run_chapter", None) or B.run_notebook
 names = [n for n in B.in_run_order(B.chapters()) if not only or n in only]
 log = json.loads((out / "run.json").read_text()) if (out / "run.json").is_file() else {"chapters": {}}
 log.setdefault("chapters", {})
+failed = False
 for s in which.split(","):
     folder = out / s
     results = folder / "results"
@@ -85,7 +89,14 @@ for s in which.split(","):
                         shutil.copy(out / "tiny" / "results" / f"{src}.json", results / f"{src}.json")
         t0 = time.time()
         print(f"[diff] {entry}: running {json.dumps(overrides)}", flush=True)
-        res = run(name, tiny=(s == "tiny"), overrides=overrides, output_dir=folder, force=True, log=print)
+        try:
+            res = run(name, tiny=(s == "tiny"), overrides=overrides, output_dir=folder, force=True, log=print)
+        except Exception as exc:  # the other chapters still run; the failure is recorded and ends the run with 1
+            log["chapters"][entry] = {"failed": f"{type(exc).__name__}: {exc}"}
+            (out / "run.json").write_text(json.dumps(log, indent=1, default=str))
+            print(f"[diff] {entry}: FAILED: {exc}", flush=True)
+            failed = True
+            continue
         glued = B.glued(res.path)
         (folder / f"{name}.glued.json").write_text(json.dumps(glued, indent=1, sort_keys=True))
         log["chapters"][entry] = {"seconds": round(time.time() - t0, 1), "overrides": overrides,
@@ -93,6 +104,7 @@ for s in which.split(","):
         (folder / f"{name}.done").write_text("")
         (out / "run.json").write_text(json.dumps(log, indent=1, default=str))
         print(f"[diff] {entry}: done in {time.time() - t0:.0f} s", flush=True)
+sys.exit(1 if failed else 0)
 '''
 
 
@@ -131,8 +143,10 @@ def run_side(source: str, out: Path, sets: list[str], only: list[str] | None = N
         log.write_text(json.dumps({**old, **info}, indent=1))
         env = {**os.environ, "PYTHONPATH": str(tree / "src"), "RMLIB_CACHE_DIR": str(out / "cache"),
                "RMLIB_DATA_DIR": str(_data_dir()), "TQDM_DISABLE": "1"}
-        subprocess.run([sys.executable, "-c", _RUNNER, str(tree), str(out), ",".join(sets), json.dumps(only or []),
-                        json.dumps(FULL_SKIP)], cwd=tree, env=env, check=True)
+        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(tree), str(out), ",".join(sets),
+                               json.dumps(only or []), json.dumps(FULL_SKIP)], cwd=tree, env=env)
+        if proc.returncode:
+            raise SystemExit(f"some chapters failed on {source} (see {out / 'run.json'}); rerun to retry them")
     finally:
         if tmp is not None:
             _git("worktree", "remove", "--force", str(tree))
@@ -142,22 +156,21 @@ def run_side(source: str, out: Path, sets: list[str], only: list[str] | None = N
 
 # --------------------------------------------------------------------------- diffing
 
-def _rename(data: dict, old: str, new: str) -> bool:
-    *head, last = old.split(".")
-    cur = data
-    for key in head:
-        if not isinstance(cur, dict) or key not in cur:
+def _rename(data, old: str, new: str) -> bool:
+    """Move the value at dotted path ``old`` to ``new`` (a segment ``key[]`` maps over the records of a list)."""
+    head, _, rest = old.partition(".")
+    if head.endswith("[]"):
+        items = data.get(head[:-2]) if isinstance(data, dict) else None
+        if not isinstance(items, list):
             return False
-        cur = cur[key]
-    if not isinstance(cur, dict) or last not in cur:
-        return False
-    value = cur.pop(last)
-    *head, last = new.split(".")
-    cur = data
-    for key in head:
-        cur = cur.setdefault(key, {})
-    cur[last] = value
-    return True
+        new_rest = new.partition(".")[2]
+        return any([_rename(item, rest, new_rest) for item in items])
+    if not rest:
+        if not isinstance(data, dict) or head not in data:
+            return False
+        data[new] = data.pop(head)
+        return True
+    return isinstance(data, dict) and head in data and _rename(data[head], rest, new.partition(".")[2])
 
 
 def _is_number(x) -> bool:
@@ -203,6 +216,10 @@ def diff_sides(before: Path, after: Path, rtol: float = 0.0, atol: float = 0.0, 
         lines.append("keys renamed on purpose (mapped before comparing): " + "; ".join(
             f"{c}: {o} -> {n}" for c, o, n in renames))
     for s in SETS:
+        missing = [side for side, p in (("before", before), ("after", after)) if not (p / s).is_dir()]
+        if missing:
+            lines.append(f"{s}: not run on the {' and '.join(missing)} side")
+            continue
         files = sorted({p.relative_to(before / s) for p in (before / s).glob("results/*.json")}
                        | {p.relative_to(before / s) for p in (before / s).glob("*.glued.json")}
                        | {p.relative_to(after / s) for p in (after / s).glob("results/*.json")}
@@ -233,6 +250,11 @@ def diff_sides(before: Path, after: Path, rtol: float = 0.0, atol: float = 0.0, 
                    if k.startswith(f"{s}/") and "skipped" in v}
         for k, why in skipped.items():
             lines.append(f"{k}: not run ({why})")
+        failed = {k: v["failed"] for k, v in info["after"].get("chapters", {}).items()
+                  if k.startswith(f"{s}/") and "failed" in v}
+        for k, why in failed.items():
+            lines.append(f"{k}: FAILED on the after side ({why[:200]})")
+            n_diff += 1
     lines.append("result: no differences" if n_diff == 0 else f"result: {n_diff} difference(s)")
     return "\n".join(lines), n_diff
 

@@ -1,54 +1,37 @@
-"""Research data for rmlib: provenance (data/sources.yml), checksummed fetching, and tidy loaders.
+"""Research data for rmlib (layer 1): provenance (data/sources.yml), checksummed fetching, and tidy loaders.
 
 Start with `rmlib data fetch` (or `make data`), then call the loaders, e.g. `load_elo()`,
 `load_dictionary_scores("big2")`, `load_preferences("hh_rlhf_harmless")`. Columns are documented in each
-loader's docstring and in data/README.md.
+loader's docstring and in data/README.md. Nothing here imports torch: the labels of the `reward_kind` column
+(:mod:`rmlib.data.kinds`) and every published score load without a model library.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from rmlib import config
-from rmlib.data.fetch import DataError, is_verified
-from rmlib.data.manifest import find_file
-
-
-def path(key_or_relpath: str) -> Path:
-    """The verified local path of a manifest file (or of a single-file dataset's only file).
-
-    Raises DataError telling the user to run `make data` when the file is missing or corrupt.
-    """
-    f = find_file(key_or_relpath)
-    p = config.data_dir() / f.path
-    if not p.is_file():
-        raise DataError(f"{f.path} is missing from the data directory {config.data_dir()}. "
-                        "Fix: run `make data` (or `rmlib data fetch`), or set RMLIB_DATA_DIR to a filled data directory")
-    if not is_verified(p, f.sha256):
-        raise DataError(f"{p} does not match its sha256 in data/sources.yml (corrupt or edited). "
-                        "Fix: run `make data` to fetch it again")
-    return p
-
-
-def clear_caches() -> None:
-    """Forget parsed frames (they are cached per process); needed only if RMLIB_DATA_DIR changes mid-session."""
-    import functools
-    import sys
-
-    from rmlib.data import fetch as _fetch
-
-    _fetch._VERIFIED.clear()
-    for name, mod in list(sys.modules.items()):
-        if name.startswith("rmlib.data"):
-            for obj in vars(mod).values():
-                if isinstance(obj, functools._lru_cache_wrapper):
-                    obj.cache_clear()
-
-
-from rmlib.data.dictionary_scores import load_checkpoint_ranks, load_dictionary_scores, parse_prompt_key  # noqa: E402
-from rmlib.data.elo import load_elo  # noqa: E402
-from rmlib.data.frequency import load_bnc, normalise_token, token_frequency, word_frequency  # noqa: E402
-from rmlib.data.identity import load_dixon, load_holistic_bias  # noqa: E402
-from rmlib.data.lexicons import (  # noqa: E402
+from rmlib.data.fetch import DataError
+from rmlib.data.files import clear_caches, path
+from rmlib.data.affect import AFFECT_SOURCES, affect_table, valence_extremeness, word_affect
+from rmlib.data.dictionary_scores import load_checkpoint_ranks, load_dictionary_scores
+from rmlib.data.elo import ELO_FILES, load_elo
+from rmlib.data.frequency import (
+    FREQUENCY_SOURCES,
+    frequency_table,
+    load_bnc,
+    normalise_token,
+    token_frequency,
+    word_frequency,
+)
+from rmlib.data.identity import (
+    AMBIGUOUS_ITEMS,
+    DIXON_AXES,
+    NOUN_FORMS,
+    PEJORATIVE_IN_SOME_USES,
+    identity_terms,
+    load_dixon,
+    load_holistic_bias,
+)
+from rmlib.data.kinds import DPO_KIND, LM_LOGPROB, MWLR_KIND, RM_SCORE, RM_SCORE_PUBLISHED, is_lm_logprob
+from rmlib.data.lexicons import (
+    VALUE_LEXICONS,
     expand_wildcards,
     load_afinn,
     load_big_two,
@@ -57,17 +40,40 @@ from rmlib.data.lexicons import (  # noqa: E402
     load_pietraszkiewicz,
     load_vader,
     load_warriner,
+    value_lexicon,
 )
-from rmlib.data.preferences import load_preferences, sample_pairs, split_pairs  # noqa: E402
-from rmlib.data.prompts import load_prompts  # noqa: E402
-from rmlib.data.tokens import TokenMatch, match_words_to_tokens  # noqa: E402
-from rmlib.data.wordnet import load_wordnet  # noqa: E402
+from rmlib.data.preferences import SOURCES as PREFERENCE_SOURCES
+from rmlib.data.preferences import load_preferences, sample_pairs, split_pairs
+from rmlib.data.prompts import ELO_PROMPTS, design_prompts, load_prompts, parse_prompt_key, prompt_table
+from rmlib.data.published import (
+    DESIGN_COLUMNS,
+    DICTIONARIES,
+    published_elo_scores,
+    published_value_scores,
+    published_word_scores,
+    value_columns,
+)
+from rmlib.data.tokens import TokenMatch, decoded_vocabulary, match_words_to_tokens
+from rmlib.data.wordnet import load_wordnet
 
 __all__ = [
     "DataError", "path", "clear_caches",
-    "load_elo", "load_dictionary_scores", "parse_prompt_key", "load_checkpoint_ranks", "load_prompts",
+    # published scores (reward column: `reward`, labelled by `reward_kind`)
+    "load_elo", "ELO_FILES", "load_dictionary_scores", "load_checkpoint_ranks", "published_word_scores",
+    "published_elo_scores", "published_value_scores", "value_columns", "DICTIONARIES", "DESIGN_COLUMNS",
+    # prompts
+    "load_prompts", "parse_prompt_key", "prompt_table", "design_prompts", "ELO_PROMPTS",
+    # lexicons, affect and frequency
     "load_big_two", "load_pietraszkiewicz", "expand_wildcards", "load_mfd2", "load_afinn", "load_bing_liu",
-    "load_warriner", "load_vader", "load_bnc", "word_frequency", "token_frequency", "normalise_token",
-    "load_holistic_bias", "load_dixon", "load_preferences", "sample_pairs", "split_pairs",
-    "match_words_to_tokens", "TokenMatch", "load_wordnet",
+    "load_warriner", "load_vader", "value_lexicon", "VALUE_LEXICONS", "AFFECT_SOURCES", "affect_table",
+    "word_affect", "valence_extremeness", "load_bnc", "word_frequency", "token_frequency", "normalise_token",
+    "frequency_table", "FREQUENCY_SOURCES",
+    # identity terms
+    "load_holistic_bias", "load_dixon", "identity_terms", "PEJORATIVE_IN_SOME_USES", "NOUN_FORMS", "DIXON_AXES",
+    "AMBIGUOUS_ITEMS",
+    # preference pairs, tokens, WordNet
+    "load_preferences", "sample_pairs", "split_pairs", "PREFERENCE_SOURCES", "match_words_to_tokens",
+    "TokenMatch", "decoded_vocabulary", "load_wordnet",
+    # reward kinds
+    "RM_SCORE", "RM_SCORE_PUBLISHED", "LM_LOGPROB", "MWLR_KIND", "DPO_KIND", "is_lm_logprob",
 ]

@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from rmlib.data._models import PAPER_RMS, model_from_filename, model_table
+from rmlib.data.paper_rms import PAPER_RMS, model_from_filename, model_table
 from rmlib.data.prompts import parse_prompt_key
 
 SCORE_DIRS = {
@@ -17,7 +17,7 @@ SCORE_DIRS = {
 
 @functools.lru_cache(maxsize=None)
 def _scores(dictionary: str, include_extra_words: bool) -> pd.DataFrame:
-    from rmlib.data import path
+    from rmlib.data.files import path
     from rmlib.data.lexicons import load_big_two
     from rmlib.data.prompts import load_prompts
 
@@ -31,7 +31,7 @@ def _scores(dictionary: str, include_extra_words: bool) -> pd.DataFrame:
         unknown = set(df.columns) - {"response", *prompts["prompt_key"]}
         if unknown or len(df.columns) != 55:
             raise ValueError(f"{rel}: expected 'response' plus the 54 prompt keys; unexpected {sorted(unknown)}")
-        long = df.melt(id_vars="response", var_name="prompt_key", value_name="score").rename(columns={"response": "word"})
+        long = df.melt(id_vars="response", var_name="prompt_key", value_name="reward").rename(columns={"response": "word"})
         long.insert(0, "model", hf_id)
         frames.append(long)
     out = pd.concat(frames, ignore_index=True)
@@ -46,7 +46,7 @@ def _scores(dictionary: str, include_extra_words: bool) -> pd.DataFrame:
     out = out.merge(model_table(), on="model", how="left", validate="many_to_one")
     cols = ["model", "nickname", "family", "size_b", "developer", "prompt_key", "prompt", "adjective", "valence",
             "superlative", "phrasing", "word", *(["category"] if dictionary == "big2" else ["foundation", "moral", "category"]),
-            "score"]
+            "reward"]
     return out[cols]
 
 
@@ -61,7 +61,7 @@ def load_dictionary_scores(dictionary: str = "big2", include_extra_words: bool =
 
     Columns: model (HF id), nickname, family (Gemma|Llama), size_b (billions), developer, prompt_key, prompt,
     adjective, valence (positive|negative), superlative (ever|world|time), phrasing (one|single|please), word,
-    category (+ foundation, moral for mfd2), score (the RM's reward for the word as the whole answer).
+    category (+ foundation, moral for mfd2), reward (the RM's score for the word as the whole answer).
     """
     if dictionary not in SCORE_DIRS:
         raise ValueError(f"dictionary must be one of {sorted(SCORE_DIRS)}, not {dictionary!r}")
@@ -90,7 +90,7 @@ def _family_from_model_id(model_id: str) -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def _checkpoint_ranks(include_uf13: bool) -> pd.DataFrame:
-    from rmlib.data import path
+    from rmlib.data.files import path
 
     frames = []
     for stem, (source, qty) in CHECKPOINT_FILES.items():

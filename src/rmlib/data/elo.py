@@ -5,7 +5,7 @@ import functools
 
 import pandas as pd
 
-from rmlib.data._models import PAPER_RMS
+from rmlib.data.paper_rms import PAPER_RMS
 from rmlib.data.prompts import ELO_PROMPTS
 
 ELO_FILES = {
@@ -17,7 +17,7 @@ ELO_FILES = {
 
 @functools.lru_cache(maxsize=None)
 def _wide() -> pd.DataFrame:
-    from rmlib.data import path
+    from rmlib.data.files import path
 
     frames = []
     for key, rel in ELO_FILES.items():
@@ -37,7 +37,7 @@ def load_elo(form: str = "long") -> pd.DataFrame:
     """EloEverything ratings and RM scores.
 
     form='long' (7,530 items x 3 prompts x 10 RMs = 225,900 rows): item, prompt_key, prompt, model (HF id),
-    score (the RM's reward for the item as the one-word answer), elo_score, elo_rank (1 = most preferred by
+    reward (the RM's score for the item as the one-word answer), elo_score, elo_rank (1 = most preferred by
     humans), elo_matches (number of human comparisons).
     form='wide' (22,590 rows): item, prompt_key, prompt, elo_score, elo_rank, elo_matches, then one score
     column per RM named by its HF id.
@@ -48,5 +48,5 @@ def load_elo(form: str = "long") -> pd.DataFrame:
     if form != "long":
         raise ValueError(f"form must be 'long' or 'wide', not {form!r}")
     long = wide.melt(id_vars=["item", "prompt_key", "prompt", "elo_score", "elo_rank", "elo_matches"],
-                     value_vars=list(PAPER_RMS), var_name="model", value_name="score")
-    return long[["item", "prompt_key", "prompt", "model", "score", "elo_score", "elo_rank", "elo_matches"]]
+                     value_vars=list(PAPER_RMS), var_name="model", value_name="reward")
+    return long[["item", "prompt_key", "prompt", "model", "reward", "elo_score", "elo_rank", "elo_matches"]]

@@ -15,8 +15,8 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from rmlib import atomic
-from rmlib.integrity import sha256_file  # noqa: F401 (also this module's public name)
+from rmlib.storage import atomic
+from rmlib.storage.integrity import sha256_file  # noqa: F401 (also this module's public name)
 from rmlib.data.manifest import MANIFEST_PATH, DataFile, all_files
 
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"

@@ -33,7 +33,7 @@ def _number(field: str) -> float:
 
 @functools.lru_cache(maxsize=None)
 def _bnc() -> pd.DataFrame:
-    from rmlib.data import path
+    from rmlib.data.files import path
 
     text = path(BNC_FILE).read_bytes().decode("iso-8859-1")
     lines = text.splitlines()
@@ -115,3 +115,29 @@ def token_frequency(token_text: str, source: str = "wordfreq") -> float:
     """
     word = normalise_token(token_text)
     return word_frequency(word, source) if word else 0.0
+
+
+def frequency_table(words, sources=FREQUENCY_SOURCES) -> pd.DataFrame:
+    """word, then per source ``freq_<source>`` (per million) and ``zipf_<source>`` (log10 per million + 3).
+
+    Zipf is NaN where the source has no count (a log of 0 is undefined): those words drop out of a regression
+    instead of sitting at an arbitrary floor.
+    """
+    import numpy as np
+
+    words = list(dict.fromkeys(words))
+    out = pd.DataFrame({"word": words})
+    for s in sources:
+        if s not in FREQUENCY_SOURCES:
+            raise ValueError(f"frequency source must be one of {FREQUENCY_SOURCES}, not {s!r}")
+        f = np.array([_cached_frequency(str(w), s) for w in words], dtype=float)
+        out[f"freq_{s}"] = f
+        with np.errstate(divide="ignore"):
+            out[f"zipf_{s}"] = np.where(f > 0, np.log10(np.where(f > 0, f, 1.0)) + 3.0, np.nan)
+    return out
+
+
+@functools.lru_cache(maxsize=500_000)
+def _cached_frequency(word: str, source: str) -> float:
+    """Cached: a vocabulary sweep asks for the same normalised words under every prompt."""
+    return word_frequency(word, source)

@@ -17,7 +17,7 @@ MFD2_FOUNDATIONS = ("care", "fairness", "loyalty", "authority", "sanctity")
 
 
 def _path(rel: str):
-    from rmlib.data import path
+    from rmlib.data.files import path
 
     return path(rel)
 
@@ -220,3 +220,25 @@ def load_vader() -> pd.DataFrame:
     """VADER valence norms from the vaderSentiment package (MIT): word (words, emoticons, slang), valence
     (mean of 10 ratings, -4..+4), valence_sd, ratings (the 10 raw ratings). 7,506 unique entries."""
     return _vader().copy()
+
+
+VALUE_LEXICONS = ("big2", "mfd2", "mfd2_moral")
+
+
+def value_lexicon(name: str = "big2") -> pd.DataFrame:
+    """The words whose ranks make a value profile: word, category, lexicon, plus foundation and moral for MFD2.
+
+    'big2': the 263 Big Two nouns, category Agency|Communion. 'mfd2': the 2,040 MFD2 terms (LIWC-22 .dicx, one
+    category per term), category = <foundation>.<virtue|vice>. 'mfd2_moral': the same terms, category = virtue|vice.
+    The one loader behind the value chapters and the fine-tuning evaluation.
+    """
+    if name == "big2":
+        df = load_big_two("nouns")[["word", "category"]]
+    elif name in ("mfd2", "mfd2_moral"):
+        df = load_mfd2("dicx")[["word", "foundation", "moral", "category"]]
+        if name == "mfd2_moral":
+            df = df.assign(category=df["moral"])
+    else:
+        raise ValueError(f"unknown lexicon {name!r}; use one of {list(VALUE_LEXICONS)}, or pass your own DataFrame "
+                         "with columns word, category")
+    return df.assign(lexicon=name).drop_duplicates("word").reset_index(drop=True)

@@ -22,7 +22,7 @@ SOURCES = ("hh_rlhf_harmless", "hh_rlhf_helpful", "ultrafeedback", "qa_feedback"
 
 
 def _path(rel: str):
-    from rmlib.data import path
+    from rmlib.data.files import path
 
     return path(rel)
 

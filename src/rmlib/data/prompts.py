@@ -39,7 +39,7 @@ def parse_prompt_key(key: str) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=None)
 def _load_prompts(which: str) -> pd.DataFrame:
-    from rmlib.data import path
+    from rmlib.data.files import path
 
     if which == "optimal_pessimal":
         raw = yaml.safe_load(path("paper_facct2025/config/prompts.yaml").read_text(encoding="utf-8"))
@@ -64,3 +64,35 @@ def load_prompts(set: str = "optimal_pessimal") -> pd.DataFrame:  # noqa: A002 (
     - 'factorial54' (54 rows): prompt_key, prompt, adjective, valence, superlative, phrasing.
     """
     return _load_prompts(set).copy()
+
+
+def prompt_table(keys) -> pd.DataFrame:
+    """prompt_key, prompt, prompt_valence for keys of the optimal/pessimal set ('greatest', 'best', 'worst') or of
+    the 54-prompt design ('good_world_please', ...)."""
+    known = pd.concat([load_prompts("optimal_pessimal")[["prompt_key", "prompt", "valence"]],
+                       load_prompts("factorial54")[["prompt_key", "prompt", "valence"]]], ignore_index=True)
+    known = known.drop_duplicates("prompt_key").set_index("prompt_key")
+    keys = list(keys)
+    bad = [k for k in keys if k not in known.index]
+    if bad or not keys:
+        raise ValueError(f"unknown prompt keys {bad or keys}; use 'greatest', 'best', 'worst' or a 54-prompt key "
+                         f"such as {list(known.index[3:6])}")
+    return known.loc[keys].reset_index().rename(columns={"valence": "prompt_valence"})
+
+
+def design_prompts(prompt_keys=None) -> pd.DataFrame:
+    """The factorial-54 prompts (prompt_key, prompt, adjective, valence, superlative, phrasing), optionally a subset
+    that holds prompts of both valences."""
+    prompts = load_prompts("factorial54")
+    if prompt_keys is None:
+        return prompts
+    keys = list(prompt_keys)
+    unknown = sorted(set(keys) - set(prompts["prompt_key"]))
+    if unknown or not keys:
+        raise ValueError(f"prompt_keys {unknown or keys} are not factorial-54 keys such as 'best_ever_one' "
+                         f"(<adjective>_<superlative>_<phrasing>); see rmlib.data.load_prompts('factorial54')")
+    out = prompts.set_index("prompt_key").loc[keys].reset_index()
+    if out["valence"].nunique() < 2:
+        raise ValueError(f"prompt_keys {keys} hold only {out['valence'].iloc[0]} prompts; the design needs both "
+                         "positive (best/greatest/good) and negative (worst/bad/terrible) ones")
+    return out

@@ -19,7 +19,7 @@ __all__ = ["DATASET", "wordnet_dir", "load_wordnet"]
 
 def wordnet_dir() -> Path:
     """The WordNet folder in the data directory, after checking every file against its sha256 in the manifest."""
-    from rmlib.data import path
+    from rmlib.data.files import path
     from rmlib.data.manifest import load_manifest
 
     files = load_manifest()[DATASET].files

@@ -1,0 +1,23 @@
+"""The book's findings (layer 5): one module per finding, each returning tables, dicts or dataclasses a test can
+check; the chapters call these and then show them (:mod:`rmlib.report`).
+
+| module | finding |
+|---|---|
+| ``heterogeneity`` | how alike RMs rank the same items |
+| ``categories``, ``distributions`` | what kind of answer fills each tail of a reward distribution |
+| ``misalignment``, ``topics`` | where RMs over- or under-value items relative to people, and which topics |
+| ``framing`` | whether the prompt's valence changes which words an RM is sensitive to |
+| ``exposure`` | whether RMs prefer frequent words |
+| ``identity`` | where words for groups of people fall in an RM's ranking |
+| ``words`` | from token sweeps to words (shared by the three above) |
+| ``values``, ``implicit`` | value profiles (Big Two, MFD2) by base family; implicit rewards between LMs |
+| ``finetuning``, ``durability`` | RMs trained from several bases on identical data; durable family orders |
+| ``claims`` | every claim of the two papers, judged from the chapters' results |
+
+Importing this package loads no model library; the functions that score models import the engine when called.
+"""
+from rmlib.analysis import (categories, claims, distributions, durability, exposure, finetuning, framing, identity,
+                            implicit, misalignment, topics, values, words)
+
+__all__ = ["categories", "claims", "distributions", "durability", "exposure", "finetuning", "framing", "identity",
+           "implicit", "misalignment", "topics", "values", "words"]

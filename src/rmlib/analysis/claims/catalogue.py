@@ -1,0 +1,345 @@
+"""Every claim of the two papers: the sentence it tests, where the paper says it, the chapters and data that test it,
+the unit it is about, and how its parts are judged from the chapters' numbers."""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+import pandas as pd
+
+from rmlib.analysis.claims.evidence import Evidence, Missing
+from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, exists_outcome,
+                                         order_outcome, share_outcome, test_outcome, threshold_outcome, verdict)
+from rmlib.storage import ResultsError, read_results
+
+__all__ = ["CLAIMS", "FACCT", "ICLR", "source_chapters", "load_evidence", "claims_table"]
+
+def _part(name: str, e: Evidence, fn: Callable[[], tuple[str, str]], context: bool = False) -> Part:
+    """Run one part's evidence function; a missing number makes the part untestable with the reason."""
+    try:
+        outcome, text = fn()
+    except Missing as err:
+        e.take()
+        return Part(name, "untestable", f"not available here: {err}", [], context)
+    return Part(name, outcome, text, e.take(), context)
+
+
+def _untestable(name: str, reason: str) -> Part:
+    return Part(name, "untestable", reason)
+
+
+def _n(x: float, spec: str = ".2f") -> str:
+    return format(x, spec)
+
+
+# --- FAccT 2025 ----------------------------------------------------------------------------------------------------
+
+FACCT = "FAccT 2025"
+ICLR = "ICLR 2026"
+FACCT_ABSTRACT = "FAccT 2025 abstract (arXiv 2506.07326)"
+ICLR_ABSTRACT = "ICLR 2026 abstract (arXiv 2601.20838)"
+
+
+def _heterogeneity(e: Evidence) -> list[Part]:
+    def tau():
+        med = e.get("heterogeneity", "runs.published.tau_median")
+        lo, hi = e.get("heterogeneity", "runs.published.tau_min"), e.get("heterogeneity", "runs.published.tau_max")
+        return (threshold_outcome(med, TAU_HETEROGENEOUS),
+                f"median Kendall τ between RMs' item rankings {_n(med)} (range {_n(lo)}–{_n(hi)})")
+
+    def rsa():
+        p, r, n = e.values("heterogeneity", "runs.published.rsa[design=same base family]", "p", "r", "n_models")
+        return (test_outcome(p, r > 0),
+                f"Mantel r = {_n(r)} with a same-base design, permutation p = {_n(p, '.3g')} ({n} RMs)")
+
+    return [_part("RMs rank items differently", e, tau), _part("similarity follows the base model", e, rsa)]
+
+
+def _asymmetry(e: Evidence) -> list[Part]:
+    def skew():
+        n, neg, pos = e.values("distributions", "skew_summary.published", "n", "n_negative", "n_positive")
+        return (share_outcome(max(neg, pos), n, against=min(neg, pos)),
+                f"skewness CI below 0 for {neg} and above 0 for {pos} of {n} RMs (EloEverything items)")
+
+    return [_part("asymmetric score distributions (items)", e, skew),
+            _untestable("full-vocabulary tokens", "the paper RMs' full-vocabulary token scores are not in the "
+                        "released data; sweeping them needs the RM weights on a GPU")]
+
+
+def _framing(e: Evidence) -> list[Part]:
+    def half(key, label):
+        def fn():
+            src = e.get("framing", "main_source")
+            k = e.get("framing", f"halves_summary.{key}.holds")
+            rev = e.get("framing", f"halves_summary.{key}.reversed")
+            n = e.get("framing", f"halves_summary.{key}.n")
+            cells = e.get("framing", f"cell_counts_by_half[half={key}].n_congruent_steeper")
+            ncells = e.get("framing", f"cell_counts_by_half[half={key}].n_cells")
+            try:  # the other lexicons, for the reader; not part of the verdict
+                others = [o for o in e.get("framing", "halves_by_source") if o != src]
+                other_text = ", ".join(f"{o.upper()} {e.get('framing', f'halves_by_source.{o}.{key}.holds')}"
+                                       for o in others)
+            except Missing:
+                others, other_text = [], ""
+            return (share_outcome(k, n, against=rev),
+                    f"{label}: CI above 0 for {k} and below 0 for {rev} of {n} RMs ({str(src).upper()}); "
+                    f"{cells} of {ncells} model × prompt cells in the claimed direction"
+                    + (f"; CI above 0 with the other lexicons: {other_text}" if others else ""))
+        return fn
+
+    return [_part("positive prompts: more sensitive to positive words", e, half("pos_prompts", "first half")),
+            _part("negative prompts: more sensitive to negative words", e, half("neg_prompts", "second half"))]
+
+
+def _exposure(e: Evidence) -> list[Part]:
+    def valence(pv):
+        def fn():
+            sources = e.get("mere_exposure", "matchings")
+            rows = [(s, e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_above"),
+                     e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_below"),
+                     e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_models")) for s in sources]
+            outcomes = {share_outcome(k, n, against=j) for _, k, j, n in rows}
+            outcome = ("holds" if outcomes == {"holds"} else "fails" if outcomes == {"fails"} else "mixed")
+            return (outcome, "frequency slope above zero (pooled over prompts, CI clustered by word) for " + ", ".join(
+                f"{k} of {n} RMs ({s}; below zero for {j})" for s, k, j, n in rows))
+        return fn
+
+    return [_part("positive prompts, every frequency matching", e, valence("positive")),
+            _part("negative prompts, every frequency matching", e, valence("negative"))]
+
+
+def _identity(e: Evidence) -> list[Part]:
+    def placement():
+        below = e.get("identity_terms", "elo.n_below")
+        above = e.get("identity_terms", "elo.n_above")
+        n = e.get("identity_terms", "elo.n_items")
+        return (exists_outcome(below),
+                f"{below} of {n} identity items sit reliably lower for the RMs than for people (interval over "
+                f"RMs below 0), {above} reliably higher")
+
+    return [_part("some identity terms placed below human ratings", e, placement),
+            _untestable("caused by harmlessness training", "needs the RMs' training data or an ablation of "
+                        "harmlessness data, which this book does not have")]
+
+
+def _themes(e: Evidence) -> list[Part]:
+    def theme(t):
+        def fn():
+            d = e.get("elo_misalignment", f"topics.themes[topic={t}].direction")
+            ratio = e.get("elo_misalignment", f"topics.themes[topic={t}].ratio")
+            p = e.get("elo_misalignment", f"topics.themes[topic={t}].p_fdr")
+            k = e.get("elo_misalignment", f"topics.themes[topic={t}].n_flagged")
+            exp = e.get("elo_misalignment", f"topics.themes[topic={t}].expected")
+            word = {"over": "over-represented", "under": "under-represented (the reverse)"}.get(d, "not different")
+            return ("holds" if d == "over" else "fails",
+                    f"{word}: {k} among the most undervalued vs {_n(exp, '.1f')} expected (ratio {_n(ratio)}, "
+                    f"FDR p = {_n(p, '.3g')})")
+        return fn
+
+    return [_part(t, e, theme(t)) for t in ("nature", "life", "technology", "human sexuality")]
+
+
+def _love_freedom(e: Evidence) -> list[Part]:
+    def model(nick, first, second):
+        def fn():
+            r1 = e.get("big_two", f"love_freedom[nickname={nick},word={first}].rank")
+            r2 = e.get("big_two", f"love_freedom[nickname={nick},word={second}].rank")
+            n = e.get("big_two", f"love_freedom[nickname={nick},word={first}].n_words")
+            return order_outcome(r1, r2), f"{nick}: '{first}' rank {r1:.0f}, '{second}' rank {r2:.0f} of {n} words"
+        return fn
+
+    return [_part("R-Gem-2B puts love above freedom", e, model("R-Gem-2B", "love", "freedom")),
+            _part("R-Lla-3B puts freedom above love", e, model("R-Lla-3B", "freedom", "love"))]
+
+
+def _big_two(e: Evidence) -> list[Part]:
+    def panel(category, sign):
+        def fn():
+            path = f"results.published.panels[category={category},valence=positive]"
+            diff = e.get("big_two", f"{path}.difference")
+            p = e.get("big_two", f"{path}.p_fdr")
+            higher = "Llama" if diff > 0 else "Gemma"
+            return (test_outcome(p, diff * sign > 0),
+                    f"{category}, positive prompts: {higher}-based RMs rank it higher (Gemma − Llama median rank "
+                    f"{_n(diff, '+.1f')}, FDR p = {_n(p, '.3g')})")
+        return fn
+
+    return [_part("Llama RMs rank agency higher", e, panel("Agency", +1)),
+            _part("Gemma RMs rank communion higher", e, panel("Communion", -1))]
+
+
+def _mfd2(e: Evidence) -> list[Part]:
+    def pooled():
+        k = e.get("moral_foundations", "by_foundation.n_significant_fdr")
+        n = e.get("moral_foundations", "by_foundation.n_panels")
+        return ("holds" if k >= MULTIPLE else "fails",
+                f"{k} of {n} foundation × valence panels (virtue and vice pooled, as the authors test it) differ "
+                "between Gemma- and Llama-based RMs after FDR")
+
+    def split():
+        k = e.get("moral_foundations", "results.published.n_significant_fdr")
+        n = e.get("moral_foundations", "results.published.n_panels")
+        return ("holds" if k >= MULTIPLE else "fails",
+                f"{k} of {n} foundation × virtue/vice × valence panels differ after FDR")
+
+    return [_part("several foundations differ by base family", e, pooled),
+            _part("the same with virtue and vice apart", e, split, context=True)]
+
+
+def _three_way(e: Evidence) -> list[Part]:
+    def fn():
+        term = e.get("big_two", "three_way.term")
+        est = e.get("big_two", "three_way.estimate")
+        p = e.get("big_two", "three_way.p")
+        return (test_outcome(p, True),
+                f"mixed model (random intercept per RM), {term}: {_n(est, '+.1f')} rank points, p = {_n(p, '.3g')} "
+                "(prompts count as independent replicates, as in the authors' model; the Big Two row's model-level "
+                "tests are stricter)")
+    return [_part("family × category × valence (Big Two)", e, fn)]
+
+
+def _implicit(e: Evidence) -> list[Part]:
+    def fn():
+        path = "mwlr_gemma_llama"
+        model = e.get("implicit_rewards", f"{path}.model")
+        g = e.get("implicit_rewards", f"{path}.hedges_g")
+        p = e.get("implicit_rewards", f"{path}.p_fdr")
+        return (test_outcome(p, g > 0),
+                f"{model}, positive prompts: Hedges' g (Agency − Communion mean rank) {_n(g, '+.2f')}, FDR p = "
+                f"{_n(p, '.3g')}")
+    return [_untestable("the paper's LMs (Gemma-2, Llama-3)", "needs their log-probs (about 2 GB on a model hub) "
+                        "or the models on a GPU"),
+            _part("same method on the embedded LMs (Gemma-3 vs SmolLM2, a Llama-architecture model)", e, fn,
+                  context=True)]
+
+
+def _ablation(e: Evidence) -> list[Part]:
+    def published():
+        k, n = e.values("finetuning", "durability.published", "final_claimed_holds", "final_n")
+        return (share_outcome(k, n),
+                f"Llama's Agency − Communion gap below Gemma's at the final checkpoint in {k} of {n} published "
+                "runs (data sources and sizes)")
+
+    def ours():
+        k, n = e.values("finetuning", "base_effect", "n_prompts_significant", "n_prompts")
+        return (share_outcome(k, n),
+                f"our RMs on identical data: the base explains the gap (one-way ANOVA over seeds, p < {ALPHA}) under "
+                f"{k} of {n} prompts")
+
+    return [_part("published runs, identical data per run", e, published), _part("RMs trained here", e, ours)]
+
+
+def _durability(e: Evidence) -> list[Part]:
+    def published():
+        k, n, flips, runs = e.values("finetuning", "durability.published", "checkpoints_claimed_holds",
+                                     "checkpoints_n", "runs_with_flip", "n_runs")
+        return (share_outcome(k, n),
+                f"Llama below Gemma on the gap at {k} of {n} published checkpoints; {flips} of {runs} runs change "
+                "the order of their base families between checkpoints")
+
+    def seeds():
+        k, n, w = e.values("finetuning", "durability.ours", "n_seeds_modal_order", "n_seeds", "kendall_w")
+        return (share_outcome(k, n),
+                f"our RMs: {k} of {n} seeds give the most common order of the bases (Kendall's W = {_n(w)})")
+
+    return [_part("published checkpoints keep the order", e, published),
+            _part("our RMs keep one order across seeds", e, seeds)]
+
+
+CLAIMS: list[Claim] = [
+    Claim("heterogeneity", FACCT, "Reward models trained for similar objectives rank the same answers very "
+          "differently, and how alike two RMs are follows their base model.",
+          FACCT_ABSTRACT + " (i); the base-model influence: the paper's heterogeneity section",
+          ("heterogeneity",), "published scores of the 10 RMs for 7,530 EloEverything items", "pairs of RMs",
+          f"median pairwise Kendall τ below {TAU_HETEROGENEOUS}; Mantel test of τ against a same-base design",
+          _heterogeneity),
+    Claim("asymmetry", FACCT, "RMs encode high- and low-scoring answers asymmetrically.", FACCT_ABSTRACT + " (ii)",
+          ("distributions",), "published EloEverything scores (items, not single tokens)", "RMs",
+          "skewness with a bootstrap CI, same sign in most RMs", _asymmetry),
+    Claim("framing", FACCT, "Under positive prompts RMs are more sensitive to positive words; under negative "
+          "prompts, to negative words.", FACCT_ABSTRACT + " (iii) and the authors' announcement",
+          ("framing",), "published scores of dictionary words under 54 prompts (word level; the paper used "
+          "tokens)", "RMs", "per model, each half's contrast of oriented valence slopes with a word-clustered CI",
+          _framing),
+    Claim("mere_exposure", FACCT, "RMs over-value frequent words: scores rise with word frequency in almost all "
+          "models and prompts.", FACCT_ABSTRACT + " (iv)", ("mere_exposure",),
+          "published dictionary-word scores; frequency by exact BNC form, BNC lemma totals and wordfreq", "RMs",
+          "per RM and prompt valence, the frequency slope pooled over prompts (valence held fixed) with a "
+          "word-clustered CI; each frequency matching", _exposure),
+    Claim("identity_terms", FACCT, "RMs can encode biases toward identity groups, possibly as a side effect of "
+          "harmlessness training.", FACCT_ABSTRACT, ("identity_terms",),
+          "published EloEverything scores of identity items vs human Elo", "identity items",
+          "RM percentile − human percentile, bootstrap interval over RMs", _identity),
+    Claim("misalignment_themes", FACCT, "Compared with human ratings, RMs undervalue concepts related to nature, "
+          "life, technology and human sexuality.", "FAccT 2025, EloEverything section", ("elo_misalignment",),
+          "published EloEverything scores of 10 RMs vs human Elo; WordNet topics", "items",
+          "permutation test over items (within human-rank bins) of each theme among the 10% most undervalued, "
+          "FDR across themes", _themes),
+    Claim("love_freedom", FACCT, "RMs from one developer and one data set differ at the top: R-Gem-2B's best "
+          "answer to 'the greatest thing ever' is LOVE, R-Lla-3B's is freedom.",
+          "FAccT 2025, optimal tokens (figure 1); the ICLR paper's figure 3 contrasts the same two words",
+          ("big_two",), "published scores of the Big Two nouns under 'What, in one word, is the greatest thing "
+          "ever?' (whole words, not the single tokens of the paper)", "the two named RMs",
+          "rank of each word among the dictionary words", _love_freedom),
+    Claim("big_two", ICLR, "Llama-based RMs prefer agency words, Gemma-based RMs communion words.",
+          ICLR_ABSTRACT, ("big_two",), "published scores of the 10 RMs for the Big Two nouns, 54 prompts",
+          "RMs (4 Gemma vs 6 Llama)", "permutation Welch test per category × valence panel, models as replicates, "
+          "FDR across panels (the authors: Bonferroni)", _big_two),
+    Claim("mfd2", ICLR, "RMs differ by base model along several moral foundations.", ICLR_ABSTRACT
+          + " ('multiple dimensions of human value')", ("moral_foundations",),
+          "published scores of the 10 RMs for the MFD2 terms, 54 prompts", "RMs",
+          f"permutation tests per foundation × valence panel (virtue and vice pooled, as the authors do), models as "
+          f"replicates, FDR; holds with at least {MULTIPLE}", _mfd2),
+    Claim("three_way", ICLR, "The family difference depends on the category and on the prompt's valence (a "
+          "family × category × valence interaction).", "ICLR 2026 main text; the authors' "
+          "figures/generate_figure_1_and_A1.R fits lme(median rank ~ base_model*Category*prompt_framing, "
+          "random = ~1|model_id)", ("big_two",), "published Big Two median ranks per RM × prompt × category",
+          "RMs (random intercept) with prompts as replicates", "mixed model, three-way term", _three_way),
+    Claim("implicit_rewards", ICLR, "Log-probability differences between instruction-tuned and pretrained LMs "
+          "form implicit RMs that show the same agency/communion difference.", ICLR_ABSTRACT,
+          ("implicit_rewards",), "embedded LMs only (the paper's LMs are not available here)", "words",
+          "permutation Welch test of Agency vs Communion ranks under each implicit reward, FDR", _implicit),
+    Claim("ablations", ICLR, "The base-model difference holds when the preference data and fine-tuning are "
+          "identical.", ICLR_ABSTRACT, ("finetuning",),
+          "the authors' checkpoint files (rank_results_*.csv) and RMs trained here from the embedded bases",
+          "training runs", "order of the families' gaps at the final checkpoint; one-way ANOVA of the gap on the "
+          "base across seeds", _ablation),
+    Claim("durability", ICLR, "The effect is repeatable and durable: as training and preference data grow, RMs "
+          "keep their base family's ordering.", ICLR_ABSTRACT, ("finetuning",),
+          "the authors' checkpoint files; RMs trained here (seeds)", "checkpoints; seeds",
+          "the claimed order (Llama below Gemma) at each checkpoint; pairwise flips; Kendall's W across seeds",
+          _durability),
+]
+
+
+def source_chapters() -> list[str]:
+    """Every chapter whose results the claims page reads, in book order of first use."""
+    return list(dict.fromkeys(c for claim in CLAIMS for c in claim.chapters))
+
+
+def load_evidence(results_dir: str | os.PathLike) -> Evidence:
+    """Read every source chapter's results from ``results_dir`` (a missing chapter becomes a reason, not an
+    error, so the page still shows what can be shown)."""
+    results, reasons = {}, {}
+    for name in source_chapters():
+        try:
+            results[name] = read_results(name, results_dir)
+        except ResultsError as err:
+            results[name], reasons[name] = None, str(err)
+    return Evidence(results, reasons)
+
+
+def claims_table(evidence: Evidence) -> tuple[pd.DataFrame, dict[str, list[Part]]]:
+    """One row per claim (paper, claim, stated_in, chapters, data, unit, test, evidence, verdict, reason) and the
+    parts of each claim, with the references of every number used."""
+    rows, parts = [], {}
+    for c in CLAIMS:
+        ps = c.evaluate(evidence)
+        v, why = verdict(ps)
+        parts[c.key] = ps
+        rows.append({"key": c.key, "paper": c.paper, "claim": c.claim, "stated_in": c.stated_in,
+                     "chapter": ", ".join(c.chapters), "data": c.data, "unit": c.unit, "test": c.test,
+                     "evidence": "; ".join(f"{p.name}: {p.evidence} [{p.outcome}{', context' if p.context else ''}]"
+                                           for p in ps),
+                     "verdict": v, "reason": why})
+    return pd.DataFrame(rows), parts

@@ -1,0 +1,66 @@
+"""From tokens to words: which swept tokens spell a word, and a word's reward from the tokens that spell it.
+
+Two readings of a token sweep at word level, both by the data layer's rules (:func:`rmlib.data.normalise_token`,
+:func:`rmlib.data.match_words_to_tokens`): :func:`word_like_tokens` keeps every token whose text is word-like, and
+:func:`tokens_to_words` maps a word list onto the single tokens that spell each word.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+import pandas as pd
+
+from rmlib.stats import require_columns
+
+__all__ = ["WORDLIKE", "word_like_tokens", "tokens_to_words"]
+
+WORDLIKE = re.compile(r"^[a-z][a-z'-]*$")
+
+
+def word_like_tokens(token_scores: pd.DataFrame, text: str = "text") -> pd.DataFrame:
+    """The rows whose ``text``, after :func:`rmlib.data.normalise_token` (no leading space, lower case), is
+    word-like (letters, apostrophes, hyphens), with that form as column ``word``. Several tokens can share a word
+    (' love', 'love', 'Love'): they stay separate rows."""
+    from rmlib.data import normalise_token
+
+    require_columns(token_scores, [text], "token_scores")
+    word = token_scores[text].map(normalise_token)
+    keep = word.str.match(WORDLIKE)
+    return token_scores[keep].assign(word=word[keep])
+
+
+def tokens_to_words(token_scores: pd.DataFrame, words: Iterable[str], tokenizer_for=None) -> pd.DataFrame:
+    """Map token-level scores to words with :func:`rmlib.data.match_words_to_tokens` (a token matches a word when
+    its text, less one leading space, spells the word in any of its case variants).
+
+    Returns one row per model x prompt x word: level ('token'), model, reward_kind, prompt_key, prompt,
+    prompt_valence, word, reward (mean over the word's single-token variants), reward_min, reward_max, n_variants.
+    Words without a single token are absent (see ``coverage`` in the attrs: model -> share of words matched).
+    ``tokenizer_for(model_id)`` defaults to the loaded model's tokenizer.
+    """
+    from rmlib.data import match_words_to_tokens
+    from rmlib.data.tokens import decoded_vocabulary
+
+    require_columns(token_scores, ["model", "prompt_key", "token_id", "reward"], "token_scores")
+    if tokenizer_for is None:
+        from rmlib.models import cached_model
+
+        def tokenizer_for(mid):
+            return cached_model(mid).tokenizer
+    words = list(dict.fromkeys(str(w).strip() for w in words if str(w).strip()))
+    frames, coverage = [], {}
+    for m, g in token_scores.groupby("model", sort=False):
+        tok = tokenizer_for(m)
+        match = match_words_to_tokens(tok, words, vocabulary=decoded_vocabulary(tok))
+        coverage[m] = match.coverage["coverage"]
+        pairs = match.matches[["word", "token_id"]]
+        j = g.merge(pairs, on="token_id", how="inner")
+        keys = ["level", "model", "reward_kind", "prompt_key", "prompt", "prompt_valence", "word"]
+        keys = [k for k in keys if k in j.columns]
+        frames.append(j.groupby(keys, as_index=False, sort=False).agg(
+            reward=("reward", "mean"), reward_min=("reward", "min"), reward_max=("reward", "max"),
+            n_variants=("token_id", "nunique")))
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["coverage"] = coverage
+    return out

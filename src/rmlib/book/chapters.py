@@ -1,0 +1,182 @@
+"""The book's chapters: which exist (``_toc.yml``), where their templates and parameters are, and their order.
+
+Layout (all paths relative to the repository root):
+
+* ``notebooks/<template>.ipynb``       a chapter template; its ``parameters`` cell holds tiny defaults (tests)
+* ``notebooks/params/<name>.yaml``     full-run values of chapter ``<name>``, used by ``make book``
+* ``book/_executed/<name>.ipynb``      papermill output, rendered by the book (git-ignored)
+* ``book/_executed/results/<name>.json``  the chapter's numbers (``RESULTS_DIR``, :mod:`rmlib.storage.results`)
+
+A chapter whose parameters cell declares ``RESULTS_DIR`` always gets one from the runner (``<output_dir>/results``,
+unless the caller sets it). A chapter whose notebook metadata lists ``rmlib.reads_results`` (the claims page) runs
+after those chapters and refuses to run while one of their results is missing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import yaml
+
+from rmlib.config import PROJECT_ROOT
+
+__all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "BookError", "chapters",
+           "template", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
+           "with_results_dir", "missing_results", "in_run_order"]
+
+ROOT = PROJECT_ROOT
+NOTEBOOKS = ROOT / "notebooks"
+PARAMS = NOTEBOOKS / "params"
+EXECUTED = ROOT / "book" / "_executed"
+TOC = ROOT / "_toc.yml"
+RESULTS_PARAMETER = "RESULTS_DIR"  # the one parameter through which every chapter writes its results
+RESULTS_SUBDIR = "results"
+
+
+class BookError(RuntimeError):
+    """A notebook, its parameters or the book build failed; the message says how to fix it."""
+
+
+def chapters(toc: Path = TOC) -> list[str]:
+    """Names of the notebooks the table of contents takes from ``book/_executed/``, in book order."""
+    if not Path(toc).is_file():
+        raise BookError(f"{toc} not found: the book's table of contents must be at the repository top level")
+    data = yaml.safe_load(Path(toc).read_text(encoding="utf-8")) or {}
+    names: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            f = node.get("file")
+            if isinstance(f, str) and f.startswith("book/_executed/"):
+                names.append(Path(f).stem)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(data)
+    return names
+
+
+def template(name: str) -> Path:
+    p = NOTEBOOKS / f"{name}.ipynb"
+    if not p.is_file():
+        known = sorted(q.stem for q in NOTEBOOKS.glob("*.ipynb"))
+        raise BookError(f"no notebook template {p}; known chapters: {known}")
+    return p
+
+
+def _template_json(name: str) -> dict:
+    try:
+        return json.loads(template(name).read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise BookError(f"{template(name)} is not a valid notebook: {e}") from None
+
+
+def declares_results(name: str) -> bool:
+    """Whether the template's parameters cell declares ``RESULTS_DIR`` (read from the JSON; no papermill import)."""
+    for cell in _template_json(name).get("cells", []):
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            src = "".join(cell.get("source", ""))
+            return re.search(rf"^{RESULTS_PARAMETER}\s*=", src, flags=re.M) is not None
+    return False
+
+
+def reads_results(name: str) -> list[str]:
+    """Chapters whose results this chapter reads (notebook metadata ``rmlib.reads_results``), in order."""
+    meta = _template_json(name).get("metadata", {}).get("rmlib", {})
+    names = meta.get("reads_results", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise BookError(f"{template(name)}: metadata rmlib.reads_results must be a list of chapter names")
+    return list(names)
+
+
+def results_dir(output_dir: str | os.PathLike = EXECUTED) -> Path:
+    """Where the runner points ``RESULTS_DIR`` for chapters executed into ``output_dir``."""
+    return (Path(output_dir) / RESULTS_SUBDIR).resolve()
+
+
+def declared_parameters(name: str) -> dict:
+    """The template's ``parameters`` cell: {name: default}, as papermill reads it."""
+    import papermill
+
+    info = papermill.inspect_notebook(str(template(name)))
+    if not info:
+        raise BookError(f"{template(name)} has no cell tagged 'parameters' (add the tag so papermill can inject values)")
+    return {k: v["default"] for k, v in info.items()}
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BookError(f"parameter file {path} not found") from None
+    except yaml.YAMLError as e:
+        raise BookError(f"parameter file {path} is not valid YAML: {e}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise BookError(f"parameter file {path} must hold a mapping of NAME: value, got {type(data).__name__}")
+    return data
+
+
+def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike | None = None,
+               overrides: dict | None = None, validate: bool = True) -> dict:
+    """Parameters for one run: notebooks/params/<name>.yaml (unless ``tiny``), then ``params_file``,
+    then ``overrides``. With ``validate`` every key must be declared in the template's parameters cell."""
+    merged: dict = {}
+    sources = []
+    default_file = PARAMS / f"{name}.yaml"
+    if not tiny and default_file.is_file():
+        sources.append((default_file, _read_yaml(default_file)))
+    if params_file is not None:
+        sources.append((Path(params_file), _read_yaml(Path(params_file))))
+    if overrides:
+        sources.append(("overrides", dict(overrides)))
+    declared = declared_parameters(name) if validate else None
+    for origin, values in sources:
+        unknown = sorted(set(values) - set(declared)) if validate else []
+        if unknown:
+            raise BookError(f"{origin}: parameters {unknown} are not in the parameters cell of "
+                            f"{template(name)} (declared: {sorted(declared)})")
+        merged.update(values)
+    return merged
+
+
+def with_results_dir(name: str, params: dict, output_dir: str | os.PathLike = EXECUTED) -> dict:
+    """``params`` plus ``RESULTS_DIR = <output_dir>/results`` when the chapter declares it and the caller left it
+    unset (or None): every run by the book writes its results."""
+    if declares_results(name) and not params.get(RESULTS_PARAMETER):
+        return {**params, RESULTS_PARAMETER: str(results_dir(output_dir))}
+    return dict(params)
+
+
+def missing_results(name: str, params: dict) -> list[str]:
+    """The chapters ``name`` reads whose results file is absent from its ``RESULTS_DIR``."""
+    from rmlib.storage.results import results_path
+
+    sources = reads_results(name)
+    if not sources:
+        return []
+    folder = params.get(RESULTS_PARAMETER)
+    if not folder:
+        return sources
+    return [s for s in sources if not results_path(s, folder).is_file()]
+
+
+def in_run_order(names: list[str]) -> list[str]:
+    """``names`` in book order, except that a chapter reading others' results comes after those of them listed."""
+    pending, done = list(names), []
+    while pending:
+        for n in pending:
+            if not any(src in pending and src != n for src in reads_results(n)):
+                done.append(n)
+                pending.remove(n)
+                break
+        else:
+            raise BookError(f"chapters {pending} read each other's results in a cycle (notebook metadata "
+                            "rmlib.reads_results)")
+    return done

@@ -1,0 +1,122 @@
+"""Running chapters with papermill: each only when stale, the claims page after what it reads, errors that say
+which cell failed and where the executed notebook is."""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, BookError, chapters, in_run_order,
+                                 missing_results, parameters, template, with_results_dir)
+from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
+
+__all__ = ["RunResult", "run_chapter", "run_chapters", "glued", "cell_errors"]
+
+
+@dataclass
+class RunResult:
+    name: str
+    path: Path
+    ran: bool
+    seconds: float
+    parameters: dict
+
+
+def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: dict | None = None,
+                output_dir: str | os.PathLike = EXECUTED, force: bool = False, timeout: int | None = None,
+                log=print) -> RunResult:
+    """Execute ``notebooks/<name>.ipynb`` into ``output_dir/<name>.ipynb`` unless its stamp is current.
+
+    ``tiny=True`` uses the template's own (tiny) defaults instead of notebooks/params/<name>.yaml.
+    """
+    output_dir = Path(output_dir)
+    # Checking the stamp needs no papermill (slow to import); unknown keys change the hash, so
+    # they are always caught by the validation below before anything runs.
+    params = parameters(name, tiny=tiny, params_file=params_file, overrides=overrides, validate=False)
+    params = with_results_dir(name, params, output_dir)
+    out = output_dir / f"{name}.ipynb"
+    reason = "forced" if force else stale_reason(name, params, output_dir)
+    if reason is None:
+        log(f"[book] {name}: up to date")
+        return RunResult(name, out, False, 0.0, params)
+    parameters(name, tiny=tiny, params_file=params_file, overrides=overrides)  # raises on unknown keys
+    missing = missing_results(name, params)
+    if missing:
+        raise BookError(f"{name} reads the results of {missing}, which have not been written to "
+                        f"{params.get(RESULTS_PARAMETER)}: run those chapters first (`make book` runs them in order)")
+    import papermill
+
+    output_dir.mkdir(parents=True, exist_ok=True)
+    stamp_path(name, output_dir).unlink(missing_ok=True)
+    log(f"[book] {name}: running ({reason}) with "
+        f"{json.dumps(params, default=str) if params else 'the template defaults'}")
+    # Hash the inputs *before* running: an edit made while the chapter runs must leave it stale.
+    stamp = {"hash": content_hash(name, params), "parameters": params, "dependencies": dependencies(name, params)}
+    t0 = time.perf_counter()
+    # The kernel inherits these: charts rely on the page's vendored vega bundle, and tqdm progress
+    # bars (saved as widgets) would only clutter a static page.
+    book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
+    previous = {k: os.environ.get(k) for k in book_env}
+    os.environ.update(book_env)
+    try:
+        papermill.execute_notebook(str(template(name)), str(out), parameters=params, cwd=str(NOTEBOOKS),
+                                   kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+    except papermill.PapermillExecutionError as e:
+        raise BookError(f"{name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
+                        f"See the executed notebook {out} for the traceback.") from None
+    finally:
+        for k, v in previous.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    seconds = time.perf_counter() - t0
+    stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
+    log(f"[book] {name}: done in {seconds:.1f} s")
+    return RunResult(name, out, True, seconds, params)
+
+
+def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **kwargs) -> list[RunResult]:
+    """Run the given chapters (default: every chapter in _toc.yml), each only if stale; chapters that read
+    others' results (the claims page) run after them.
+
+    With ``keep_going`` a failing chapter does not stop the others; one BookError lists all failures at the end.
+    """
+    results, failures = [], []
+    for n in in_run_order(list(names or chapters())):
+        try:
+            results.append(run_chapter(n, **kwargs))
+        except BookError as e:
+            if not keep_going:
+                raise
+            failures.append(str(e))
+    if failures:
+        raise BookError(f"{len(failures)} chapter(s) failed:\n" + "\n".join(failures))
+    return results
+
+
+def glued(notebook: str | os.PathLike) -> dict[str, str]:
+    """Values a notebook stored with ``myst_nb.glue`` ({name: text/plain repr}): what its prose shows,
+    and what tests assert on."""
+    import nbformat
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    out = {}
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            meta = o.get("metadata", {}).get("scrapbook")
+            if meta and "name" in meta:
+                prefix = meta.get("mime_prefix", "")
+                out[meta["name"]] = o.get("data", {}).get(prefix + "text/plain")
+    return out
+
+
+def cell_errors(notebook: str | os.PathLike) -> list[str]:
+    """``ename: evalue`` of every error output in an executed notebook (empty when it ran cleanly)."""
+    import nbformat
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    return [f"{o.get('ename')}: {o.get('evalue')}" for c in nb.cells for o in c.get("outputs", [])
+            if o.get("output_type") == "error"]

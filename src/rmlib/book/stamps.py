@@ -1,0 +1,95 @@
+"""Stamps: a chapter reruns only when its template, its parameters, rmlib, or the results it reads changed.
+
+``book/_executed/<name>.stamp`` holds a content hash of everything an executed chapter depends on (and, since the
+runner reports an estimated remaining time, how long the chapter took), so a warm ``make book`` only rebuilds the
+(incremental) HTML.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from rmlib.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, declares_results, reads_results, template
+
+__all__ = ["RMLIB_SRC", "rmlib_source_files", "dependencies", "content_hash", "stamp_path", "stale_reason",
+           "is_current"]
+
+RMLIB_SRC = Path(__file__).resolve().parents[1]  # the rmlib package: every source file is a dependency
+
+
+def rmlib_source_files() -> list[Path]:
+    return sorted(p for p in RMLIB_SRC.rglob("*") if p.is_file() and p.suffix in {".py", ".yaml", ".yml"}
+                  and "__pycache__" not in p.parts)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def dependencies(name: str, params: dict) -> dict:
+    """Hashes of everything an executed chapter depends on: template, parameters, each rmlib source file, and the
+    results files of the chapters it reads (``rmlib.reads_results``, under its ``RESULTS_DIR``).
+
+    ``RESULTS_DIR`` itself is left out of the parameter hash: it says where results go, not what is computed.
+    """
+    inputs = {k: v for k, v in params.items() if k != RESULTS_PARAMETER}
+    deps = {
+        "template": _sha(template(name).read_bytes()),
+        "parameters": _sha(json.dumps(inputs, sort_keys=True, default=str).encode()),
+        "rmlib": {str(p.relative_to(RMLIB_SRC)): _sha(p.read_bytes()) for p in rmlib_source_files()},
+    }
+    sources = reads_results(name)
+    if sources:
+        from rmlib.storage.results import results_path
+
+        folder = params.get(RESULTS_PARAMETER)
+        deps["results"] = {}
+        for src in sources:
+            p = results_path(src, folder) if folder else None
+            deps["results"][src] = _sha(p.read_bytes()) if p is not None and p.is_file() else None
+    return deps
+
+
+def content_hash(name: str, params: dict) -> str:
+    """One hash over :func:`dependencies`; the stamp stores it."""
+    return _sha(json.dumps(dependencies(name, params), sort_keys=True).encode())
+
+
+def stamp_path(name: str, output_dir: Path = EXECUTED) -> Path:
+    return Path(output_dir) / f"{name}.stamp"
+
+
+def stale_reason(name: str, params: dict, output_dir: Path = EXECUTED) -> str | None:
+    """Why ``name`` must run again (None when its executed copy is current)."""
+    out, stamp = Path(output_dir) / f"{name}.ipynb", stamp_path(name, output_dir)
+    if not (out.is_file() and stamp.is_file()):
+        return "never executed (or its last run failed)"
+    folder = params.get(RESULTS_PARAMETER)
+    if folder and declares_results(name):
+        from rmlib.storage.results import results_path
+
+        if not results_path(name, folder).is_file():
+            return f"its results file {results_path(name, folder)} is missing"
+    try:
+        old = json.loads(stamp.read_text())
+        if old["hash"] == content_hash(name, params):
+            return None
+        was = old["dependencies"]
+    except (ValueError, KeyError):
+        return "unreadable stamp"
+    now = dependencies(name, params)
+    if was["template"] != now["template"]:
+        return f"{template(name).relative_to(ROOT)} changed"
+    if was["parameters"] != now["parameters"]:
+        return "parameters changed"
+    changed_results = sorted(k for k in set(was.get("results", {})) | set(now.get("results", {}))
+                             if was.get("results", {}).get(k) != now.get("results", {}).get(k))
+    if changed_results:
+        return "results changed: " + ", ".join(changed_results)
+    changed = sorted(f for f in set(was["rmlib"]) | set(now["rmlib"]) if was["rmlib"].get(f) != now["rmlib"].get(f))
+    return "rmlib changed: " + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+
+
+def is_current(name: str, params: dict, output_dir: Path = EXECUTED) -> bool:
+    return stale_reason(name, params, output_dir) is None

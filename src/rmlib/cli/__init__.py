@@ -1,0 +1,9 @@
+"""`rmlib` command line (layer 8): sweeps, the model registry, audits, cache verification and data.
+
+Each subcommand is a thin front to a package below: ``models``/``sweep``/``audit``/``verify`` (``commands.py``:
+:mod:`rmlib.registry`, :mod:`rmlib.engine`) and ``data fetch``/``data list`` (``data.py``: :mod:`rmlib.data`). The
+book has its own command, ``python -m rmlib.book`` (:mod:`rmlib.book.cli`).
+"""
+from rmlib.cli.main import build_parser, main
+
+__all__ = ["main", "build_parser"]

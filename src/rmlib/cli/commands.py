@@ -1,0 +1,157 @@
+"""The ``rmlib`` subcommands that load models and read the cache: models, sweep, audit, verify."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+__all__ = ["add_model_commands"]
+
+
+def _token_spec(text: str):
+    """--tokens: 'LO:HI', 'LO:' (to the end of the vocabulary), ':HI', or ids '1,2,3'."""
+    text = text.strip()
+    try:
+        if ":" in text:
+            lo, hi = (part.strip() for part in text.split(":", 1))
+            return slice(int(lo) if lo else 0, int(hi) if hi else None)
+        ids = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a vocabulary slice: use LO:HI, LO: (to the end), :HI or integer ids 1,2,3") from None
+    if not ids:
+        raise argparse.ArgumentTypeError("no token ids given")
+    return ids
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive integer (leave the option out for automatic)")
+    return value
+
+
+def _cmd_models(args) -> int:
+    from rmlib.registry import registry
+    rows = [(s.id, s.kind, s.source, s.family, s.base, "yes" if s.trust_remote_code else "") for s in registry().values()]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'id':<{width}}  kind  source    family  base    remote-code")
+    for r in rows:
+        print(f"{r[0]:<{width}}  {r[1]:<4}  {r[2]:<8}  {r[3]:<6}  {r[4]:<6}  {r[5]}")
+    print("\nAlso: any hub id 'owner/name', and 'local:<name>[@step<N>]' for RMs trained by rmlib.")
+    return 0
+
+
+def _load(args):
+    from rmlib.models import LoadOptions, load_model
+    return load_model(args.model, LoadOptions(head=args.head, dtype=args.dtype, device=args.device,
+                                              revision=args.revision, trust_remote_code=args.trust_remote_code,
+                                              allow_untrained_head=args.allow_untrained_head,
+                                              allow_pickle=args.allow_pickle))
+
+
+def _check_out(path: str | None) -> Path | None:
+    """Fail before an hour of sweeping, not after it, when --out cannot be written."""
+    if path is None:
+        return None
+    out = Path(path)
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"--out {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(f"--out {path}: the folder {folder} is not writable")
+    if out.is_dir():
+        raise IsADirectoryError(f"--out {path} is a folder; give a file name such as {out / 'sweep.parquet'}")
+    return out
+
+
+def _cmd_sweep(args) -> int:
+    from rmlib.engine import sweep
+    from rmlib.storage import atomic
+    out = _check_out(args.out)
+    res = sweep(_load(args), args.prompt, tokens=args.tokens, mode=args.mode, method=args.method,
+                batch_size=args.batch_size, cache=not args.no_cache, compile=args.compile)
+    df = res.frame
+    if out is not None:  # written (atomically) before anything is printed: a closed pipe cannot lose it
+        with atomic.writing_file(out) as tmp:
+            df.to_parquet(tmp, index=False)
+    value = "score" if "score" in df else "logprob"
+    ranked = df.sort_values(value, ascending=False)
+    print(f"{len(df)} tokens {'(from cache)' if res.cached else ''}; key {res.meta['key']}")
+    print(f"top {args.top}:\n" + ranked.head(args.top)[["token_id", "text", value]].to_string(index=False))
+    print(f"bottom {args.top}:\n" + ranked.tail(args.top)[["token_id", "text", value]].to_string(index=False))
+    if out is not None:
+        print(f"wrote {out}")
+    return 0
+
+
+def _cmd_audit(args) -> int:
+    from rmlib.engine import roundtrip_audit
+    args.head = args.head or "lm"
+    report = roundtrip_audit(_load(args), tokens=args.tokens)
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_verify(args) -> int:
+    from rmlib.engine import print_report, verify_cache
+    findings = verify_cache(full=args.full, repair=not args.dry_run)
+    return print_report(findings, full=args.full)
+
+
+def _model_args(p, head_default=None):
+    p.add_argument("--model", required=True, help="registry id, hub id 'owner/name', or local:<name>[@step<N>]")
+    p.add_argument("--head", choices=["rm", "lm"], default=head_default,
+                   help="rm: scalar reward; lm: next-token log-probs (default: the model's kind)")
+    p.add_argument("--dtype", default=None, help="auto (default), float32, bfloat16 or float16")
+    p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
+    p.add_argument("--revision", default=None,
+                   help="hub models: the commit to load (a 40-hex id; required with --trust-remote-code)")
+    p.add_argument("--trust-remote-code", action="store_true",
+                   help="allow the model's own code to run (never implied; hub code only at a pinned --revision)")
+    p.add_argument("--allow-pickle", action="store_true",
+                   help="read pickle weight files (.bin) for a model that ships no safetensors (they can run code)")
+    p.add_argument("--allow-untrained-head", action="store_true",
+                   help="load an LM with a random scalar head (speed tests only; it is not a reward model)")
+    p.add_argument("--tokens", default=None, type=_token_spec,
+                   help="vocabulary slice 'LO:HI', 'LO:' or ':HI', or ids '1,2,3' (default: all)")
+
+
+def add_model_commands(sub) -> None:
+    """Register models, sweep, audit and verify on an argparse subparsers object."""
+    p = sub.add_parser("models", help="list the model registry")
+    p.set_defaults(func=_cmd_models)
+    p = sub.add_parser("sweep", help="score every vocabulary token as the answer to a prompt",
+                       description="Exhaustive one-token sweep. Results are cached as Parquet shards under "
+                                   "$RMLIB_CACHE_DIR/sweeps, checked by sha256 when read, and resume after a crash.")
+    _model_args(p)
+    p.add_argument("--prompt", required=True, help='e.g. "What, in one word, is the greatest thing ever?"')
+    p.add_argument("--mode", choices=["id_exact", "paper"], default="id_exact",
+                   help="id_exact (default) or paper: the original decode/re-encode pipeline")
+    p.add_argument("--method", choices=["auto", "shared_prefix", "full"], default="auto")
+    p.add_argument("--batch-size", type=_positive_int, default=None)
+    p.add_argument("--no-cache", action="store_true",
+                   help="recompute every token, then replace the cached result (in one rename)")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile the scoring forward (RM, id-exact, shared prefix): ~70 s to compile on 2 CPU "
+                        "cores, then ~10-15%% faster; worth it for long sweeps or on a GPU")
+    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--out", default=None, help="also write the rows to this Parquet file (atomically)")
+    p.set_defaults(func=_cmd_sweep)
+    p = sub.add_parser("audit", help="share of token ids that do not survive decode->encode")
+    _model_args(p)
+    p.set_defaults(func=_cmd_audit)
+    p = sub.add_parser("verify", help="check every cached sweep, answer set, trained checkpoint and de-quantised model",
+                       description="Checks everything under $RMLIB_CACHE_DIR against the sha256 recorded when it "
+                                   "was written, and reports what is intact, corrupt and repaired. Corrupt results "
+                                   "are moved aside (recomputed on next use); de-quantised models are rebuilt from "
+                                   "their GGUF. Exit status 1 when anything corrupt is left unrepaired.")
+    p.add_argument("--full", action="store_true",
+                   help="hash every byte of the model files too and decode every shard (default: sizes and sampled "
+                        "hashes for model files, every shard's sha256)")
+    p.add_argument("--dry-run", action="store_true", help="report only: move, rebuild or delete nothing")
+    p.set_defaults(func=_cmd_verify)

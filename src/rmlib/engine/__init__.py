@@ -1,0 +1,23 @@
+"""Scoring (layer 3): exhaustive token sweeps, multi-token answers, the round-trip audit, rewards, `rmlib verify`.
+
+* :func:`token_rewards`, :func:`answer_rewards`, :func:`token_reward_table` (``rewards.py``): the one place where a
+  model id becomes rewards, with a ``reward_kind``; chapters call these;
+* :func:`sweep` (``token_sweep.py``) and :func:`score_answers` (``answers.py``): the engine beneath, with its scoring
+  kernels (``kernels.py``, ``prefix_attention.py``), input checks (``checks.py``) and verified result cache
+  (``store.py``);
+* :func:`roundtrip_audit` (``audit.py``); :func:`verify_cache` (``verify.py``, the ``rmlib verify`` command).
+
+Sweep options (tokens, mode, method, batch size, cache) are arguments of these functions; how a model is loaded is
+a separate :class:`rmlib.models.LoadOptions` (``load=``).
+"""
+from rmlib.engine.answers import score_answers
+from rmlib.engine.audit import roundtrip_audit
+from rmlib.engine.checks import SweepError, candidate_ids, resolve_model
+from rmlib.engine.rewards import answer_rewards, token_reward_table, token_rewards, with_reward
+from rmlib.engine.store import SweepResult
+from rmlib.engine.token_sweep import CHUNK, MODES, sweep
+from rmlib.engine.verify import Finding, print_report, verify_cache
+
+__all__ = ["sweep", "SweepResult", "SweepError", "score_answers", "roundtrip_audit", "token_rewards",
+           "answer_rewards", "token_reward_table", "with_reward", "verify_cache", "print_report", "Finding", "CHUNK",
+           "MODES", "candidate_ids", "resolve_model"]

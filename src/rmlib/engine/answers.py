@@ -1,0 +1,140 @@
+"""Score multi-token answers (lexicon words, EloEverything items) under many prompts, id-exactly.
+
+RMs: the reward of the whole conversation. LMs: the summed log-prob of the answer's tokens given the same templated
+prefix an RM sees (an implicit reward). Cached and verified like sweeps, one shard per prompt.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+from rmlib.config import progress_enabled
+from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, check_finite, check_length, resolve_model
+from rmlib.engine.kernels import prefix_kv, right_pad, rm_scores_full, rm_scores_shared, supports_shared_prefix
+from rmlib.engine.prefix_attention import shared_prefix
+from rmlib.engine.store import cache_parent, finish, model_settings, open_store, run_fields
+from rmlib.models.templates import answer_slot, check_answer, check_prompt
+from rmlib.storage import sweep_key
+
+__all__ = ["score_answers"]
+
+
+def score_answers(model, prompts, answers, *, batch_size: int | None = None, cache: bool = True,
+                  progress: bool = True, cache_root=None, load=None) -> pd.DataFrame:
+    """Score multi-token answers (e.g. lexicon words) under many prompts, id-exactly.
+
+    RMs: the reward of the whole conversation. LMs: the summed log-prob of the
+    answer's tokens given the same templated prefix an RM sees (an implicit reward).
+    One shard per prompt, so an interrupted run resumes prompt by prompt. Cached and verified like `sweep`
+    (the same key policy; `cache=False` recomputes and replaces atomically); attrs["rmlib"] describes the data.
+    `model` is a LoadedModel or an id (cached per process, loaded with `load`). The answers of an RM that rmlib
+    trained are cached inside its own folder by default, so retraining it under the same name replaces them.
+    """
+    check_batch_size(batch_size)
+    lm = resolve_model(model, load)
+    prompts, answers = list(prompts), list(answers)
+    if not prompts or not answers:
+        raise SweepError("score_answers needs at least one prompt and one answer")
+    for p in prompts:
+        check_prompt(lm.tokenizer, p)
+    if any(not isinstance(a, str) or not a.strip() for a in answers):
+        raise SweepError("answers must be non-empty strings")
+    for a in answers:
+        check_answer(lm.tokenizer, a)
+    answer_ids = [lm.tokenizer(a, add_special_tokens=False).input_ids for a in answers]
+    slots = {p: answer_slot(lm.tokenizer, p, lm.chat_template) for p in prompts}
+    longest = max(range(len(answers)), key=lambda i: len(answer_ids[i]))
+    for p, slot in slots.items():
+        n = len(slot.prefix_ids) + len(answer_ids[longest]) + (len(slot.suffix_ids) if lm.head == "rm" else 0)
+        check_length(lm, n, f"the answer {answers[longest][:40]!r} under the prompt {p[:40]!r}")
+    shared = supports_shared_prefix(lm, max(len(s.prefix_ids) + len(s.suffix_ids) for s in slots.values())
+                                    + len(answer_ids[longest]))
+    key_params = {"model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "dtype": str(lm.dtype),
+                  "prompts": prompts, "answers": answers, "template": slots[prompts[0]].template_hash,
+                  "method": "shared_prefix" if shared else "full", "untrained_head": lm.untrained_head,
+                  "seed": lm.seed if lm.untrained_head else None, **model_settings(lm)}
+    key = sweep_key(key_params)
+    meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "mode": "id_exact",
+            "method": key_params["method"], "dtype": str(lm.dtype).removeprefix("torch."),
+            "template_hash": key_params["template"], "n_prompts": len(prompts), "n_answers": len(answers),
+            "untrained_head": lm.untrained_head, "seed": key_params["seed"], **run_fields(lm, batch_size)}
+    if cache_root is None and lm.spec.source == "local":
+        cache_root = Path(lm.spec.path) / "answers"
+    target = cache_parent(cache_root, "answers") / key
+    store, df = open_store(target.parent, key, meta, cache)
+    if df is not None:
+        return df
+    try:
+        bar = tqdm(total=len(prompts) * len(answers), disable=not progress_enabled(progress), unit="ans",
+                   desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
+        for pi, prompt in enumerate(prompts):
+            if store.valid_shard(pi, len(answers)):
+                bar.update(len(answers))
+                continue
+            slot = slots[prompt]
+            if lm.head == "lm":
+                values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar)
+            else:
+                values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar)
+            df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
+                               "n_tokens": [len(a) for a in answer_ids], **values})
+            check_finite(df, list(values), f"{lm.spec.id} under the prompt {prompt!r}")
+            store.write_shard(pi, df)
+        bar.close()
+        return finish(store, target, len(prompts), len(prompts) * len(answers))
+    finally:
+        if store.root != target:
+            shutil.rmtree(store.root, ignore_errors=True)
+
+
+def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
+    seqs = [[*a, *slot.suffix_ids] for a in answer_ids]
+    bs = batch_size or auto_batch_size(lm, max(map(len, seqs)) + (0 if shared else len(slot.prefix_ids)))
+    kv = prefix_kv(lm, slot.prefix_ids)[0] if shared else None
+    out = []
+    for s in range(0, len(seqs), bs):
+        batch = seqs[s:s + bs]
+        if shared:
+            out.append(rm_scores_shared(lm, kv, len(slot.prefix_ids), batch).cpu().numpy())
+        else:
+            out.append(rm_scores_full(lm, [[*slot.prefix_ids, *b] for b in batch]).cpu().numpy())
+        bar.update(len(batch))
+    return {"score": np.concatenate(out).astype(np.float32)}
+
+
+@torch.inference_mode()
+def _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
+    """Summed log p(answer tokens | templated prefix); token k is predicted at position P-1+k."""
+    P = len(slot.prefix_ids)
+    kv, prefix_out = prefix_kv(lm, slot.prefix_ids) if shared else (None, None)
+    bs = batch_size or max(1, min(256, 2 ** 22 // max(lm.model.config.vocab_size, 1)))
+    sums = []
+    for s in range(0, len(answer_ids), bs):
+        batch = answer_ids[s:s + bs]
+        if shared:
+            first = torch.log_softmax(prefix_out.logits[0, -1].float(), dim=-1)
+            total = torch.stack([first[a[0]] for a in batch])
+            ids, lengths = right_pad(batch, 0, lm.device)
+            if ids.shape[1] > 1:
+                pos = torch.arange(P, P + ids.shape[1], device=lm.device).expand_as(ids)
+                with shared_prefix(lm.model, kv):
+                    logits = lm.model(input_ids=ids, position_ids=pos, use_cache=False).logits.float()
+                logp = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
+                keep = torch.arange(1, ids.shape[1], device=lm.device)[None] < lengths[:, None]
+                total = total + (logp * keep).sum(1)
+        else:
+            ids, lengths = right_pad([[*slot.prefix_ids, *a] for a in batch], 0, lm.device)
+            mask = (torch.arange(ids.shape[1], device=lm.device)[None] < lengths[:, None]).long()
+            logits = lm.model(input_ids=ids, attention_mask=mask).logits.float()
+            logp = torch.log_softmax(logits[:, P - 1:-1], dim=-1).gather(-1, ids[:, P:, None])[..., 0]
+            keep = torch.arange(P, ids.shape[1], device=lm.device)[None] < lengths[:, None]
+            total = (logp * keep).sum(1)
+        sums.append(total.cpu().numpy())
+        bar.update(len(batch))
+    return {"logprob": np.concatenate(sums).astype(np.float32)}
+

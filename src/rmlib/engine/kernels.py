@@ -1,0 +1,179 @@
+"""The scoring kernels: how a batch of candidate answers becomes scores, exactly.
+
+* shared prefix (:func:`rm_scores_shared`): the templated prompt runs once; every candidate attends to its cached
+  keys/values through :mod:`rmlib.engine.prefix_attention` (exact, not an approximation), optionally through a graph
+  compiled for one batch shape (:func:`rm_scores_shared_compiled`);
+* full (:func:`rm_scores_full`): plain forwards of prefix + candidate, the reference path and the one for models
+  with their own code;
+* paper (:func:`rm_scores_paper`): the original pipeline (decode, re-render, re-tokenise, pad), double BOS included.
+
+LM log-probs need no kernel of their own: one forward of the prompt gives every next token's logit
+(:func:`prefix_kv`).
+"""
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from rmlib.engine.checks import SweepError
+from rmlib.engine.prefix_attention import cache_to_kv, shared_prefix
+from rmlib.models import LoadedModel
+from rmlib.models.templates import paper_text
+
+__all__ = ["backbone_and_head", "supports_shared_prefix", "prefix_kv", "right_pad", "rm_scores_shared",
+           "rm_scores_shared_compiled", "rm_scores_full", "rm_scores_paper"]
+
+
+def backbone_and_head(lm: LoadedModel):
+    model = lm.model
+    head = getattr(model, "score", None)
+    if head is None or lm.spec.score != "logits0":
+        return None, None
+    return model.base_model, head
+
+
+def supports_shared_prefix(lm: LoadedModel, total_len: int = 0) -> bool:
+    """The fast path needs transformers' own attention modules (they dispatch through AttentionInterface)
+    and a conversation shorter than any sliding attention window."""
+    model = lm.model
+    window = getattr(model.config, "sliding_window", None)
+    if window and total_len > window:
+        return False
+    if not type(model).__module__.startswith("transformers.models."):
+        return False
+    attn = [m for m in model.modules() if hasattr(m, "layer_idx") and hasattr(m, "o_proj")]
+    if not attn:
+        return False
+    if lm.head == "rm":
+        return backbone_and_head(lm)[0] is not None
+    return True
+
+
+@torch.inference_mode()
+def prefix_kv(lm: LoadedModel, prefix_ids):
+    ids = torch.tensor([list(prefix_ids)], device=lm.device)
+    base = lm.model.base_model if lm.head == "rm" else lm.model
+    out = base(input_ids=ids, use_cache=True)
+    return cache_to_kv(out.cache), out
+
+
+def right_pad(seqs, pad_id: int, device):
+    lengths = torch.tensor([len(s) for s in seqs], device=device)
+    width = int(lengths.max())
+    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long, device=device)
+    for i, s in enumerate(seqs):
+        ids[i, :len(s)] = torch.as_tensor(s, device=device)
+    return ids, lengths
+
+
+class _LastRowMLP(torch.nn.Module):
+    """The last decoder layer's MLP, run on the last position only. Exact for that position (the MLP works
+    position by position); the other positions get a zero MLP output, and their final hidden states are never read."""
+
+    def __init__(self, mlp):
+        super().__init__()
+        self.inner = mlp
+
+    def forward(self, x):
+        out = torch.zeros_like(x)
+        out[:, -1:] = self.inner(x[:, -1:])
+        return out
+
+
+@contextlib.contextmanager
+def _last_row_mlp(backbone):
+    """While scoring at the last position of equal-length rows: skip the last layer's MLP at the other positions
+    (SmolLM2: ~1.7% of the FLOPs, Gemma-3-270M: ~2.6%)."""
+    layers = getattr(backbone, "layers", None)
+    layer = layers[-1] if layers is not None and len(layers) else None
+    mlp = getattr(layer, "mlp", None)
+    if not isinstance(mlp, torch.nn.Module) or isinstance(mlp, _LastRowMLP):
+        yield
+        return
+    layer.mlp = _LastRowMLP(mlp)
+    try:
+        yield
+    finally:
+        layer.mlp = mlp
+
+
+@torch.inference_mode()
+def rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs) -> torch.Tensor:
+    """Scores of prefix+new for each new sequence, reading at each one's last real position."""
+    backbone, head = backbone_and_head(lm)
+    ids, lengths = right_pad(new_seqs, 0, lm.device)
+    pos = torch.arange(prefix_len, prefix_len + ids.shape[1], device=lm.device).expand_as(ids)
+    same_length = bool((lengths == ids.shape[1]).all())
+    with shared_prefix(lm.model, kv), (_last_row_mlp(backbone) if same_length else contextlib.nullcontext()):
+        hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
+    last = hidden[torch.arange(len(new_seqs), device=lm.device), lengths - 1]
+    return head(last)[:, 0].float()
+
+
+_COMPILED: dict = {}  # (id(model), batch, positions) -> compiled backbone+head, reused across sweeps
+
+
+def _compiled_scorer(lm: LoadedModel, bs: int, prefix_len: int, width: int):
+    """torch.compile of backbone+head for one fixed [bs, width] batch shape (dynamic=False: compiled once a sweep)."""
+    key = (id(lm.model), bs, prefix_len, width)
+    if key not in _COMPILED:
+        backbone, head = backbone_and_head(lm)
+        pos = torch.arange(prefix_len, prefix_len + width, device=lm.device).expand(bs, width)
+
+        def score_last(ids):
+            hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
+            return head(hidden[:, -1])[:, 0]
+
+        _COMPILED.clear()  # one entry at a time: it keeps its model alive (the closure), and compiled code is large
+        _COMPILED[key] = torch.compile(score_last, dynamic=False)
+    return _COMPILED[key]
+
+
+@torch.inference_mode()
+def rm_scores_shared_compiled(lm: LoadedModel, kv, prefix_len: int, new_seqs, bs: int) -> torch.Tensor:
+    """As `rm_scores_shared`, through a graph compiled for exactly `bs` rows: a short last batch is padded by
+    repeating its last row (rows are independent, the padding is dropped). All new sequences have one length here."""
+    n = len(new_seqs)
+    width = len(new_seqs[0])
+    if any(len(s) != width for s in new_seqs):
+        raise SweepError("compiled scoring needs candidates of one length")
+    ids = torch.as_tensor(new_seqs + [new_seqs[-1]] * (bs - n), device=lm.device)
+    with shared_prefix(lm.model, kv), _last_row_mlp(backbone_and_head(lm)[0]):
+        return _compiled_scorer(lm, bs, prefix_len, width)(ids)[:n].float()
+
+
+@torch.inference_mode()
+def rm_scores_full(lm: LoadedModel, seqs) -> torch.Tensor:
+    """Plain full-sequence forward (reference path, and for models with their own code)."""
+    ids, lengths = right_pad(seqs, 0, lm.device)
+    mask = (torch.arange(ids.shape[1], device=lm.device)[None] < lengths[:, None]).long()
+    backbone, head = backbone_and_head(lm)
+    if backbone is not None:
+        hidden = backbone(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
+        return head(hidden[torch.arange(len(seqs), device=lm.device), lengths - 1])[:, 0].float()
+    # A model with its own code finds "the last token" its own way: never show it padding.
+    scores = torch.empty(len(seqs), device=lm.device)
+    for length in lengths.unique().tolist():
+        rows = (lengths == length).nonzero()[:, 0]
+        scores[rows] = _read_score(lm, lm.model(input_ids=ids[rows, :length]))
+    return scores
+
+
+def _read_score(lm: LoadedModel, out) -> torch.Tensor:
+    if lm.spec.score == "output_score":
+        return out.score.reshape(len(out.score), -1)[:, 0].float()
+    return out.logits[:, 0].float()
+
+
+@torch.inference_mode()
+def rm_scores_paper(lm: LoadedModel, prompt: str, texts) -> tuple[torch.Tensor, list[list[int]]]:
+    tok = lm.tokenizer
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    convs = [paper_text(tok, prompt, t, lm.chat_template) for t in texts]
+    batch = tok(convs, padding=True, return_tensors="pt").to(lm.device)
+    out = lm.model(**batch)
+    ids = [row[m.bool()].tolist() for row, m in zip(batch["input_ids"], batch["attention_mask"])]
+    return _read_score(lm, out), ids
+

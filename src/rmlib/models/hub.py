@@ -1,0 +1,142 @@
+"""Models from the Hugging Face hub (the paper RMs on a GPU), and how a load fails fast and clearly offline.
+
+HF_HUB_OFFLINE, or a hub that cannot be reached within 3 s, serves models from the local cache only (no 50 s of
+retries), and a model missing from it is a :class:`HubUnavailableError` that says how to bring a copy. The weights
+are identified by the pinned or resolved commit. ``from_pretrained_checked`` is shared with rmlib-trained
+checkpoints saved as whole models (:mod:`rmlib.models.local`).
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import socket
+from urllib.parse import urlparse
+
+from rmlib.models.base import HubUnavailableError, LoadOptions, ModelError, Source
+from rmlib.models.devices import place
+from rmlib.models.policy import pickle_refused
+from rmlib.registry import ModelSpec
+
+__all__ = ["hub_offline", "hub_errors", "model_class", "pretrained_kwargs", "from_pretrained_checked", "SOURCE"]
+
+REWARD_HEADS = ("score", "classifier", "v_head")  # tensors a reward model has and a language model lacks
+
+
+def hub_offline() -> bool:
+    """HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE, read when called (huggingface_hub reads them once, at import)."""
+    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
+               for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+@functools.cache
+def _hub_unreachable(endpoint: str, proxy: str) -> str | None:
+    """Why the hub (or the proxy in front of it) cannot be reached, found in at most 3 s; None if it can."""
+    url = urlparse(proxy or endpoint)
+    host, port = url.hostname, url.port or (443 if url.scheme == "https" else 80)
+    if not host:
+        return f"cannot parse {proxy or endpoint!r}"
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+    except OSError as exc:
+        return f"{host}:{port}: {exc}"
+    return None
+
+
+def _hub_cache_has(spec: ModelSpec) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+        return isinstance(try_to_load_from_cache(spec.id, "config.json", revision=spec.revision), str)
+    except Exception:
+        return False
+
+
+def _how_to_go_offline(spec: ModelSpec) -> str:
+    rev = f" --revision {spec.revision}" if spec.revision else ""
+    return (f"Download it where there is network (`huggingface-cli download {spec.id}{rev}`) and copy the Hugging "
+            "Face cache (HF_HOME) here, or save the model to a folder and use --model local:/path/to/that/folder.")
+
+
+@contextlib.contextmanager
+def hub_errors(spec: ModelSpec):
+    """Yield the from_pretrained kwargs for reaching `spec` on the hub; fail fast and clearly when it cannot be.
+
+    Offline (HF_HUB_OFFLINE) or an unreachable hub: served from the local cache only (no 50 s of retries), and a
+    model missing from it is a HubUnavailableError that says how to bring a copy.
+    """
+    kwargs = {}
+    if hub_offline():
+        kwargs["local_files_only"] = True
+        why = "HF_HUB_OFFLINE is set"
+    else:
+        endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+        proxy = os.environ.get("HTTPS_PROXY") or os.environ.get("https_proxy") or ""
+        why = _hub_unreachable(endpoint, proxy)
+        if why:
+            if not _hub_cache_has(spec):
+                raise HubUnavailableError(f"{spec.id} is not in the local model cache and the model hub is "
+                                          f"unreachable ({why}). {_how_to_go_offline(spec)}")
+            kwargs["local_files_only"] = True
+            why = f"the hub is unreachable ({why})"
+    try:
+        yield kwargs
+    except OSError as exc:
+        if "safetensors" in str(exc).lower() and "pickle" not in str(exc).lower():
+            raise
+        if kwargs.get("local_files_only"):
+            raise HubUnavailableError(f"{spec.id} is not (completely) in the local model cache and {why}: {exc} "
+                                      f"{_how_to_go_offline(spec)}") from None
+        raise ModelError(f"{spec.id}: {exc}") from None
+
+
+def model_class(head: str):
+    """transformers' Auto class for a reward model (scalar head) or a causal LM."""
+    from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification
+
+    return AutoModelForSequenceClassification if head == "rm" else AutoModelForCausalLM
+
+
+def pretrained_kwargs(spec: ModelSpec, head: str, options: LoadOptions) -> dict:
+    """The from_pretrained arguments every saved model gets: remote code and pickles only when allowed, the
+    registry's attention kernel, and one label for a reward head."""
+    kwargs = {"trust_remote_code": bool(options.trust_remote_code), "use_safetensors": not options.allow_pickle}
+    if spec.attn_implementation:
+        kwargs["attn_implementation"] = spec.attn_implementation
+    if head == "rm":
+        kwargs["num_labels"] = 1
+    return kwargs
+
+
+def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: LoadOptions, device, dtype):
+    """Load saved weights (a hub id or a folder); returns (model, names of reward-head tensors the weights lacked)."""
+    kwargs = pretrained_kwargs(spec, head, options)
+    with pickle_refused(spec), (hub_errors(spec) if spec.source == "hub" else contextlib.nullcontext({})) as hub_kw:
+        if spec.source == "hub":
+            kwargs.update(revision=spec.revision, **hub_kw)
+            if device.type == "cuda":
+                kwargs["device_map"] = "auto"
+        model, info = model_class(head).from_pretrained(where, dtype=dtype, output_loading_info=True, **kwargs)
+    fresh = [k for k in info.get("missing_keys", []) if k.split(".")[0] in REWARD_HEADS]
+    return place(model, device), fresh
+
+
+def _tokenizer(spec: ModelSpec, trust_remote_code: bool):
+    from transformers import AutoTokenizer
+
+    with hub_errors(spec) as hub_kwargs:
+        return AutoTokenizer.from_pretrained(spec.id, revision=spec.revision, trust_remote_code=bool(trust_remote_code),
+                                             **hub_kwargs)
+
+
+def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype):
+    tok = _tokenizer(spec, options.trust_remote_code)
+    model, fresh = from_pretrained_checked(spec.id, spec, head, options, device, dtype)
+    return model, tok, fresh
+
+
+def _revision(spec: ModelSpec, model) -> str:
+    commit = getattr(model.config, "_commit_hash", None)
+    return spec.revision or (commit if isinstance(commit, str) and commit else "main")
+
+
+SOURCE = Source(tokenizer=_tokenizer, load=_load, revision=_revision)

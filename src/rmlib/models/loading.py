@@ -1,0 +1,69 @@
+"""The one way every chapter, the engine, training and the CLI load a model: :func:`load_model`.
+
+A hub id, an embedded GGUF, a tiny random model and an RM that rmlib trained all come back as the same
+:class:`LoadedModel`, so a notebook written for the embedded defaults runs unchanged on a GPU with a 27B RM. What
+differs between them is one entry of :data:`SOURCES`; what is the same for all (remote-code and untrained-head
+policy, device and dtype, pad token, chat template, the weights' revision for cache keys) is here.
+"""
+from __future__ import annotations
+
+from rmlib.models import embedded, hub, local, tiny
+from rmlib.models.base import LoadedModel, LoadOptions, ModelError, Source
+from rmlib.models.devices import resolve_device, resolve_dtype
+from rmlib.models.policy import check_remote_code
+from rmlib.models.templates import chat_template_of
+from rmlib.registry import spec_at
+
+__all__ = ["SOURCES", "load_model", "load_tokenizer"]
+
+# registry source -> how its models are built (a new source: a module with tokenizer/load/revision, and a line here)
+SOURCES: dict[str, Source] = {"hub": hub.SOURCE, "embedded": embedded.SOURCE, "tiny": tiny.SOURCE,
+                              "local": local.SOURCE}
+
+
+def load_tokenizer(model_id: str, options: LoadOptions | None = None, **fields):
+    """The tokenizer alone (no weights), under the same remote-code policy as :func:`load_model`."""
+    opts = LoadOptions.of(options, **fields)
+    spec = spec_at(model_id, opts.revision)
+    check_remote_code(spec, opts.trust_remote_code)
+    return SOURCES[spec.source].tokenizer(spec, opts.trust_remote_code)
+
+
+def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> LoadedModel:
+    """Load a model as an RM (``head='rm'``, scalar score) or a causal LM (``head='lm'``), freshly (not cached:
+    :func:`rmlib.models.cached_model` keeps one copy per process).
+
+    ``options`` is a :class:`LoadOptions`; keyword arguments change single fields (``load_model(id, head='lm')``).
+    An LM given a fresh scalar head is *not* a reward model: that needs ``allow_untrained_head=True`` (tests and
+    speed benchmarks only) and is flagged. ``revision`` pins a hub model to a commit (required with
+    ``trust_remote_code=True``). Weights are read from safetensors only: pickle files can run code when read, so a
+    model that ships only those needs ``allow_pickle=True``. Cached files rmlib wrote (de-quantised weights, trained
+    checkpoints) are checked against the sha256 recorded when they were written.
+    """
+    opts = LoadOptions.of(options, **fields)
+    spec = spec_at(model_id, opts.revision)
+    head = opts.head or spec.kind
+    if head not in ("rm", "lm"):
+        raise ModelError(f"head must be 'rm' or 'lm', not {head!r}")
+    check_remote_code(spec, opts.trust_remote_code)
+    untrained = head == "rm" and spec.kind == "lm"
+    if untrained and not opts.allow_untrained_head:
+        raise ModelError(f"{model_id} is a language model, not a reward model; a scalar head on it would be random. "
+                         "Sweep it with head='lm' (log-probs), train an RM from it with rmlib.train, "
+                         "or pass allow_untrained_head=True for speed tests only.")
+    device = resolve_device(opts.device)
+    dtype = resolve_dtype(spec, device, opts.dtype)
+    source = SOURCES[spec.source]
+    model, tok, fresh = source.load(spec, head, opts, device, dtype)
+    if head == "rm" and fresh:
+        untrained = True
+        if not opts.allow_untrained_head:
+            raise ModelError(f"{model_id} has no trained reward head ({', '.join(sorted(fresh))} would be "
+                             "random): it is probably a language model. Load it with head='lm', or pass "
+                             "allow_untrained_head=True for speed tests only.")
+    if head == "rm" and tok.pad_token_id is not None and model.config.pad_token_id is None:
+        model.config.pad_token_id = tok.pad_token_id
+    template = chat_template_of(tok, None if spec.chat_template == "own" else spec.chat_template)
+    return LoadedModel(spec=spec, model=model, tokenizer=tok, head=head, device=device, dtype=dtype,
+                       chat_template=template, untrained_head=untrained, seed=opts.seed,
+                       resolved_revision=source.revision(spec, model))

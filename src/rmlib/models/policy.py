@@ -1,0 +1,74 @@
+"""What rmlib refuses to do unless asked: run a model's own code (only at a pinned commit), read pickle weights.
+
+transformers is always given an explicit True/False for remote code, so it never stops to ask y/N (which hangs a
+kernel); a model that ships only pickle files (which can run code when read) needs ``allow_pickle``.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from pathlib import Path
+
+from rmlib.models.base import ModelError, RemoteCodeError
+from rmlib.registry import ModelSpec
+
+__all__ = ["check_remote_code", "has_own_code", "pickle_refused", "quiet_transformers"]
+
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+def has_own_code(folder: Path) -> bool:
+    """A local folder whose config or tokenizer config maps to Python files of its own (auto_map)."""
+    for name in ("config.json", "tokenizer_config.json"):
+        try:
+            if "auto_map" in json.loads((folder / name).read_text()):
+                return True
+        except (FileNotFoundError, ValueError, TypeError):
+            continue
+    return False
+
+
+def check_remote_code(spec: ModelSpec, trust_remote_code: bool) -> None:
+    """The one opt-in for a model's own code, for hub and local models alike; hub code only at a pinned commit.
+
+    transformers is always given an explicit True/False, so it never stops to ask y/N (which hangs a kernel).
+    """
+    own_code = spec.trust_remote_code or (spec.source == "local" and has_own_code(Path(spec.path)))
+    if own_code and not trust_remote_code:
+        where = "the model hub" if spec.source == "hub" else spec.path
+        raise RemoteCodeError(
+            f"{spec.id} runs its own Python code from {where} (auto_map / its registry entry says trust_remote_code). "
+            "rmlib never enables that implicitly. Read the code first, then opt in with "
+            "load_model(..., trust_remote_code=True) or `rmlib sweep --trust-remote-code`.")
+    if trust_remote_code and spec.source == "hub" and not _COMMIT.match(spec.revision or ""):
+        raise RemoteCodeError(
+            f"{spec.id}: hub code runs only at a pinned commit, and {spec.id} has none "
+            f"(revision {spec.revision or 'main'!r} can change under you). Read the code at one commit on the "
+            "model's hub page ('Files and versions' > 'History'), then pin its 40-hex id: "
+            "load_model(..., trust_remote_code=True, revision='<commit>') or "
+            "`rmlib sweep --trust-remote-code --revision <commit>` (or add `revision:` to its registry entry).")
+
+
+@contextlib.contextmanager
+def pickle_refused(spec: ModelSpec):
+    try:
+        yield
+    except OSError as exc:
+        if "safetensors" not in str(exc).lower():
+            raise
+        raise ModelError(f"{spec.id} ships no safetensors weights, only pickle files (.bin/.pt), and reading a "
+                         "pickle can run code. rmlib reads safetensors only unless you opt in: "
+                         "load_model(..., allow_pickle=True) or `rmlib sweep --allow-pickle`, for files you trust. "
+                         f"({exc})") from None
+
+
+@contextlib.contextmanager
+def quiet_transformers():
+    from transformers.utils import logging as hf_logging
+    before = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(before)

@@ -1,0 +1,145 @@
+"""Every model a chapter can name, and what is known about it, without loading anything (no torch).
+
+The registry (``registry.yaml``) lists the 10 RMs of the two papers, the embedded GGUF language models and the tiny
+random models; a hub id ``owner/name`` and ``local:<name>[@step<N>]`` (an RM that rmlib trained) resolve too. It sits
+below the data layer because the published scores are organised by paper RM, and below the model loaders, which
+read a :class:`ModelSpec` to know how to build a model (:mod:`rmlib.models`).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Sequence
+
+import yaml
+
+from rmlib import config
+
+__all__ = ["ModelError", "ModelSpec", "registry", "paper_rms", "get_spec", "spec_at", "local_rm_dir", "model_info",
+           "reference_lm", "RUN_FILE"]
+
+RUN_FILE = "rmlib_run.yaml"  # what an rmlib training export records about itself (rmlib.train.export writes it)
+
+
+class ModelError(ValueError):
+    """A model id that names nothing, or a model that cannot be loaded as asked."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    id: str
+    kind: str                 # rm | lm
+    source: str               # hub | embedded | tiny | local
+    family: str = "unknown"
+    base: str = "unknown"
+    developer: str = "unknown"
+    size_b: float | None = None
+    nickname: str = ""
+    revision: str | None = None
+    dtype: str = "bfloat16"
+    score: str = "logits0"
+    trust_remote_code: bool = False
+    attn_implementation: str | None = None
+    chat_template: str = "own"
+    instruct: bool | None = None
+    reward_bench_rank: int | None = None
+    gguf: str | None = None
+    upstream: str | None = None
+    path: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@functools.cache
+def registry() -> dict[str, ModelSpec]:
+    raw = yaml.safe_load(resources.files("rmlib").joinpath("registry.yaml").read_text())
+    specs = {}
+    for section, kind, source in (("paper_rms", "rm", "hub"), ("embedded", "lm", "embedded"), ("tiny", "lm", "tiny")):
+        for mid, fields in raw[section].items():
+            specs[mid] = ModelSpec(id=mid, kind=kind, source=source, **fields)
+    return specs
+
+
+def paper_rms():
+    """The 10 RMs of the two papers, as a DataFrame (id, nickname, family, base, developer, size_b, ...)."""
+    import pandas as pd
+    rows = [s.__dict__ for s in registry().values() if s.source == "hub" and s.kind == "rm"]
+    return pd.DataFrame(rows).drop(columns=["extra", "gguf", "path", "upstream"])
+
+
+_LOCAL = re.compile(r"^local:(?P<name>[^@]+)(@step(?P<step>\d+))?$")
+
+
+def local_rm_dir(name: str, step: int | None = None) -> Path:
+    """Where rmlib's training writes an RM: cache/rms/<name>[/step-<n>]."""
+    base = Path(name) if Path(name).is_absolute() else config.cache_dir() / "rms" / name
+    return base / f"step-{step}" if step is not None else base
+
+
+def get_spec(model_id: str) -> ModelSpec:
+    """Registry entry for an id; unknown `owner/name` ids are treated as hub models with safe defaults."""
+    reg = registry()
+    if model_id in reg:
+        return reg[model_id]
+    by_nick = {s.nickname: s for s in reg.values() if s.nickname}
+    if model_id in by_nick:
+        return by_nick[model_id]
+    m = _LOCAL.match(model_id)
+    if m:
+        path = local_rm_dir(m["name"], int(m["step"]) if m["step"] else None)
+        if not (path / "config.json").exists():
+            raise ModelError(f"{model_id}: no trained RM at {path} (train one with rmlib.train, or check the name/step)")
+        meta = {}
+        if (path / RUN_FILE).exists():
+            meta = yaml.safe_load((path / RUN_FILE).read_text()) or {}
+        base = get_spec(meta["base_model"]) if meta.get("base_model") in reg else None
+        # The run hash is the revision: a retrained name must not be served a stale cached sweep.
+        return ModelSpec(id=model_id, kind="rm", source="local", path=str(path), dtype="float32",
+                         revision=meta.get("run_hash"),
+                         family=base.family if base else "unknown", base=base.base if base else "unknown",
+                         chat_template=base.chat_template if base else "own", extra=meta)
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
+        return ModelSpec(id=model_id, kind="rm", source="hub")
+    known = ", ".join(sorted(reg))
+    raise ModelError(f"unknown model id {model_id!r}. Known ids: {known}; or a hub id 'owner/name'; "
+                     "or 'local:<name>[@step<N>]' for an RM trained by rmlib. `rmlib models` lists them.")
+
+
+def spec_at(model_id: str, revision: str | None) -> ModelSpec:
+    """The spec of ``model_id``, pinned to ``revision`` (hub models only)."""
+    spec = get_spec(model_id)
+    if revision is None:
+        return spec
+    if spec.source != "hub":
+        raise ModelError(f"revision={revision!r}: only hub models have revisions; {model_id} is a {spec.source} model")
+    return replace(spec, revision=revision)
+
+
+def model_info(models: Sequence[str]):
+    """One row per model id: model, nickname, family (base family), kind (rm|lm), source, instruct (registry)."""
+    import pandas as pd
+
+    rows = []
+    for m in models:
+        s = get_spec(m)
+        rows.append({"model": m, "nickname": s.nickname or m, "family": s.base if s.base != "unknown" else s.family,
+                     "kind": s.kind, "source": s.source, "instruct": s.instruct})
+    return pd.DataFrame(rows)
+
+
+def reference_lm(model_id: str) -> str | None:
+    """The LM whose log-probs the KL regulariser keeps a policy near: the model itself for an LM (its reward *is*
+    that log-prob), the recorded base model for an RM trained by rmlib, None when unknown (e.g. a hub RM)."""
+    spec = get_spec(model_id)
+    if spec.kind == "lm":
+        return model_id
+    base = spec.extra.get("base_model") if spec.extra else None
+    if base:
+        try:
+            if get_spec(base).kind == "lm":
+                return base
+        except ValueError:
+            return None
+    return None

@@ -1,0 +1,128 @@
+"""Findings in sentences, computed from the tables (no number typed in by hand): the value chapters' prose."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from rmlib.analysis.values import summarise
+from rmlib.data import design_prompts
+from rmlib.stats import require_columns
+
+__all__ = ["describe_prompt_subset", "contrast_lines", "describe_panel", "anova_sentence", "findings_markdown",
+           "direction_markdown"]
+
+
+def describe_prompt_subset(prompt_keys: Sequence[str]) -> str:
+    """'4 of the 54 prompts (adjectives best, greatest | worst, bad; superlative ever; phrasing one)'."""
+    p = design_prompts(prompt_keys)
+    uniq = lambda col: ", ".join(dict.fromkeys(p[col]))  # noqa: E731
+    pos, neg = (", ".join(dict.fromkeys(p.loc[p["valence"] == v, "adjective"])) for v in ("positive", "negative"))
+    return (f"{len(p)} of the 54 prompts (adjectives {pos} | {neg}; superlative {uniq('superlative')}; "
+            f"phrasing {uniq('phrasing')})")
+
+
+def contrast_lines(tests: pd.DataFrame, a: str, b: str) -> list[str]:
+    """One markdown bullet per row of :func:`word_contrast` output: which group ranks higher, with g, CI and FDR p."""
+    require_columns(tests, ["model", "reward_kind", "valence", "mean_a", "mean_b", "hedges_g", "g_ci_low",
+                            "g_ci_high", "p_fdr", "reject"])
+    lines = []
+    for r in tests.itertuples():
+        higher = a if r.mean_a < r.mean_b else b
+        lines.append(f"- {r.model} ({r.reward_kind}), {r.valence} prompts: {higher} words rank higher "
+                     f"(mean rank {r.mean_a:.1f} vs {r.mean_b:.1f}; g = {r.hedges_g:.2f} "
+                     f"[{r.g_ci_low:.2f}, {r.g_ci_high:.2f}]; FDR p = {r.p_fdr:.3g}"
+                     f"{', significant' if r.reject else ''}).")
+    return lines
+
+
+def describe_panel(row: pd.Series, by: Sequence[str], first: str, second: str) -> str:
+    """One sentence for a permutation-test row: which family ranks the category higher, p and FDR-adjusted p."""
+    where = ", ".join(f"{row[b]}" for b in by)
+    higher = first if row["mean_a"] < row["mean_b"] else second
+    return (f"{where}: {higher} ranks it higher (median rank {row['mean_a']:.1f} vs {row['mean_b']:.1f}; "
+            f"t = {row['t']:.2f}, p = {row['p']:.3g}, FDR p = {row['p_fdr']:.3g}, "
+            f"{'significant' if row['reject'] else 'not significant'} at FDR 0.05)")
+
+
+def anova_sentence(res: dict, term: str) -> str:
+    """'F(df, df_resid) = F, p = p, partial η² = ...' for one ANOVA term."""
+    a = res["anova"]
+    if a is None:
+        return "not estimable (one model)"
+    t = a.set_index("term")
+    if term not in t.index:
+        raise ValueError(f"term {term!r} not in the ANOVA table (terms: {t.index.tolist()})")
+    r, resid = t.loc[term], t.loc["Residual", "df"]
+    return f"F({r.df:.0f}, {resid:.0f}) = {r.F:.1f}, p = {r.p:.2g}, partial η² = {r.partial_eta_sq:.2f}"
+
+
+def findings_markdown(res: dict, *, label: str, families: Sequence[str] = ("Gemma", "Llama"),
+                      by: Sequence[str] = ("category", "valence")) -> str:
+    """What the family tests show, in sentences computed from the tables (no number is typed in by hand)."""
+    s = summarise(res, families)
+    by = list(by)
+    fa, fb = families
+    perm = res["permutation"]
+    counts = ", ".join(f"{v} {k}" for k, v in s["models_per_family"].items())
+    unit = ("each model is one replicate" if s["unit"] == "model"
+            else "each prompt is one replicate, so the tests compare these particular models rather than families")
+    lines = [f"**{label}** ({counts} model(s); {s['n_prompts']} prompts; {unit}).", ""]
+    if s["n_significant_fdr"] == 0:
+        lines.append(f"In plain words: **no panel shows a significant {fa}–{fb} difference after FDR correction**, "
+                     "so these scores do not establish a family effect" +
+                     (" at the level of models." if s["unit"] == "model" else " between these models.") +
+                     " Point estimates and their intervals are below.")
+    else:
+        sig = perm[perm["reject"]]
+        lines.append(f"In plain words: **{len(sig)} of {len(perm)} panel(s) show a significant {fa}–{fb} difference "
+                     "after FDR correction**: " + "; ".join(
+                         ", ".join(str(r[b]) for b in by) for _, r in sig.iterrows()) + ".")
+    lines.append("")
+    lines.append(f"- Permutation Welch tests, {fa} vs {fb}, in {s['n_panels']} panels "
+                 f"({' × '.join(by)}): {s['n_significant_raw']} panel(s) with p < 0.05 before correction, "
+                 f"**{s['n_significant_fdr']} after FDR** (smallest p = {s['min_p']:.3g}, "
+                 f"smallest FDR-adjusted p = {s['min_p_fdr']:.3g}). With {perm['n_a'].iloc[0]} vs "
+                 f"{perm['n_b'].iloc[0]} {'models' if s['unit'] == 'model' else 'model × prompt rows'} the smallest p an exact "
+                 f"permutation test can give is {s['min_attainable_p']:.3g}.")
+    for _, row in perm.sort_values("p").head(4).iterrows():
+        lines.append(f"  - {describe_panel(row, by, fa, fb)}")
+    if res["anova"] is not None:
+        inter = ":".join([by[0], by[1], "model"])
+        lines.append(f"- Type-II ANOVA of median ranks: {by[0]} {anova_sentence(res, by[0])}; "
+                     f"{by[0]} × {by[1]} {anova_sentence(res, ':'.join(by))}; "
+                     f"{by[0]} × {by[1]} × model {anova_sentence(res, inter)}. A large three-way term says the "
+                     "models differ in their profiles; it does not say the difference follows family lines.")
+    if res["mixed"] is not None:
+        m = res["mixed"]
+        three = m[m["term"].str.count(":") == 2]
+        caveat = ("A random intercept does not absorb each model's own profile, so these p-values treat prompts "
+                  "as independent replicates; the model-level permutation test above is the stricter test of a "
+                  "family effect.")
+        if len(three) == 1:
+            r = three.iloc[0]
+            lines.append(f"- Mixed model (random intercept per model), family × {by[0]} × {by[1]} term: "
+                         f"{r.estimate:.1f} rank points [95% CI {r.ci_low:.1f}, {r.ci_high:.1f}], p = {r.p:.2g}. "
+                         + caveat)
+        elif len(three) > 1:
+            r = three.loc[three["estimate"].abs().idxmax()]
+            lines.append(f"- Mixed model (random intercept per model): {int((three['p'] < 0.05).sum())} of "
+                         f"{len(three)} family × {by[0]} × {by[1]} terms have p < 0.05 (largest: {r.term}, "
+                         f"{r.estimate:.1f} rank points [95% CI {r.ci_low:.1f}, {r.ci_high:.1f}]). " + caveat)
+    for n in s["notes"]:
+        lines.append(f"- Note: {n}.")
+    return "\n".join(lines)
+
+
+def direction_markdown(perm: pd.DataFrame, *, category: str = "category", valence: str = "valence",
+                       families: Sequence[str] = ("Gemma", "Llama")) -> str:
+    """Per valence, which categories each family ranks higher (point estimates; FDR-significant ones in bold)."""
+    fa, fb = families
+    lines = []
+    for v, g in perm.groupby(valence, sort=True):
+        parts = []
+        for fam, mask in ((fa, g["mean_a"] < g["mean_b"]), (fb, g["mean_a"] > g["mean_b"])):
+            cats = [f"**{c}**" if r else str(c) for c, r in zip(g.loc[mask, category], g.loc[mask, "reject"])]
+            parts.append(f"{fam} ranks higher: {', '.join(cats) if cats else 'none'}")
+        lines.append(f"- Under {v} prompts — " + "; ".join(parts) + ".")
+    return "\n".join(lines)

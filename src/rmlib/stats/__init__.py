@@ -1,0 +1,34 @@
+"""The statistics the chapters use (layer 4), on scipy and statsmodels; each returns tables a test can check.
+
+* ``columns.py``: input checks shared by all of them (:func:`require_columns`, :func:`finite_array`);
+* ``effects.py``: effect sizes, moments and tail asymmetry with bootstrap CIs; ``correlation.py``: Spearman's rho
+  with the Bonett-Wright interval; ``resampling.py``: cluster-bootstrap means;
+* ``ranking.py``: the one :func:`top_bottom`, percentile ranks, standardised rewards;
+* ``similarity.py``: how alike models rank items (Kendall, Spearman, RBO, MDS, Mantel/RSA);
+* ``group_tests.py``: permutation tests, ANOVA, post-hoc tests, mixed models; ``regression.py``: per-cell slopes and
+  shuffled baselines; ``enrichment.py``: over-representation of labels among flagged items.
+
+A new statistic goes in the module of its kind (or a new one), with a test that plants a known effect and a null.
+"""
+from rmlib.stats.columns import finite_array, formula_name, require_columns
+from rmlib.stats.correlation import spearman_ci
+from rmlib.stats.effects import (ci_verdict, cohen_d, effect_size, hedges_g, moments, rank_biserial,
+                                 tail_asymmetry, tail_comparison)
+from rmlib.stats.enrichment import rank_strata, topic_enrichment
+from rmlib.stats.group_tests import (anova_type2, median_ranks, mixed_model, permutation_tests, posthoc_welch,
+                                     within_prompt_ranks)
+from rmlib.stats.ranking import percentile_ranks, standardise, top_bottom
+from rmlib.stats.regression import (cell_slopes, compare_to_baseline, share_positive, shuffled_share_baseline,
+                                    slope_difference)
+from rmlib.stats.resampling import cluster_mean_ci, mean_with_ci
+from rmlib.stats.similarity import (check_wide_scores, classical_mds, difference_design, mantel_test,
+                                    pairwise_similarity, rbo_ext, rsa, same_group_design,
+                                    shuffled_similarity_baseline, similarity_matrices, upper_triangle)
+
+__all__ = ["require_columns", "finite_array", "formula_name", "cohen_d", "hedges_g", "rank_biserial", "effect_size",
+           "moments", "tail_asymmetry", "tail_comparison", "ci_verdict", "spearman_ci", "cluster_mean_ci", "mean_with_ci",
+           "top_bottom", "percentile_ranks", "standardise", "check_wide_scores", "rbo_ext", "pairwise_similarity",
+           "similarity_matrices", "classical_mds", "same_group_design", "difference_design", "mantel_test", "rsa",
+           "shuffled_similarity_baseline", "upper_triangle", "within_prompt_ranks", "median_ranks",
+           "permutation_tests", "mixed_model", "anova_type2", "posthoc_welch", "cell_slopes", "slope_difference",
+           "share_positive", "shuffled_share_baseline", "compare_to_baseline", "topic_enrichment", "rank_strata"]

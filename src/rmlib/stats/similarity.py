@@ -1,0 +1,293 @@
+"""How differently do reward models rank the same items?
+
+All functions take a *wide* score table: one row per item (token, word, EloEverything item), one column per model,
+higher score = preferred. They return square model-by-model DataFrames or tidy tables, so a chapter can draw a heatmap
+or an MDS map directly.
+
+Correlations come from scipy, RBO from the ``rbo`` package (checked against hand-computed values in the tests), MDS is
+classical (Torgerson) MDS done with numpy's symmetric eigensolver, and the representational-similarity test is a
+Mantel test run through ``scipy.stats.permutation_test``.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+__all__ = [
+    "check_wide_scores",
+    "rbo_ext",
+    "pairwise_similarity",
+    "similarity_matrices",
+    "classical_mds",
+    "same_group_design",
+    "difference_design",
+    "mantel_test",
+    "rsa",
+    "shuffled_similarity_baseline",
+    "upper_triangle",
+]
+
+METHODS = ("kendall", "spearman", "rbo")
+
+
+def check_wide_scores(scores: pd.DataFrame, min_models: int = 2, allow_nan: bool = False) -> pd.DataFrame:
+    """Validate a wide item x model score table and return its numeric copy."""
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(f"scores must be a pandas DataFrame (rows items, columns models), got {type(scores).__name__}")
+    if scores.shape[1] < min_models:
+        raise ValueError(f"scores needs at least {min_models} model columns, got {scores.shape[1]}: {list(scores.columns)}")
+    if scores.shape[0] < 3:
+        raise ValueError(f"scores needs at least 3 items (rows) to compare rankings, got {scores.shape[0]}")
+    if scores.columns.duplicated().any():
+        raise ValueError(f"duplicate model columns: {list(scores.columns[scores.columns.duplicated()])}")
+    if scores.index.duplicated().any():
+        raise ValueError("duplicate item labels in the index; RBO needs unique items (deduplicate or reset_index)")
+    non_numeric = [c for c in scores.columns if not pd.api.types.is_numeric_dtype(scores[c])]
+    if non_numeric:
+        raise ValueError(f"non-numeric model columns {non_numeric}; pass only score columns (set the item as index)")
+    out = scores.astype(float)
+    if not allow_nan and out.isna().any().any():
+        bad = out.columns[out.isna().any()].tolist()
+        raise ValueError(f"NaN scores in columns {bad}; drop or restrict to items every model scored (e.g. .dropna())")
+    return out
+
+
+def rbo_ext(ranking_a: Sequence, ranking_b: Sequence, p: float = 0.98) -> float:
+    """Extrapolated rank-biased overlap (Webber et al. 2010, eq. 32) of two ranked lists, best first.
+
+    ``p`` sets the top-weighting: the first d ranks carry most of the weight when d ~ 1/(1-p)
+    (p=0.98 -> about the top 50). Delegates to the ``rbo`` package (``RankingSimilarity.rbo_ext``).
+    """
+    from rbo import RankingSimilarity  # imported lazily: optional at import time of rmlib
+
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    a, b = list(ranking_a), list(ranking_b)
+    if len(a) != len(set(a)) or len(b) != len(set(b)):
+        raise ValueError("rankings must not contain duplicate items")
+    return float(RankingSimilarity(a, b).rbo_ext(p=p))
+
+
+def _ranked_items(col: pd.Series, depth: int | None, bottom: bool) -> list:
+    # Stable sort so that ties keep their table order (documented in pairwise_similarity).
+    order = col.sort_values(ascending=bottom, kind="mergesort").index.tolist()
+    return order if depth is None else order[:depth]
+
+
+def pairwise_similarity(
+    scores: pd.DataFrame,
+    method: str = "kendall",
+    *,
+    p: float = 0.98,
+    depth: int | None = None,
+    bottom: bool = False,
+) -> pd.DataFrame:
+    """Square model x model similarity of the score columns.
+
+    method: ``kendall`` (tau-b, handles ties), ``spearman`` (rho) or ``rbo`` (extrapolated RBO with parameter ``p``).
+    For RBO, ``depth`` truncates both rankings to their top ``depth`` items and ``bottom=True`` ranks from the lowest
+    score up, to compare the pessimal end. Tied scores are ordered by table order for RBO (a strict ranking is required).
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be a positive integer or None, got {depth}")
+    s = check_wide_scores(scores)
+    models = list(s.columns)
+    out = pd.DataFrame(np.eye(len(models)), index=models, columns=models)
+    ranked = {m: _ranked_items(s[m], depth, bottom) for m in models} if method == "rbo" else None
+    for a, b in combinations(models, 2):
+        if method == "kendall":
+            val = stats.kendalltau(s[a].to_numpy(), s[b].to_numpy(), variant="b").statistic
+        elif method == "spearman":
+            val = stats.spearmanr(s[a].to_numpy(), s[b].to_numpy()).statistic
+        else:
+            val = rbo_ext(ranked[a], ranked[b], p=p)
+        out.loc[a, b] = out.loc[b, a] = val
+    out.index.name = out.columns.name = "model"
+    return out
+
+
+def similarity_matrices(scores: pd.DataFrame, *, p: float = 0.98, depth: int | None = None) -> dict[str, pd.DataFrame]:
+    """All three similarity matrices at once, keyed by method name."""
+    return {m: pairwise_similarity(scores, m, p=p, depth=depth) for m in METHODS}
+
+
+def _check_square(mat: pd.DataFrame, name: str) -> np.ndarray:
+    if not isinstance(mat, pd.DataFrame) or mat.shape[0] != mat.shape[1]:
+        raise ValueError(f"{name} must be a square DataFrame (models x models), got shape {getattr(mat, 'shape', None)}")
+    if list(mat.index) != list(mat.columns):
+        raise ValueError(f"{name} must have the same model labels, in the same order, on rows and columns")
+    arr = mat.to_numpy(dtype=float)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN")
+    if not np.allclose(arr, arr.T, atol=1e-9):
+        raise ValueError(f"{name} must be symmetric")
+    return arr
+
+
+def classical_mds(dissimilarity: pd.DataFrame, n_components: int = 2) -> tuple[pd.DataFrame, pd.Series]:
+    """Classical (Torgerson) MDS of a dissimilarity matrix such as ``1 - tau``.
+
+    Returns (coordinates, explained): coordinates has one row per model and columns ``dim1..dimK``; ``explained`` is
+    each kept dimension's share of the positive eigenvalue mass (how faithful a 2-D map is). Signs of axes are
+    arbitrary. scikit-learn is not needed: classical MDS is one double-centring and an eigendecomposition.
+    """
+    d = _check_square(dissimilarity, "dissimilarity")
+    n = d.shape[0]
+    if n < 3:
+        raise ValueError(f"MDS needs at least 3 models, got {n}")
+    if not 1 <= n_components < n:
+        raise ValueError(f"n_components must be between 1 and {n - 1}, got {n_components}")
+    if (d < -1e-12).any() or not np.allclose(np.diag(d), 0):
+        raise ValueError("dissimilarity must be non-negative with a zero diagonal (pass 1 - similarity)")
+    j = np.eye(n) - np.ones((n, n)) / n
+    b = -0.5 * j @ (d**2) @ j
+    evals, evecs = np.linalg.eigh(b)
+    order = np.argsort(evals)[::-1]
+    evals, evecs = evals[order], evecs[:, order]
+    kept = np.clip(evals[:n_components], 0, None)
+    coords = evecs[:, :n_components] * np.sqrt(kept)
+    cols = [f"dim{i + 1}" for i in range(n_components)]
+    pos = evals[evals > 0].sum()
+    explained = pd.Series(kept / pos if pos > 0 else np.zeros(n_components), index=cols, name="explained")
+    return pd.DataFrame(coords, index=dissimilarity.index, columns=cols), explained
+
+
+def same_group_design(labels: Mapping[str, object] | pd.Series) -> pd.DataFrame:
+    """Design matrix (similarity-coded): 1 where two models share a label (base family, developer), else 0."""
+    s = pd.Series(labels)
+    if s.isna().any():
+        raise ValueError(f"missing labels for models {s.index[s.isna()].tolist()}")
+    v = s.to_numpy()
+    return pd.DataFrame((v[:, None] == v[None, :]).astype(float), index=s.index, columns=s.index)
+
+
+def difference_design(values: Mapping[str, float] | pd.Series, log: bool = True) -> pd.DataFrame:
+    """Design matrix (similarity-coded): minus the absolute difference of a numeric attribute, e.g. size.
+
+    ``log=True`` uses log10 (parameter counts span orders of magnitude). Higher = more alike, as for
+    :func:`same_group_design`, so a positive RSA correlation always means "similar models rank alike".
+    """
+    s = pd.Series(values, dtype=float)
+    if s.isna().any():
+        raise ValueError(f"missing values for models {s.index[s.isna()].tolist()}")
+    if log:
+        if (s <= 0).any():
+            raise ValueError("log=True needs positive values (e.g. parameter counts)")
+        s = np.log10(s)
+    v = s.to_numpy()
+    return pd.DataFrame(-np.abs(v[:, None] - v[None, :]), index=s.index, columns=s.index)
+
+
+def upper_triangle(arr) -> np.ndarray:
+    """The values above the diagonal of a square matrix (an array or a DataFrame), row by row: one per pair."""
+    arr = np.asarray(arr)
+    return arr[np.triu_indices(arr.shape[0], k=1)]
+
+
+def mantel_test(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    *,
+    method: str = "spearman",
+    n_resamples: int = 9999,
+    alternative: str = "greater",
+    seed: int | None = 0,
+) -> dict:
+    """Mantel test: correlation of two model x model matrices' upper triangles, p-value from permuting model labels.
+
+    Labels are permuted jointly on rows and columns of ``b`` (the pairs are not independent, so an ordinary
+    correlation p-value would be wrong). Runs exactly when n_resamples exceeds n_models!.
+    """
+    if method not in ("spearman", "pearson"):
+        raise ValueError(f"method must be 'spearman' or 'pearson', got {method!r}")
+    b = b.loc[a.index, a.columns] if set(a.index) == set(b.index) else b
+    ma, mb = _check_square(a, "a"), _check_square(b, "b")
+    if list(a.index) != list(b.index):
+        raise ValueError(f"the two matrices must cover the same models; got {list(a.index)} and {list(b.index)}")
+    n = ma.shape[0]
+    if n < 4:
+        raise ValueError(f"a Mantel test needs at least 4 models, got {n}")
+    ua = upper_triangle(ma)
+    if np.ptp(ua) == 0:
+        raise ValueError("similarity matrix is constant over model pairs; the correlation is undefined")
+    if np.ptp(upper_triangle(mb)) == 0:
+        raise ValueError("design matrix is constant over model pairs; the correlation is undefined")
+    if method == "spearman":
+        # Spearman = Pearson on ranks; ranks of b's pairs are carried by the permuted matrix, so rank once.
+        ua = stats.rankdata(ua)
+        mb = mb.copy()
+        iu = np.triu_indices(n, k=1)
+        mb[iu] = stats.rankdata(mb[iu])
+        mb[(iu[1], iu[0])] = mb[iu]
+    za = (ua - ua.mean()) / ua.std()
+
+    def statistic(perm):
+        ub = upper_triangle(mb[np.ix_(perm, perm)])
+        return float(np.mean(za * (ub - ub.mean())) / ub.std())
+
+    res = stats.permutation_test(
+        (np.arange(n),), statistic, permutation_type="pairings", vectorized=False,
+        n_resamples=n_resamples, alternative=alternative, rng=np.random.default_rng(seed),
+    )
+    return {"r": float(res.statistic), "p": float(res.pvalue), "n_models": n, "n_pairs": int(ua.size),
+            "method": method, "alternative": alternative}
+
+
+def rsa(
+    similarity: pd.DataFrame,
+    designs: Mapping[str, pd.DataFrame],
+    *,
+    method: str = "spearman",
+    n_resamples: int = 9999,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Representational-similarity analysis: one Mantel test of ``similarity`` against each design matrix.
+
+    Designs are similarity-coded (see :func:`same_group_design`, :func:`difference_design`), so the one-sided
+    alternative is r > 0. Returns a tidy table: design, r, p, n_models, n_pairs.
+    """
+    if not designs:
+        raise ValueError("designs is empty; pass e.g. {'same family': same_group_design(families)}")
+    rows = []
+    for name, design in designs.items():
+        missing = set(similarity.index) - set(design.index)
+        if missing:
+            raise ValueError(f"design {name!r} lacks models {sorted(missing)}")
+        d = design.loc[similarity.index, similarity.index]
+        res = mantel_test(similarity, d, method=method, n_resamples=n_resamples, seed=seed)
+        rows.append({"design": name, **{k: res[k] for k in ("r", "p", "n_models", "n_pairs")}})
+    return pd.DataFrame(rows)
+
+
+def shuffled_similarity_baseline(
+    scores: pd.DataFrame,
+    method: str = "kendall",
+    *,
+    n_shuffles: int = 20,
+    p: float = 0.98,
+    depth: int | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """What similarity would unrelated rankings have? Shuffle each model's scores over items and recompute.
+
+    Returns one row per model pair and shuffle (columns model_a, model_b, shuffle, similarity). Tau and rho are ~0 with
+    spread ~1/sqrt(n_items); RBO of unrelated full rankings is *not* 0 (the lists overlap more as depth grows), which
+    is why a chapter should show this floor next to observed RBO values.
+    """
+    if n_shuffles < 1:
+        raise ValueError(f"n_shuffles must be >= 1, got {n_shuffles}")
+    s = check_wide_scores(scores)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_shuffles):
+        shuffled = s.apply(lambda c: pd.Series(rng.permutation(c.to_numpy()), index=c.index))
+        sim = pairwise_similarity(shuffled, method, p=p, depth=depth)
+        for a, b in combinations(s.columns, 2):
+            rows.append({"model_a": a, "model_b": b, "shuffle": i, "similarity": float(sim.loc[a, b])})
+    return pd.DataFrame(rows)

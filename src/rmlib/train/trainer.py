@@ -1,0 +1,207 @@
+"""Bradley-Terry training with TRL's RewardTrainer: identical data and settings across bases, resumable.
+
+TRL's ``RewardTrainer`` does the optimisation (its Bradley-Terry loss, -log sigmoid(r_chosen - r_rejected)); PEFT
+gives LoRA; the ``last_n`` method trains only the scalar head, the final norm and the last N decoder layers. The
+trainer's own checkpoints (model, optimizer, RNG and data position) live under ``<run>/trainer`` for resuming;
+calling :func:`train` again with the same config continues from the last one, and a different config under the same
+name is refused unless ``overwrite=True``. The data order each step consumed is recorded (``data_order.csv``).
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+import yaml
+
+from rmlib import __version__
+from rmlib.config import progress_enabled
+from rmlib.models import chat_template_of, load_model, load_tokenizer
+from rmlib.registry import get_spec, local_rm_dir
+from rmlib.storage import atomic
+from rmlib.train.config import TrainConfig, TrainConfigError, TrainResult, validate
+from rmlib.train.encode import TRUNCATION_POLICY, encode_pairs
+from rmlib.train.export import export
+from rmlib.train.pairs import data_hash, schedule, select_pairs
+
+__all__ = ["prepare", "train", "load_run"]
+
+
+def _decoder_layers(model):
+    for path in ("model.layers", "model.language_model.layers", "transformer.h"):
+        obj = model
+        try:
+            for part in path.split("."):
+                obj = getattr(obj, part)
+            return obj
+        except AttributeError:
+            continue
+    raise TrainConfigError(f"cannot find the decoder layers of {type(model).__name__} for method='last_n'; "
+                           "use method='full' or 'lora'")
+
+
+def _prepare_trainable(model, cfg: TrainConfig):
+    """Freeze per method; returns (model, peft_config or None)."""
+    if cfg.method == "full":
+        return model, None
+    if cfg.method == "lora":
+        from peft import LoraConfig
+        return model, LoraConfig(task_type="SEQ_CLS", r=cfg.lora_r, lora_alpha=2 * cfg.lora_r, lora_dropout=0.0,
+                                 target_modules="all-linear", modules_to_save=["score"])
+    layers = _decoder_layers(model)
+    if not 1 <= cfg.n_layers <= len(layers):
+        raise TrainConfigError(f"n_layers={cfg.n_layers} but the base has {len(layers)} decoder layers")
+    model.requires_grad_(False)
+    for layer in list(layers)[-cfg.n_layers:]:
+        layer.requires_grad_(True)
+    model.score.requires_grad_(True)
+    norm = getattr(model.base_model, "norm", None)
+    if norm is not None:
+        norm.requires_grad_(True)
+    return model, None
+
+
+def prepare(cfg: TrainConfig, pairs: pd.DataFrame | None = None) -> dict:
+    """Check the config and build the encoded data, without loading model weights (fails fast)."""
+    validate(cfg)
+    train_pairs, test_pairs = select_pairs(cfg, pairs)
+    spec = get_spec(cfg.base)
+    tok = load_tokenizer(cfg.base)
+    template = chat_template_of(tok, None if spec.chat_template == "own" else spec.chat_template)
+    encoded = encode_pairs(tok, template, train_pairs, cfg.max_len)
+    per_step = cfg.batch_size * cfg.grad_accum
+    steps = cfg.steps or math.ceil(len(train_pairs) / per_step)
+    dhash = data_hash(train_pairs)
+    run = {"base_model": cfg.base, "sources": list(cfg.sources), "n_pairs": len(train_pairs),
+           "n_test": len(test_pairs), "data_hash": dhash, "test_hash": data_hash(test_pairs),
+           "seed": cfg.seed, "steps": steps, "lr": cfg.lr, "batch_size": cfg.batch_size,
+           "grad_accum": cfg.grad_accum, "max_len": cfg.max_len, "truncation": TRUNCATION_POLICY,
+           "share_truncated": float(encoded["truncated"].mean()), "method": cfg.method,
+           "n_layers": cfg.n_layers if cfg.method == "last_n" else None,
+           "lora_r": cfg.lora_r if cfg.method == "lora" else None, "dtype": cfg.dtype,
+           "save_dtype": cfg.save_dtype, "template_sha256": hashlib.sha256(template.encode()).hexdigest()[:16],
+           "run_hash": cfg.run_hash(dhash), "rmlib_version": __version__, "config": asdict(cfg)}
+    return {"cfg": cfg, "train": encoded, "test": test_pairs, "tokenizer": tok, "template": template,
+            "steps": steps, "per_step": per_step, "run": run}
+
+
+class _RecordingCollator:
+    """TRL's preference collator, noting which pairs each batch holds (the data order, as consumed)."""
+
+    def __init__(self, inner):
+        self.inner, self.seen = inner, []
+
+    def __call__(self, examples):
+        self.seen.append([e["pair_index"] for e in examples])
+        return self.inner([{k: e[k] for k in ("chosen_ids", "rejected_ids")} for e in examples])
+
+
+def _last_checkpoint(trainer_dir: Path) -> Path | None:
+    done = [p for p in trainer_dir.glob("checkpoint-*") if (p / "trainer_state.json").exists()]
+    return max(done, key=lambda p: int(p.name.split("-")[1])) if done else None
+
+
+def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: bool = False, progress: bool = True,
+          callbacks=(), keep_trainer_checkpoints: bool = False) -> TrainResult:
+    """Train (or resume, or reuse) the run `cfg.name`; see the module docstring for what is saved where.
+
+    `pairs` replaces the configured sources with your own DataFrame (prompt, chosen, rejected, pair_id).
+    """
+    from datasets import Dataset
+    from transformers import TrainerCallback
+    from trl import RewardConfig, RewardTrainer
+    from trl.trainer.reward_trainer import DataCollatorForPreference
+
+    prep = prepare(cfg, pairs)
+    run, tok, steps = prep["run"], prep["tokenizer"], prep["steps"]
+    run_dir = local_rm_dir(cfg.name)
+    run_file = run_dir / "run.yaml"
+    if run_file.exists():
+        old = yaml.safe_load(run_file.read_text()) or {}
+        if old.get("run_hash") != run["run_hash"]:
+            if not overwrite:
+                raise TrainConfigError(f"{run_dir} holds a different run (run_hash {old.get('run_hash')} vs "
+                                       f"{run['run_hash']}); choose another name or pass overwrite=True")
+            shutil.rmtree(run_dir)
+        elif old.get("complete"):
+            return _result(cfg, run_dir, resumed_from=None)
+    elif run_dir.exists() and overwrite:
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (run_dir.parent, run_dir):
+        atomic.remove_orphans(folder)  # temporary export folders of killed runs
+    run_file.write_text(yaml.safe_dump({**run, "complete": False}, sort_keys=False))
+    prep["test"].to_parquet(run_dir / "test_pairs.parquet")
+
+    train_df = prep["train"]
+    order = schedule(len(train_df), steps, prep["per_step"], cfg.seed)
+    pd.DataFrame({"step": np.arange(len(order)) // prep["per_step"] + 1,
+                  "position": np.arange(len(order)) % prep["per_step"],
+                  "pair_id": train_df["pair_id"].to_numpy()[order]}).to_csv(run_dir / "data_order.csv", index=False)
+    stream = Dataset.from_dict({"chosen_ids": [train_df["chosen_ids"][i] for i in order],
+                                "rejected_ids": [train_df["rejected_ids"][i] for i in order],
+                                "pair_index": order.tolist()})
+
+    model = load_model(cfg.base, head="rm", dtype="float32", allow_untrained_head=True, seed=cfg.seed).model
+    model.config.pad_token_id = tok.pad_token_id
+    model, peft_config = _prepare_trainable(model, cfg)
+    tok.chat_template = prep["template"]  # exported tokenizers carry the template used in training
+
+    trainer_dir = run_dir / "trainer"
+    args = RewardConfig(
+        output_dir=str(trainer_dir), max_steps=steps, per_device_train_batch_size=cfg.batch_size,
+        gradient_accumulation_steps=cfg.grad_accum, learning_rate=cfg.lr, warmup_steps=float(cfg.warmup_ratio),
+        lr_scheduler_type="linear", weight_decay=0.0, seed=cfg.seed, data_seed=cfg.seed,
+        train_sampling_strategy="sequential", remove_unused_columns=False, max_length=None,
+        bf16=cfg.dtype == "bfloat16", fp16=False, activation_checkpointing=False,
+        save_strategy="steps", save_steps=cfg.save_every, save_total_limit=1, logging_steps=1,
+        report_to="none", disable_tqdm=not progress_enabled(progress), dataloader_num_workers=0, use_cpu=not torch.cuda.is_available())
+    collator = _RecordingCollator(DataCollatorForPreference(pad_token_id=tok.pad_token_id))
+
+    class Export(TrainerCallback):
+        def on_save(self, args, state, control, model=None, **kw):
+            step = state.global_step
+            export(model, tok, run_dir / f"step-{step}", {**run, "step": step}, cfg.save_dtype)
+
+    trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok,
+                            data_collator=collator, peft_config=peft_config, callbacks=[Export(), *callbacks])
+    if not progress:
+        from transformers.trainer_callback import PrinterCallback
+        trainer.remove_callback(PrinterCallback)  # with the bar off, the trainer would print every log line
+    last = _last_checkpoint(trainer_dir)
+    trainer.train(resume_from_checkpoint=str(last) if last else None)
+
+    export(trainer.model, tok, run_dir, {**run, "step": steps}, cfg.save_dtype)
+    consumed = pd.DataFrame([(i, p) for i, batch in enumerate(collator.seen) for p in batch],
+                            columns=["batch", "pair_index"])
+    consumed.to_csv(run_dir / f"consumed_from_{int(last.name.split('-')[1]) if last else 0}.csv", index=False)
+    pd.DataFrame(trainer.state.log_history).to_csv(run_dir / "train_log.csv", index=False)
+    if not keep_trainer_checkpoints:
+        shutil.rmtree(trainer_dir, ignore_errors=True)
+    run_file.write_text(yaml.safe_dump({**run, "complete": True}, sort_keys=False))
+    return _result(cfg, run_dir, resumed_from=int(last.name.split("-")[1]) if last else None)
+
+
+def _result(cfg: TrainConfig, run_dir: Path, resumed_from: int | None) -> TrainResult:
+    run = yaml.safe_load((run_dir / "run.yaml").read_text())
+    log = pd.read_csv(run_dir / "train_log.csv")
+    if "step" in log.columns:
+        log = log[log["loss"].notna()].reset_index(drop=True) if "loss" in log.columns else log
+    checkpoints = sorted(int(p.name.split("-")[1]) for p in run_dir.glob("step-*")
+                         if p.is_dir() and (p / "config.json").exists())
+    return TrainResult(name=cfg.name, run_dir=run_dir, steps=run["steps"], checkpoints=checkpoints, log=log,
+                       data_order=pd.read_csv(run_dir / "data_order.csv"), resumed_from=resumed_from, run=run)
+
+
+def load_run(name: str) -> TrainResult:
+    """A finished run's result (log, checkpoints, data order) without training."""
+    run_dir = local_rm_dir(name)
+    if not (run_dir / "run.yaml").exists():
+        raise TrainConfigError(f"no rmlib training run named {name!r} at {run_dir}")
+    cfg = TrainConfig(**yaml.safe_load((run_dir / "run.yaml").read_text())["config"])
+    return _result(cfg, run_dir, resumed_from=None)

@@ -1,0 +1,115 @@
+"""The layers of rmlib, enforced: a module imports only from its own layer or below (ARCHITECTURE.md), no module is
+over ~400 lines, every package names its public API, and the lower layers load without torch."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "rmlib"
+
+# package (or module) -> layer, bottom to top; the same table is in ARCHITECTURE.md
+LAYERS = {
+    "rmlib": 0, "rmlib.config": 0, "rmlib.storage": 0,
+    "rmlib.registry": 1, "rmlib.data": 1,
+    "rmlib.models": 2,
+    "rmlib.engine": 3, "rmlib.train": 3,
+    "rmlib.stats": 4,
+    "rmlib.analysis": 5,
+    "rmlib.report": 6,
+    "rmlib.book": 7,
+    "rmlib.cli": 8,
+}
+MAX_LINES = 400
+TORCH_FREE = ["rmlib.registry", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmlib.analysis", "rmlib.report",
+              "rmlib.book"]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module: str) -> int:
+    best = max((k for k in LAYERS if module == k or module.startswith(k + ".")), key=len, default=None)
+    if best is None:
+        raise AssertionError(f"{module} is in no layer: add its package to LAYERS and to ARCHITECTURE.md")
+    return LAYERS[best]
+
+
+def rmlib_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, imported rmlib module) for every import in a file, relative imports resolved."""
+    me = _module_name(path)
+    package = me if path.name == "__init__.py" else me.rsplit(".", 1)[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "rmlib"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] != "rmlib":
+                continue
+            # `from rmlib.pkg import sub` may name a submodule: judge the deepest module that exists
+            for a in node.names:
+                sub = f"{mod}.{a.name}"
+                out.append((node.lineno, sub if (SRC.parent / (sub.replace(".", "/") + ".py")).exists()
+                            or (SRC.parent / sub.replace(".", "/")).is_dir() else mod))
+    return out
+
+
+FILES = sorted(SRC.rglob("*.py"))
+
+
+def test_the_layer_table_finds_upward_imports():
+    assert layer_of("rmlib.engine.sweep") == 3 and layer_of("rmlib.data.kinds") == 1 and layer_of("rmlib") == 0
+    upward = [(f, line, mod) for f in FILES for line, mod in rmlib_imports(f)
+              if layer_of(mod) > layer_of(_module_name(f))]
+    assert upward == [], "imports from a higher layer:\n" + "\n".join(
+        f"  {f.relative_to(SRC)}:{line} imports {mod} (layer {layer_of(mod)} > {layer_of(_module_name(f))})"
+        for f, line, mod in upward)
+
+
+def test_the_checker_would_catch_an_upward_import(tmp_path, monkeypatch):
+    fake = SRC / "data" / "kinds.py"
+    text = "from rmlib.engine import sweep\nfrom ..models import load_model\n"
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: text if self == fake else Path.read_bytes(self).decode())
+    found = [mod for _, mod in rmlib_imports(fake)]
+    assert found == ["rmlib.engine.sweep", "rmlib.models"]
+    assert all(layer_of(m) > layer_of("rmlib.data.kinds") for m in found)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(SRC)))
+def test_no_module_is_over_400_lines(path):
+    n = len(path.read_text().splitlines())
+    assert n <= MAX_LINES, f"{path.relative_to(SRC)} has {n} lines: split it by concern"
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("__init__.py")), ids=lambda p: str(p.relative_to(SRC)))
+def test_every_package_names_its_public_api(path):
+    if path.parent == SRC:
+        return  # rmlib/__init__.py holds only the version
+    tree = ast.parse(path.read_text())
+    names = [n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__"
+                                                                        for t in n.targets)]
+    assert names, f"{path.relative_to(SRC)} has no __all__"
+    defined = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert not defined, f"{path.relative_to(SRC)} implements {[d.name for d in defined]}: move them to a module"
+    module = __import__(_module_name(path), fromlist=["__all__"])
+    missing = [n for n in module.__all__ if not hasattr(module, n)]
+    assert missing == [], f"{_module_name(path)}.__all__ names {missing}, which do not exist"
+
+
+def test_the_lower_layers_and_the_published_mode_path_load_without_torch():
+    code = "import sys\n" + "".join(f"import {m}\n" for m in TORCH_FREE) + "print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False", f"importing {TORCH_FREE} imported torch"
+    from rmlib.data import LM_LOGPROB, RM_SCORE  # the reward-kind labels, in one place
+    from rmlib.engine import rewards
+    assert (rewards.RM_SCORE, rewards.LM_LOGPROB) == (RM_SCORE, LM_LOGPROB)
