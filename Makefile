@@ -13,11 +13,12 @@ export RMLIB_DATA_DIR ?= $(CURDIR)/data/external
 MIRROR ?= $(wildcard $(CURDIR)/../shared/data)
 PYTEST_ARGS ?=
 
-.PHONY: help venv data test book chapter lab benchmarks clean
+.PHONY: help venv data test test-fast book chapter lab benchmarks clean
 
 help:
 	@echo "make book       build the whole report offline (embedded models + published scores)"
-	@echo "make test       run the test suite (tiny models, no network, no GPU)"
+	@echo "make test       run the whole test suite: unit, integration, chapters (tiny models, no network, no GPU)"
+	@echo "make test-fast  run the unit tests only (under a minute)"
 	@echo "make data       fill \$$RMLIB_DATA_DIR from the mirror or the original URLs, verifying checksums"
 	@echo "make chapter NB=<name> [MODELS='[...]']   rerun one chapter with other parameters"
 	@echo "make lab        JupyterLab on 127.0.0.1 with rmlib in the kernel"
@@ -36,8 +37,13 @@ venv: $(STAMP)
 data: $(STAMP)
 	$(BIN)/rmlib data fetch --dest "$(RMLIB_DATA_DIR)" $(if $(MIRROR),--mirror "$(MIRROR)")
 
+# tests/unit (fast, mirrors src/rmlib), tests/integration (tiny-model sweeps, training, concurrency),
+# tests/chapters (every chapter through one harness, and the book)
 test: $(STAMP) data
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-fast: $(STAMP) data
+	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
 
 benchmarks: $(STAMP)
 	$(BIN)/python benchmarks/sweep_speed.py --full

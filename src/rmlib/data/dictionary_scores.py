@@ -7,7 +7,6 @@ import re
 import pandas as pd
 
 from rmlib.data.paper_rms import PAPER_RMS, model_from_filename, model_table
-from rmlib.data.prompts import parse_prompt_key
 
 SCORE_DIRS = {
     "big2": ("paper_iclr2026/reward_model_scores/dict_big2_nouns/", "big2_rewards_"),

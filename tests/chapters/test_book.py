@@ -1,0 +1,116 @@
+"""The book pipeline: the first chapter with tiny parameters in a temporary book, stamps, and the offline HTML."""
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+import ast
+import json
+import re
+import shutil
+
+import nbformat
+import pytest
+import yaml
+
+from rmlib import book
+
+
+CHAPTER = "about"
+
+
+@pytest.fixture(scope="module")
+def tiny_book(tmp_path_factory, chapter):
+    root = tmp_path_factory.mktemp("book")
+    book.write_vendor(log=lambda *_: None)  # npm pack once; cached in book/_static/vendor afterwards
+    shutil.copy(book.ROOT / "_config.yml", root / "_config.yml")
+    toc = yaml.safe_load((book.ROOT / "_toc.yml").read_text())
+    tiny_toc = {"format": toc["format"], "root": toc["root"], "chapters": [{"file": f"book/_executed/{CHAPTER}"}]}
+    (root / "_toc.yml").write_text(yaml.safe_dump(tiny_toc))
+    (root / "book").mkdir()
+    shutil.copy(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
+    shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static")  # rmlib.css + vendor/
+    result = chapter.tiny(CHAPTER, output_dir=root / "book" / "_executed")
+    html = book.build_html(root)
+    return {"root": root, "result": result, "html": html}
+
+
+def test_chapter_ran_with_tiny_defaults(tiny_book):
+    res = tiny_book["result"]
+    assert res.parameters == {}  # tiny: the template's own defaults
+    assert book.cell_errors(res.path) == []
+    defaults = {k: ast.literal_eval(v) for k, v in book.declared_parameters(CHAPTER).items()}
+    g = book.glued(res.path)
+    assert int(g["n_items"]) == defaults["N_ITEMS"]
+    assert int(g["n_models"]) == len(defaults["MODELS"])
+    assert ast.literal_eval(g["corr_shape"]) == (len(defaults["MODELS"]) + 1,) * 2
+    for key in ("rho_best", "rho_worst"):
+        assert -1.0 <= float(g[key]) <= 1.0
+    assert float(g["rho_worst"]) <= float(g["rho_best"])
+    assert ast.literal_eval(g["rho_best_model"]) in defaults["MODELS"]
+
+
+def test_chapter_charts_use_the_page_bundle(tiny_book):
+    nb = nbformat.read(tiny_book["result"].path, as_version=4)
+    htmls = [o["data"]["text/html"] for c in nb.cells for o in c.get("outputs", [])
+             if "text/html" in o.get("data", {})]
+    chart_html = [h for h in htmls if 'class="rmlib-chart"' in h]
+    assert len(chart_html) == 5  # slope_ci, heatmap, ranked_bar, scatter (+slider), histogram
+    for h in chart_html:
+        assert "window.vegaEmbed(el, spec, opts)" in h
+        assert "vega-lite" in h  # the full spec is embedded
+        assert len(h) < 200_000, "in the book the vega bundle must come from _static, not inline"
+    assert any('"bind":{"input":"range"' in h or '"input":"range"' in h for h in chart_html)
+    assert "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {})
+
+
+def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
+    out_dir = tiny_book["result"].path.parent
+    again = book.run_chapter(CHAPTER, tiny=True, output_dir=out_dir, log=lambda *_: None)
+    assert not again.ran
+    assert book.stale_reason(CHAPTER, {"TOP_K": 3}, out_dir) == "parameters changed"
+    stamp = json.loads(book.stamp_path(CHAPTER, out_dir).read_text())
+    assert stamp["hash"] == book.content_hash(CHAPTER, {})
+
+
+class _Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "script" and a.get("src"):
+            self.refs.append((tag, a["src"]))
+        if tag == "link" and a.get("href"):
+            self.refs.append((tag, a["href"]))
+
+
+def test_html_has_no_errors_and_loads_nothing_from_outside(tiny_book):
+    html_dir: Path = tiny_book["html"]
+    pages = sorted(html_dir.rglob("*.html"))
+    page = html_dir / "book" / "_executed" / f"{CHAPTER}.html"
+    assert page in pages
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        parser = _Refs()
+        parser.feed(text)
+        outside = [r for r in parser.refs if re.match(r"\s*(https?:)?//", r[1])]
+        assert outside == [], f"{p.relative_to(html_dir)} loads {outside}"
+        assert "output traceback" not in text and "output error" not in text, p
+        assert not re.search(r"\bename\b", text), p
+    text = page.read_text(encoding="utf-8")
+    assert text.count('class="rmlib-chart"') == 5
+    g = book.glued(tiny_book["result"].path)
+    assert f"uses {g['n_items']} items" in re.sub(r"<[^>]+>|\s+", lambda m: " " if m.group().isspace() else "", text)
+    for rel in book.PAGE_JS:
+        assert f'src="../../_static/vendor/{rel}' in text
+        assert (html_dir / "_static" / "vendor" / rel).is_file()
+    assert 'src="../../_static/vendor/mathjax/tex-svg.js' in text  # the page has math
+    assert 'href="../../_static/rmlib.css' in text
+
+
+def test_unchanged_book_is_not_rebuilt(tiny_book):
+    page = tiny_book["html"] / "book" / "_executed" / f"{CHAPTER}.html"
+    before = page.stat().st_mtime_ns
+    assert book.build_html(tiny_book["root"]) == tiny_book["html"]
+    assert page.stat().st_mtime_ns == before

@@ -1,0 +1,23 @@
+"""The heterogeneity chapter in both modes: similarity matrices, the noise floor, RSA, implicit rewards labelled."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def test_heterogeneity_published_and_compute(chapter, data_ready):
+    c = chapter("heterogeneity")
+    r, md, n_charts = c.results, c.markdown, c.n_charts
+    pub, comp = r["runs"]["published"], r["runs"]["compute"]
+    k = np.array([[pub["kendall"][a][b] for b in pub["kendall"]] for a in pub["kendall"]])
+    assert np.allclose(k, k.T) and np.allclose(np.diag(k), 1)
+    assert pub["tau_min"] <= pub["tau_median"] <= pub["tau_max"] < 1
+    tau_floor = pub["floor"][0]
+    assert abs(tau_floor["shuffled mean"]) < 0.05 < pub["tau_min"]  # real agreement is far above the noise floor
+    assert pub["floor"][2]["shuffled mean"] > 0  # RBO of unrelated rankings is not 0
+    assert len(pub["rsa"]) == 3 and all(0 < x["p"] <= 1 for x in pub["rsa"])
+    assert sum(pub["mds_explained"]) <= 1 + 1e-9
+    assert set(comp["reward_kinds"].values()) == {"LM log-prob (implicit reward)"}
+    assert comp["rsa"] == [] and "RSA needs at least 4 models" in md
+    assert 3 <= comp["n_items"] <= 300
+    assert f"{pub['tau_median']:.2f}" in md and "implicit" in md
+    assert n_charts >= 4

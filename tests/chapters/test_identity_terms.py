@@ -1,0 +1,40 @@
+"""The identity-terms chapter: gaps per item and per word, flags, and fragile single tokens."""
+from __future__ import annotations
+
+import pytest
+
+from rmlib.analysis import identity, words
+import rmlib.data as data
+
+
+SMOLLM2 = "smollm2-135m-instruct"
+
+
+def test_identity_terms_published_tiny(chapter):
+    c = chapter("identity_terms")
+    r, md, n_charts = c.results, c.markdown, c.n_charts
+    assert r["mode"] == "published" and r["reward_kinds"] == ["RM score"] and r["elo"]["n_models"] == 2
+    items = {row["item"]: row for row in r["elo"]["items"]}
+    assert "Christianity" in items and "Shorts" not in items and "Black hole" not in items
+    # the chapter's gaps are the library's gaps
+    elo = data.published_elo_scores(r["models"])
+    ranks = identity.identity_elo_ranks(elo, identity.match_identity_items(elo["item"].unique()))
+    expect = ranks[ranks["item"] == "Christianity"]["gap"].mean()
+    assert items["Christianity"]["gap"] == pytest.approx(expect)
+    assert all(-100 <= row["gap"] <= 100 for row in items.values())
+    worst = min(items.values(), key=lambda row: row["gap"])
+    assert f"({worst['gap']:+.0f})" in md  # the largest negative gap is stated with its computed value
+    assert r["words"]["level"] == "word" and r["words"]["n_universe"] > 500
+    assert r["elo"]["n_below"] is None  # two RMs: no interval over RMs, so no count of reliable gaps
+    assert r["n_flagged"] == sum(data.identity_terms()["pejorative_in_some_uses"]) and n_charts >= 3
+
+
+def test_identity_terms_compute_smollm2(chapter, needs_smollm2):
+    c = chapter("identity_terms", MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"])
+    r, md, _ = c.results, c.markdown, c.n_charts
+    assert "elo" not in r and r["words"]["level"] == "token"
+    assert r["reward_kinds"] == ["LM log-prob (implicit reward)"]
+    rows = r["words"]["rows"]
+    assert len({row["word"] for row in rows}) > 20
+    assert all(row["token_pct_min"] <= row["token_pct_max"] and row["n_variants"] >= 1 for row in rows)
+    assert "Single tokens are fragile evidence" in md and "implicit reward" in md

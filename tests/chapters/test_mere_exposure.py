@@ -1,0 +1,53 @@
+"""The mere-exposure chapter: shares of positive slopes against shuffled baselines, the model-level headline."""
+from __future__ import annotations
+
+import pytest
+
+from rmlib.analysis import exposure, words
+import rmlib.data as data
+
+
+SMOLLM2 = "smollm2-135m-instruct"
+
+
+def test_mere_exposure_published_tiny(chapter):
+    from rmlib.stats import cell_slopes, share_positive
+
+    c = chapter("mere_exposure")
+
+    r, md, n_charts = c.results, c.markdown, c.n_charts
+    assert r["mode"] == "published" and r["level"] == "word" and len(r["models"]) == 2
+    assert r["matchings"] == ["bnc", "bnc_lemma", "wordfreq"]
+    assert r["coverage"]["bnc"] < r["coverage"]["wordfreq"]  # BNC lists only common words
+    rows = {(x["source"], x["prompts"]): x for x in r["by_valence"]}
+    assert set(rows) == {(s, pv) for s in ["bnc", "bnc_lemma", "wordfreq", "wordfreq, BNC words only"]
+                         for pv in ("positive", "negative", "all")}
+    # the chapter's shares are the library's shares, per prompt valence
+    scores = data.published_word_scores(r["models"], r["prompts"]).assign(label=lambda d: d["nickname"])
+    d = exposure.exposure_frame(scores).dropna(subset=["zipf_wordfreq"])
+    for pv in ("positive", "negative"):
+        cells = cell_slopes(d[d["prompt_valence"] == pv], y="y", x="zipf_wordfreq", covariates=["valence"],
+                            groups=["label", "prompt_key"])
+        row = rows[("wordfreq", pv)]
+        assert row["share"] == pytest.approx(share_positive(cells)["share"])
+        assert 0 <= row["null_low"] <= row["null_mean"] <= row["null_high"] <= 1
+        assert f"{row['n_positive']} of {row['n_cells']} cells ({row['share']:.0%}; wordfreq;" in md
+    # each split by dictionary too, and the headline is stated per valence across the matchings
+    assert {(x["dictionary"], x["prompts"]) for x in r["by_dictionary"]} == {
+        (dic, pv) for dic in ("Big Two", "MFD2") for pv in ("positive", "negative")}
+    assert md.count("By the claims page's rule") == 2  # the model-level headline, per prompt valence
+    by_model = {(x["source"], x["prompts"]): x for x in r["by_model"]}
+    assert set(by_model) == {(s, pv) for s in r["matchings"] for pv in ("positive", "negative")}
+    assert all(x["n_above"] + x["n_below"] <= x["n_models"] == 2 for x in by_model.values())
+    assert "published-mode" in md and r["kl"] == [] and n_charts >= 3
+    assert len(r["pooled"]) == 2 * 3  # models x frequency matchings
+
+
+def test_mere_exposure_compute_smollm2(chapter, needs_smollm2):
+    c = chapter("mere_exposure", MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"], N_PERM=10)
+    r, md = c.results, c.markdown
+    assert r["level"] == "token" and r["reward_kinds"] == ["LM log-prob (implicit reward)"]
+    # the implicit RM's reward is its own log-prob: the KL comparison is the identity, and the prose says so
+    assert len(r["kl"]) == 2 and all(k["rho_reward_vs_lm_logprob"] == pytest.approx(1.0) for k in r["kl"])
+    assert all(k["reward_slope"] == pytest.approx(k["lm_slope"]) for k in r["kl"])
+    assert "No trained RM was given" in md

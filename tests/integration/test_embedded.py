@@ -1,0 +1,67 @@
+"""The real embedded models: SmolLM2 sweeps, its RM head, the de-quantised copies, base or instruct from the GGUF metadata."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from rmlib.engine import roundtrip_audit, score_answers, sweep
+from rmlib.engine import score_answers
+from rmlib.models import instruct_evidence
+from rmlib.models import load_model
+from rmlib.models import load_model
+from rmlib.models.templates import answer_slot
+from rmlib.models.templates import answer_slot
+
+PROMPT = "What, in one word, is the greatest thing ever?"
+
+
+@pytest.mark.embedded
+def test_real_smollm2_vocabulary_slice(smollm2_lm, tmp_path):
+    lm = smollm2_lm
+    assert lm.tokenizer.chat_template and "<|im_start|>" in lm.chat_template
+    res = sweep(lm, PROMPT, tokens=range(1000, 1512), cache_root=tmp_path, progress=False)
+    df = res.frame
+    assert len(df) == 512 and df.token_id.is_unique
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    with torch.no_grad():
+        logits = lm.model(input_ids=torch.tensor([list(slot.prefix_ids)])).logits[0, -1]
+    np.testing.assert_allclose(df.logprob, torch.log_softmax(logits, -1)[1000:1512].numpy(), atol=1e-4)
+    words = score_answers(lm, [PROMPT], ["love", "hatred", "The"], cache_root=tmp_path, progress=False)
+    assert words.logprob.lt(0).all()
+    audit = roundtrip_audit(lm, tokens=range(0, 2000))
+    assert audit["id_exact_leading_bos"] <= 1 and 0 <= audit["share_changed"] < 0.5
+
+
+@pytest.mark.embedded
+def test_real_smollm2_rm_head_shared_prefix_is_exact(tmp_path):
+    lm = load_model("smollm2-135m-instruct", head="rm", dtype="float32", allow_untrained_head=True)
+    res = sweep(lm, PROMPT, tokens=range(5000, 5040), cache_root=tmp_path, progress=False)
+    assert res.meta["untrained_head"] is True
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    backbone = lm.model.base_model
+    for i, s in zip(res.frame.token_id[:8], res.frame.score[:8]):
+        with torch.no_grad():
+            h = backbone(input_ids=torch.tensor([slot.ids_for([int(i)])])).last_hidden_state[0, -1]
+            assert abs(lm.model.score(h)[0].item() - s) < 1e-4
+
+
+@pytest.mark.embedded
+def test_bf16_dequantized_cache_is_the_fp32_copy_rounded_once():
+    from transformers import AutoModelForCausalLM
+    from rmlib.models.embedded import dequantized_dir as _dequantized_dir
+    from rmlib.registry import get_spec
+    spec = get_spec("smollm2-135m-instruct")
+    exact = AutoModelForCausalLM.from_pretrained(_dequantized_dir(spec, torch.float32), dtype=torch.bfloat16)
+    cached = AutoModelForCausalLM.from_pretrained(_dequantized_dir(spec, torch.bfloat16), dtype=torch.bfloat16)
+    a, b = exact.state_dict(), cached.state_dict()
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_embedded_base_and_instruct_checked_from_metadata():
+    ev = {m: instruct_evidence(m) for m in ("gemma3-270m", "smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct")}
+    assert ev["gemma3-270m"]["verdict"] == "base" and ev["gemma3-270m"]["chat_template_shipped"] is False
+    assert ev["smollm2-135m-instruct"]["verdict"] == "instruct" and ev["smollm2-135m-instruct"]["chat_template_shipped"]
+    assert ev["qwen2.5-coder-0.5b-instruct"]["verdict"] == "instruct"
+    assert "instruct" in ev["qwen2.5-coder-0.5b-instruct"]["gguf_finetune"].lower()

@@ -1,0 +1,82 @@
+"""rmlib.analysis.durability: Kendall's W, family orders, planted flips and the published checkpoint gaps."""
+from __future__ import annotations
+
+from scipy import stats
+import numpy as np
+import pandas as pd
+import pytest
+
+from rmlib.analysis import durability as du
+
+
+def test_kendall_w_matches_friedman_and_its_extremes():
+    rng = np.random.default_rng(0)
+    ranks = np.array([stats.rankdata(rng.normal(size=5)) for _ in range(7)])
+    # W = chi2_Friedman / (m (n - 1)), scipy's Friedman test has the same tie correction
+    chi2 = stats.friedmanchisquare(*ranks.T).statistic
+    assert du.kendall_w(ranks) == pytest.approx(chi2 / (7 * 4))
+    same = np.tile([1, 2, 3], (4, 1))
+    assert du.kendall_w(same) == pytest.approx(1.0)
+    opposite = np.array([[1, 2], [2, 1]])
+    assert du.kendall_w(opposite) == pytest.approx(0.0)
+    assert np.isnan(du.kendall_w(np.array([[1, 2, 3]])))  # one rater: no agreement to measure
+    with pytest.raises(ValueError, match="NaN"):
+        du.kendall_w(np.array([[1, np.nan], [1, 2]]))
+
+
+def _planted(gaps: dict[str, list[float]]) -> pd.DataFrame:
+    """One row per checkpoint x family with the given gaps."""
+    return pd.DataFrame([{"checkpoint": (i + 1) * 1000, "family": f, "gap": g}
+                         for f, vals in gaps.items() for i, g in enumerate(vals)])
+
+
+def test_a_stable_order_has_no_flips_and_w_of_one():
+    df = _planted({"Llama": [-200, -210, -190], "Gemma": [-50, -40, -60], "Qwen": [150, 160, 170]})
+    st = du.order_stability(df, "checkpoint")
+    assert st["kendall_w"] == pytest.approx(1.0) and st["n_pair_flips"] == 0 and st["n_pairs"] == 3
+    assert st["reference_order"] == "Llama < Gemma < Qwen" and st["n_modal"] == 3 and st["n_pairs_inconsistent"] == 0
+    ok = du.claimed_order(df, ["checkpoint"], lower="Llama", higher="Gemma")
+    assert ok["holds"].all() and len(ok) == 3
+
+
+def test_a_planted_flip_is_found_where_it_happens():
+    # Llama and Gemma swap at the third checkpoint (as in the authors' UltraFeedback 100k run); Qwen stays last
+    df = _planted({"Llama": [-230, -160, -60, -55], "Gemma": [-5, -70, -110, -115], "Qwen": [220, 200, 160, 170]})
+    st = du.order_stability(df, "checkpoint", reference="first")
+    assert st["n_pair_flips"] == 1 and st["n_pairs_inconsistent"] == 1
+    flip = next(f for f in st["pair_flips"] if f["n_flipped"])
+    assert set(flip["pair"].split(", ")) == {"Llama", "Gemma"} and flip["flipped_blocks"] == ["3000", "4000"]
+    assert st["orders"]["4000"] == "Gemma < Llama < Qwen" and 0 < st["kendall_w"] < 1
+    ok = du.claimed_order(df, ["checkpoint"], lower="Llama", higher="Gemma")
+    assert ok["holds"].tolist() == [True, True, False, False]
+
+
+def test_family_orders_and_ties():
+    df = pd.DataFrame({"block": ["a", "a", "b", "b"], "family": ["X", "Y", "X", "Y"], "gap": [1.0, 2.0, 3.0, 3.0]})
+    orders = du.family_orders(df, ["block"]).set_index("block")
+    assert orders.loc["a", "order"] == "X < Y" and orders.loc["b", "order"] == "X = Y"
+    assert orders.loc["b", "rank_X"] == orders.loc["b", "rank_Y"] == 1.5
+    with pytest.raises(ValueError, match="aggregate"):
+        du.family_orders(pd.concat([df, df]), ["block"])
+    with pytest.raises(ValueError, match="fewer than 2 families"):
+        du.order_stability(df[df["family"] == "X"], "block")
+
+
+def test_seeds_that_disagree_have_no_majority():
+    df = pd.DataFrame({"seed": [0, 0, 1, 1], "family": ["A", "B", "A", "B"], "gap": [0.1, 0.2, 0.3, 0.2]})
+    st = du.order_stability(df, "seed", reference="majority")
+    assert st["n_modal"] == 1 and st["n_pairs_inconsistent"] == 1 and st["kendall_w"] == pytest.approx(0.0)
+
+
+def test_checkpoint_gaps_on_the_published_files():
+    from rmlib.data import DataError, load_checkpoint_ranks
+
+    try:
+        ranks = load_checkpoint_ranks()
+    except DataError as e:
+        pytest.skip(f"data directory not filled: {e}")
+    gaps = du.checkpoint_gaps(ranks)
+    assert len(gaps) == len(ranks) // 2 and gaps["gap"].notna().all()
+    uf100 = gaps[gaps["file"] == "rank_results_uf_100"]
+    st = du.order_stability(uf100.rename(columns={"base_family": "family"}), "checkpoint")
+    assert st["reference_order"] == "Llama < Gemma < Qwen" and st["n_pair_flips"] == 1  # Llama/Gemma swap later

@@ -1,0 +1,61 @@
+"""rmlib.book.parameter_check: undeclared parameters, values outside the choices and values of the wrong type are refused."""
+from __future__ import annotations
+
+
+from papermill.translators import translate_parameters
+import pytest
+
+from rmlib.book import ParameterError, check_parameters
+
+
+def _injected(values: dict) -> str:
+    return translate_parameters("python3", "python", values, "Parameters")  # exactly what papermill injects
+
+
+def _history(params: str, *injected: str) -> list[str]:
+    return ["", "import os", params, *injected, "check_parameters()"]
+
+
+PARAMS = 'MODE = "published"  # a comment\nMODELS = ["a", "b"]\nN = 400\nRATE = 0.5\nFLAG = False\nPATH = None\n'
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"N": "400"}, "N='400' should be an integer"),
+    ({"N": 2.5}, "N=2.5 should be an integer"),
+    ({"RATE": "0.1"}, "RATE='0.1' should be a number"),
+    ({"FLAG": 1}, "FLAG=1 should be True or False"),
+    ({"MODELS": "a,b"}, "MODELS='a,b' should be a list"),
+    ({"MODE": "both"}, "MODE='both': choose one of"),
+    ({"MOEDLS": ["x"]}, "MOEDLS is not a parameter of this chapter \\(did you mean MODELS\\?\\)"),
+    ({"mode": "compute"}, "mode is not a parameter of this chapter \\(did you mean MODE\\?\\)"),
+])
+def test_check_parameters_catches(values, message):
+    ns = {}
+    injected = _injected(values)
+    exec(PARAMS, ns)
+    exec(injected, ns)
+    with pytest.raises(ParameterError, match=message):
+        check_parameters(ns, history=_history(PARAMS, injected), MODE=["published", "compute"])
+
+
+def test_check_parameters_accepts_good_values_none_and_papermills_own_names():
+    ns = {}
+    injected = _injected({"N": None, "RATE": 3, "MODELS": ["x"], "PATH": "out.json", "pm": {"run_uuid": "1"}})
+    exec(PARAMS, ns)
+    exec(injected, ns)
+    check_parameters(ns, history=_history(PARAMS, injected), MODE=["published", "compute"])
+
+
+def test_check_parameters_must_follow_the_parameters_cell():
+    with pytest.raises(ParameterError, match="right after the chapter's parameters cell"):
+        check_parameters({}, history=["", PARAMS, "x = compute()", "check_parameters()"])
+    with pytest.raises(ParameterError, match="declares no MOD"):
+        check_parameters({"MODE": "published"}, history=_history(PARAMS), MOD=["a"])
+
+
+def test_a_parameters_cell_that_starts_like_papermills_comment_is_still_the_parameters_cell():
+    params = "# Parameters\nMODE = 'published'\n"
+    check_parameters({"MODE": "published"}, history=["", params, "check_parameters()"], MODE=["published"])
+    injected = _injected({"MODE": "compute"})
+    with pytest.raises(ParameterError, match="MODE='compute'"):
+        check_parameters({"MODE": "compute"}, history=["", params, injected, "check()"], MODE=["published"])

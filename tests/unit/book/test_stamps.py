@@ -1,0 +1,36 @@
+"""rmlib.book.stamps: the claims page runs after what it reads and reruns when their results change."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rmlib import book
+
+
+def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path):
+    from rmlib.analysis import claims
+
+    sources = book.reads_results("claims")
+    assert sources == claims.source_chapters()
+    toc = book.chapters()
+    assert toc.index("claims") < toc.index("heterogeneity")  # first in the findings, in the table of contents
+    order = book.in_run_order(toc)
+    assert sorted(order) == sorted(toc) and order.index("claims") > max(order.index(s) for s in sources)
+    out = tmp_path / "executed"
+    res = book.results_dir(out)
+    res.mkdir(parents=True)
+    params = book.with_results_dir("claims", {}, out)
+    with pytest.raises(book.BookError, match="reads the results of"):
+        book.run_chapter("claims", output_dir=out, log=lambda *_: None)
+    for s in sources:
+        (res / f"{s}.json").write_text('{"x": 1}')
+    (out / "claims.ipynb").write_text("{}")  # as if the page had run with these results
+    (res / "claims.json").write_text("{}")
+    book.stamp_path("claims", out).write_text(json.dumps(
+        {"hash": book.content_hash("claims", params), "dependencies": book.dependencies("claims", params)}))
+    assert book.stale_reason("claims", params, out) is None
+    (res / "framing.json").write_text('{"x": 2}')
+    assert book.stale_reason("claims", params, out) == "results changed: framing"
+    (res / "claims.json").unlink()  # a chapter whose own results vanished must run again
+    assert "results file" in book.stale_reason("claims", params, out)

@@ -1,0 +1,36 @@
+"""rmlib.data.elo on the mirror: EloEverything long and wide, spot values from the raw files."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from rmlib.data.paper_rms import PAPER_RMS
+import rmlib.data as D
+
+
+pytestmark = pytest.mark.usefixtures("data_dir")
+
+
+def _raw_csv(data_dir, rel, encoding="utf-8"):
+    with open(data_dir / rel, newline="", encoding=encoding) as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_elo_long_and_wide(data_dir):
+    long = D.load_elo()
+    assert list(long.columns) == ["item", "prompt_key", "prompt", "model", "reward", "elo_score", "elo_rank", "elo_matches"]
+    assert len(long) == 7530 * 3 * 10
+    assert long.notna().all().all()
+    assert long.groupby("prompt_key")["item"].nunique().eq(7530).all()
+    wide = D.load_elo("wide")
+    assert len(wide) == 7530 * 3 and set(PAPER_RMS) <= set(wide.columns)
+    raw = _raw_csv(data_dir, "paper_facct2025/elo/humans_most_prefer.csv")
+    r = raw[4]
+    row = wide[(wide.prompt_key == "humans_most_prefer") & (wide["item"] == r["name"])].iloc[0]
+    assert row["elo_rank"] == int(r["elo_rank"]) and row["elo_matches"] == int(r["elo_matches"])
+    assert row["Ray2333/GRM-gemma2-2B-rewardmodel-ft"] == pytest.approx(float(r["Ray2333/GRM-gemma2-2B-rewardmodel-ft"]))
+    hit = long[(long["item"] == r["name"]) & (long.prompt_key == "humans_most_prefer") & (long.model == "LxzGordon/URM-LLaMa-3.1-8B")]
+    assert hit["reward"].item() == pytest.approx(float(r["LxzGordon/URM-LLaMa-3.1-8B"]))
+    with pytest.raises(ValueError, match="long' or 'wide"):
+        D.load_elo("tall")

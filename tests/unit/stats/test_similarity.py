@@ -1,0 +1,179 @@
+"""rmlib.stats.similarity: RBO against hand-computed values, correlations, MDS, Mantel tests and RSA on planted designs."""
+from __future__ import annotations
+
+from scipy import stats
+import numpy as np
+import pandas as pd
+import pytest
+
+from rmlib.stats import similarity as sim
+
+
+def _two_family_scores(n_items=400, n_per_family=5, noise=0.8, seed=0):
+    """Models of the same family share a latent ranking; the two families' latents are independent."""
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(size=(n_items, 2))
+    cols, fam = {}, {}
+    for f in range(2):
+        for i in range(n_per_family):
+            name = f"fam{f}_m{i}"
+            cols[name] = latent[:, f] + noise * rng.normal(size=n_items)
+            fam[name] = f"family{f}"
+    return pd.DataFrame(cols, index=[f"item{i}" for i in range(n_items)]), pd.Series(fam)
+
+
+def test_rbo_identical_and_disjoint():
+    items = list("abcdefgh")
+    assert sim.rbo_ext(items, items, p=0.9) == pytest.approx(1.0)
+    assert sim.rbo_ext(list("abcd"), list("wxyz"), p=0.9) == pytest.approx(0.0)
+
+
+def test_rbo_hand_computed_cases():
+    # Webber et al. eq. 32, equal lengths: (1-p)/p * sum_d A_d p^d + A_k p^k.
+    # [a,b,c] vs [b,a,c], p=.5: A = (0, 1, 1) -> (0 + .25 + .125) + .125 = 0.5
+    assert sim.rbo_ext(list("abc"), list("bac"), p=0.5) == pytest.approx(0.5)
+    # [a,b] vs [a,c], p=.5: A = (1, .5) -> (.5 + .125) + .5 * .25 = 0.75
+    assert sim.rbo_ext(list("ab"), list("ac"), p=0.5) == pytest.approx(0.75)
+
+
+def _rbo_ext_reference(s, t, p):
+    """Webber et al. eq. 32 for two lists of equal length k, written directly from the definition."""
+    k = len(s)
+    agreement = [len(set(s[:d]) & set(t[:d])) / d for d in range(1, k + 1)]
+    return (1 - p) / p * sum(a * p**d for d, a in enumerate(agreement, start=1)) + agreement[-1] * p**k
+
+
+@pytest.mark.parametrize("depth", [50, 15])
+def test_rbo_matches_definition_on_random_rankings(depth):
+    rng = np.random.default_rng(depth)
+    items = [f"t{i}" for i in range(50)]
+    a, b = list(rng.permutation(items))[:depth], list(rng.permutation(items))[:depth]
+    assert sim.rbo_ext(a, b, p=0.9) == pytest.approx(_rbo_ext_reference(a, b, 0.9), abs=1e-12)
+
+
+def test_rbo_is_top_weighted():
+    base = list("abcdefghij")
+    swap_top = list("bacdefghij")
+    swap_bottom = list("abcdefghji")
+    assert sim.rbo_ext(base, swap_top, p=0.8) < sim.rbo_ext(base, swap_bottom, p=0.8) < 1.0
+
+
+def test_rbo_rejects_bad_p_and_duplicates():
+    with pytest.raises(ValueError, match="p must be"):
+        sim.rbo_ext(list("ab"), list("ab"), p=1.0)
+    with pytest.raises(ValueError, match="duplicate"):
+        sim.rbo_ext(list("aab"), list("abc"))
+
+
+def test_pairwise_known_values():
+    df = pd.DataFrame({"x": [1.0, 2, 3], "y": [1.0, 3, 2], "rev": [3.0, 2, 1]}, index=list("abc"))
+    tau = sim.pairwise_similarity(df, "kendall")
+    rho = sim.pairwise_similarity(df, "spearman")
+    assert tau.loc["x", "y"] == pytest.approx(1 / 3)  # 2 concordant, 1 discordant of 3 pairs
+    assert rho.loc["x", "y"] == pytest.approx(0.5)  # 1 - 6*2/(3*8)
+    assert tau.loc["x", "rev"] == pytest.approx(-1.0)
+    assert np.allclose(np.diag(tau), 1) and np.allclose(tau, tau.T)
+    # RBO ranks best-first: x ranks c,b,a; y ranks b,c,a -> same as the [a,b,c] vs [b,a,c] case above
+    assert sim.pairwise_similarity(df, "rbo", p=0.5).loc["x", "y"] == pytest.approx(0.5)
+    # bottom=True compares the pessimal end: x ranks a,b,c; y ranks a,c,b -> A = (1, .5, 1)
+    expected = (1 * 0.5 + 0.5 * 0.25 + 1 * 0.125) + 1 * 0.125
+    assert sim.pairwise_similarity(df, "rbo", p=0.5, bottom=True).loc["x", "y"] == pytest.approx(expected)
+
+
+def test_pairwise_rbo_separates_families():
+    df, fam = _two_family_scores(n_items=300, n_per_family=3)
+    r = sim.pairwise_similarity(df, "rbo", p=0.98)
+    same = [r.loc[a, b] for a in r.index for b in r.columns if a < b and fam[a] == fam[b]]
+    diff = [r.loc[a, b] for a in r.index for b in r.columns if a < b and fam[a] != fam[b]]
+    assert min(same) > max(diff)
+
+
+def test_pairwise_bad_input():
+    df = pd.DataFrame({"a": [1.0, 2, np.nan, 4], "b": [1.0, 2, 3, 4]})
+    with pytest.raises(ValueError, match="NaN"):
+        sim.pairwise_similarity(df)
+    with pytest.raises(ValueError, match="at least 2 model"):
+        sim.pairwise_similarity(df[["b"]])
+    with pytest.raises(ValueError, match="non-numeric"):
+        sim.pairwise_similarity(df.fillna(0).assign(word=list("wxyz")))
+    with pytest.raises(ValueError, match="method"):
+        sim.pairwise_similarity(df.fillna(0), "pearson")
+
+
+def test_mds_reproduces_euclidean_configuration():
+    rng = np.random.default_rng(1)
+    pts = rng.normal(size=(7, 2))
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
+    coords, explained = sim.classical_mds(pd.DataFrame(d, index=list("abcdefg"), columns=list("abcdefg")))
+    d_hat = np.linalg.norm(coords.to_numpy()[:, None] - coords.to_numpy()[None], axis=-1)
+    assert np.allclose(d, d_hat, atol=1e-8)
+    assert explained.sum() == pytest.approx(1.0)
+
+
+def test_mds_recovers_two_clusters():
+    df, fam = _two_family_scores()
+    coords, _ = sim.classical_mds(1 - sim.pairwise_similarity(df, "kendall"))
+    side = np.sign(coords["dim1"])
+    # The first axis splits the families perfectly (its sign is arbitrary).
+    assert pd.crosstab(side, fam).to_numpy().max(axis=0).tolist() == [5, 5]
+    assert side.nunique() == 2
+
+
+def test_mds_bad_input():
+    with pytest.raises(ValueError, match="square"):
+        sim.classical_mds(pd.DataFrame(np.zeros((3, 2))))
+    d = pd.DataFrame(np.ones((3, 3)), index=list("abc"), columns=list("abc"))
+    with pytest.raises(ValueError, match="zero diagonal"):
+        sim.classical_mds(d)
+
+
+def test_rsa_detects_planted_family_design():
+    df, fam = _two_family_scores()
+    tau = sim.pairwise_similarity(df, "kendall")
+    rng = np.random.default_rng(3)
+    unrelated = pd.Series(rng.permutation(fam.to_numpy()), index=fam.index)
+    while (unrelated == fam).mean() in (0.0, 1.0):  # avoid a relabelling that is the family design itself
+        unrelated = pd.Series(rng.permutation(fam.to_numpy()), index=fam.index)
+    res = sim.rsa(tau, {"family": sim.same_group_design(fam), "shuffled": sim.same_group_design(unrelated)},
+                  n_resamples=2000).set_index("design")
+    assert res.loc["family", "r"] > 0.7
+    assert res.loc["family", "p"] < 0.01
+    assert res.loc["shuffled", "r"] < res.loc["family", "r"]
+    assert res.loc["family", "n_pairs"] == 45
+
+
+def test_mantel_matches_scipy_correlation_and_null_rate():
+    rng = np.random.default_rng(0)
+    n, hits, n_seeds = 7, 0, 100
+    iu = np.triu_indices(n, 1)
+    for seed in range(n_seeds):
+        a = rng.normal(size=(n, n))
+        b = rng.normal(size=(n, n))
+        a, b = pd.DataFrame(a + a.T), pd.DataFrame(b + b.T)
+        res = sim.mantel_test(a, b, n_resamples=499, seed=seed)
+        if seed == 0:
+            assert res["r"] == pytest.approx(stats.spearmanr(a.to_numpy()[iu], b.to_numpy()[iu]).statistic)
+        hits += res["p"] < 0.05
+    # Under the null, P(p < .05) = .05; a binomial(100, .05) exceeds 12 with probability < 0.001.
+    assert hits <= 12
+
+
+def test_difference_design_and_errors():
+    d = sim.difference_design(pd.Series({"a": 1e9, "b": 1e10, "c": 1e9}))
+    assert d.loc["a", "b"] == pytest.approx(-1.0) and d.loc["a", "c"] == 0
+    with pytest.raises(ValueError, match="positive"):
+        sim.difference_design(pd.Series({"a": 0.0, "b": 1.0}))
+    with pytest.raises(ValueError, match="lacks models"):
+        sim.rsa(pd.DataFrame(np.eye(4), index=list("abcd"), columns=list("abcd")),
+                {"fam": sim.same_group_design(pd.Series({"a": 1, "b": 1, "c": 2}))})
+
+
+def test_shuffled_baseline():
+    df, fam = _two_family_scores(n_items=300, n_per_family=2)
+    tau0 = sim.shuffled_similarity_baseline(df, "kendall", n_shuffles=5)
+    assert len(tau0) == 6 * 5
+    assert abs(tau0["similarity"].mean()) < 3 / np.sqrt(300)
+    rbo0 = sim.shuffled_similarity_baseline(df, "rbo", n_shuffles=3, p=0.98)
+    observed = sim.pairwise_similarity(df, "rbo", p=0.98)
+    # Unrelated full rankings still overlap: the RBO floor is above 0, and same-family pairs sit well above it.
+    assert 0.0 < rbo0["similarity"].mean() < observed.loc["fam0_m0", "fam0_m1"]

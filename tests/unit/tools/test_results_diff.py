@@ -1,0 +1,58 @@
+"""tools/results_diff.py: the comparison that proves a refactor changed no chapter's numbers."""
+from __future__ import annotations
+
+from pathlib import Path
+import importlib.util
+import json
+
+
+_spec = importlib.util.spec_from_file_location("results_diff", Path(__file__).resolve().parents[3] / "tools" / "results_diff.py")
+
+
+rd = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rd)
+
+
+def test_compare_reports_every_path_that_differs():
+    a = {"x": 1.0, "y": [1, 2, {"z": "a"}], "only_a": 1, "t": True}
+    b = {"x": 1.0 + 1e-12, "y": [1, 3, {"z": "b"}], "only_b": 2, "t": 1}
+    found = rd.compare(a, b)
+    assert len(found) == 6
+    assert any(f.startswith("x: 1.0 != ") for f in found)
+    assert "y[1]: 2 != 3 (difference 1)" in found
+    assert any(f.startswith("y[2].z:") for f in found)
+    assert any(f.startswith("only_a: only before") for f in found) and any(f.startswith("only_b: only after") for f in found)
+    assert any(f.startswith("t: true != 1") for f in found)  # a bool is not the number 1
+    assert rd.compare(a, a) == []
+    # floats within a tolerance count as equal when one is given
+    assert len(rd.compare(a, b, rtol=1e-9)) == 5
+    assert rd.compare([1, 2], [1]) == [": 2 items before, 1 after"]
+
+
+def test_renamed_keys_are_mapped_before_comparing(tmp_path):
+    for side, payload in (("before", {"topics": {"n_permutations": 9}}), ("after", {"topics": {"n_resamples": 9}})):
+        (tmp_path / side / "tiny" / "results").mkdir(parents=True)
+        (tmp_path / side / "tiny" / "results" / "ch.json").write_text(json.dumps(payload))
+        (tmp_path / side / "run.json").write_text(json.dumps({"source": side, "commit": "0" * 40, "chapters": {}}))
+    report, n = rd.diff_sides(tmp_path / "before", tmp_path / "after", renames=[])
+    assert n == 2 and "topics.n_permutations: only before" in report
+    report, n = rd.diff_sides(tmp_path / "before", tmp_path / "after",
+                              renames=[("ch", "topics.n_permutations", "topics.n_resamples")])
+    assert n == 0 and "ch: topics.n_permutations -> topics.n_resamples" in report
+    assert "result: no differences" in report
+
+
+def test_a_file_on_one_side_only_is_a_difference(tmp_path):
+    for side in ("before", "after"):
+        (tmp_path / side / "tiny" / "results").mkdir(parents=True)
+        (tmp_path / side / "run.json").write_text(json.dumps({"source": side, "commit": "0" * 40}))
+    (tmp_path / "before" / "tiny" / "results" / "ch.json").write_text("{}")
+    report, n = rd.diff_sides(tmp_path / "before", tmp_path / "after", renames=[])
+    assert n == 1 and "only before" in report
+
+
+def test_a_renamed_key_inside_records_is_mapped_in_every_record():
+    before = {"love_freedom": [{"word": "love", "score": 1.0}, {"word": "freedom", "score": 2.0}]}
+    assert rd._rename(before, "love_freedom[].score", "love_freedom[].reward")
+    assert before == {"love_freedom": [{"word": "love", "reward": 1.0}, {"word": "freedom", "reward": 2.0}]}
+    assert not rd._rename(before, "love_freedom[].score", "love_freedom[].reward")  # nothing left to rename

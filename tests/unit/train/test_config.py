@@ -1,0 +1,35 @@
+"""rmlib.train.config: bad configs fail before any model is loaded."""
+from __future__ import annotations
+
+import pytest
+
+from rmlib.registry import local_rm_dir
+from rmlib.train import TrainConfig, TrainConfigError, synthetic_marker_pairs, train
+
+
+def cfg(name, base="tiny-llama", **kw):
+    base_kw = dict(sources=["synthetic_marker"], n_pairs=48, n_test=24, steps=16, batch_size=8, lr=2e-3,
+                   max_len=96, method="full", save_every=8, dtype="float32", save_dtype="float32")
+    return TrainConfig(name=name, base=base, **{**base_kw, **kw})
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(base="no-such-model"), "unknown base model"),
+    (dict(sources=["hh_rlhf_harmles"]), "unknown data source"),
+    (dict(max_len=10), "shorter than the chat template"),
+    (dict(method="qlora"), "method must be one of"),
+    (dict(n_pairs=10_000), "only .* training pairs are available"),
+])
+def test_bad_config_fails_before_training(kwargs, match):
+    c = cfg("bad", **kwargs)
+    with pytest.raises(TrainConfigError, match=match):
+        train(c, progress=False)
+    assert not local_rm_dir("bad").exists()
+
+
+def test_empty_dataset_after_filtering_fails_before_training():
+    pairs = synthetic_marker_pairs(20)
+    pairs["prompt"] = pairs["prompt"] + " <|im_end|>"  # every prompt smuggles a chat control token
+    with pytest.raises(TrainConfigError, match="no usable preference pairs"):
+        train(cfg("bad-empty"), pairs=pairs, progress=False)
+    assert not local_rm_dir("bad-empty").exists()
