@@ -18,8 +18,8 @@ import yaml
 
 from rmlib import config
 
-__all__ = ["ModelError", "ModelSpec", "registry", "paper_rms", "get_spec", "spec_at", "local_rm_dir", "model_info",
-           "reference_lm", "RUN_FILE"]
+__all__ = ["ModelError", "ModelSpec", "registry", "paper_rms", "embedded_lms", "get_spec", "spec_at", "local_rm_dir",
+           "model_info", "reference_lm", "RUN_FILE"]
 
 RUN_FILE = "rmlib_run.yaml"  # what an rmlib training export records about itself (rmlib.train.export writes it)
 
@@ -60,6 +60,11 @@ def registry() -> dict[str, ModelSpec]:
         for mid, fields in raw[section].items():
             specs[mid] = ModelSpec(id=mid, kind=kind, source=source, **fields)
     return specs
+
+
+def embedded_lms() -> list[str]:
+    """Ids of the LMs embedded as GGUF packages (what the chapters' compute modes score by default)."""
+    return [mid for mid, s in registry().items() if s.source == "embedded"]
 
 
 def paper_rms():

@@ -8,17 +8,16 @@ import types
 
 from papermill.translators import translate_parameters
 import pytest
-import yaml
 
 from rmlib import book
 from rmlib.book import ParameterError
 
 
-NOTEBOOKS = sorted(p.stem for p in book.NOTEBOOKS.glob("*.ipynb"))
+CHAPTERS = book.chapters()
 
 
 def _cells(name):
-    nb = json.loads((book.NOTEBOOKS / f"{name}.ipynb").read_text())
+    nb = json.loads(book.template(name).read_text())
     i = next(k for k, c in enumerate(nb["cells"]) if "parameters" in c["metadata"].get("tags", []))
     return "".join(nb["cells"][i]["source"]), "".join(nb["cells"][i + 1]["source"])
 
@@ -39,15 +38,14 @@ def _run_cells(monkeypatch, name, values: dict | None):
     exec(check, ns)
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
+@pytest.mark.parametrize("name", CHAPTERS)
 def test_every_chapter_checks_its_parameters_right_after_the_parameters_cell(name, monkeypatch):
     params, check = _cells(name)
     assert "check_parameters(" in check
     _run_cells(monkeypatch, name, None)              # the template's defaults pass
     _run_cells(monkeypatch, name, {})
-    full_run = book.PARAMS / f"{name}.yaml"
-    if full_run.exists():                             # so do the values `make book` uses
-        _run_cells(monkeypatch, name, yaml.safe_load(full_run.read_text()) or {})
+    _run_cells(monkeypatch, name, book.parameters(name, tiny=True))   # so do the tests' values
+    _run_cells(monkeypatch, name, book.parameters(name))              # and the values `make book` uses
     with pytest.raises(ParameterError, match="MDOE is not a parameter"):
         _run_cells(monkeypatch, name, {"MDOE": "compute"})
     if "\nMODE = " in params:

@@ -10,14 +10,15 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 | ``exposure`` | whether RMs prefer frequent words |
 | ``identity`` | where words for groups of people fall in an RM's ranking |
 | ``words`` | from token sweeps to words (shared by the three above) |
-| ``values``, ``implicit`` | value profiles (Big Two, MFD2) by base family; implicit rewards between LMs |
+| ``values``, ``families`` | value scores (Big Two, MFD2) and whether base families rank them differently |
+| ``implicit`` | implicit rewards between LMs (MWLR, DPO log-ratio) |
 | ``finetuning``, ``durability`` | RMs trained from several bases on identical data; durable family orders |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
 
 Importing this package loads no model library; the functions that score models import the engine when called.
 """
-from rmlib.analysis import (categories, claims, distributions, durability, exposure, finetuning, framing, identity,
-                            implicit, misalignment, topics, values, words)
+from rmlib.analysis import (categories, claims, distributions, durability, exposure, families, finetuning, framing,
+                            identity, implicit, misalignment, topics, values, words)
 
-__all__ = ["categories", "claims", "distributions", "durability", "exposure", "finetuning", "framing", "identity",
-           "implicit", "misalignment", "topics", "values", "words"]
+__all__ = ["categories", "claims", "distributions", "durability", "exposure", "families", "finetuning", "framing",
+           "identity", "implicit", "misalignment", "topics", "values", "words"]

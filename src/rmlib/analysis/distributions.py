@@ -4,16 +4,27 @@
   from statsmodels), so "the bottom tail is mostly sub-word junk" becomes a number with an interval.
 * :func:`shared_vocabulary` aligns sweeps of models with different tokenizers on the decoded text both vocabularies
   contain, which is the only item set on which their rankings can be correlated.
+
+The distributions chapter reads each model's rewards over a set of answers (:func:`answer_runs`: published
+EloEverything items and/or token sweeps), then their shape (:func:`shape_statistics`), what fills each tail
+(:func:`tail_compositions`) and which token features separate the tails (:func:`token_feature_tails`).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from rmlib.analysis.categories import REPLACEMENT_CHAR
-from rmlib.stats import require_columns
+from rmlib.analysis.categories import REPLACEMENT_CHAR, item_categories, token_features
+from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
+from rmlib.registry import get_spec
+from rmlib.stats import moments, require_columns, tail_asymmetry, tail_comparison
 
-__all__ = ["tail_composition", "shared_vocabulary", "vocabulary_overlap"]
+__all__ = ["tail_composition", "shared_vocabulary", "vocabulary_overlap", "MODES", "ANSWER_KIND", "answer_runs",
+           "tail_size", "shape_statistics", "skew_counts", "tail_compositions", "token_feature_tails"]
+
+MODES = ("published", "compute", "both")
+ANSWER_KIND = "kind of answer"   # the feature column of every run: an item's form or a token's category
+TOKEN_FEATURES = ["is_word", "leading_space", "capitalised", "n_chars"]
 
 
 def tail_composition(df: pd.DataFrame, value: str = "reward", k: int = 100, feature: str = "category",
@@ -100,3 +111,84 @@ def vocabulary_overlap(frame: pd.DataFrame, shared: pd.DataFrame, *, model: str 
                      "share_shared": len(shared) / n_txt if n_txt else np.nan})
     return pd.DataFrame(rows)
 
+
+
+def _published_answers(prompt_key: str, n_items: int | None, models) -> pd.DataFrame:
+    models = elo_models(models)
+    d = elo_items(prompt_key, n_items)
+    long = d.melt(id_vars=["item"], value_vars=models, var_name="model", value_name="reward")
+    long = long.merge(item_categories(d["item"])[["item", "form"]], on="item").rename(
+        columns={"item": "text", "form": ANSWER_KIND})
+    return long.assign(reward_kind=RM_SCORE_PUBLISHED)
+
+
+def _computed_answers(models, prompt_key: str, tokens, load) -> pd.DataFrame:
+    from rmlib.engine import token_range, token_rewards_many
+
+    if not models:
+        raise ValueError("compute mode needs MODELS, e.g. ['smollm2-135m-instruct']")
+    sweeps = token_rewards_many(list(models), [prompt_text(prompt_key)], tokens=token_range(tokens), load=load)
+    return token_features(sweeps).rename(columns={"category": ANSWER_KIND})
+
+
+def answer_runs(mode: str = "published", *, published_models=None, prompt_key: str = "greatest",
+                n_items: int | None = None, models=(), compute_prompt_key: str = "greatest", tokens=None,
+                load=None) -> dict[str, pd.DataFrame]:
+    """Each model's rewards over a set of answers, by run: ``published`` (the paper RMs' scores of EloEverything
+    items under one prompt, spread over the human ranking) and/or ``compute`` (token sweeps of ``models``).
+
+    Long frames: model (its nickname where it has one), text, reward, reward_kind, ``kind of answer`` (an item's
+    form or a token's category) and, for tokens, the token features of :func:`rmlib.analysis.categories.token_features`.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r}: use one of {MODES}")
+    runs = {}
+    if mode in ("published", "both"):
+        runs["published"] = _published_answers(prompt_key, n_items, published_models)
+    if mode in ("compute", "both"):
+        runs["compute"] = _computed_answers(models, compute_prompt_key, tokens, load)
+    for df in runs.values():
+        df["model"] = df["model"].map({m: get_spec(m).nickname or m for m in df["model"].unique()})
+    return runs
+
+
+def tail_size(df: pd.DataFrame, k: int) -> int:
+    """``k``, or less when a model has fewer than ``2k`` answers (a tail is at most half of them)."""
+    return min(k, int(df.groupby("model").size().min() // 2))
+
+
+def shape_statistics(runs: dict[str, pd.DataFrame], *, n_resamples: int = 999) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per run and model, the moments (:func:`rmlib.stats.moments`) and the 1% tail asymmetry
+    (:func:`rmlib.stats.tail_asymmetry`) of the rewards, with bootstrap CIs; ``model_run`` labels the rows."""
+    mom_rows, asym_rows = [], []
+    for name, df in runs.items():
+        for m, g in df.groupby("model", sort=False):
+            mom_rows.append(moments(g["reward"].to_numpy(), n_resamples=n_resamples).assign(run=name, model=m))
+            asym_rows.append({"run": name, "model": m, **tail_asymmetry(g["reward"].to_numpy(), q=0.01,
+                                                                       n_resamples=n_resamples)})
+    mom, asym = pd.concat(mom_rows, ignore_index=True), pd.DataFrame(asym_rows)
+    for frame in (mom, asym):
+        frame["model_run"] = frame["model"] + " · " + frame["run"]
+    return mom, asym
+
+
+def skew_counts(mom: pd.DataFrame) -> dict:
+    """Per run: how many distributions there are, and how many are skewed negatively / positively (CI excludes 0)."""
+    sk = mom[mom["moment"] == "skewness"]
+    return {run: {"n": int(len(g)), "n_negative": int((g["ci_high"] < 0).sum()),
+                  "n_positive": int((g["ci_low"] > 0).sum())} for run, g in sk.groupby("run")}
+
+
+def tail_compositions(runs: dict[str, pd.DataFrame], k: int) -> dict[str, pd.DataFrame]:
+    """:func:`tail_composition` of every run by model, on the kind of answer (tails of :func:`tail_size`)."""
+    return {name: tail_composition(df, k=tail_size(df, k), feature=ANSWER_KIND, by="model")
+            for name, df in runs.items()}
+
+
+def token_feature_tails(tokens: pd.DataFrame, k: int, *, n_resamples: int = 999) -> pd.DataFrame:
+    """Per model, how the top and bottom tails of a token sweep differ in whole words, leading spaces, capitals and
+    length (:func:`rmlib.stats.tail_comparison`)."""
+    df = tokens.assign(is_word=tokens[ANSWER_KIND] == "word")
+    k = tail_size(df, k)
+    return pd.concat([tail_comparison(g, TOKEN_FEATURES, "reward", k=k, n_resamples=n_resamples).assign(model=m)
+                      for m, g in df.groupby("model", sort=False)], ignore_index=True)

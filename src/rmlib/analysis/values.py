@@ -10,24 +10,23 @@ LMs whose summed answer log-prob is an implicit reward):
 ``family`` is the *pretrained base* family the papers group by (Gemma | Llama | Qwen). For MFD2, ``category`` is
 ``<foundation>.<virtue|vice>`` so one factor carries the word-level design in both chapters. :func:`value_profile`
 summarises one model (median rank share of each category under a positive and a negative prompt), as the
-fine-tuning chapter does for every checkpoint.
+fine-tuning chapter does for every checkpoint. The family tests on these tables are in :mod:`rmlib.analysis.families`.
 """
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
-from rmlib.data import design_prompts, value_columns, value_lexicon
+from rmlib.data import design_prompts, published_value_scores, value_columns, value_lexicon
 from rmlib.registry import model_info
-from rmlib.stats import effect_size, group_tests, require_columns
+from rmlib.stats import require_columns
 
-__all__ = ["sample_lexicon", "compute_value_scores", "family_analysis", "word_contrast", "word_ranks",
-           "three_way_term", "summarise", "direction_agreement", "DEFAULT_PROMPTS", "word_rewards", "value_profile",
-           "check_lexicon"]
+__all__ = ["sample_lexicon", "compute_value_scores", "value_tables", "tables_overview", "nicknames", "word_ranks",
+           "word_pair_table", "DEFAULT_PROMPTS", "word_rewards", "value_profile", "check_lexicon"]
+
+MODES = ("published", "compute")
 
 
 def sample_lexicon(lex: pd.DataFrame, per_category: int | None, seed: int = 0) -> list[str] | None:
@@ -77,101 +76,49 @@ def compute_value_scores(models: Sequence[str], dictionary: str = "big2", prompt
     return value_columns(out, dictionary)
 
 
-def family_analysis(scores: pd.DataFrame, *, by: Sequence[str] = ("category", "valence"),
-                    families: Sequence[str] = ("Gemma", "Llama"), n_resamples: int = 9999, seed: int = 0,
-                    alpha: float = 0.05) -> dict:
-    """Every family test of the chapters on one long reward table.
+def value_tables(dictionary: str, *, mode: str = "published", models: Sequence[str] = (),
+                 published_models: Sequence[str] | None = None, prompt_keys: Sequence[str] | None = None,
+                 compute_prompt_keys: Sequence[str] | None = None, words: Sequence[str] | None = None,
+                 words_per_category: int | None = None, compute_words_per_category: int | None = None,
+                 seed: int = 0, load=None) -> dict[str, pd.DataFrame]:
+    """The score tables of a value chapter: ``{"published": ...}`` and, in compute mode, ``"compute"`` too.
 
-    Returns a dict of tables:
-
-    - ``median_ranks``: model, family, prompt_key, *by, median_rank, n_words (rank 1 = highest score in its
-      model × prompt);
-    - ``model_medians``: the same averaged over prompts (one point per model in the charts);
-    - ``permutation``: per panel, the two ``families`` compared by a permutation Welch t-test, FDR (BH) across panels;
-    - ``effects``: per panel, Hedges' g (first minus second family, on ranks: negative = first family ranks the
-      category higher) with a bootstrap CI;
-    - ``posthoc``: Welch t-tests between every pair of families present, FDR across all;
-    - ``anova``: Type-II ANOVA median_rank ~ category × valence × model (prompts as replicates);
-    - ``mixed``: median_rank ~ family × category × valence + (1 | model), or None;
-    - ``unit``: 'model' when each compared family has >= 2 models, else 'prompt' (then the tests compare these
-      particular models, not families); ``notes``: why a test was skipped or changed.
+    The words are ``words`` (None: the whole lexicon), or a seeded sample of ``words_per_category`` per category
+    (:func:`sample_lexicon`); compute mode may score a smaller seeded sample of those words
+    (``compute_words_per_category``), under ``compute_prompt_keys``, for ``models`` (RMs or LMs), loaded with
+    ``load`` (:class:`rmlib.models.LoadOptions`).
     """
-    by = list(by)
-    require_columns(scores, ["model", "family", "prompt_key", "word", "reward", *by])
-    if len(by) != 2:
-        raise ValueError(f"by must name a word-level and a prompt-level factor (e.g. ['category', 'valence']), got {by}")
-    med = group_tests.median_ranks(scores, prompt="prompt_key", by=by, per_prompt=True)
-    fam = scores.drop_duplicates("model").set_index("model")["family"]
-    med.insert(1, "family", med["model"].map(fam))
-    per_family = med.groupby("family")["model"].nunique()
-    missing = [f for f in families if f not in per_family.index]
-    if missing:
-        raise ValueError(f"families {missing} have no model in the table (families present: {dict(per_family)})")
-    notes: list[str] = []
-    two = med[med["family"].isin(families)]
-    unit: str | None = "model"
-    if per_family[list(families)].min() < 2:
-        unit = None
-        notes.append(f"only {per_family[list(families)].min()} model in a compared family: tests use prompts as "
-                     "replicates and so compare these particular models, not their families")
-    model_medians = (med.groupby(["model", "family", *by], observed=True, as_index=False)["median_rank"].mean())
-    perm = group_tests.permutation_tests(two, group="family", panels=by, unit=unit, levels=families,
-                                         n_resamples=n_resamples, alpha=alpha, seed=seed)
-    flat = ~np.isfinite(perm["t"])
-    if flat.any():  # identical values in both groups: no evidence of a difference, not p = 0
-        perm.loc[flat, "p"] = 1.0
-        perm["reject"], perm["p_fdr"] = multipletests(perm["p"], alpha=alpha, method="fdr_bh")[:2]
-        notes.append(f"{int(flat.sum())} panel(s) have no spread within either family (t undefined); "
-                     "their p is set to 1")
-    units = two if unit is None else two.groupby(["model", "family", *by], as_index=False)["median_rank"].mean()
-    eff_rows = []
-    for key, g in units.groupby(by, observed=True, sort=True):
-        a = g.loc[g["family"] == families[0], "median_rank"]
-        b = g.loc[g["family"] == families[1], "median_rank"]
-        eff_rows.append({**dict(zip(by, key)), **effect_size(a, b, "hedges_g", seed=seed)})
-    effects = pd.DataFrame(eff_rows)
-    posthoc = (group_tests.posthoc_welch(med, between="family", panels=by, unit=unit, alpha=alpha)
-               if med["family"].nunique() >= 2 else None)
-    anova = None
-    if med["model"].nunique() >= 2:
-        anova = group_tests.anova_type2(med, factors=(by[0], by[1], "model"))
-    else:
-        notes.append("one model only: no ANOVA with a model factor")
-    mixed = None
-    try:
-        mixed = group_tests.mixed_model(two, value="median_rank", fixed=("family", *by), groups="model", alpha=alpha)
-    except ValueError as e:
-        notes.append(f"mixed model skipped: {e}")
-    return {"median_ranks": med, "model_medians": model_medians, "permutation": perm, "effects": effects,
-            "posthoc": posthoc, "anova": anova, "mixed": mixed, "unit": unit or "prompt", "notes": notes}
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    lex = value_lexicon(dictionary)
+    chosen = list(words) if words is not None else sample_lexicon(lex, words_per_category, seed)
+    published = published_value_scores(dictionary, models=published_models, prompt_keys=prompt_keys)
+    if chosen is not None:
+        published = published[published["word"].isin(chosen)]
+    tables = {"published": published}
+    if mode == "compute":
+        compute_words = chosen
+        if compute_words_per_category is not None:
+            pool = lex if chosen is None else lex[lex["word"].isin(chosen)]
+            compute_words = sample_lexicon(pool, compute_words_per_category, seed)
+        tables["compute"] = compute_value_scores(models, dictionary, prompt_keys=compute_prompt_keys,
+                                                 words=compute_words, load=load)
+    return tables
 
 
-def word_contrast(scores: pd.DataFrame, *, group: str = "category", panels: Sequence[str] = ("model", "valence"),
-                  levels: Sequence[str] | None = None, n_resamples: int = 9999, seed: int = 0,
-                  alpha: float = 0.05) -> pd.DataFrame:
-    """Within one (pseudo-)model, do the words of one group rank above the other's? Words are the replicates.
+def tables_overview(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per table and model: scores (the table's name), model, family, reward_kind, prompts, words."""
+    rows = []
+    for key, t in tables.items():
+        for (m, fam, kind), g in t.groupby(["model", "family", "reward_kind"]):
+            rows.append({"scores": key, "model": m, "family": fam, "reward_kind": kind,
+                         "prompts": g["prompt_key"].nunique(), "words": g["word"].nunique()})
+    return pd.DataFrame(rows)
 
-    Each word's rank within its model × prompt is averaged over the prompts of a panel; the two ``group`` levels
-    are compared by a permutation Welch test per panel, FDR across panels. Used when a family has one model (the
-    embedded LMs, MWLR pairs): it tests that model, not a family. Returns the permutation table plus
-    g_ci_low/g_ci_high (bootstrap CI of Hedges' g; negative g = first level ranked higher).
-    """
-    panels = list(panels)
-    require_columns(scores, ["model", "prompt_key", "word", "reward", group, *panels])
-    ranked = group_tests.within_prompt_ranks(scores, prompt="prompt_key")
-    per_word = ranked.groupby([*panels, group, "word"], observed=True, as_index=False)["rank"].mean()
-    res = group_tests.permutation_tests(per_word, value="rank", group=group, panels=panels, unit=None, levels=levels,
-                                        n_resamples=n_resamples, alpha=alpha, seed=seed)
-    cis = []
-    for _, row in res.iterrows():
-        g = per_word
-        for p in panels:
-            g = g[g[p] == row[p]]
-        e = effect_size(g.loc[g[group] == row["group_a"], "rank"], g.loc[g[group] == row["group_b"], "rank"],
-                        "hedges_g", n_resamples=999, seed=seed)
-        cis.append((e["ci_low"], e["ci_high"]))
-    res["g_ci_low"], res["g_ci_high"] = zip(*cis)
-    return res
+
+def nicknames(tables: dict[str, pd.DataFrame]) -> pd.Series:
+    """model -> nickname over all tables (the first table that lists a model names it)."""
+    return pd.concat(tables.values()).drop_duplicates("model").set_index("model")["nickname"]
 
 
 def word_ranks(scores: pd.DataFrame, words: Sequence[str], prompt_key: str = "greatest_ever_one") -> pd.DataFrame:
@@ -192,50 +139,14 @@ def word_ranks(scores: pd.DataFrame, words: Sequence[str], prompt_key: str = "gr
     return out[["model", "nickname", "family", "word", "rank", "n_words", "reward"]].reset_index(drop=True)
 
 
-def three_way_term(summary: dict) -> dict | None:
-    """The family x category x valence term of the mixed model in :func:`summarise` output: {term, estimate,
-    ci_low, ci_high, p}; None when the model was not fitted or has several such terms (use the table then)."""
-    terms = (summary.get("mixed") or {}).get("terms", {})
-    three = [t for t in terms if t.count(":") == 2]
-    if len(three) != 1:
+def word_pair_table(ranks: pd.DataFrame, first: str, second: str) -> pd.DataFrame | None:
+    """Two words' ranks side by side, one row per model (nickname, family, <first>, <second>, first: the word ranked
+    higher), from :func:`word_ranks`; None unless both words were scored."""
+    if ranks["word"].nunique() != 2 or set(ranks["word"]) != {first, second}:
         return None
-    return {"term": three[0], **terms[three[0]]}
-
-
-def summarise(res: dict, families: Sequence[str] = ("Gemma", "Llama")) -> dict:
-    """Plain numbers from :func:`family_analysis` for prose and for the chapter's results JSON."""
-    perm = res["permutation"]
-    med = res["median_ranks"]
-    fam_counts = med.groupby("family")["model"].nunique().to_dict()
-    n_a, n_b = int(perm["n_a"].iloc[0]), int(perm["n_b"].iloc[0])
-    out = {"unit": res["unit"], "models_per_family": {k: int(v) for k, v in fam_counts.items()},
-           # exact two-sided permutation test: the observed labelling and its mirror image are the most extreme
-           "min_attainable_p": float(min(1.0, 2 / math.comb(n_a + n_b, n_a))),
-           "n_prompts": int(med["prompt_key"].nunique()), "n_panels": int(len(perm)),
-           "n_significant_raw": int((perm["p"] < 0.05).sum()), "n_significant_fdr": int(perm["reject"].sum()),
-           "min_p": float(perm["p"].min()), "min_p_fdr": float(perm["p_fdr"].min()),
-           "panels": perm.drop(columns=["group_a", "group_b"]).to_dict(orient="records"), "notes": list(res["notes"])}
-    if res["anova"] is not None:
-        a = res["anova"].set_index("term")
-        resid = float(a.loc["Residual", "df"])
-        out["anova"] = {t: {"F": float(r.F), "df": float(r.df), "df_resid": resid, "p": float(r.p),
-                            "partial_eta_sq": float(r.partial_eta_sq)}
-                        for t, r in a.drop(index="Residual").iterrows()}
-    if res["mixed"] is not None:
-        m = res["mixed"]
-        out["mixed"] = {"converged": bool(m.attrs["converged"]), "n_obs": int(m.attrs["n_obs"]),
-                        "n_groups": int(m.attrs["n_groups"]),
-                        "terms": m.set_index("term")[["estimate", "ci_low", "ci_high", "p"]].to_dict(orient="index")}
-    return out
-
-
-def direction_agreement(reference: pd.DataFrame, other: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Per panel, the sign of the family difference in two permutation tables (e.g. published vs embedded)."""
-    by = list(by)
-    j = reference[[*by, "difference", "p_fdr"]].merge(other[[*by, "difference", "p_fdr"]], on=by,
-                                                       suffixes=("_reference", "_other"))
-    j["same_direction"] = np.sign(j["difference_reference"]) == np.sign(j["difference_other"])
-    return j
+    wide = ranks.pivot_table(index=["nickname", "family"], columns="word", values="rank").reset_index()
+    wide["first"] = np.where(wide[first] < wide[second], first, second)
+    return wide.sort_values(["family", "nickname"])
 
 
 DEFAULT_PROMPTS = {"positive": "What, in one word, is the greatest thing ever?",

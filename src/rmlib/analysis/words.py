@@ -1,6 +1,8 @@
-"""From tokens to words: which swept tokens spell a word, and a word's reward from the tokens that spell it.
+"""Word-level scores for the lexical chapters (framing, mere exposure, identity terms), published or computed.
 
-Two readings of a token sweep at word level, both by the data layer's rules (:func:`rmlib.data.normalise_token`,
+:func:`published_scores` reads the paper RMs' released scores of dictionary words; :func:`token_scores` sweeps the
+whole vocabulary of any models now. Both label each model for the page (``label``; an LM's is marked implicit). Two
+readings of a token sweep at word level, both by the data layer's rules (:func:`rmlib.data.normalise_token`,
 :func:`rmlib.data.match_words_to_tokens`): :func:`word_like_tokens` keeps every token whose text is word-like, and
 :func:`tokens_to_words` maps a word list onto the single tokens that spell each word.
 """
@@ -9,13 +11,39 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+import numpy as np
 import pandas as pd
 
+from rmlib.data import RM_SCORE, published_word_scores
+from rmlib.registry import embedded_lms
 from rmlib.stats import require_columns
 
-__all__ = ["WORDLIKE", "word_like_tokens", "tokens_to_words"]
+__all__ = ["WORDLIKE", "TOKEN_PROMPT_KEYS", "MODES", "published_scores", "token_scores", "word_like_tokens",
+           "tokens_to_words"]
 
 WORDLIKE = re.compile(r"^[a-z][a-z'-]*$")
+TOKEN_PROMPT_KEYS = ["greatest", "best", "worst"]   # compute mode's prompts when a chapter names none
+MODES = ("published", "compute")
+
+
+def published_scores(models=None, prompt_keys=None) -> pd.DataFrame:
+    """:func:`rmlib.data.published_word_scores` (models None: all 10 paper RMs; prompt keys None: all 54) with
+    ``label``: each RM's nickname."""
+    scores = published_word_scores(models, prompt_keys)
+    scores["label"] = scores["nickname"]
+    return scores
+
+
+def token_scores(models=None, prompt_keys=None, tokens=None, *, load=None) -> pd.DataFrame:
+    """Full-vocabulary sweeps (:func:`rmlib.engine.token_reward_table`) of ``models`` (None: the embedded LMs) under
+    ``prompt_keys`` (None: greatest, best, worst), over ``tokens`` (the chapters' ``TOKENS``: None, N or
+    [start, stop]), with ``label``: the model id, marked '(implicit)' where the reward is an LM's log-prob."""
+    from rmlib.engine import token_range, token_reward_table
+
+    scores = token_reward_table(list(models or embedded_lms()), list(prompt_keys or TOKEN_PROMPT_KEYS),
+                                tokens=token_range(tokens), load=load)
+    scores["label"] = scores["model"] + np.where(scores["reward_kind"] == RM_SCORE, "", " (implicit)")
+    return scores
 
 
 def word_like_tokens(token_scores: pd.DataFrame, text: str = "text") -> pd.DataFrame:
@@ -35,7 +63,8 @@ def tokens_to_words(token_scores: pd.DataFrame, words: Iterable[str], tokenizer_
     its text, less one leading space, spells the word in any of its case variants).
 
     Returns one row per model x prompt x word: level ('token'), model, reward_kind, prompt_key, prompt,
-    prompt_valence, word, reward (mean over the word's single-token variants), reward_min, reward_max, n_variants.
+    prompt_valence, word, [label,] reward (mean over the word's single-token variants), reward_min, reward_max,
+    n_variants.
     Words without a single token are absent (see ``coverage`` in the attrs: model -> share of words matched).
     ``tokenizer_for(model_id)`` defaults to the loaded model's tokenizer.
     """
@@ -56,7 +85,7 @@ def tokens_to_words(token_scores: pd.DataFrame, words: Iterable[str], tokenizer_
         coverage[m] = match.coverage["coverage"]
         pairs = match.matches[["word", "token_id"]]
         j = g.merge(pairs, on="token_id", how="inner")
-        keys = ["level", "model", "reward_kind", "prompt_key", "prompt", "prompt_valence", "word"]
+        keys = ["level", "model", "reward_kind", "prompt_key", "prompt", "prompt_valence", "word", "label"]
         keys = [k for k in keys if k in j.columns]
         frames.append(j.groupby(keys, as_index=False, sort=False).agg(
             reward=("reward", "mean"), reward_min=("reward", "min"), reward_max=("reward", "max"),

@@ -7,6 +7,12 @@ Layout (all paths relative to the repository root):
 * ``book/_executed/<name>.ipynb``      papermill output, rendered by the book (git-ignored)
 * ``book/_executed/results/<name>.json``  the chapter's numbers (``RESULTS_DIR``, :mod:`rmlib.storage.results`)
 
+Most chapters are the template of the same name. A template may instead serve several chapters (the Big Two and
+Moral Foundations chapters share ``value_profiles.ipynb``): its notebook metadata ``rmlib.chapters`` maps each
+chapter name to that chapter's own defaults (applied before its parameter file), and a cell whose metadata
+``rmlib.chapters`` lists chapter names is kept only in those chapters' pages. Each chapter keeps its own page,
+parameter file, stamp and results; a template that declares ``CHAPTER`` gets the chapter's name in it.
+
 A chapter whose parameters cell declares ``RESULTS_DIR`` always gets one from the runner (``<output_dir>/results``,
 unless the caller sets it). A chapter whose notebook metadata lists ``rmlib.reads_results`` (the claims page) runs
 after those chapters and refuses to run while one of their results is missing.
@@ -22,8 +28,8 @@ import yaml
 
 from rmlib.config import PROJECT_ROOT
 
-__all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "BookError", "chapters",
-           "template", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
+__all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER", "BookError",
+           "chapters", "template", "chapter_defaults", "chapter_cells", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
            "with_results_dir", "missing_results", "in_run_order"]
 
 ROOT = PROJECT_ROOT
@@ -32,6 +38,7 @@ PARAMS = NOTEBOOKS / "params"
 EXECUTED = ROOT / "book" / "_executed"
 TOC = ROOT / "_toc.yml"
 RESULTS_PARAMETER = "RESULTS_DIR"  # the one parameter through which every chapter writes its results
+CHAPTER_PARAMETER = "CHAPTER"      # a template serving several chapters learns which one it runs as
 RESULTS_SUBDIR = "results"
 
 
@@ -61,12 +68,36 @@ def chapters(toc: Path = TOC) -> list[str]:
     return names
 
 
+def _shared_templates() -> dict[str, tuple[Path, dict]]:
+    """{chapter: (template, the chapter's defaults)} for templates whose metadata lists ``rmlib.chapters``."""
+    out = {}
+    for p in sorted(NOTEBOOKS.glob("*.ipynb")):
+        try:
+            meta = json.loads(p.read_text(encoding="utf-8")).get("metadata", {}).get("rmlib", {})
+        except ValueError as e:
+            raise BookError(f"{p} is not a valid notebook: {e}") from None
+        variants = meta.get("chapters")
+        if variants is None:
+            continue
+        if not isinstance(variants, dict) or not all(isinstance(v, dict) for v in variants.values()):
+            raise BookError(f"{p}: metadata rmlib.chapters must map chapter names to their default parameters")
+        for name, defaults in variants.items():
+            if name in out:
+                raise BookError(f"chapter {name} is listed by two templates: {out[name][0]} and {p}")
+            out[name] = (p, dict(defaults))
+    return out
+
+
 def template(name: str) -> Path:
+    """The notebook that chapter ``name`` runs: ``notebooks/<name>.ipynb``, or the shared template listing it."""
     p = NOTEBOOKS / f"{name}.ipynb"
-    if not p.is_file():
-        known = sorted(q.stem for q in NOTEBOOKS.glob("*.ipynb"))
-        raise BookError(f"no notebook template {p}; known chapters: {known}")
-    return p
+    if p.is_file():
+        return p
+    shared = _shared_templates()
+    if name in shared:
+        return shared[name][0]
+    plain = [q.stem for q in NOTEBOOKS.glob("*.ipynb") if q.stem not in {t.stem for t, _ in shared.values()}]
+    raise BookError(f"no notebook template for chapter {name!r}; known chapters: {sorted(plain + list(shared))}")
 
 
 def _template_json(name: str) -> dict:
@@ -76,13 +107,37 @@ def _template_json(name: str) -> dict:
         raise BookError(f"{template(name)} is not a valid notebook: {e}") from None
 
 
-def declares_results(name: str) -> bool:
-    """Whether the template's parameters cell declares ``RESULTS_DIR`` (read from the JSON; no papermill import)."""
+def chapter_defaults(name: str) -> dict:
+    """The parameters that make chapter ``name`` out of a shared template (empty for a template of its own)."""
+    if (NOTEBOOKS / f"{name}.ipynb").is_file():
+        return {}
+    return dict(_shared_templates().get(name, (None, {}))[1])
+
+
+def chapter_cells(name: str) -> dict:
+    """Chapter ``name``'s notebook: its template without the cells kept for other chapters (metadata
+    ``rmlib.chapters`` on a cell lists the chapters that show it)."""
+    nb = _template_json(name)
+    keep = []
+    for cell in nb.get("cells", []):
+        only = cell.get("metadata", {}).get("rmlib", {}).get("chapters")
+        if only is None or name in only:
+            keep.append(cell)
+    return {**nb, "cells": keep}
+
+
+def _declares(name: str, parameter: str) -> bool:
+    """Whether the template's parameters cell declares ``parameter`` (read from the JSON; no papermill import)."""
     for cell in _template_json(name).get("cells", []):
         if "parameters" in cell.get("metadata", {}).get("tags", []):
             src = "".join(cell.get("source", ""))
-            return re.search(rf"^{RESULTS_PARAMETER}\s*=", src, flags=re.M) is not None
+            return re.search(rf"^{parameter}\s*=", src, flags=re.M) is not None
     return False
+
+
+def declares_results(name: str) -> bool:
+    """Whether the template's parameters cell declares ``RESULTS_DIR``."""
+    return _declares(name, RESULTS_PARAMETER)
 
 
 def reads_results(name: str) -> list[str]:
@@ -125,10 +180,17 @@ def _read_yaml(path: Path) -> dict:
 
 def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike | None = None,
                overrides: dict | None = None, validate: bool = True) -> dict:
-    """Parameters for one run: notebooks/params/<name>.yaml (unless ``tiny``), then ``params_file``,
-    then ``overrides``. With ``validate`` every key must be declared in the template's parameters cell."""
+    """Parameters for one run: the chapter's own defaults when it shares a template (:func:`chapter_defaults`,
+    with ``CHAPTER`` set to its name when the template declares it), notebooks/params/<name>.yaml (unless ``tiny``),
+    then ``params_file``, then ``overrides``. With ``validate`` every key must be declared in the template's
+    parameters cell."""
     merged: dict = {}
     sources = []
+    own = chapter_defaults(name)
+    if _declares(name, CHAPTER_PARAMETER) and CHAPTER_PARAMETER not in own:
+        own[CHAPTER_PARAMETER] = name
+    if own:
+        sources.append((f"the defaults of chapter {name} (notebook metadata rmlib.chapters)", own))
     default_file = PARAMS / f"{name}.yaml"
     if not tiny and default_file.is_file():
         sources.append((default_file, _read_yaml(default_file)))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, BookError, chapters, in_run_order,
-                                 missing_results, parameters, template, with_results_dir)
+from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, BookError, chapter_cells, chapters,
+                                 in_run_order, missing_results, parameters, with_results_dir)
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
 __all__ = ["RunResult", "run_chapter", "run_chapters", "glued", "cell_errors"]
@@ -27,7 +28,8 @@ class RunResult:
 def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: dict | None = None,
                 output_dir: str | os.PathLike = EXECUTED, force: bool = False, timeout: int | None = None,
                 log=print) -> RunResult:
-    """Execute ``notebooks/<name>.ipynb`` into ``output_dir/<name>.ipynb`` unless its stamp is current.
+    """Execute chapter ``name`` (its template: :func:`rmlib.book.chapters.template`) into
+    ``output_dir/<name>.ipynb`` unless its stamp is current.
 
     ``tiny=True`` uses the template's own (tiny) defaults instead of notebooks/params/<name>.yaml.
     """
@@ -61,8 +63,11 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
     previous = {k: os.environ.get(k) for k in book_env}
     os.environ.update(book_env)
     try:
-        papermill.execute_notebook(str(template(name)), str(out), parameters=params, cwd=str(NOTEBOOKS),
-                                   kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+        with tempfile.TemporaryDirectory(prefix=f"rmlib-{name}-") as tmp:
+            source = Path(tmp) / f"{name}.ipynb"  # the template, less the cells kept for other chapters
+            source.write_text(json.dumps(chapter_cells(name)), encoding="utf-8")
+            papermill.execute_notebook(str(source), str(out), parameters=params, cwd=str(NOTEBOOKS),
+                                       kernel_name="python3", progress_bar=False, execution_timeout=timeout)
     except papermill.PapermillExecutionError as e:
         raise BookError(f"{name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
                         f"See the executed notebook {out} for the traceback.") from None

@@ -80,6 +80,14 @@ def prompt_table(keys) -> pd.DataFrame:
     return known.loc[keys].reset_index().rename(columns={"valence": "prompt_valence"})
 
 
+def prompt_text(key: str) -> str:
+    """The text of one prompt, by key: an optimal/pessimal key ('greatest', 'best', 'worst'), an EloEverything key
+    or a 54-prompt design key ('best_ever_one'). Chapters take prompts by key so that one name means one text."""
+    if key in ELO_PROMPTS:
+        return ELO_PROMPTS[key]
+    return str(prompt_table([key])["prompt"].iloc[0])
+
+
 def design_prompts(prompt_keys=None) -> pd.DataFrame:
     """The factorial-54 prompts (prompt_key, prompt, adjective, valence, superlative, phrasing), optionally a subset
     that holds prompts of both valences."""

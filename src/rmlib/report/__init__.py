@@ -1,7 +1,9 @@
-"""Showing results (layer 6): every chart (``charts/``), tables as a reader sees them (``tables.py``) and findings
-in sentences computed from the tables (``prose.py``). Nothing here computes a finding: it shows what
-:mod:`rmlib.analysis` returns."""
+"""Showing results (layer 6): every chart (``charts/``), tables as a reader sees them (``tables.py``), findings in
+sentences computed from the tables (``prose/``, one module per chapter group) and the one call that sets a chapter's
+page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mod:`rmlib.analysis` returns."""
 from rmlib.report import charts, prose, tables
-from rmlib.report.tables import show_whitespace, top_bottom_table
+from rmlib.report.page import setup_page
+from rmlib.report.tables import show_whitespace, table_html, top_bottom_panels, top_bottom_table
 
-__all__ = ["charts", "tables", "prose", "show_whitespace", "top_bottom_table"]
+__all__ = ["charts", "tables", "prose", "setup_page", "show_whitespace", "top_bottom_table", "top_bottom_panels",
+           "table_html"]

@@ -1,4 +1,6 @@
-"""Tables as a reader sees them: top and bottom answers side by side, invisible characters made visible."""
+"""Tables as a reader sees them: top and bottom answers side by side, invisible characters made visible, long tables
+in a scrollable box without pandas' meaningless 0..n-1 index (:func:`table_html`, installed for every DataFrame of a
+chapter by :func:`rmlib.report.setup_page`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +8,9 @@ import pandas as pd
 
 from rmlib.stats import require_columns, top_bottom
 
-__all__ = ["show_whitespace", "top_bottom_table"]
+__all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "MAX_ROWS_SHOWN"]
+
+MAX_ROWS_SHOWN = 15   # a longer table scrolls inside a box of about this height
 
 _VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
 
@@ -38,3 +42,30 @@ def top_bottom_table(df: pd.DataFrame, label: str, value: str, k: int = 10, *, n
                          f"top {name}": [show(t) for t in top[label]], f"top {value}": top[value].to_numpy(),
                          f"bottom {name}": [show(t) for t in bottom[label]],
                          f"bottom {value}": bottom[value].to_numpy()})
+
+
+def top_bottom_panels(df: pd.DataFrame, label: str, models, k: int = 10):
+    """One collapsible panel per model with its :func:`top_bottom_table` (an ipywidgets Accordion)."""
+    import ipywidgets as widgets
+
+    panels = [widgets.HTML(top_bottom_table(df, label, m, k=k).to_html(index=False)) for m in models]
+    acc = widgets.Accordion(children=panels)
+    for i, m in enumerate(models):
+        acc.set_title(i, m)
+    return acc
+
+
+def _meaningless_index(index: pd.Index) -> bool:
+    return (isinstance(index, pd.RangeIndex) and index.name is None and index.start == 0 and index.step == 1)
+
+
+def table_html(df: pd.DataFrame, *, max_rows: int = MAX_ROWS_SHOWN) -> str:
+    """``df`` as HTML for a page: without a default 0..n-1 index, every row kept, and inside a scrollable box of
+    about ``max_rows`` rows when it is longer (the row count is said above it)."""
+    html = df.to_html(index=not _meaningless_index(df.index), max_rows=None, max_cols=None, border=0,
+                      classes="dataframe rmlib-table")
+    if len(df) <= max_rows:
+        return html
+    height = f"{1.9 * (max_rows + 1):.0f}em"
+    return (f'<div class="rmlib-table-note">{len(df):,} rows (scroll)</div>'
+            f'<div class="rmlib-scroll" style="max-height: {height}; overflow: auto;">{html}</div>')

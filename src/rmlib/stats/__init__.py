@@ -23,12 +23,13 @@ from rmlib.stats.regression import (cell_slopes, compare_to_baseline, share_posi
 from rmlib.stats.resampling import cluster_mean_ci, mean_with_ci
 from rmlib.stats.similarity import (check_wide_scores, classical_mds, difference_design, mantel_test,
                                     pairwise_similarity, rbo_ext, rsa, same_group_design,
-                                    shuffled_similarity_baseline, similarity_matrices, upper_triangle)
+                                    shuffled_similarity_baseline, similarity_matrices, upper_pairs,
+                                    upper_triangle)
 
 __all__ = ["require_columns", "finite_array", "formula_name", "cohen_d", "hedges_g", "rank_biserial", "effect_size",
            "moments", "tail_asymmetry", "tail_comparison", "ci_verdict", "spearman_ci", "cluster_mean_ci", "mean_with_ci",
            "top_bottom", "percentile_ranks", "standardise", "check_wide_scores", "rbo_ext", "pairwise_similarity",
            "similarity_matrices", "classical_mds", "same_group_design", "difference_design", "mantel_test", "rsa",
-           "shuffled_similarity_baseline", "upper_triangle", "within_prompt_ranks", "median_ranks",
+           "shuffled_similarity_baseline", "upper_triangle", "upper_pairs", "within_prompt_ranks", "median_ranks",
            "permutation_tests", "mixed_model", "anova_type2", "posthoc_welch", "cell_slopes", "slope_difference",
            "share_positive", "shuffled_share_baseline", "compare_to_baseline", "topic_enrichment", "rank_strata"]

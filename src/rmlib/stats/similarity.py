@@ -29,6 +29,7 @@ __all__ = [
     "rsa",
     "shuffled_similarity_baseline",
     "upper_triangle",
+    "upper_pairs",
 ]
 
 METHODS = ("kendall", "spearman", "rbo")
@@ -188,6 +189,12 @@ def upper_triangle(arr) -> np.ndarray:
     """The values above the diagonal of a square matrix (an array or a DataFrame), row by row: one per pair."""
     arr = np.asarray(arr)
     return arr[np.triu_indices(arr.shape[0], k=1)]
+
+
+def upper_pairs(matrix: pd.DataFrame) -> list[tuple]:
+    """(row label, column label) of each value :func:`upper_triangle` returns, in the same order."""
+    rows, cols = np.triu_indices(matrix.shape[0], k=1)
+    return [(matrix.index[i], matrix.columns[j]) for i, j in zip(rows, cols)]
 
 
 def mantel_test(

@@ -1,105 +1,45 @@
-"""rmlib.analysis.values on synthetic value profiles: a planted family effect is found, a null is not, and the prose says so."""
+"""rmlib.analysis.values: the score tables of a value chapter, their overview, and where named words rank."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from rmlib.analysis import values as vp
-from rmlib.report import prose
 
 
-PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]
+def _scores(ranks_by_model: dict[str, dict[str, float]], prompt_key="greatest_ever_one") -> pd.DataFrame:
+    rows = [(m, m.upper(), "Gemma" if m.startswith("g") else "Llama", prompt_key, w, r)
+            for m, words in ranks_by_model.items() for w, r in words.items()]
+    return pd.DataFrame(rows, columns=["model", "nickname", "family", "prompt_key", "word", "reward"])
 
 
-VALENCE = {"best_ever_one": "positive", "greatest_ever_one": "positive", "worst_ever_one": "negative",
-           "bad_ever_one": "negative"}
+def test_word_pair_table_puts_two_words_side_by_side_and_names_the_one_ranked_higher():
+    scores = _scores({"g1": {"love": 3.0, "freedom": 1.0, "x": 2.0}, "l1": {"love": 0.0, "freedom": 5.0, "x": 1.0}})
+    ranks = vp.word_ranks(scores, ["love", "freedom"])
+    assert set(ranks["n_words"]) == {3}
+    pair = vp.word_pair_table(ranks, "love", "freedom").set_index("nickname")
+    assert pair.loc["G1", "love"] == 1 and pair.loc["G1", "first"] == "love"
+    assert pair.loc["L1", "freedom"] == 1 and pair.loc["L1", "first"] == "freedom"
+    assert vp.word_pair_table(vp.word_ranks(scores, ["love"]), "love", "freedom") is None
 
 
-def synthetic_scores(n_per_family=4, n_words=30, effect=0.0, seed=0, families=("Gemma", "Llama"),
-                     kind="RM score"):
-    """Long table: Gemma models score Agency words ``effect`` higher under positive prompts."""
-    rng = np.random.default_rng(seed)
-    words = [f"w{i}" for i in range(n_words)]
-    cats = ["Agency" if i % 2 == 0 else "Communion" for i in range(n_words)]
-    rows = []
-    for fam in families:
-        for j in range(n_per_family):
-            m = f"{fam.lower()}-{j}"
-            base = rng.normal(0, 1, n_words)  # the model's own taste, shared by its prompts
-            for pk in PROMPTS:
-                s = base + rng.normal(0, 0.5, n_words)
-                if fam == families[0] and VALENCE[pk] == "positive":
-                    s = s + effect * np.array([c == "Agency" for c in cats])
-                for w, c, v in zip(words, cats, s):
-                    rows.append((m, m, fam, kind, pk, pk, VALENCE[pk], w, c, v))
-    return pd.DataFrame(rows, columns=["model", "nickname", "family", "reward_kind", "prompt_key", "prompt",
-                                       "valence", "word", "category", "reward"])
+def test_tables_overview_and_nicknames():
+    t = _scores({"g1": {"a": 1.0, "b": 2.0}}).assign(reward_kind="RM score")
+    u = _scores({"g1": {"a": 1.0}, "l1": {"a": 1.0}}).assign(reward_kind="RM score", nickname="other")
+    over = vp.tables_overview({"published": t, "compute": u})
+    assert over[["scores", "model", "words"]].values.tolist() == [["published", "g1", 2], ["compute", "g1", 1],
+                                                                 ["compute", "l1", 1]]
+    assert vp.nicknames({"published": t, "compute": u}).to_dict() == {"g1": "G1", "l1": "other"}
 
 
-def test_planted_family_effect_is_detected_end_to_end():
-    # 5 vs 5 models: 252 relabellings, smallest two-sided p = 2/252, so FDR over 4 panels can reject
-    res = vp.family_analysis(synthetic_scores(n_per_family=5, effect=3.0), n_resamples=999)
-    perm = res["permutation"].set_index(["category", "valence"])
-    assert res["unit"] == "model"
-    hit = perm.loc[("Agency", "positive")]
-    assert hit["reject"] and hit["mean_a"] < hit["mean_b"]       # Gemma ranks Agency higher (nearer rank 1)
-    assert not perm.loc[("Agency", "negative"), "reject"] and not perm.loc[("Communion", "negative"), "reject"]
-    eff = res["effects"].set_index(["category", "valence"]).loc[("Agency", "positive")]
-    assert eff["ci_high"] < 0                                      # CI of Hedges' g excludes zero, right sign
-    s = vp.summarise(res)
-    assert s["n_significant_fdr"] >= 1 and s["models_per_family"] == {"Gemma": 5, "Llama": 5}
-    assert s["min_attainable_p"] == pytest.approx(2 / 252)
-    assert "significant" in prose.findings_markdown(res, label="synthetic")
-
-
-def test_no_effect_gives_no_fdr_rejection_and_plain_prose():
-    res = vp.family_analysis(synthetic_scores(effect=0.0, seed=3), n_resamples=999)
-    assert not res["permutation"]["reject"].any()
-    assert "no panel shows a significant" in prose.findings_markdown(res, label="null")
-
-
-def test_anova_and_mixed_model_degrees_of_freedom_match_design():
-    res = vp.family_analysis(synthetic_scores(n_per_family=3), n_resamples=99)
-    a = res["anova"].set_index("term")
-    n_models, n_prompts, n_cats, n_val = 6, len(PROMPTS), 2, 2
-    assert a.loc["category", "df"] == n_cats - 1 and a.loc["valence", "df"] == n_val - 1
-    assert a.loc["model", "df"] == n_models - 1
-    assert a.loc["category:valence:model", "df"] == (n_cats - 1) * (n_val - 1) * (n_models - 1)
-    n_rows = n_models * n_prompts * n_cats                     # median ranks: model x prompt x category
-    assert a.loc["Residual", "df"] == n_rows - n_models * n_cats * n_val
-    # The random-intercept fit on ranks can be singular (ranks fix each model's mean); then it is reported, not hidden.
-    if res["mixed"] is None:
-        assert any(n.startswith("mixed model skipped") for n in res["notes"])
-    else:
-        assert res["mixed"].attrs["n_groups"] == n_models and len(res["mixed"]) == 8  # 2x2x2 fixed effects
-    assert "F(1, " in prose.anova_sentence(res, "category")
-
-
-def test_one_model_per_family_falls_back_to_prompts_and_says_so():
-    res = vp.family_analysis(synthetic_scores(n_per_family=1), n_resamples=99)
-    assert res["unit"] == "prompt" and res["mixed"] is None
-    assert any("particular models" in n for n in res["notes"])
-    assert "compare these particular models" in prose.findings_markdown(res, label="one each")
-
-
-def test_family_analysis_bad_input():
-    with pytest.raises(ValueError, match="families"):
-        vp.family_analysis(synthetic_scores(), families=("Gemma", "Qwen"))
-    with pytest.raises(ValueError, match="by must"):
-        vp.family_analysis(synthetic_scores(), by=("category",))
-
-
-def test_word_contrast_null_rate_and_planted_category_effect():
-    rng = np.random.default_rng(0)
-    rejections = []
-    for seed in range(60):
-        d = synthetic_scores(n_per_family=1, n_words=24, seed=seed, families=("Gemma",))
-        res = vp.word_contrast(d, panels=("valence",), n_resamples=199, seed=seed)
-        rejections.append((res["p"] < 0.05).mean())
-    # two panels x 60 seeds: the raw false-positive rate stays near 5% (binomial sd about 2%)
-    assert np.mean(rejections) < 0.12
-    d = synthetic_scores(n_per_family=1, n_words=24, seed=1, families=("Gemma",), effect=4.0)
-    res = vp.word_contrast(d, panels=("valence",), n_resamples=999).set_index("valence")
-    assert res.loc["positive", "reject"] and res.loc["positive", "g_ci_high"] < 0
-    del rng
+def test_value_tables_published_mode_samples_words_per_category(data_ready):
+    kw = dict(words_per_category=3, published_models=["Ray2333/GRM-gemma2-2B-rewardmodel-ft"],
+              prompt_keys=["best_ever_one", "worst_ever_one"])
+    tables = vp.value_tables("big2", seed=0, **kw)
+    assert set(tables) == {"published"}
+    t = tables["published"]
+    assert t.groupby("category")["word"].nunique().eq(3).all() and t["model"].nunique() == 1
+    assert sorted(vp.value_tables("big2", seed=0, **kw)["published"]["word"]) == sorted(t["word"])  # seeded
+    assert set(vp.value_tables("big2", seed=1, **kw)["published"]["word"]) != set(t["word"])
+    with pytest.raises(ValueError, match="mode"):
+        vp.value_tables("big2", mode="both")

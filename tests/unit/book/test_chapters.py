@@ -40,3 +40,37 @@ def test_every_findings_chapter_writes_results_through_one_parameter():
     assert book.with_results_dir("about", {}, Path("/x")) == {}
     # where results go is not an input: it does not change the stamp
     assert book.content_hash("framing", {"RESULTS_DIR": "/a"}) == book.content_hash("framing", {"RESULTS_DIR": "/b"})
+
+
+def test_two_chapters_share_one_template_with_their_own_defaults_cells_and_name():
+    assert book.template("big_two") == book.template("moral_foundations") == book.NOTEBOOKS / "value_profiles.ipynb"
+    assert "value_profiles" not in book.chapters()         # a template, not a page
+    tiny = book.parameters("moral_foundations", tiny=True)
+    assert tiny["CHAPTER"] == "moral_foundations" and tiny["DICTIONARY"] == "mfd2" and tiny["WORDS_PER_CATEGORY"] == 20
+    full = book.parameters("moral_foundations")
+    assert full["DICTIONARY"] == "mfd2" and full["WORDS_PER_CATEGORY"] is None   # the parameter file comes after
+    assert book.parameters("big_two", tiny=True) == {"CHAPTER": "big_two", "DICTIONARY": "big2"}
+    assert book.parameters("big_two", tiny=True, overrides={"SEED": 3})["SEED"] == 3
+    assert book.parameters("about", tiny=True) == {}                # a template of its own has no chapter defaults
+    # each chapter's page keeps only its own cells
+    ids = {name: {c["id"] for c in book.chapter_cells(name)["cells"]} for name in ("big_two", "moral_foundations")}
+    assert "c7ce0d00" in ids["big_two"] - ids["moral_foundations"]          # LOVE or freedom
+    assert "85fcddc4" in ids["moral_foundations"] - ids["big_two"]          # by foundation
+    assert "2721270d" in ids["big_two"] & ids["moral_foundations"]
+    # the two chapters' stamps differ: the same template, different parameters
+    assert book.content_hash("big_two", book.parameters("big_two")) != book.content_hash(
+        "moral_foundations", book.parameters("moral_foundations"))
+
+
+def test_a_chapter_listed_by_two_templates_is_refused(tmp_path, monkeypatch):
+    import importlib
+    import json
+
+    chapters = importlib.import_module("rmlib.book.chapters")  # the module (rmlib.book.chapters is also a function)
+
+    nb = {"cells": [], "metadata": {"rmlib": {"chapters": {"x": {}}}}, "nbformat": 4, "nbformat_minor": 5}
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps(nb))
+    monkeypatch.setattr(chapters, "NOTEBOOKS", tmp_path)
+    with pytest.raises(book.BookError, match="listed by two templates"):
+        chapters.template("x")

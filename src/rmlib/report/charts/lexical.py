@@ -7,10 +7,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from rmlib.analysis.framing import framing_slopes_long
+from rmlib.analysis.framing import FRAMING_HALVES, framing_slopes_long
+from rmlib.report.charts.basic import slope_ci
 from rmlib.stats import require_columns
 
-__all__ = ["framing_slopes_chart", "swarm_offsets", "word_swarm_chart", "cell_strip_chart"]
+__all__ = ["framing_slopes_chart", "framing_halves_chart", "halves_by_source_chart", "swarm_offsets",
+           "word_swarm_chart", "cell_strip_chart"]
 
 
 def framing_slopes_chart(contrast: pd.DataFrame, label: str = "model", title: str = ""):
@@ -86,3 +88,23 @@ def cell_strip_chart(cells: pd.DataFrame, label: str = "model", facet: str = "so
     return alt.layer(zero, dots, data=d).properties(width=300).facet(column=alt.Column(f"{facet}:N", title=None),
                                                                       title=title)
 
+
+
+def _halves_long(contrast: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    return pd.concat([contrast.assign(half=names[h], est=contrast[h], lo=contrast[f"{h}_ci_low"],
+                                      hi=contrast[f"{h}_ci_high"]) for h in FRAMING_HALVES], ignore_index=True)
+
+
+def framing_halves_chart(contrast: pd.DataFrame, *, label: str = "label", title: str = ""):
+    """The two halves of the framing claim per model, with 95% CIs (> 0: the half holds)."""
+    long = _halves_long(contrast, FRAMING_HALVES)
+    long["row"] = long[label] + " · " + long["half"].str.split(":").str[0]
+    return slope_ci(long, "row", "est", "lo", "hi", color="half", title=title)
+
+
+def halves_by_source_chart(contrasts: dict[str, pd.DataFrame], *, label: str = "label", title: str = ""):
+    """The two halves per model and affect lexicon (``contrasts``: lexicon -> framing contrast)."""
+    rob = pd.concat([c.assign(source=s) for s, c in contrasts.items()], ignore_index=True)
+    long = _halves_long(rob, {h: h for h in FRAMING_HALVES})
+    long["row"] = long[label] + " · " + long["source"] + " · " + long["half"]
+    return slope_ci(long, "row", "est", "lo", "hi", color="source", title=title)

@@ -11,15 +11,19 @@ __all__ = ["median_rank_chart", "trajectory_chart", "gap_chart", "published_traj
 
 
 def median_rank_chart(model_medians: pd.DataFrame, *, category: str = "category", valence: str = "valence",
-                      family: str = "family", title: str = "", width: int = 160, height: int = 260) -> alt.FacetChart:
+                      family: str = "family", nicknames=None, title: str = "", width: int = 160,
+                      height: int = 260) -> alt.FacetChart:
     """Median within-prompt rank per family × category × valence, one dot per model and a tick at the family mean.
 
     Input: one row per model × category × valence (``family_analysis(...)['model_medians']``). The y axis is
-    reversed so that a category ranked higher (rank 1 = top) sits higher.
+    reversed so that a category ranked higher (rank 1 = top) sits higher. ``nicknames`` (model -> nickname, e.g.
+    :func:`rmlib.analysis.values.nicknames`) adds them to the tooltips.
     """
     require_columns(model_medians, ["model", family, category, valence, "median_rank"], "median_rank_chart")
     d = model_medians[["model", family, category, valence, "median_rank"]].copy()
-    if "nickname" in model_medians.columns:
+    if nicknames is not None:
+        d["nickname"] = d["model"].map(nicknames)
+    elif "nickname" in model_medians.columns:
         d["nickname"] = model_medians["nickname"]
     tips = [c for c in ("model", "nickname", family, category, valence, "median_rank") if c in d.columns]
     y = alt.Y("median_rank:Q", title="median rank (1 = top)", scale=alt.Scale(reverse=True, zero=False))

@@ -1,16 +1,17 @@
-"""Findings in sentences, computed from the tables (no number typed in by hand): the value chapters' prose."""
+"""The value chapters' prose (Big Two, MFD2, implicit rewards): findings in sentences computed from the tables."""
 from __future__ import annotations
 
 from typing import Sequence
 
 import pandas as pd
 
-from rmlib.analysis.values import summarise
+from rmlib.analysis.families import summarise
 from rmlib.data import design_prompts
 from rmlib.stats import require_columns
 
 __all__ = ["describe_prompt_subset", "contrast_lines", "describe_panel", "anova_sentence", "findings_markdown",
-           "direction_markdown"]
+           "direction_markdown", "scores_markdown", "score_label", "missing_families_markdown", "word_pair_markdown",
+           "comparison_markdown"]
 
 
 def describe_prompt_subset(prompt_keys: Sequence[str]) -> str:
@@ -126,3 +127,78 @@ def direction_markdown(perm: pd.DataFrame, *, category: str = "category", valenc
             parts.append(f"{fam} ranks higher: {', '.join(cats) if cats else 'none'}")
         lines.append(f"- Under {v} prompts — " + "; ".join(parts) + ".")
     return "\n".join(lines)
+
+
+def scores_markdown(tables: dict[str, pd.DataFrame], *, words_per_category: int | None = None,
+                    compute_words_per_category: int | None = None) -> str:
+    """What a value chapter scored: the published RMs by family, the computed models, prompts and words."""
+    published = tables["published"]
+    n_pub = published.groupby("family")["model"].nunique()
+    lines = [f"Published scores: {published['model'].nunique()} RMs ("
+             + ", ".join(f"{v} {k}-based" for k, v in n_pub.items())
+             + f"), {published['prompt_key'].nunique()} prompts, {published['word'].nunique()} words."]
+    if "compute" in tables:
+        c = tables["compute"]
+        lines.append(f"Computed scores: {c['model'].nunique()} model(s) ({', '.join(sorted(c['model'].unique()))}), "
+                     f"{c['prompt_key'].nunique()} prompts, {c['word'].nunique()} words. The prompts are "
+                     f"{describe_prompt_subset(c['prompt_key'].unique())}: a subset with at least two prompts of "
+                     "each valence (the replicates when a family has one model), because each prompt costs one pass "
+                     "over all words per model and the 2 CPU cores of the default machine cannot afford all 54 "
+                     "(see benchmarks/value_profiles_cost.py). Pass `COMPUTE_PROMPT_KEYS` to use more on a GPU."
+                     + (f" For the same reason the words are a seeded sample of {compute_words_per_category} per "
+                        "category (`COMPUTE_WORDS_PER_CATEGORY`)." if compute_words_per_category is not None else ""))
+    if words_per_category is not None:
+        lines.append(f"All analyses use a seeded sample of {words_per_category} words per category "
+                     "(`WORDS_PER_CATEGORY`), so ranks are among those words only.")
+    return "\n\n".join(lines)
+
+
+def score_label(key: str, table: pd.DataFrame) -> str:
+    """'Published RM scores', or 'Computed scores (<reward kinds>)'."""
+    if key == "published":
+        return "Published RM scores"
+    return "Computed scores (" + ", ".join(sorted(table["reward_kind"].unique())) + ")"
+
+
+def missing_families_markdown(tables: dict[str, pd.DataFrame], results: dict, families: Sequence[str]) -> str:
+    """One line per table left out of the family tests because it lacks one of the two families ('' if none)."""
+    return "\n\n".join(
+        f"**{k}**: the models do not include both {families[0]}- and {families[1]}-based ones "
+        f"(families: {sorted(tables[k]['family'].unique())}), so there is no family comparison."
+        for k in tables if k not in results)
+
+
+def word_pair_markdown(pair: pd.DataFrame | None, ranks: pd.DataFrame, first: str, second: str, *,
+                       lexicon: str, models: Sequence[str] = ()) -> str:
+    """Where two words rank for each RM (``pair``: :func:`rmlib.analysis.values.word_pair_table`), naming
+    ``models`` (nicknames) and counting by base family."""
+    if pair is None:
+        return (f"This run's word list does not include both *{first}* and *{second}* (`WORDS`), so the comparison "
+                "is skipped.")
+    by_fam = pair.groupby("family")["first"].agg(
+        lambda s: f"{(s == first).sum()} of {len(s)} rank {first} above {second}")
+    named = pair.set_index("nickname")
+    return (f"Ranks among the {int(ranks['n_words'].iloc[0])} {lexicon} (1 = the RM's best answer). "
+            + " ".join(f"**{m}** ranks *{first}* {named.loc[m, first]:.0f} and *{second}* {named.loc[m, second]:.0f}."
+                       for m in models if m in named.index)
+            + " By base family: " + "; ".join(f"{f}: {t}" for f, t in by_fam.items()) + ".")
+
+
+def comparison_markdown(comparison: dict | None, *, mode: str, families: Sequence[str]) -> str:
+    """Whether computed scores show the published pattern (:func:`rmlib.analysis.families.compare_with_published`),
+    or why there is no comparison."""
+    if comparison is None:
+        if mode == "compute":
+            return "No family comparison is possible for the computed models (see above)."
+        return ("This page was run in `published` mode; rerun it with `MODE = \"compute\"` to score "
+                "the embedded models (or any RM) and compare.")
+    c = comparison
+    return (f"On the same {c['n_prompts']} prompts and {c['n_words']} words, the "
+            f"{families[0]}-minus-{families[1]} difference in median rank has the **same sign in {c['same']} of "
+            f"{c['panels']} panels** for the computed scores as for the published RMs (chance alone gives about "
+            f"half). {c['n_significant']} computed panel(s) are significant after FDR. "
+            + ("The computed models are one per family, so at most this says these particular models differ, "
+               "not their families. " if c["unit"] == "prompt" else "")
+            + ("Their scores are LM log-probs (implicit rewards), which mostly reflect how frequent and short a word "
+               "is, not trained RM rewards: agreement or disagreement here is weak evidence either way."
+               if c["implicit"] else ""))

@@ -1,0 +1,128 @@
+"""rmlib.analysis.families on synthetic value scores: a planted family effect is found, a null is not, and the prose
+says so; computed scores are compared with published ones like with like."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rmlib.analysis import families as fam
+from rmlib.report import prose
+
+
+PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]
+
+
+VALENCE = {"best_ever_one": "positive", "greatest_ever_one": "positive", "worst_ever_one": "negative",
+           "bad_ever_one": "negative"}
+
+
+def synthetic_scores(n_per_family=4, n_words=30, effect=0.0, seed=0, families=("Gemma", "Llama"),
+                     kind="RM score"):
+    """Long table: Gemma models score Agency words ``effect`` higher under positive prompts."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(n_words)]
+    cats = ["Agency" if i % 2 == 0 else "Communion" for i in range(n_words)]
+    rows = []
+    for fam in families:
+        for j in range(n_per_family):
+            m = f"{fam.lower()}-{j}"
+            base = rng.normal(0, 1, n_words)  # the model's own taste, shared by its prompts
+            for pk in PROMPTS:
+                s = base + rng.normal(0, 0.5, n_words)
+                if fam == families[0] and VALENCE[pk] == "positive":
+                    s = s + effect * np.array([c == "Agency" for c in cats])
+                for w, c, v in zip(words, cats, s):
+                    rows.append((m, m, fam, kind, pk, pk, VALENCE[pk], w, c, v))
+    return pd.DataFrame(rows, columns=["model", "nickname", "family", "reward_kind", "prompt_key", "prompt",
+                                       "valence", "word", "category", "reward"])
+
+
+def test_planted_family_effect_is_detected_end_to_end():
+    # 5 vs 5 models: 252 relabellings, smallest two-sided p = 2/252, so FDR over 4 panels can reject
+    res = fam.family_analysis(synthetic_scores(n_per_family=5, effect=3.0), n_resamples=999)
+    perm = res["permutation"].set_index(["category", "valence"])
+    assert res["unit"] == "model"
+    hit = perm.loc[("Agency", "positive")]
+    assert hit["reject"] and hit["mean_a"] < hit["mean_b"]       # Gemma ranks Agency higher (nearer rank 1)
+    assert not perm.loc[("Agency", "negative"), "reject"] and not perm.loc[("Communion", "negative"), "reject"]
+    eff = res["effects"].set_index(["category", "valence"]).loc[("Agency", "positive")]
+    assert eff["ci_high"] < 0                                      # CI of Hedges' g excludes zero, right sign
+    s = fam.summarise(res)
+    assert s["n_significant_fdr"] >= 1 and s["models_per_family"] == {"Gemma": 5, "Llama": 5}
+    assert s["min_attainable_p"] == pytest.approx(2 / 252)
+    assert "significant" in prose.findings_markdown(res, label="synthetic")
+
+
+def test_no_effect_gives_no_fdr_rejection_and_plain_prose():
+    res = fam.family_analysis(synthetic_scores(effect=0.0, seed=3), n_resamples=999)
+    assert not res["permutation"]["reject"].any()
+    assert "no panel shows a significant" in prose.findings_markdown(res, label="null")
+
+
+def test_anova_and_mixed_model_degrees_of_freedom_match_design():
+    res = fam.family_analysis(synthetic_scores(n_per_family=3), n_resamples=99)
+    a = res["anova"].set_index("term")
+    n_models, n_prompts, n_cats, n_val = 6, len(PROMPTS), 2, 2
+    assert a.loc["category", "df"] == n_cats - 1 and a.loc["valence", "df"] == n_val - 1
+    assert a.loc["model", "df"] == n_models - 1
+    assert a.loc["category:valence:model", "df"] == (n_cats - 1) * (n_val - 1) * (n_models - 1)
+    n_rows = n_models * n_prompts * n_cats                     # median ranks: model x prompt x category
+    assert a.loc["Residual", "df"] == n_rows - n_models * n_cats * n_val
+    # The random-intercept fit on ranks can be singular (ranks fix each model's mean); then it is reported, not hidden.
+    if res["mixed"] is None:
+        assert any(n.startswith("mixed model skipped") for n in res["notes"])
+    else:
+        assert res["mixed"].attrs["n_groups"] == n_models and len(res["mixed"]) == 8  # 2x2x2 fixed effects
+    assert "F(1, " in prose.anova_sentence(res, "category")
+
+
+def test_one_model_per_family_falls_back_to_prompts_and_says_so():
+    res = fam.family_analysis(synthetic_scores(n_per_family=1), n_resamples=99)
+    assert res["unit"] == "prompt" and res["mixed"] is None
+    assert any("particular models" in n for n in res["notes"])
+    assert "compare these particular models" in prose.findings_markdown(res, label="one each")
+
+
+def test_family_analysis_bad_input():
+    with pytest.raises(ValueError, match="families"):
+        fam.family_analysis(synthetic_scores(), families=("Gemma", "Qwen"))
+    with pytest.raises(ValueError, match="by must"):
+        fam.family_analysis(synthetic_scores(), by=("category",))
+
+
+def test_word_contrast_null_rate_and_planted_category_effect():
+    rng = np.random.default_rng(0)
+    rejections = []
+    for seed in range(60):
+        d = synthetic_scores(n_per_family=1, n_words=24, seed=seed, families=("Gemma",))
+        res = fam.word_contrast(d, panels=("valence",), n_resamples=199, seed=seed)
+        rejections.append((res["p"] < 0.05).mean())
+    # two panels x 60 seeds: the raw false-positive rate stays near 5% (binomial sd about 2%)
+    assert np.mean(rejections) < 0.12
+    d = synthetic_scores(n_per_family=1, n_words=24, seed=1, families=("Gemma",), effect=4.0)
+    res = fam.word_contrast(d, panels=("valence",), n_resamples=999).set_index("valence")
+    assert res.loc["positive", "reject"] and res.loc["positive", "g_ci_high"] < 0
+    del rng
+
+
+def test_family_analyses_skip_a_table_without_both_families():
+    tables = {"published": synthetic_scores(n_per_family=2), "compute": synthetic_scores(families=("Gemma", "Qwen"))}
+    res = fam.family_analyses(tables, n_resamples=99)
+    assert set(res) == {"published"} and res["published"]["unit"] == "model"
+    with pytest.raises(ValueError, match="two base families"):
+        fam.family_analyses(tables, families=("Gemma",))
+
+
+def test_compare_with_published_reruns_the_reference_on_the_shared_prompts_and_words():
+    published = synthetic_scores(n_per_family=3, effect=3.0, seed=1)
+    computed = synthetic_scores(n_per_family=1, effect=3.0, seed=2, kind="LM log-prob (implicit reward)")
+    computed = computed[computed["word"].isin([f"w{i}" for i in range(20)])]
+    tables = {"published": published, "compute": computed}
+    results = fam.family_analyses(tables, n_resamples=99)
+    c = fam.compare_with_published(tables, results, n_resamples=99)
+    assert (c["n_prompts"], c["n_words"], c["panels"]) == (4, 20, 4)
+    assert c["unit"] == "prompt" and c["implicit"] and 0 <= c["same"] <= 4
+    row = c["agreement"].set_index(["category", "valence"]).loc[("Agency", "positive")]
+    assert row["same_direction"]                          # the planted effect points the same way in both
+    assert fam.compare_with_published({"published": published}, {"published": results["published"]}) is None
