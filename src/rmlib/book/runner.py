@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, BookError, chapter_cells, chapters,
                                  in_run_order, missing_results, parameters, with_results_dir)
+from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
 __all__ = ["RunResult", "run_chapter", "run_chapters", "previous_seconds", "remaining_estimate", "glued", "cell_errors"]
@@ -77,6 +78,7 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+    show_parameters_once(out, params)  # the page shows one table, not the two raw parameter cells
     seconds = time.perf_counter() - t0
     stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")
