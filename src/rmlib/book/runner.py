@@ -122,6 +122,9 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
         log(f"[book] {len(stale)} of {len(order)} chapter(s) to run, {remaining_estimate(stale, seconds)}")
     results, failures = [], []
     for i, n in enumerate(order, 1):
+        if n not in stale and _is_stale(n, output_dir, kwargs):  # e.g. claims, once the results it reads changed
+            stale.append(n)
+            seconds[n] = previous_seconds(n, output_dir)
         todo = [m for m in stale if order.index(m) >= i - 1]
         if n in stale:
             log(f"[book] chapter {i}/{len(order)}: {n}, {remaining_estimate(todo, seconds)}")

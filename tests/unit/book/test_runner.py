@@ -54,3 +54,18 @@ def test_run_chapters_says_which_chapter_failed_and_goes_on(tmp_path, monkeypatc
     with pytest.raises(book.BookError, match="1 chapter\\(s\\) failed"):
         runner.run_chapters(["about", "method"], output_dir=tmp_path, log=lines.append, keep_going=True)
     assert "[book] about: FAILED" in lines and lines[-1].startswith("[book] chapter 2/2: method")
+
+
+def test_a_chapter_that_becomes_stale_during_the_run_is_counted_when_it_runs(tmp_path, monkeypatch):
+    stale_now = {"about"}
+    monkeypatch.setattr(runner, "_is_stale", lambda name, output_dir, kwargs: name in stale_now)
+
+    def fake_run(name, **kwargs):
+        stale_now.add("method")  # as the claims page does once the results it reads changed
+        return runner.RunResult(name, tmp_path / f"{name}.ipynb", True, 0.0, {})
+
+    monkeypatch.setattr(runner, "run_chapter", fake_run)
+    lines = []
+    runner.run_chapters(["about", "method"], output_dir=tmp_path, log=lines.append)
+    assert lines[0] == "[book] 1 of 2 chapter(s) to run, never timed: about"
+    assert lines[-1] == "[book] chapter 2/2: method, never timed: method"
