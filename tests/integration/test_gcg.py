@@ -138,6 +138,23 @@ def test_reported_score_equals_a_fresh_sweep_engine_score_and_optima_round_trip(
     assert res.frame["score"].std() > 0  # the search moved
 
 
+@pytest.mark.parametrize("family", ["llama", "gemma2", "gemma3", "qwen2"])
+@pytest.mark.parametrize("head", ["rm", "lm"])
+def test_the_differentiated_reward_is_the_scored_reward(family, head, tiny_rms, tiny_lms):
+    """The gradient is taken of the number the kernels return: the one-hot path (prefix KV shared, suffix after the
+    response, Gemma's embedding scale) gives the batch kernel's reward, and its gradient is not zero."""
+    lm = (tiny_rms if head == "rm" else tiny_lms)[family]
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    obj = Objective(lm, slot, "min")
+    ids = (40, 41, 42)
+    one_hot = torch.nn.functional.one_hot(torch.tensor(ids), lm.model.get_input_embeddings().weight.shape[0]).float()
+    with torch.no_grad():
+        differentiable = float(obj.reward_of_one_hot(one_hot))
+    assert differentiable == pytest.approx(float(obj.rewards([ids])[0]), abs=1e-4)
+    grad = obj.gradient(ids)
+    assert grad.shape == one_hot.shape and grad.abs().max() > 0
+
+
 def test_round_trip_filter_drops_sequences_that_retokenise(tiny_rms):
     lm = tiny_rms["llama"]
     tok = lm.tokenizer

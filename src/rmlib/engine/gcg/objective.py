@@ -111,18 +111,18 @@ class Objective:
     def gradient(self, ids) -> torch.Tensor:
         """d(sign * reward)/d(one-hot) at the response ``ids``: a float32 [length, embedding rows] tensor on the CPU.
         Large entries are replacements that the first-order approximation expects to raise the signed objective."""
-        lm = self.lm
         weight = self._embedding.weight
-        idx = torch.as_tensor(list(ids), device=lm.device)
+        idx = torch.as_tensor(list(ids), device=self.lm.device)
         one_hot = torch.nn.functional.one_hot(idx, weight.shape[0]).to(weight.dtype).requires_grad_(True)
         with torch.enable_grad():
-            x = self._embed_one_hot(one_hot)
-            if lm.head == "lm":
-                reward = self._lm_reward(one_hot, x)
-            else:
-                reward = self._rm_reward(x)
-            (grad,) = torch.autograd.grad(self.sign * reward, one_hot)
+            (grad,) = torch.autograd.grad(self.sign * self.reward_of_one_hot(one_hot), one_hot)
         return grad.float().cpu()
+
+    def reward_of_one_hot(self, one_hot: torch.Tensor) -> torch.Tensor:
+        """The reward as a differentiable function of the [length, embedding rows] one-hot response: at a one-hot
+        matrix it equals :meth:`rewards` of those ids (``tests/integration/test_gcg.py`` checks it per family)."""
+        x = self._embed_one_hot(one_hot)
+        return self._lm_reward(one_hot, x) if self.lm.head == "lm" else self._rm_reward(x)
 
     def _rm_reward(self, x: torch.Tensor) -> torch.Tensor:
         backbone, head = backbone_and_head(self.lm)
