@@ -69,7 +69,8 @@ def gcg(model, prompt: str, *, length: int = 4, direction: str = "max", steps: i
     search over (default: all; special and chat-control tokens are always left out).
 
     Returns a :class:`GCGResult`; its frame has one row per restart and step: model, prompt, reward_kind, direction,
-    length, restart, step, score (the reward of the best response so far), ids, text, step_score, n_scored,
+    length, restart, step, score (the reward of the best response so far), ids, text, tokens (each id's text),
+    step_score, n_scored,
     n_rejected, n_seen. The cache key holds every setting that changes the rows (model and revision, prompt,
     template, length, direction, steps, restarts, seed, start, config, searched ids, dtype, ...); batch size and
     device are recorded per shard, not keyed, as for sweeps.

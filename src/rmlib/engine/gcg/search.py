@@ -187,5 +187,6 @@ def _fresh_candidates(current, topk, config, rng, seen, rejected, vocab):
 
 def _row(step, ids, score, step_score, n_scored, n_rejected, n_seen, objective, vocab) -> dict:
     return {"step": step, "score": float(score), "ids": [int(i) for i in ids], "text": vocab.text(ids),
+            "tokens": [vocab.text([i]) for i in ids],
             "step_score": float(step_score), "n_scored": int(n_scored), "n_rejected": int(n_rejected),
             "n_seen": int(n_seen)}
