@@ -216,6 +216,23 @@ def test_a_killed_run_resumes_to_the_same_result_and_is_then_served_from_cache(t
         assert field in again.meta
 
 
+def test_a_damaged_gcg_shard_is_found_by_verify_and_recomputed(tiny_rms, tmp_path):
+    from rmlib.engine import verify_cache
+
+    lm = tiny_rms["llama"]
+    kw = dict(length=2, steps=2, restarts=2, config=SMALL, progress=False, cache_root=tmp_path / "gcg")
+    first = gcg(lm, PROMPT, **kw)
+    shard = sorted((tmp_path / "gcg" / first.meta["key"]).glob("*.parquet"))[0]
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    shard.write_bytes(bytes(data))
+    found = [f for f in verify_cache(tmp_path, repair=False) if f.kind == "gcg"]
+    assert [f.status for f in found] == ["corrupt"]
+    again = gcg(lm, PROMPT, **kw)
+    assert not again.cached  # the damaged restart was searched again, not served
+    pd.testing.assert_frame_equal(again.frame.reset_index(drop=True), first.frame.reset_index(drop=True))
+
+
 def test_bad_inputs_get_clear_errors(tiny_rms, tiny_lms, tmp_path):
     lm = tiny_rms["llama"]
     kw = dict(steps=1, restarts=1, cache_root=tmp_path, progress=False)
