@@ -10,7 +10,7 @@ rate, both measured in this one process with the same model and prompt.
   per-position share near 1.
 
 The scalar head is untrained (speed only; not a finding). Results go to benchmarks/out/gcg_speed.json.
-Usage:  .venv/bin/python benchmarks/gcg_speed.py [--model smollm2-135m-instruct] [--steps 20] [--head rm|lm]
+Usage:  .venv/bin/python benchmarks/gcg_speed.py [--model smollm2-135m-instruct] [--steps 10] [--head rm|lm]
 """
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--model", default="smollm2-135m-instruct")
     ap.add_argument("--head", choices=["rm", "lm"], default="rm")
     ap.add_argument("--length", type=int, default=4)
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--sweep-tokens", type=int, default=4096)
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--sweep-tokens", type=int, default=1024)
     args = ap.parse_args(argv)
 
     import torch
