@@ -22,6 +22,7 @@ import pytest
 CHAPTER_RUNS = {
     "heterogeneity": dict(MODE="both", TOKENS=300, N_ITEMS=200, N_SHUFFLES=2, N_PERMUTATIONS=199),
     "distributions": dict(MODE="both", TOKENS=300),
+    "longer_answers": dict(isolated_cache=True),
     "elo_misalignment": {},
     "framing": {},
     "mere_exposure": {},

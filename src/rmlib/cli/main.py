@@ -8,6 +8,7 @@ import sys
 
 from rmlib.cli.commands import add_model_commands
 from rmlib.cli.data import add_subparser as add_data_commands
+from rmlib.cli.gcg import add_gcg_command
 
 __all__ = ["main", "build_parser"]
 
@@ -16,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rmlib", description="reward-model interpretability: sweeps, the model registry, audits, cache verification and data")
     sub = parser.add_subparsers(dest="command", required=True)
     add_model_commands(sub)
+    add_gcg_command(sub)
     add_data_commands(sub)
     return parser
 

@@ -15,8 +15,8 @@ from tqdm.auto import tqdm
 
 from rmlib.config import progress_enabled
 from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, check_finite, check_length, resolve_model
-from rmlib.engine.kernels import prefix_kv, right_pad, rm_scores_full, rm_scores_shared, supports_shared_prefix
-from rmlib.engine.prefix_attention import shared_prefix
+from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, right_pad, rm_scores_full, rm_scores_shared,
+                                  supports_shared_prefix)
 from rmlib.engine.store import cache_parent, finish, model_settings, open_store, run_fields
 from rmlib.models.templates import answer_slot, check_answer, check_prompt
 from rmlib.storage import sweep_key
@@ -113,20 +113,12 @@ def _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
     P = len(slot.prefix_ids)
     kv, prefix_out = prefix_kv(lm, slot.prefix_ids) if shared else (None, None)
     bs = batch_size or max(1, min(256, 2 ** 22 // max(lm.model.config.vocab_size, 1)))
+    first = torch.log_softmax(prefix_out.logits[0, -1].float(), dim=-1) if shared else None
     sums = []
     for s in range(0, len(answer_ids), bs):
         batch = answer_ids[s:s + bs]
         if shared:
-            first = torch.log_softmax(prefix_out.logits[0, -1].float(), dim=-1)
-            total = torch.stack([first[a[0]] for a in batch])
-            ids, lengths = right_pad(batch, 0, lm.device)
-            if ids.shape[1] > 1:
-                pos = torch.arange(P, P + ids.shape[1], device=lm.device).expand_as(ids)
-                with shared_prefix(lm.model, kv):
-                    logits = lm.model(input_ids=ids, position_ids=pos, use_cache=False).logits.float()
-                logp = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
-                keep = torch.arange(1, ids.shape[1], device=lm.device)[None] < lengths[:, None]
-                total = total + (logp * keep).sum(1)
+            total = lm_logprobs_shared(lm, kv, first, P, batch)
         else:
             ids, lengths = right_pad([[*slot.prefix_ids, *a] for a in batch], 0, lm.device)
             mask = (torch.arange(ids.shape[1], device=lm.device)[None] < lengths[:, None]).long()

@@ -7,8 +7,8 @@
   with their own code;
 * paper (:func:`rm_scores_paper`): the original pipeline (decode, re-render, re-tokenise, pad), double BOS included.
 
-LM log-probs need no kernel of their own: one forward of the prompt gives every next token's logit
-(:func:`prefix_kv`).
+LM log-probs of one token need no kernel of their own: one forward of the prompt gives every next token's logit
+(:func:`prefix_kv`); those of multi-token answers come from :func:`lm_logprobs_shared` against the same prefix.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from rmlib.models import LoadedModel
 from rmlib.models.templates import paper_text
 
 __all__ = ["backbone_and_head", "supports_shared_prefix", "prefix_kv", "right_pad", "rm_scores_shared",
-           "rm_scores_shared_compiled", "rm_scores_full", "rm_scores_paper"]
+           "rm_scores_shared_compiled", "rm_scores_full", "rm_scores_paper", "lm_logprobs_shared"]
 
 
 def backbone_and_head(lm: LoadedModel):
@@ -109,6 +109,22 @@ def rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs) -> torch.Te
         hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
     last = hidden[torch.arange(len(new_seqs), device=lm.device), lengths - 1]
     return head(last)[:, 0].float()
+
+
+@torch.inference_mode()
+def lm_logprobs_shared(lm: LoadedModel, kv, first_logprobs: torch.Tensor, prefix_len: int, answers) -> torch.Tensor:
+    """Summed log p(answer | templated prefix) of each answer (lists of ids, any lengths): token 0 is read from the
+    prefix's last position (``first_logprobs``, a log-softmax over the vocabulary), token k from new position k-1."""
+    total = first_logprobs[torch.as_tensor([a[0] for a in answers], device=first_logprobs.device)]
+    ids, lengths = right_pad(answers, 0, lm.device)
+    if ids.shape[1] > 1:
+        pos = torch.arange(prefix_len, prefix_len + ids.shape[1], device=lm.device).expand_as(ids)
+        with shared_prefix(lm.model, kv):
+            logits = lm.model(input_ids=ids, position_ids=pos, use_cache=False).logits.float()
+        logp = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
+        keep = torch.arange(1, ids.shape[1], device=lm.device)[None] < lengths[:, None]
+        total = total + (logp * keep).sum(1)
+    return total
 
 
 _COMPILED: dict = {}  # (id(model), batch, positions) -> compiled backbone+head, reused across sweeps

@@ -2,7 +2,7 @@
 
 What is checked (quick, the default; then what --full adds), and what a failure leads to:
 
-* sweeps/, answers/ and the answers cached inside trained checkpoints: the sha256 of every shard, meta.json and
+* sweeps/, answers/, gcg/ (GCG searches) and the answers cached inside trained checkpoints: the sha256 of every shard, meta.json and
   COMPLETE (--full: decode every shard and check its key, finite values and token ids). A corrupt result is moved
   aside; the next run of the same call recomputes only the damaged shards.
 * dequantized/ (embedded models): sizes, sampled sha256 and the source GGUF's sha256 (--full: every byte).
@@ -39,7 +39,7 @@ INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED, CLEANED = (
 
 @dataclass
 class Finding:
-    kind: str      # sweep | answers | dequantized | gguf | checkpoint | temp
+    kind: str      # sweep | answers | gcg | dequantized | gguf | checkpoint | temp
     path: Path
     status: str    # intact | corrupt | repaired | incomplete | unverified | cleaned
     detail: str = ""
@@ -49,7 +49,7 @@ def verify_cache(root: str | Path | None = None, full: bool = False, repair: boo
     """Check every cached sweep, answer set, de-quantised model, joined GGUF and trained checkpoint."""
     root = Path(root) if root is not None else config.cache_dir()
     findings: list[Finding] = []
-    for kind, sub in (("sweep", "sweeps"), ("answers", "answers")):
+    for kind, sub in (("sweep", "sweeps"), ("answers", "answers"), ("gcg", "gcg")):
         folder = root / sub
         findings += _temp_files(folder, repair)
         for d in sorted(p for p in folder.glob("*") if p.is_dir() and not p.name.startswith(".")):
