@@ -192,7 +192,10 @@ def paper_points(res: dict[str, pd.DataFrame], beh: pd.DataFrame, *, measure: st
     * responsive: the replica's P(yes) varies across templates by at least ``min_template_sd`` (SD); below it the
       model barely tells the cases apart, and a small disparity says little;
     * copies_replica: once shown the replica's answer, the model agrees with it on at least ``copy_share`` of the
-      questions, more often than before: a fall in disparity may then be copying, not self-correction.
+      questions, more often than before: a fall in disparity may then be copying, not self-correction;
+    * defies_replica: once shown the replica's answer, the model agrees with it on fewer than half of the questions,
+      and less often than before: the note moves the answer *away* from the replica's, so a fall in disparity does
+      not come from consulting it.
     With too few templates for intervals every judgement is None.
     """
     change, contrast = res["change"], res["contrast"]
@@ -206,16 +209,17 @@ def paper_points(res: dict[str, pd.DataFrame], beh: pd.DataFrame, *, measure: st
         ignore = "backfires" if ignore == "hurts" else ignore
         replica = word.get(c.get("counterfactual"))
         versus = k["verdict"].iloc[0] if len(k) and k["verdict"].iloc[0] != "too few templates" else None
-        copies = None
+        copies = defies = None
         if pd.notna(b.get("agree_counterfactual")) and pd.notna(b.get("agree_informed")):
             copies = bool(b["agree_counterfactual"] >= copy_share and b["agree_counterfactual"] > b["agree_informed"])
+            defies = bool(b["agree_counterfactual"] < 0.5 and b["agree_counterfactual"] < b["agree_informed"])
         rows.append({"model": model, "reward_kind": b["reward_kind"], "instruction": ignore,
                      "instruction_point_replicates": None if ignore is None else ignore != "helps",
                      "replica": replica, "replica_point_replicates": None if replica is None else replica == "helps",
                      "replica_vs_instruction": versus,
                      "responsive": bool(b["blinded_template_sd"] >= min_template_sd)
                      if pd.notna(b.get("blinded_template_sd")) else None,
-                     "copies_replica": copies})
+                     "copies_replica": copies, "defies_replica": defies})
     return pd.DataFrame(rows)
 
 

@@ -88,3 +88,20 @@ def test_disparity_with_too_few_templates_gives_no_interval_and_no_verdict(plant
     assert set(res["change"]["verdict"]) == {"too few templates"}
     with pytest.raises(ValueError, match="not balanced"):
         B.disparity(run.table.iloc[1:], n_boot=10)
+
+
+def test_a_model_pushed_away_from_its_replicas_answer_is_flagged():
+    """SmolLM2 at full parameters agreed with its replica on 100% of informed questions and on 12.5% once shown the
+    replica's answer: a fall in disparity then does not come from consulting the replica, and the points say so."""
+    change = pd.DataFrame([{"model": "m", "axis": "all axes", "measure": "gap", "condition": c, "verdict": "reduces"}
+                           for c in ("told_to_ignore", "counterfactual")])
+    contrast = pd.DataFrame([{"model": "m", "axis": "all axes", "measure": "gap", "verdict": "no reliable difference"}])
+    beh = pd.DataFrame([{"model": "m", "reward_kind": "LM", "blinded_template_sd": 0.1, "agree_informed": 1.0,
+                         "agree_counterfactual": 0.125}])
+    pts = B.paper_points({"change": change, "contrast": contrast}, beh).iloc[0]
+    assert pts["defies_replica"] == True and pts["copies_replica"] == False  # noqa: E712
+    shown = B.paper_points({"change": change, "contrast": contrast}, beh.assign(agree_counterfactual=0.6)).iloc[0]
+    assert shown["defies_replica"] == False  # noqa: E712
+    from rmlib.report.prose.blinding import points_markdown
+    assert "pushes its answer away from the replica's" in points_markdown(pd.DataFrame([pts]))
+    assert "pushes its answer away" not in points_markdown(pd.DataFrame([shown]))

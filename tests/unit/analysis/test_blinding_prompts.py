@@ -94,3 +94,24 @@ def test_select_keeps_domains_balanced(blinding_design):
         design.select(axes=["hair_colour"])
     with pytest.raises(B.DesignError, match="positive integer"):
         design.select(templates_per_domain=0)
+
+
+def test_condition_4_shows_each_template_its_own_replicas_answer(blinding_design):
+    """The replica's answers are looked up by template key, not by position: given in another order, each
+    counterfactual prompt still carries the answer of its own template's replica, and no other template's."""
+    small = blinding_design.select(templates_per_domain=1, axes=["religion"])
+    keys = small.templates["key"].tolist()
+    p = [0.9, 0.2, 0.7, 0.4]  # blinded P(yes) per template: four different notes
+    blinded = pd.DataFrame({"template": keys[::-1], "p_yes": p[::-1]})  # reversed order
+    replica = B.replica_answers(blinded, small.answers)
+    cf = B.counterfactual_prompts(small, replica)
+    assert len(cf) == len(keys) * len(small.descriptors)
+    notes = {k: f"answered: {'Yes' if q >= 0.5 else 'No'} (p = {max(q, 1 - q):.2f})." for k, q in zip(keys, p)}
+    informed = B.decision_prompts(small).query("condition == 'informed'").set_index(["template", "descriptor"])
+    for row in cf.itertuples():
+        assert notes[row.template] in row.prompt
+        assert not [k for k, n in notes.items() if k != row.template and n in row.prompt]
+        body = informed.loc[(row.template, row.descriptor), "prompt"].removesuffix(small.answer_format)
+        assert row.prompt.startswith(body)
+    with pytest.raises(B.DesignError, match="no replica answer"):
+        B.counterfactual_prompts(small, replica.iloc[1:])

@@ -175,6 +175,10 @@ def points_markdown(points: pd.DataFrame, *, min_template_sd: float = 0.05, copy
         if r.copies_replica:
             text += (f" *Caveat*: shown the replica's answer, it agrees with it on at least {copy_share:.0%} of the "
                      "questions, more often than before: the reduction may be copying rather than self-correction.")
+        if getattr(r, "defies_replica", None):
+            text += (" *Caveat*: shown the replica's answer, it agrees with it on fewer than half of the questions, "
+                     "less often than before: the note pushes its answer away from the replica's, so any fall in "
+                     "disparity is not the model consulting its replica.")
         lines.append(text)
     judged = points.dropna(subset=["instruction"])
     n = len(judged)
