@@ -2,8 +2,8 @@
 
 For each model: the same sample of the chapter's prompts (informed, told-to-ignore and blinded, from
 data/blinding.yaml) is scored with `rmlib.engine.score_answers` (cache off) in float32 and in bfloat16, giving seconds
-per prompt in each dtype and the difference in P(yes) between them. That difference is set beside the quantity the
-chapter measures: the spread of P(yes) across the descriptors of one template (SD over descriptors, mean over the
+per prompt (wall, and CPU seconds of the process) in each dtype and the difference in P(yes) between them. That
+difference is set beside the quantity the chapter measures: the spread of P(yes) across the descriptors of one template (SD over descriptors, mean over the
 sampled template x axis cells, float32). A dtype whose rounding moves P(yes) by as much as the descriptors do cannot
 measure their disparity. Each model runs in its own subprocess (its own memory and model cache).
 
@@ -43,9 +43,11 @@ def one(model: str, per_domain: int, axes: list[str], dtypes: list[str]) -> dict
     for dtype in dtypes:
         lm = cached_model(model, LoadOptions(dtype=dtype))
         score_answers(lm, unique[:1], list(design.answers), cache=False, progress=False)  # warm-up
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         rows = score_answers(lm, unique, list(design.answers), cache=False, progress=False)
         out[f"s_per_prompt_{dtype}"] = (time.perf_counter() - t0) / len(unique)
+        # CPU seconds of this process (all its threads): less sensitive than wall time to other work on the machine
+        out[f"cpu_s_per_prompt_{dtype}"] = (time.process_time() - c0) / len(unique)
         kind = RM_SCORE if lm.head == "rm" else LM_LOGPROB
         p[dtype] = p_yes(rows.assign(reward=rows["score" if lm.head == "rm" else "logprob"], reward_kind=kind),
                          design.answers).set_index("prompt")["p_yes"].reindex(unique)
@@ -85,7 +87,8 @@ def main(argv=None) -> int:
         r = rows[-1]
         bf16 = (f"  bf16 {r['s_per_prompt_bfloat16']:.3f} s/prompt  |dP(yes)| bf16 vs fp32 mean "
                 f"{r['bf16_abs_diff_mean']:.4f} max {r['bf16_abs_diff_max']:.4f}" if "bf16_speedup" in r else "")
-        print(f"{m:32s} {r['n_prompts']:4d} prompts  fp32 {r['s_per_prompt_float32']:.3f} s/prompt{bf16}  "
+        print(f"{m:32s} {r['n_prompts']:4d} prompts  fp32 {r['s_per_prompt_float32']:.3f} s/prompt "
+              f"({r['cpu_s_per_prompt_float32']:.3f} CPU s){bf16}  "
               f"descriptor SD {r['descriptor_sd_float32']:.4f}  load {r['load_before']:.1f}->{r['load_after']:.1f}",
               flush=True)
     out = Path(__file__).parent / "out" / "blinding_cost.json"
