@@ -13,12 +13,14 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 | ``values``, ``families`` | value scores (Big Two, MFD2) and whether base families rank them differently |
 | ``implicit`` | implicit rewards between LMs (MWLR, DPO log-ratio) |
 | ``finetuning``, ``durability`` | RMs trained from several bases on identical data; durable family orders |
+| ``blinding_prompts``, ``blinding_scores``, ``blinding`` | can a model ignore an identity descriptor (told to; shown a blinded replica) |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
 
 Importing this package loads no model library; the functions that score models import the engine when called.
 """
-from rmlib.analysis import (categories, claims, distributions, durability, exposure, families, finetuning, framing,
-                            identity, implicit, misalignment, topics, values, words)
+from rmlib.analysis import (blinding, blinding_prompts, blinding_scores, categories, claims, distributions,
+                            durability, exposure, families, finetuning, framing, identity, implicit, misalignment,
+                            topics, values, words)
 
-__all__ = ["categories", "claims", "distributions", "durability", "exposure", "families", "finetuning", "framing",
-           "identity", "implicit", "misalignment", "topics", "values", "words"]
+__all__ = ["blinding", "blinding_prompts", "blinding_scores", "categories", "claims", "distributions", "durability",
+           "exposure", "families", "finetuning", "framing", "identity", "implicit", "misalignment", "topics", "values", "words"]

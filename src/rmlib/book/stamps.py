@@ -1,4 +1,5 @@
-"""Stamps: a chapter reruns only when its template, its parameters, rmlib, or the results it reads changed.
+"""Stamps: a chapter reruns only when its template, its parameters, rmlib, the project's own data files, or the
+results it reads changed.
 
 ``book/_executed/<name>.stamp`` holds a content hash of everything an executed chapter depends on (and, since the
 runner reports an estimated remaining time, how long the chapter took), so a warm ``make book`` only rebuilds the
@@ -12,10 +13,11 @@ from pathlib import Path
 
 from rmlib.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, declares_results, reads_results, template
 
-__all__ = ["RMLIB_SRC", "rmlib_source_files", "dependencies", "content_hash", "stamp_path", "stale_reason",
-           "is_current"]
+__all__ = ["RMLIB_SRC", "PROJECT_DATA", "rmlib_source_files", "project_data_files", "dependencies", "content_hash",
+           "stamp_path", "stale_reason", "is_current"]
 
 RMLIB_SRC = Path(__file__).resolve().parents[1]  # the rmlib package: every source file is a dependency
+PROJECT_DATA = ROOT / "data"  # files the project writes (data/*.yaml, e.g. the blinding decisions); not data/external
 
 
 def rmlib_source_files() -> list[Path]:
@@ -23,13 +25,19 @@ def rmlib_source_files() -> list[Path]:
                   and "__pycache__" not in p.parts)
 
 
+def project_data_files() -> list[Path]:
+    """The data files the project writes (top level of ``data/``), which chapters read like code."""
+    return sorted(p for p in PROJECT_DATA.glob("*") if p.is_file() and p.suffix in {".yaml", ".yml"})
+
+
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def dependencies(name: str, params: dict) -> dict:
-    """Hashes of everything an executed chapter depends on: template, parameters, each rmlib source file, and the
-    results files of the chapters it reads (``rmlib.reads_results``, under its ``RESULTS_DIR``).
+    """Hashes of everything an executed chapter depends on: template, parameters, each rmlib source file, each of the
+    project's data files, and the results files of the chapters it reads (``rmlib.reads_results``, under its
+    ``RESULTS_DIR``).
 
     ``RESULTS_DIR`` itself is left out of the parameter hash: it says where results go, not what is computed.
     """
@@ -38,6 +46,7 @@ def dependencies(name: str, params: dict) -> dict:
         "template": _sha(template(name).read_bytes()),
         "parameters": _sha(json.dumps(inputs, sort_keys=True, default=str).encode()),
         "rmlib": {str(p.relative_to(RMLIB_SRC)): _sha(p.read_bytes()) for p in rmlib_source_files()},
+        "data": {p.name: _sha(p.read_bytes()) for p in project_data_files()},
     }
     sources = reads_results(name)
     if sources:
@@ -87,6 +96,10 @@ def stale_reason(name: str, params: dict, output_dir: Path = EXECUTED) -> str | 
                              if was.get("results", {}).get(k) != now.get("results", {}).get(k))
     if changed_results:
         return "results changed: " + ", ".join(changed_results)
+    was_data, now_data = was.get("data", {}), now.get("data", {})
+    changed_data = sorted(f for f in set(was_data) | set(now_data) if was_data.get(f) != now_data.get(f))
+    if changed_data:
+        return "project data changed: " + ", ".join(f"data/{f}" for f in changed_data)
     changed = sorted(f for f in set(was["rmlib"]) | set(now["rmlib"]) if was["rmlib"].get(f) != now["rmlib"].get(f))
     return "rmlib changed: " + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
 

@@ -34,3 +34,25 @@ def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path
     assert book.stale_reason("claims", params, out) == "results changed: framing"
     (res / "claims.json").unlink()  # a chapter whose own results vanished must run again
     assert "results file" in book.stale_reason("claims", params, out)
+
+
+def test_editing_a_project_data_file_makes_a_chapter_stale(tmp_path, monkeypatch):
+    """The blinding decisions live in data/blinding.yaml, not in rmlib: the stamp must still see an edit to them,
+    and must not see the fetched research data under data/external."""
+    from rmlib.book import stamps
+
+    data = tmp_path / "data"
+    (data / "external").mkdir(parents=True)
+    original = (stamps.PROJECT_DATA / "blinding.yaml").read_text()
+    (data / "blinding.yaml").write_text(original)
+    monkeypatch.setattr(stamps, "PROJECT_DATA", data)
+    out = tmp_path / "executed"
+    out.mkdir()
+    (out / "blinding.ipynb").write_text("{}")
+    stamps.stamp_path("blinding", out).write_text(json.dumps(
+        {"hash": stamps.content_hash("blinding", {}), "dependencies": stamps.dependencies("blinding", {})}))
+    assert stamps.stale_reason("blinding", {}, out) is None
+    (data / "external" / "fetched.yaml").write_text("research data: not the project's own\n")
+    assert stamps.stale_reason("blinding", {}, out) is None
+    (data / "blinding.yaml").write_text(original.replace("Answer with Yes or No.", "Yes or no?"))
+    assert stamps.stale_reason("blinding", {}, out) == "project data changed: data/blinding.yaml"

@@ -1,0 +1,101 @@
+"""Cost of the blinding chapter per model, and what bfloat16 rounding does to P(yes).
+
+For each model: the same sample of the chapter's prompts (informed, told-to-ignore and blinded, from
+data/blinding.yaml) is scored with `rmlib.engine.score_answers` (cache off) in float32 and in bfloat16, giving seconds
+per prompt (wall, and CPU seconds of the process) in each dtype and the difference in P(yes) between them. That
+difference is set beside the quantity the chapter measures: the spread of P(yes) across the descriptors of one template (SD over descriptors, mean over the
+sampled template x axis cells, float32). A dtype whose rounding moves P(yes) by as much as the descriptors do cannot
+measure their disparity. Each model runs in its own subprocess (its own memory and model cache).
+
+    python benchmarks/blinding_cost.py [--models ...] [--per-domain 1] [--axes religion age]
+
+Writes benchmarks/out/blinding_cost.json and prints a table, with the load average before and after each model.
+The chapter's full run costs about (templates x (3 x descriptors + 1) + templates x descriptors) prompts per usable
+model; the table extrapolates that from the float32 time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+MODELS = ["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct", "gemma3-270m"]
+
+
+def one(model: str, per_domain: int, axes: list[str], dtypes: list[str]) -> dict:
+    import numpy as np
+
+    from rmlib.analysis.blinding_prompts import decision_prompts, load_design
+    from rmlib.analysis.blinding_scores import p_yes
+    from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
+    from rmlib.engine import score_answers
+    from rmlib.models import LoadOptions, cached_model
+
+    design = load_design().select(per_domain, axes)
+    prompts = decision_prompts(design)
+    unique = list(dict.fromkeys(prompts["prompt"]))
+    out = {"model": model, "n_prompts": len(unique), "load_before": os.getloadavg()[0]}
+    p = {}
+    for dtype in dtypes:
+        lm = cached_model(model, LoadOptions(dtype=dtype))
+        score_answers(lm, unique[:1], list(design.answers), cache=False, progress=False)  # warm-up
+        t0, c0 = time.perf_counter(), time.process_time()
+        rows = score_answers(lm, unique, list(design.answers), cache=False, progress=False)
+        out[f"s_per_prompt_{dtype}"] = (time.perf_counter() - t0) / len(unique)
+        # CPU seconds of this process (all its threads): less sensitive than wall time to other work on the machine
+        out[f"cpu_s_per_prompt_{dtype}"] = (time.process_time() - c0) / len(unique)
+        kind = RM_SCORE if lm.head == "rm" else LM_LOGPROB
+        p[dtype] = p_yes(rows.assign(reward=rows["score" if lm.head == "rm" else "logprob"], reward_kind=kind),
+                         design.answers).set_index("prompt")["p_yes"].reindex(unique)
+    table = prompts[prompts["condition"] == "informed"].assign(p=lambda d: d["prompt"].map(p["float32"]))
+    spread = table.groupby(["template", "axis"])["p"].std(ddof=0).mean()
+    out.update(load_after=os.getloadavg()[0], descriptor_sd_float32=float(spread),
+               mean_p_yes=float(np.mean(p["float32"])))
+    if "bfloat16" in p:
+        diff = (p["bfloat16"] - p["float32"]).abs()
+        out.update(bf16_abs_diff_mean=float(diff.mean()), bf16_abs_diff_max=float(diff.max()),
+                   noise_to_signal=float(diff.mean() / spread) if spread > 0 else None,
+                   bf16_speedup=out["s_per_prompt_float32"] / out["s_per_prompt_bfloat16"])
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", nargs="+", default=MODELS)
+    ap.add_argument("--per-domain", type=int, default=1, help="templates per domain (4 domains)")
+    ap.add_argument("--axes", nargs="+", default=["religion", "age"])
+    ap.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"], help="float32 first (the chapter's)")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one:
+        print(json.dumps(one(args.one, args.per_domain, args.axes, args.dtypes)))
+        return 0
+    rows = []
+    for m in args.models:
+        cmd = [sys.executable, __file__, "--one", m, "--per-domain", str(args.per_domain), "--axes", *args.axes,
+               "--dtypes", *args.dtypes]
+        env = {**os.environ, "TQDM_DISABLE": "1"}
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if res.returncode != 0:
+            print(f"{m}: failed\n{res.stderr[-2000:]}", file=sys.stderr)
+            continue
+        rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
+        r = rows[-1]
+        bf16 = (f"  bf16 {r['s_per_prompt_bfloat16']:.3f} s/prompt  |dP(yes)| bf16 vs fp32 mean "
+                f"{r['bf16_abs_diff_mean']:.4f} max {r['bf16_abs_diff_max']:.4f}" if "bf16_speedup" in r else "")
+        print(f"{m:32s} {r['n_prompts']:4d} prompts  fp32 {r['s_per_prompt_float32']:.3f} s/prompt "
+              f"({r['cpu_s_per_prompt_float32']:.3f} CPU s){bf16}  "
+              f"descriptor SD {r['descriptor_sd_float32']:.4f}  load {r['load_before']:.1f}->{r['load_after']:.1f}",
+              flush=True)
+    out = Path(__file__).parent / "out" / "blinding_cost.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
