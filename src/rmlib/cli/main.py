@@ -8,6 +8,7 @@ import sys
 
 from rmlib.cli.commands import add_model_commands
 from rmlib.cli.data import add_subparser as add_data_commands
+from rmlib.cli.plan import add_subparser as add_plan_commands
 
 __all__ = ["main", "build_parser"]
 
@@ -17,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     add_model_commands(sub)
     add_data_commands(sub)
+    add_plan_commands(sub)
     return parser
 
 
