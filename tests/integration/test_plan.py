@@ -62,7 +62,7 @@ def test_nan_scores_fail_that_job_only(tmp_path, data_dir, monkeypatch):
 
 def test_killed_driver_rerun_serves_finished_jobs_and_runs_the_rest(tmp_path, data_dir):
     plan = tmp_path / "plan.yaml"
-    plan.write_text(yaml.safe_dump({**PLAN, "models": PLAN["models"][:2], "batch_size": 1}))  # jobs take seconds
+    plan.write_text(yaml.safe_dump({**PLAN, "models": PLAN["models"][:2], "tokens": "0:120", "batch_size": 1}))  # ~1 s a job
     cache = tmp_path / "cache"
     env = {**os.environ, "RMLIB_CACHE_DIR": str(cache), "RMLIB_DATA_DIR": str(data_dir), "TQDM_DISABLE": "1"}
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from rmlib.cli import main; sys.exit(main())",
@@ -81,7 +81,7 @@ def test_killed_driver_rerun_serves_finished_jobs_and_runs_the_rest(tmp_path, da
     assert {r.key for r in rerun.results if r.status == "cached"} == finished
     assert sum(r.status == "done" for r in rerun.results) == 4 - len(finished)
     for df in frames(rerun, sweeps).values():  # every job whole: no lost or duplicated rows
-        assert df.token_id.is_unique and len(df) == 320 and np.isfinite(df.score).all()
+        assert df.token_id.is_unique and len(df) == 120 and np.isfinite(df.score).all()
 
 
 def test_cli_plan_and_run(tmp_path, data_dir, monkeypatch, capsys):
@@ -101,3 +101,19 @@ def test_cli_plan_and_run(tmp_path, data_dir, monkeypatch, capsys):
     assert main(["run", str(bad)]) == 1  # a failed job is a failed run, after the others finished
     assert "FAILED nope/nope | greatest" in capsys.readouterr().out
     assert len(expand(bad)) == 2
+
+
+def test_chapters_read_a_plans_results_from_the_cache(tmp_path, data_dir, monkeypatch):
+    """Run the plan first (on a cluster), build the book later: the chapters' own call is served by the cache."""
+    import rmlib.engine.token_sweep as ts
+    from rmlib.engine import token_reward_table
+    from rmlib.models import LoadOptions
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    report = run_plan({**PLAN, "models": ["tiny-llama"], "prompts": ["greatest"]}, progress=False)
+    assert [r.status for r in report.results] == ["done"]
+
+    def no_compute(*a, **k):
+        raise AssertionError("the chapter recomputed a sweep the plan had finished")
+    monkeypatch.setattr(ts, "_sweep_into", no_compute)
+    table = token_reward_table(["tiny-llama"], ["greatest"], load=LoadOptions(**LOAD))
+    assert len(table) > 300 and table.reward.notna().all()
