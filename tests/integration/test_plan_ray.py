@@ -100,3 +100,9 @@ def test_bad_model_on_ray_fails_its_jobs_only(cluster, tmp_path, data_dir):
         [("tiny-llama", "done")] * 2
     assert "cannot load 'no-such/model-xyz'" in report.failed[0].error
     assert "FAILED no-such/model-xyz | greatest" in report.summary()
+
+
+def test_asking_for_gpus_the_cluster_lacks_is_an_error_not_a_hang(cluster, tmp_path, data_dir):
+    with pytest.raises(RuntimeError, match="wait forever"):
+        run_plan(PLAN, ray="auto", gpus_per_worker=1, cache_root=tmp_path, progress=False)
+    assert ray.is_initialized()  # a cluster the caller started is left running

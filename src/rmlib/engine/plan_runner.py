@@ -192,6 +192,12 @@ def _run_ray(jobs, root, address, workers, gpus, threads, progress, ray_init, on
         elif address == "local":
             kwargs["address"] = "local"
         _ray.init(**kwargs)
+    have = _ray.cluster_resources()
+    if gpus and have.get("GPU", 0) < gpus or threads > have.get("CPU", 0):
+        if started_here:
+            _ray.shutdown()
+        raise RuntimeError(f"a worker asks for {gpus} GPU and {threads} CPU but the Ray cluster has "
+                           f"{have.get('GPU', 0):g} GPU and {have.get('CPU', 0):g} CPU in all: it would wait forever")
     remote = _ray.remote(ModelWorker).options(num_cpus=threads, num_gpus=gpus or 0, max_restarts=MAX_RESTARTS,
                                               max_task_retries=MAX_TASK_RETRIES)
     report, tokens, t0 = PlanReport(backend=f"ray ({address})"), {"tokens": 0, "failed": 0}, time.perf_counter()
