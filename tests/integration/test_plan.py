@@ -117,3 +117,11 @@ def test_chapters_read_a_plans_results_from_the_cache(tmp_path, data_dir, monkey
     monkeypatch.setattr(ts, "_sweep_into", no_compute)
     table = token_reward_table(["tiny-llama"], ["greatest"], load=LoadOptions(**LOAD))
     assert len(table) > 300 and table.reward.notna().all()
+
+
+def test_answers_plan_scores_every_prompt_answer_pair(tmp_path, data_dir):
+    plan = {**PLAN, "models": ["tiny-llama", "tiny-qwen2"], "kind": "answers", "answers": ["love", "war and peace"]}
+    report = run_plan(plan, cache_root=tmp_path / "sweeps", progress=False)
+    assert [r.status for r in report.results] == ["done", "done"]
+    assert [r.tokens for r in report.results] == [4, 4]  # 2 prompts x 2 answers each
+    assert (tmp_path / "answers").is_dir()               # beside the plan's sweeps, in the same cache
