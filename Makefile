@@ -13,7 +13,7 @@ export RMLIB_DATA_DIR ?= $(CURDIR)/data/external
 MIRROR ?= $(wildcard $(CURDIR)/../shared/data)
 PYTEST_ARGS ?=
 
-.PHONY: help venv data test test-fast book chapter lab benchmarks clean
+.PHONY: help venv data test test-fast book chapter lab benchmarks clean sweeps
 
 help:
 	@echo "make book       build the whole report offline (embedded models + published scores)"
@@ -23,6 +23,7 @@ help:
 	@echo "make chapter NB=<name> [MODELS='[...]']   rerun one chapter with other parameters"
 	@echo "make lab        JupyterLab on 127.0.0.1 with rmlib in the kernel"
 	@echo "make benchmarks run the speed and memory benchmarks (writes benchmarks/out/)"
+	@echo "make sweeps PLAN=plans/x.yaml [RUN_ARGS='--ray auto --gpus-per-worker 1']   run a plan of many sweeps"
 
 $(STAMP): environment.yml tools/env_to_requirements.py pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -47,6 +48,13 @@ test-fast: $(STAMP) data
 
 benchmarks: $(STAMP)
 	$(BIN)/python benchmarks/sweep_speed.py --full
+
+# A plan of many (model x prompt) sweeps into the cache, serially or on Ray (RUN_ARGS='--ray auto'); see README.
+PLAN ?=
+RUN_ARGS ?=
+sweeps: $(STAMP) data
+	@test -n "$(PLAN)" || { echo "usage: make sweeps PLAN=plans/<plan>.yaml [RUN_ARGS='--ray auto --workers 4']" >&2; exit 2; }
+	$(BIN)/rmlib run "$(PLAN)" $(RUN_ARGS)
 
 clean:
 	rm -rf _build book/_executed .pytest_cache

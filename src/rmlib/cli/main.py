@@ -9,6 +9,7 @@ import sys
 from rmlib.cli.commands import add_model_commands
 from rmlib.cli.data import add_subparser as add_data_commands
 from rmlib.cli.gcg import add_gcg_command
+from rmlib.cli.plan import add_subparser as add_plan_commands
 
 __all__ = ["main", "build_parser"]
 
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_commands(sub)
     add_gcg_command(sub)
     add_data_commands(sub)
+    add_plan_commands(sub)
     return parser
 
 

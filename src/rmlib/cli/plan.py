@@ -1,0 +1,38 @@
+"""``rmlib plan PLAN`` (the jobs and which are already in the cache) and ``rmlib run PLAN`` (run them, serially or
+on Ray). The plan format is in :mod:`rmlib.engine.plan`."""
+from __future__ import annotations
+
+__all__ = ["add_subparser"]
+
+
+def _cmd_plan(args) -> int:
+    from rmlib.engine.plan import plan_status
+    rows = plan_status(args.plan)
+    for job, done in rows:
+        print(f"{'done' if done else 'todo':<5} {job.name}")
+    n = sum(done for _, done in rows)
+    print(f"{len(rows)} jobs: {n} complete in the cache, {len(rows) - n} to run "
+          "(listed from the cache's meta.json; `rmlib run` checks every key and shard)")
+    return 0
+
+
+def _cmd_run(args) -> int:
+    from rmlib.engine.plan_runner import run_plan
+    report = run_plan(args.plan, ray=args.ray, workers=args.workers, gpus_per_worker=args.gpus_per_worker,
+                      threads_per_worker=args.threads_per_worker)
+    print(report.summary())
+    return 1 if report.failed else 0
+
+
+def add_subparser(sub) -> None:
+    p = sub.add_parser("plan", help="expand a plan of (model x prompt) sweeps into jobs; show which are done")
+    p.add_argument("plan", help="plan YAML (models, prompts, optional tokens, kind, answers, load)")
+    p.set_defaults(func=_cmd_plan)
+    p = sub.add_parser("run", help="run a plan's jobs: serially here (default) or on Ray (--ray)")
+    p.add_argument("plan")
+    p.add_argument("--ray", nargs="?", const="auto", default=None, metavar="auto|ADDRESS",
+                   help="run on Ray: 'auto' (the cluster of `ray start`, else a local one) or a cluster address")
+    p.add_argument("--workers", type=int, default=None, help="at most N models at once (default: what Ray fits)")
+    p.add_argument("--gpus-per-worker", type=float, default=0, help="GPUs per worker (Ray num_gpus; default 0)")
+    p.add_argument("--threads-per-worker", type=int, default=1, help="CPU threads per worker (Ray num_cpus)")
+    p.set_defaults(func=_cmd_run)

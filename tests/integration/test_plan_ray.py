@@ -1,0 +1,108 @@
+"""Plans on Ray (a local cluster of 2 CPUs, tiny models): the same results as the serial run, a worker killed
+mid-job is restarted and loses nothing, a bad model id fails only its own jobs; no Ray process outlives the module.
+
+One cluster serves the whole module (starting one takes ~7-30 s here); each test has its own cache folder.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from rmlib.engine import run_plan
+from rmlib.storage import ShardStore
+
+ray = pytest.importorskip("ray")
+
+LOAD = {"head": "rm", "dtype": "float32", "allow_untrained_head": True}
+PLAN = {"models": ["tiny-llama", "tiny-gemma2", "tiny-qwen2"], "prompts": ["greatest", "best"], "load": LOAD}
+
+
+def _ray_processes(session: str) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if session in line and "ps -eo" not in line]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    session = ray._private.worker._global_node.session_name
+    try:
+        yield session
+    finally:
+        ray.shutdown()
+        deadline = time.time() + 20
+        while _ray_processes(session) and time.time() < deadline:
+            time.sleep(0.5)
+        assert not _ray_processes(session), f"Ray processes outlived the tests: {_ray_processes(session)}"
+
+
+def _frames(report, root):
+    return {r.key: ShardStore(root / r.key, {}).load() for r in report.results}
+
+
+def _assert_same(a: dict, b: dict):
+    assert a.keys() == b.keys()
+    for key in a:
+        x, y = a[key], b[key]
+        assert x.token_id.is_unique and len(x) == len(y) and len(x) in (200, 320)  # no lost or duplicated rows
+        assert (x.token_id.to_numpy() == y.token_id.to_numpy()).all()
+        assert (x.token.to_numpy() == y.token.to_numpy()).all()
+        np.testing.assert_allclose(x.score, y.score, atol=1e-6, rtol=0)
+
+
+def test_ray_equals_serial(cluster, tmp_path, data_dir):
+    serial = run_plan(PLAN, cache_root=tmp_path / "serial", progress=False)
+    on_ray = run_plan(PLAN, ray="auto", cache_root=tmp_path / "ray", progress=False)
+    assert [r.status for r in on_ray.results] == ["done"] * 6
+    assert [r.key for r in on_ray.results] == [r.key for r in serial.results]
+    assert len({r.where.split(" ")[0] for r in on_ray.results}) == 3   # one worker per model, each loads it once
+    assert {r.where for r in on_ray.results[:2]} == {on_ray.results[0].where}
+    _assert_same(_frames(on_ray, tmp_path / "ray"), _frames(serial, tmp_path / "serial"))
+    again = run_plan(PLAN, ray="auto", cache_root=tmp_path / "ray", progress=False)
+    assert [r.status for r in again.results] == ["cached"] * 6
+
+
+def _alive_worker_pids() -> set[int]:
+    """PIDs of the live ModelWorker actors, from Ray's own record of its actors (the GCS)."""
+    return {v["Pid"] for v in ray._private.state.actors().values()
+            if v.get("State") == "ALIVE" and "ModelWorker" in str(v.get("ActorClassName"))}
+
+
+def test_worker_killed_mid_job_is_retried_and_loses_nothing(cluster, tmp_path, data_dir):
+    plan = {**PLAN, "models": ["tiny-llama"], "tokens": "0:200", "batch_size": 1}  # one row per forward: a job takes ~1 s
+    killed = []
+
+    def kill_the_worker_of(res):
+        if killed:
+            return
+        pid = int(res.where.split(":")[1].split(" ")[0])  # this worker has just started its model's next job
+        assert pid in _alive_worker_pids()
+        os.kill(pid, signal.SIGKILL)
+        killed.append((res.job.model, pid))
+    report = run_plan(plan, ray="auto", cache_root=tmp_path / "ray", progress=False, on_result=kill_the_worker_of)
+    assert killed and not report.failed
+    model, pid = killed[0]
+    after = [r for r in report.results if r.job.model == model and str(pid) not in r.where]
+    assert after and after[0].status == "done"  # the job of the killed worker ran again in a restarted one
+    serial = run_plan(plan, cache_root=tmp_path / "serial", progress=False)
+    _assert_same(_frames(report, tmp_path / "ray"), _frames(serial, tmp_path / "serial"))
+
+
+def test_bad_model_on_ray_fails_its_jobs_only(cluster, tmp_path, data_dir):
+    report = run_plan({**PLAN, "models": ["no-such/model-xyz", "tiny-llama"]}, ray="auto",
+                      cache_root=tmp_path, progress=False)
+    assert [(r.job.model, r.status) for r in report.results] == [("no-such/model-xyz", "failed")] * 2 + \
+        [("tiny-llama", "done")] * 2
+    assert "cannot load 'no-such/model-xyz'" in report.failed[0].error
+    assert "FAILED no-such/model-xyz | greatest" in report.summary()
+
+
+def test_asking_for_gpus_the_cluster_lacks_is_an_error_not_a_hang(cluster, tmp_path, data_dir):
+    with pytest.raises(RuntimeError, match="wait forever"):
+        run_plan(PLAN, ray="auto", gpus_per_worker=1, cache_root=tmp_path, progress=False)
+    assert ray.is_initialized()  # a cluster the caller started is left running
