@@ -13,12 +13,15 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 | ``values``, ``families`` | value scores (Big Two, MFD2) and whether base families rank them differently |
 | ``implicit`` | implicit rewards between LMs (MWLR, DPO log-ratio) |
 | ``finetuning``, ``durability`` | RMs trained from several bases on identical data; durable family orders |
+| ``teaching``, ``teaching_settings``, ``teaching_stats`` | whether an accurate RM is a good teacher (Razin et al.) |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
 
 Importing this package loads no model library; the functions that score models import the engine when called.
 """
 from rmlib.analysis import (categories, claims, distributions, durability, exposure, families, finetuning, framing,
-                            identity, implicit, misalignment, topics, values, words)
+                            identity, implicit, misalignment, teaching, teaching_settings, teaching_stats, topics,
+                            values, words)
 
 __all__ = ["categories", "claims", "distributions", "durability", "exposure", "families", "finetuning", "framing",
-           "identity", "implicit", "misalignment", "topics", "values", "words"]
+           "identity", "implicit", "misalignment", "teaching", "teaching_settings", "teaching_stats", "topics", "values",
+           "words"]
