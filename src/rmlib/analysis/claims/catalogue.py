@@ -282,9 +282,9 @@ def _variance_speed(e: Evidence) -> list[Part]:
         no = e.get(TEACHING, f"{_RUN}.variance_does_not_predict_under")
         rows = [e.values(TEACHING, f"correlations.published[predictor=variance_pi0,outcome=gain_T,stratum={s}]",
                          "rho", "ci_low", "ci_high", "verdict") + (s,) for s in yes + no]
-        against = sum(r[3] == "predicts the opposite" for r in rows)
-        return (share_outcome(len(yes), len(rows), against),
-                "Spearman ρ (variance under π_0, gain) across the RMs, bootstrap over RMs: " + "; ".join(
+        against, size = sum(r[3] == "predicts the opposite" for r in rows), e.get(TEACHING, "parameters.subset_size")
+        return (share_outcome(len(yes), len(rows), against), f"Spearman ρ (variance under π_0, gain) across the RMs, "
+                f"bootstrap over RMs (a concentrated π_0 holds {size} items): " + "; ".join(
                     f"{s}: {_n(r, '+.2f')} [{_n(lo, '+.2f')}, {_n(hi, '+.2f')}] ({v})" for r, lo, hi, v, s in rows))
 
     return [_teaching(e, "variance under each non-uniform π_0 predicts teaching speed", fn)]

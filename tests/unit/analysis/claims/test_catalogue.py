@@ -30,7 +30,7 @@ def _good_teachers(var_verdicts: dict, n_slower: int, accurate_gain=0.01, noisy_
     """A good_teachers results file in miniature: the replication block, the correlations it summarises, the
     planted case."""
     yes = [s for s, v in var_verdicts.items() if v == "predicts"]
-    return {"replication": {"published": {
+    return {"parameters": {"subset_size": 500}, "replication": {"published": {
         "n_slower_more_accurate": n_slower, "variance_predicts_under": yes,
         "variance_does_not_predict_under": [s for s in var_verdicts if s not in yes],
         "accuracy_predicts_under": [], "reward_max_predicts_under": []}},
@@ -53,6 +53,7 @@ def test_good_teachers_results_give_a_computed_verdict_for_razin_et_al():
     assert verdict(acc)[0] == "replicates" and "in 54 pairs" in acc[0].evidence
     assert var[0].outcome == "mixed" and verdict(var)[0] == "partly"  # predicts under one π_0, the opposite under one
     assert "top 500 of R-Gem-2B: +0.80 [+0.20, +0.90] (predicts)" in var[0].evidence
+    assert "holds 500 items" in var[0].evidence  # every number shown is one the chapter wrote
     assert {r.path for r in var[0].refs} >= {"replication.published.variance_predicts_under"}
     everywhere = _razin(_good_teachers({"random 500": "predicts", "top 500 of R-Gem-2B": "predicts"}, 0, 0.3, 0.1))
     assert verdict(everywhere["low_variance_slow"])[0] == "replicates"
