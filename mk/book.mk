@@ -10,6 +10,9 @@
 # `make chapter NB=x MODELS='[...]'` is the same as
 #   RMLIB_BOOK=1 TQDM_DISABLE=1 .venv/bin/papermill notebooks/x.ipynb book/_executed/x.ipynb \
 #       -f notebooks/params/x.yaml -y 'MODELS: [...]' --cwd notebooks && .venv/bin/python -m rmlib.book html
+# except for a chapter of a shared template (big_two, moral_foundations: value_profiles.ipynb), where the runner
+# also sets CHAPTER and the chapter's defaults and keeps only that chapter's cells: use `make chapter` for those.
+# `make book` prints each stale chapter as "chapter i/N" with the estimated time left (from its last run times).
 
 BOOK := $(BIN)/python -m rmlib.book
 NB ?=

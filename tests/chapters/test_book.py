@@ -114,3 +114,12 @@ def test_unchanged_book_is_not_rebuilt(tiny_book):
     before = page.stat().st_mtime_ns
     assert book.build_html(tiny_book["root"]) == tiny_book["html"]
     assert page.stat().st_mtime_ns == before
+
+
+def test_page_shows_the_parameters_once_as_a_table(tiny_book):
+    nb = nbformat.read(tiny_book["result"].path, as_version=4)
+    raw = [c for c in nb.cells if {"parameters", "injected-parameters"} & set(c.metadata.get("tags", []))]
+    assert raw and all("remove-cell" in c.metadata["tags"] for c in raw)  # kept in the notebook, hidden on the page
+    text = (tiny_book["html"] / "book" / "_executed" / f"{CHAPTER}.html").read_text(encoding="utf-8")
+    assert text.count("Parameters of this run") == 1
+    assert "PROMPT_KEY = " not in text  # no raw parameters cell

@@ -44,7 +44,7 @@ def test_mere_exposure_published_tiny(chapter):
 
 
 def test_mere_exposure_compute_smollm2(chapter, needs_smollm2):
-    c = chapter("mere_exposure", MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"], N_PERM=10)
+    c = chapter("mere_exposure", MODE="compute", MODELS=[SMOLLM2], PROMPT_KEYS=["greatest", "worst"], N_SHUFFLES=10)
     r, md = c.results, c.markdown
     assert r["level"] == "token" and r["reward_kinds"] == ["LM log-prob (implicit reward)"]
     # the implicit RM's reward is its own log-prob: the KL comparison is the identity, and the prose says so

@@ -4,7 +4,8 @@
   parameters, their run order;
 * ``parameter_check.py``: the check every chapter runs on its own parameters (:func:`check_parameters`);
 * ``stamps.py``: what an executed chapter depends on, and whether it is stale;
-* ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill);
+* ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill, progress and time left);
+* ``parameters_table.py``: the parameters of a run shown once on its page;
 * ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build; ``cli.py``: ``python -m rmlib.book``.
 """
 from rmlib.book.chapters import (CHAPTER_PARAMETER, EXECUTED, NOTEBOOKS, PARAMS, RESULTS_PARAMETER, ROOT, TOC,
@@ -13,6 +14,7 @@ from rmlib.book.chapters import (CHAPTER_PARAMETER, EXECUTED, NOTEBOOKS, PARAMS,
                                  results_dir, template, with_results_dir)
 from rmlib.book.html import build_html
 from rmlib.book.parameter_check import ParameterError, check_parameters
+from rmlib.book.parameters_table import parameters_markdown, show_parameters_once
 from rmlib.book.runner import RunResult, cell_errors, glued, run_chapter, run_chapters
 from rmlib.book.stamps import content_hash, dependencies, is_current, stale_reason, stamp_path
 from rmlib.book.vendor import PAGE_JS, VEGA_BUNDLE, VENDOR, VENDOR_FILES, write_vendor
@@ -22,5 +24,5 @@ __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER"
            "reads_results", "results_dir", "parameters",
            "with_results_dir", "missing_results", "in_run_order", "check_parameters", "ParameterError",
            "content_hash", "dependencies", "stale_reason", "is_current", "stamp_path", "RunResult", "run_chapter",
-           "run_chapters", "glued", "cell_errors", "build_html", "write_vendor", "VENDOR", "VENDOR_FILES",
+           "run_chapters", "parameters_markdown", "show_parameters_once", "glued", "cell_errors", "build_html", "write_vendor", "VENDOR", "VENDOR_FILES",
            "PAGE_JS", "VEGA_BUNDLE"]

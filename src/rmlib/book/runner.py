@@ -11,9 +11,10 @@ from pathlib import Path
 
 from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, BookError, chapter_cells, chapters,
                                  in_run_order, missing_results, parameters, with_results_dir)
+from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
-__all__ = ["RunResult", "run_chapter", "run_chapters", "glued", "cell_errors"]
+__all__ = ["RunResult", "run_chapter", "run_chapters", "previous_seconds", "remaining_estimate", "glued", "cell_errors"]
 
 
 @dataclass
@@ -77,29 +78,79 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+    show_parameters_once(out, params)  # the page shows one table, not the two raw parameter cells
     seconds = time.perf_counter() - t0
     stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
 
 
+def previous_seconds(name: str, output_dir: str | os.PathLike = EXECUTED) -> float | None:
+    """How long chapter ``name`` took the last time it ran to the end (its stamp records it); None if unknown."""
+    try:
+        return float(json.loads(stamp_path(name, Path(output_dir)).read_text())["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def remaining_estimate(names: list[str], seconds: dict[str, float | None]) -> str:
+    """The time left for the chapters still to run (``about 12 min left``), from their last run times; a chapter
+    never timed is named, not guessed."""
+    known = [seconds[n] for n in names if seconds.get(n) is not None]
+    unknown = [n for n in names if seconds.get(n) is None]
+    total = sum(known)
+    parts = [f"about {total / 60:.0f} min left" if total >= 60 else f"about {total:.0f} s left"] if known else []
+    if unknown:
+        parts.append(f"never timed: {', '.join(unknown)}")
+    return " + ".join(parts) if parts else "nothing left"
+
+
 def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **kwargs) -> list[RunResult]:
     """Run the given chapters (default: every chapter in _toc.yml), each only if stale; chapters that read
     others' results (the claims page) run after them.
 
+    Before each stale chapter it logs ``chapter i/N`` and the estimated time left (the stale chapters' durations
+    from their last stamps), so a cold ``make book`` never looks hung.
     With ``keep_going`` a failing chapter does not stop the others; one BookError lists all failures at the end.
     """
+    log = kwargs.get("log", print)
+    output_dir = kwargs.get("output_dir", EXECUTED)
+    order = in_run_order(list(names or chapters()))
+    stale = [n for n in order if _is_stale(n, output_dir, kwargs)]
+    seconds = {n: previous_seconds(n, output_dir) for n in stale}
+    if stale:
+        log(f"[book] {len(stale)} of {len(order)} chapter(s) to run, {remaining_estimate(stale, seconds)}")
     results, failures = [], []
-    for n in in_run_order(list(names or chapters())):
+    for i, n in enumerate(order, 1):
+        if n not in stale and _is_stale(n, output_dir, kwargs):  # e.g. claims, once the results it reads changed
+            stale.append(n)
+            seconds[n] = previous_seconds(n, output_dir)
+        todo = [m for m in stale if order.index(m) >= i - 1]
+        if n in stale:
+            log(f"[book] chapter {i}/{len(order)}: {n}, {remaining_estimate(todo, seconds)}")
         try:
             results.append(run_chapter(n, **kwargs))
         except BookError as e:
             if not keep_going:
                 raise
+            log(f"[book] {n}: FAILED")
             failures.append(str(e))
     if failures:
         raise BookError(f"{len(failures)} chapter(s) failed:\n" + "\n".join(failures))
     return results
+
+
+def _is_stale(name: str, output_dir, kwargs: dict) -> bool:
+    """Whether :func:`run_chapter` with these arguments would run ``name`` (as planned before the run starts;
+    a page reading others' results may become stale once they ran, and then runs too)."""
+    if kwargs.get("force"):
+        return True
+    try:
+        params = parameters(name, tiny=kwargs.get("tiny", False), params_file=kwargs.get("params_file"),
+                            overrides=kwargs.get("overrides"), validate=False)
+    except BookError:
+        return True  # run_chapter reports the error
+    return stale_reason(name, with_results_dir(name, params, Path(output_dir)), Path(output_dir)) is not None
 
 
 def glued(notebook: str | os.PathLike) -> dict[str, str]:

@@ -1,0 +1,71 @@
+"""The runner's progress lines: chapter i/N and the time left, from the stamps of the last run."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rmlib import book
+from rmlib.book import runner
+
+
+def test_remaining_estimate_sums_last_run_times_and_names_chapters_never_timed():
+    assert runner.remaining_estimate(["a", "b"], {"a": 30.0, "b": 20.0}) == "about 50 s left"
+    assert runner.remaining_estimate(["a", "b"], {"a": 600.0, "b": 120.0}) == "about 12 min left"
+    assert runner.remaining_estimate(["a", "b"], {"a": 30.0, "b": None}) == "about 30 s left + never timed: b"
+    assert runner.remaining_estimate(["b"], {"b": None}) == "never timed: b"
+
+
+def test_previous_seconds_reads_the_stamp_and_is_none_without_one(tmp_path):
+    assert runner.previous_seconds("about", tmp_path) is None
+    book.stamp_path("about", tmp_path).write_text(json.dumps({"hash": "x", "seconds": 12.5}))
+    assert runner.previous_seconds("about", tmp_path) == 12.5
+    book.stamp_path("about", tmp_path).write_text("not json")
+    assert runner.previous_seconds("about", tmp_path) is None
+
+
+def test_run_chapters_logs_each_stale_chapter_with_its_place_and_the_time_left(tmp_path, monkeypatch):
+    for name, seconds in (("about", 60.0), ("heterogeneity", 120.0)):
+        book.stamp_path(name, tmp_path).write_text(json.dumps({"hash": "old", "seconds": seconds}))
+    ran = []
+
+    def fake_run(name, **kwargs):
+        ran.append(name)
+        return runner.RunResult(name, tmp_path / f"{name}.ipynb", True, 0.0, {})
+
+    monkeypatch.setattr(runner, "run_chapter", fake_run)
+    lines = []
+    runner.run_chapters(["about", "heterogeneity", "method"], output_dir=tmp_path, log=lines.append)
+    assert ran == ["about", "heterogeneity", "method"]
+    assert lines[0] == "[book] 3 of 3 chapter(s) to run, about 3 min left + never timed: method"
+    assert lines[1] == "[book] chapter 1/3: about, about 3 min left + never timed: method"
+    assert lines[2] == "[book] chapter 2/3: heterogeneity, about 2 min left + never timed: method"
+    assert lines[3] == "[book] chapter 3/3: method, never timed: method"
+
+
+def test_run_chapters_says_which_chapter_failed_and_goes_on(tmp_path, monkeypatch):
+    def fake_run(name, **kwargs):
+        if name == "about":
+            raise book.BookError("about: cell 3 raised ValueError")
+        return runner.RunResult(name, tmp_path / f"{name}.ipynb", True, 0.0, {})
+
+    monkeypatch.setattr(runner, "run_chapter", fake_run)
+    lines = []
+    with pytest.raises(book.BookError, match="1 chapter\\(s\\) failed"):
+        runner.run_chapters(["about", "method"], output_dir=tmp_path, log=lines.append, keep_going=True)
+    assert "[book] about: FAILED" in lines and lines[-1].startswith("[book] chapter 2/2: method")
+
+
+def test_a_chapter_that_becomes_stale_during_the_run_is_counted_when_it_runs(tmp_path, monkeypatch):
+    stale_now = {"about"}
+    monkeypatch.setattr(runner, "_is_stale", lambda name, output_dir, kwargs: name in stale_now)
+
+    def fake_run(name, **kwargs):
+        stale_now.add("method")  # as the claims page does once the results it reads changed
+        return runner.RunResult(name, tmp_path / f"{name}.ipynb", True, 0.0, {})
+
+    monkeypatch.setattr(runner, "run_chapter", fake_run)
+    lines = []
+    runner.run_chapters(["about", "method"], output_dir=tmp_path, log=lines.append)
+    assert lines[0] == "[book] 1 of 2 chapter(s) to run, never timed: about"
+    assert lines[-1] == "[book] chapter 2/2: method, never timed: method"
