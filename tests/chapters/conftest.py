@@ -39,6 +39,7 @@ CHAPTER_RUNS = {
     "finetuning": dict(isolated_cache=True, SEEDS=[0, 1], ABLATION_SOURCES=["hh_rlhf_harmless"], QUANTITY_PAIRS=[16]),
     "method": {},
     "about": {},
+    "good_teachers": {},
 }
 
 

@@ -14,13 +14,15 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 | ``implicit`` | implicit rewards between LMs (MWLR, DPO log-ratio) |
 | ``finetuning``, ``durability`` | RMs trained from several bases on identical data; durable family orders |
 | ``blinding_prompts``, ``blinding_scores``, ``blinding`` | can a model ignore an identity descriptor (told to; shown a blinded replica) |
+| ``teaching``, ``teaching_settings``, ``teaching_stats`` | whether an accurate RM is a good teacher (Razin et al.) |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
 
 Importing this package loads no model library; the functions that score models import the engine when called.
 """
 from rmlib.analysis import (blinding, blinding_prompts, blinding_scores, categories, claims, distributions,
                             durability, exposure, families, finetuning, framing, identity, implicit, misalignment,
-                            topics, values, words)
+                            teaching, teaching_settings, teaching_stats, topics, values, words)
 
 __all__ = ["blinding", "blinding_prompts", "blinding_scores", "categories", "claims", "distributions", "durability",
-           "exposure", "families", "finetuning", "framing", "identity", "implicit", "misalignment", "topics", "values", "words"]
+           "exposure", "families", "finetuning", "framing", "identity", "implicit", "misalignment", "teaching",
+           "teaching_settings", "teaching_stats", "topics", "values", "words"]

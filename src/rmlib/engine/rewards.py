@@ -14,6 +14,7 @@ import pandas as pd
 
 from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
 from rmlib.data.prompts import prompt_table
+from rmlib.engine import sweep_index
 from rmlib.engine.answers import score_answers
 from rmlib.engine.checks import resolve_model
 from rmlib.engine.token_sweep import sweep
@@ -30,9 +31,20 @@ def with_reward(df: pd.DataFrame, head: str) -> pd.DataFrame:
 
 def token_rewards(model, prompt: str, *, tokens=None, progress: bool = True, load=None) -> pd.DataFrame:
     """One row per vocabulary token: model, prompt, token_id, token, text, is_special, the raw outputs, reward,
-    reward_kind. ``tokens``: a vocabulary slice or id list (None: all)."""
+    reward_kind. ``tokens``: a vocabulary slice or id list (None: all).
+
+    A sweep this cache already holds is served without loading the model when the model's weights can be identified
+    without loading them (:mod:`rmlib.engine.sweep_index`); it is verified byte for byte first."""
+    request = sweep_index.request_key(model, prompt, tokens, load)
+    hit = sweep_index.lookup(request) if request is not None else None
+    if hit is not None:
+        result, head = hit
+        return with_reward(result.frame, head)
     lm = resolve_model(model, load)
-    return with_reward(sweep(lm, prompt, tokens=tokens, progress=progress).frame, lm.head)
+    result = sweep(lm, prompt, tokens=tokens, progress=progress)
+    if request is not None:
+        sweep_index.record(request, result, lm.head)
+    return with_reward(result.frame, lm.head)
 
 
 def token_rewards_many(models: Sequence, prompts: Sequence[str], *, tokens=None, progress: bool = False,

@@ -6,13 +6,14 @@ that test it, and the unit the claim is about (models, cells, items, checkpoints
 that records every number it hands out with the chapter and the path it came from. Each part of a claim gets an
 outcome by a stated rule, and the claim's verdict follows from its parts (``rules.py``).
 """
-from rmlib.analysis.claims.catalogue import CLAIMS, FACCT, ICLR, claims_table, load_evidence, source_chapters
+from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, claims_table, load_evidence,
+                                             source_chapters)
 from rmlib.analysis.claims.evidence import Evidence, Missing, Ref, resolve
 from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, TAU_HETEROGENEOUS, VERDICTS, Claim, Part,
                                          exists_outcome, order_outcome, rules_markdown, share_outcome, test_outcome,
                                          threshold_outcome, verdict)
 
-__all__ = ["CLAIMS", "FACCT", "ICLR", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref", "resolve",
+__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref", "resolve",
            "Claim", "Part", "verdict", "rules_markdown", "share_outcome", "test_outcome", "exists_outcome",
            "order_outcome", "threshold_outcome", "MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS",
            "OUTCOMES"]

@@ -12,7 +12,7 @@ from rmlib.analysis.claims.rules import (ALPHA, MULTIPLE, TAU_HETEROGENEOUS, Cla
                                          order_outcome, share_outcome, test_outcome, threshold_outcome, verdict)
 from rmlib.storage import ResultsError, read_results
 
-__all__ = ["CLAIMS", "FACCT", "ICLR", "source_chapters", "load_evidence", "claims_table"]
+__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "source_chapters", "load_evidence", "claims_table"]
 
 def _part(name: str, e: Evidence, fn: Callable[[], tuple[str, str]], context: bool = False) -> Part:
     """Run one part's evidence function; a missing number makes the part untestable with the reason."""
@@ -246,6 +246,50 @@ def _durability(e: Evidence) -> list[Part]:
             _part("our RMs keep one order across seeds", e, seeds)]
 
 
+# --- Razin et al. 2025 (the good_teachers chapter) ------------------------------------------------------------------
+
+RAZIN, TEACHING, _RUN = "Razin et al. 2025", "good_teachers", "replication.published"
+RAZIN_PAPER = "Razin et al. 2025, What Makes a Reward Model a Good Teacher? An Optimization Perspective"
+
+
+def _teaching(e: Evidence, name: str, fn, context: bool = False) -> Part:
+    """A good_teachers part, or 'not computed in this run' (no results, or no published-mode setting)."""
+    res = e.results.get(TEACHING)
+    if res is None or "published" not in (res.get("replication") or {}):
+        why = e.reasons.get(TEACHING, "no results file") if res is None else "the published setting did not run"
+        return Part(name, "untestable", f"not computed in this run ({why})", [], context)
+    return _part(name, e, fn, context)
+
+
+def _accuracy_speed(e: Evidence) -> list[Part]:
+    def pairs():
+        k = e.get(TEACHING, f"{_RUN}.n_slower_more_accurate")
+        return (exists_outcome(k), f"in {k} pairs of published RMs under one π_0 the RM more accurate over uniform "
+                "pairs gains less E[r*] (human Elo) after the same number of policy-gradient steps")
+
+    def planted():
+        a, n = (e.get(TEACHING, f"planted[model={m}].gain_T") for m in ("accurate", "noisy"))
+        return (order_outcome(a, n), f"planted case: a perfectly accurate RM that is flat on π_0 gains {_n(a, '.3f')}, "
+                f"a noisy, less accurate one {_n(n, '.3f')}")
+
+    return [_teaching(e, "more accurate yet slower RM pairs exist", pairs),
+            _teaching(e, "the theory's planted case", planted, context=True)]
+
+
+def _variance_speed(e: Evidence) -> list[Part]:
+    def fn():
+        yes = e.get(TEACHING, f"{_RUN}.variance_predicts_under")
+        no = e.get(TEACHING, f"{_RUN}.variance_does_not_predict_under")
+        rows = [e.values(TEACHING, f"correlations.published[predictor=variance_pi0,outcome=gain_T,stratum={s}]",
+                         "rho", "ci_low", "ci_high", "verdict") + (s,) for s in yes + no]
+        against, size = sum(r[3] == "predicts the opposite" for r in rows), e.get(TEACHING, "parameters.subset_size")
+        return (share_outcome(len(yes), len(rows), against), f"Spearman ρ (variance under π_0, gain) across the RMs, "
+                f"bootstrap over RMs (a concentrated π_0 holds {size} items): " + "; ".join(
+                    f"{s}: {_n(r, '+.2f')} [{_n(lo, '+.2f')}, {_n(hi, '+.2f')}] ({v})" for r, lo, hi, v, s in rows))
+
+    return [_teaching(e, "variance under each non-uniform π_0 predicts teaching speed", fn)]
+
+
 CLAIMS: list[Claim] = [
     Claim("heterogeneity", FACCT, "Reward models trained for similar objectives rank the same answers very "
           "differently, and how alike two RMs are follows their base model.",
@@ -309,6 +353,16 @@ CLAIMS: list[Claim] = [
           "the authors' checkpoint files; RMs trained here (seeds)", "checkpoints; seeds",
           "the claimed order (Llama below Gemma) at each checkpoint; pairwise flips; Kendall's W across seeds",
           _durability),
+    Claim("accuracy_not_speed", RAZIN, "Accuracy alone does not determine how fast a reward model teaches: a more "
+          "accurate RM can be a worse teacher.", RAZIN_PAPER, (TEACHING,),
+          "published EloEverything scores of the 10 RMs with human Elo as the ground truth; exact policy-gradient "
+          "dynamics", "pairs of RMs under one π_0", "existence of a pair where the more accurate RM gains less "
+          "E[r*] after the chapter's GAIN_STEPS steps", _accuracy_speed),
+    Claim("low_variance_slow", RAZIN, "An RM that gives the policy's own responses low reward variance teaches "
+          "slowly, however accurate: variance under the initial policy predicts teaching speed.", RAZIN_PAPER,
+          (TEACHING,), "as above, under each non-uniform π_0 (under a uniform one every standardised RM has "
+          "variance 1)", "RMs", "Spearman ρ across RMs with a bootstrap over RMs, per π_0; share rule over the "
+          "π_0", _variance_speed),
 ]
 
 
