@@ -248,7 +248,12 @@ def test_a_damaged_label_or_marker_is_detected_and_rebuilt(target, tiny_rms, tmp
     ref = sweep(lm, PROMPT, tokens=range(50), cache_root=tmp_path, progress=False)
     path = tmp_path / ref.meta["key"] / target
     text = path.read_text()
-    path.write_text(text.replace('"shared_prefix"', '"full"', 1) if target == "meta.json" else text[:-5] + "9" + text[-4:])
+    if target == "meta.json":
+        damaged = text.replace('"shared_prefix"', '"full"', 1)
+    else:  # change one character, whatever it was (writing a fixed "9" was a no-op when the hash had a 9 there)
+        damaged = text[:-5] + ("8" if text[-5] == "9" else "9") + text[-4:]
+    assert damaged != text
+    path.write_text(damaged)
     with pytest.warns(CacheWarning, match=target):
         again = sweep(lm, PROMPT, tokens=range(50), cache_root=tmp_path, progress=False)
     assert again.meta["method"] == "shared_prefix"
