@@ -358,3 +358,16 @@ def test_verify_reports_intact_corrupt_and_repaired(tmp_path, monkeypatch, tiny_
     pd.testing.assert_frame_equal(again.frame, b.frame)
     statuses = {f.status for f in verify_cache(full=True)}
     assert statuses == {"intact"}
+
+
+def test_verify_removes_damaged_dequantized_copies_that_older_versions_kept(tmp_path):
+    """Older rmlib moved a damaged de-quantised copy aside as <name>.corrupt-* and kept it (12 GB seen); they are
+    never read again, so a repair deletes them and a dry run only reports them."""
+    from rmlib.engine import verify_cache
+    old = tmp_path / "dequantized" / "smollm2-135m-instruct-b179c9523d0e.corrupt-20261130-154203-f6e4"
+    old.mkdir(parents=True)
+    (old / "model.safetensors").write_bytes(b"x" * 100)
+    dry = [f for f in verify_cache(tmp_path, repair=False) if f.path == old]
+    assert [f.status for f in dry] == ["corrupt"] and old.exists()
+    done = [f for f in verify_cache(tmp_path, repair=True) if f.path == old]
+    assert [f.status for f in done] == ["cleaned"] and not old.exists()

@@ -56,6 +56,7 @@ def verify_cache(root: str | Path | None = None, full: bool = False, repair: boo
             findings += _temp_files(d, repair)
             findings.append(_check_result(kind, d, full, repair))
     findings += _temp_files(root / "dequantized", repair)
+    findings += _old_dequantized_copies(root / "dequantized", repair)
     for d in sorted(p for p in (root / "dequantized").glob("*") if p.is_dir() and not p.name.startswith(".")
                     and ".corrupt-" not in p.name):
         findings.append(_check_dequantized(d, full, repair))
@@ -72,6 +73,18 @@ def verify_cache(root: str | Path | None = None, full: bool = False, repair: boo
             for a in sorted(p for p in (d / "answers").glob("*") if p.is_dir() and not p.name.startswith(".")):
                 findings.append(_check_result("answers", a, full, repair))  # an rmlib-trained RM's answers are cached in its folder
     return findings
+
+
+def _old_dequantized_copies(folder: Path, repair: bool) -> list[Finding]:
+    """Damaged de-quantised copies that older rmlib versions moved aside and kept (``<name>.corrupt-*``).
+
+    They are derived from the GGUF and never read again; each can hold gigabytes, so a repair deletes them."""
+    old = sorted(p for p in folder.glob("*.corrupt-*") if p.is_dir()) if folder.is_dir() else []
+    if repair:
+        for p in old:
+            shutil.rmtree(p, ignore_errors=True)
+    return [Finding("dequantized", p, CLEANED if repair else CORRUPT, "damaged copy moved aside by an older rmlib"
+                    + (" (removed)" if repair else " (dry run: left in place)")) for p in old]
 
 
 def _temp_files(folder: Path, repair: bool) -> list[Finding]:
