@@ -31,3 +31,49 @@ def mirror_dir() -> Path | None:
 def progress_enabled(requested: bool = True) -> bool:
     """Progress bars unless asked not to; TQDM_DISABLE (set by the book runner) wins, so pages carry no bar widgets."""
     return bool(requested) and os.environ.get("TQDM_DISABLE", "").lower() not in ("1", "true", "yes")
+
+
+PROGRESS_FILE_ENV = "RMLIB_PROGRESS_FILE"
+
+
+class _AppendingFile:
+    """A file-like object that appends each write to ``path`` (opened per write, so no handle outlives a bar)."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def write(self, text: str) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def progress_bar(iterable=None, *, progress: bool = True, **kwargs):
+    """A tqdm progress bar for rmlib's long loops (sweeps, answer sets, GCG, training, plans).
+
+    Why not plain tqdm: in the book (TQDM_DISABLE set) a page must carry no bar widgets, yet a 45-minute chapter must
+    not look hung in `make book`. When the book runner names a progress file (RMLIB_PROGRESS_FILE), the bar is
+    written there as text (every 10 s, with tqdm's own rate and ETA) instead of to the page, and the runner prints
+    its latest state (whatever ``progress`` says: the file is never shown on a page). Otherwise: an ordinary bar,
+    unless ``progress`` is False or TQDM_DISABLE is set.
+    """
+    path = os.environ.get(PROGRESS_FILE_ENV)
+    if path:
+        from tqdm import tqdm as text_tqdm
+        # disable=False explicitly: tqdm reads TQDM_DISABLE from the environment as a default for every bar
+        return text_tqdm(iterable, file=_AppendingFile(path), mininterval=10, ascii=True, ncols=110, disable=False,
+                         **kwargs)
+    from tqdm.auto import tqdm
+    return tqdm(iterable, disable=not progress_enabled(progress), **kwargs)
+
+
+def latest_progress(path: str | os.PathLike) -> str | None:
+    """The last state a progress bar wrote to ``path`` (bars rewrite their line with carriage returns)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    parts = [p.strip() for p in text.replace("\n", "\r").split("\r") if p.strip()]
+    return parts[-1] if parts else None

@@ -164,3 +164,15 @@ def test_partial_checkpoint_refuses_a_base_that_changed(monkeypatch):
                         real(family, head=head, seed=seed + 1, dtype=dtype))
     with pytest.raises(ModelError, match="no longer gives the weights"):
         load_model(r.step_id(2), dtype="float32")
+
+
+def test_training_reports_its_steps_to_the_book_progress_file(tmp_path, monkeypatch):
+    """`make book` echoes a chapter's progress file; training writes its steps there (never to the page)."""
+    from rmlib import config
+    path = tmp_path / "progress.txt"
+    monkeypatch.setenv(config.PROGRESS_FILE_ENV, str(path))
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    train(cfg("progress-file", base="tiny-qwen2", n_pairs=16, n_test=8, steps=3, batch_size=4, save_every=3),
+          progress=False)
+    last = config.latest_progress(path)
+    assert last is not None and last.startswith("training progress-file") and "3/3" in last

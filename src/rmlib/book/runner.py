@@ -2,19 +2,23 @@
 which cell failed and where the executed notebook is."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rmlib.config import PROGRESS_FILE_ENV, latest_progress
 from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, BookError, chapter_cells, chapters,
                                  in_run_order, missing_results, parameters, with_results_dir)
 from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
-__all__ = ["RunResult", "run_chapter", "run_chapters", "previous_seconds", "remaining_estimate", "glued", "cell_errors"]
+__all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "previous_seconds", "remaining_estimate",
+           "glued", "cell_errors"]
 
 
 @dataclass
@@ -28,7 +32,7 @@ class RunResult:
 
 def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: dict | None = None,
                 output_dir: str | os.PathLike = EXECUTED, force: bool = False, timeout: int | None = None,
-                log=print) -> RunResult:
+                log=print, progress_every: float = 30.0) -> RunResult:
     """Execute chapter ``name`` (its template: :func:`rmlib.book.chapters.template`) into
     ``output_dir/<name>.ipynb`` unless its stamp is current.
 
@@ -60,12 +64,15 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
     t0 = time.perf_counter()
     # The kernel inherits these: charts rely on the page's vendored vega bundle, and tqdm progress
     # bars (saved as widgets) would only clutter a static page.
-    book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
+    # rmlib's long loops write their bars to a progress file instead (rmlib.config.progress_bar), which is echoed here.
+    tmp = tempfile.TemporaryDirectory(prefix=f"rmlib-{name}-")
+    book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+                PROGRESS_FILE_ENV: str(Path(tmp.name) / "progress.txt")}
     previous = {k: os.environ.get(k) for k in book_env}
     os.environ.update(book_env)
     try:
-        with tempfile.TemporaryDirectory(prefix=f"rmlib-{name}-") as tmp:
-            source = Path(tmp) / f"{name}.ipynb"  # the template, less the cells kept for other chapters
+        with tmp, echo_progress(book_env[PROGRESS_FILE_ENV], name, log, every=progress_every):
+            source = Path(tmp.name) / f"{name}.ipynb"  # the template, less the cells kept for other chapters
             source.write_text(json.dumps(chapter_cells(name)), encoding="utf-8")
             papermill.execute_notebook(str(source), str(out), parameters=params, cwd=str(NOTEBOOKS),
                                        kernel_name="python3", progress_bar=False, execution_timeout=timeout)
@@ -83,6 +90,30 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
     stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
+
+
+@contextlib.contextmanager
+def echo_progress(path: str | os.PathLike, name: str, log=print, every: float = 30.0):
+    """While a chapter runs, log the latest state of its progress bars (``[book] finetuning: training ... 40%|...|
+    120/300 [05:10<07:45]``) at most every ``every`` seconds, and only when it changed, so a long chapter never
+    looks hung and the log stays short."""
+    stop = threading.Event()
+
+    def watch():
+        last = None
+        while not stop.wait(every):
+            line = latest_progress(path)
+            if line and line != last:
+                log(f"[book] {name}: {line}")
+                last = line
+
+    thread = threading.Thread(target=watch, name=f"progress-{name}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def previous_seconds(name: str, output_dir: str | os.PathLike = EXECUTED) -> float | None:

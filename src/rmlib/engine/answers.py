@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
 
-from rmlib.config import progress_enabled
+from rmlib.config import progress_bar
 from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, check_finite, check_length, resolve_model
 from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, right_pad, rm_scores_full, rm_scores_shared,
                                   supports_shared_prefix)
@@ -70,7 +69,7 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     if df is not None:
         return df
     try:
-        bar = tqdm(total=len(prompts) * len(answers), disable=not progress_enabled(progress), unit="ans",
+        bar = progress_bar(total=len(prompts) * len(answers), progress=progress, unit="ans",
                    desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
         for pi, prompt in enumerate(prompts):
             if store.valid_shard(pi, len(answers)):

@@ -18,9 +18,8 @@ import socket
 import time
 from dataclasses import dataclass, field
 
-from tqdm.auto import tqdm
 
-from rmlib.config import progress_enabled
+from rmlib.config import progress_bar
 from rmlib.engine.plan import Job, expand, load_plan
 
 __all__ = ["ModelWorker", "JobResult", "PlanReport", "run_plan", "MAX_RESTARTS", "MAX_TASK_RETRIES"]
@@ -127,7 +126,7 @@ def _groups(jobs: list[Job]) -> dict[tuple, list[Job]]:
 
 
 def _bar(n_jobs: int, progress: bool, backend: str):
-    return tqdm(total=n_jobs, unit="job", desc=f"plan ({backend})", disable=not progress_enabled(progress),
+    return progress_bar(total=n_jobs, unit="job", desc=f"plan ({backend})", progress=progress,
                 smoothing=0.0)
 
 

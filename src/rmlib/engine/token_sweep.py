@@ -13,9 +13,8 @@ import shutil
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
 
-from rmlib.config import progress_enabled
+from rmlib.config import progress_bar
 from rmlib.engine.checks import (SweepError, auto_batch_size, candidate_ids, check_batch_size, check_finite,
                                  check_length, resolve_model)
 from rmlib.engine.kernels import (prefix_kv, rm_scores_full, rm_scores_paper, rm_scores_shared,
@@ -111,7 +110,7 @@ def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compil
     special = set(lm.tokenizer.all_special_ids)
     n_chunks = math.ceil(len(ids) / CHUNK)
     todo = [c for c in range(n_chunks) if not store.valid_shard(c, len(ids[c * CHUNK:(c + 1) * CHUNK]))]
-    bar = tqdm(total=sum(len(ids[c * CHUNK:(c + 1) * CHUNK]) for c in todo), disable=not progress_enabled(progress),
+    bar = progress_bar(total=sum(len(ids[c * CHUNK:(c + 1) * CHUNK]) for c in todo), progress=progress,
                unit="tok", desc=f"{kind} sweep {lm.spec.nickname or lm.spec.id}", smoothing=0.1)
     kv = None
     prefix_out = None

@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
 
-from rmlib.config import progress_enabled
+from rmlib.config import progress_bar
 from rmlib.models import LoadedModel, LoadOptions, cached_model
 from rmlib.train.encode import encode_pairs
 
@@ -42,7 +41,7 @@ def score_pairs(model, pairs: pd.DataFrame, max_len: int, batch_size: int = 16, 
     seqs = list(enc["chosen_ids"]) + list(enc["rejected_ids"])
     pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
     out = []
-    for s in tqdm(range(0, len(seqs), batch_size), disable=not progress_enabled(progress),
+    for s in progress_bar(range(0, len(seqs), batch_size), progress=progress,
                   desc=f"pairs {lm.spec.id}", unit="batch"):
         batch = seqs[s:s + batch_size]
         width = max(map(len, batch))

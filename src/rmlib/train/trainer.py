@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import shutil
 from dataclasses import asdict
 from pathlib import Path
@@ -20,7 +21,7 @@ import torch
 import yaml
 
 from rmlib import __version__
-from rmlib.config import progress_enabled
+from rmlib.config import PROGRESS_FILE_ENV, progress_bar, progress_enabled
 from rmlib.models import chat_template_of, load_model, load_tokenizer
 from rmlib.registry import get_spec, local_rm_dir
 from rmlib.storage import atomic
@@ -168,8 +169,25 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
             step = state.global_step
             export(model, tok, run_dir / f"step-{step}", {**run, "step": step}, cfg.save_dtype)
 
-    trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok,
-                            data_collator=collator, peft_config=peft_config, callbacks=[Export(), *callbacks])
+    class BookProgress(TrainerCallback):
+        """Training steps and ETA for `make book` (a progress file; see rmlib.config.progress_bar), never the page."""
+        bar = None
+
+        def on_train_begin(self, args, state, control, **kw):
+            if os.environ.get(PROGRESS_FILE_ENV):
+                self.bar = progress_bar(total=state.max_steps, initial=state.global_step, unit="step",
+                                        desc=f"training {cfg.name}")
+
+        def on_step_end(self, args, state, control, **kw):
+            if self.bar is not None:
+                self.bar.update(1)
+
+        def on_train_end(self, args, state, control, **kw):
+            if self.bar is not None:
+                self.bar.close()
+
+    trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok, data_collator=collator,
+                            peft_config=peft_config, callbacks=[Export(), BookProgress(), *callbacks])
     if not progress:
         from transformers.trainer_callback import PrinterCallback
         trainer.remove_callback(PrinterCallback)  # with the bar off, the trainer would print every log line

@@ -69,3 +69,29 @@ def test_a_chapter_that_becomes_stale_during_the_run_is_counted_when_it_runs(tmp
     runner.run_chapters(["about", "method"], output_dir=tmp_path, log=lines.append)
     assert lines[0] == "[book] 1 of 2 chapter(s) to run, never timed: about"
     assert lines[-1] == "[book] chapter 2/2: method, never timed: method"
+
+
+def test_a_running_chapter_echoes_its_progress_bars(tmp_path, monkeypatch):
+    """The cold build's 45-minute fine-tuning step must not look hung: what rmlib's bars write to the progress
+    file while papermill runs is echoed by the runner (and the page gets no bar)."""
+    import shutil
+    import time
+
+    import papermill
+
+    from rmlib import config
+
+    def fake_execute(source, out, **kwargs):
+        shutil.copy(source, out)
+        with config.progress_bar(total=4, desc="training demo", unit="step") as bar:
+            for _ in range(4):
+                bar.update(1)
+                time.sleep(0.1)
+        time.sleep(0.3)
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    lines = []
+    runner.run_chapter("about", tiny=True, output_dir=tmp_path, log=lines.append, progress_every=0.05, force=True)
+    echoed = [line for line in lines if line.startswith("[book] about: training demo")]
+    assert echoed and "4/4" in echoed[-1]
+    assert config.PROGRESS_FILE_ENV not in __import__("os").environ  # restored after the run

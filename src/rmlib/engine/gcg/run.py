@@ -15,9 +15,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
-from rmlib.config import progress_enabled
+from rmlib.config import progress_bar
 from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
 from rmlib.engine.checks import candidate_ids, check_batch_size, check_finite, check_length, resolve_model
 from rmlib.engine.gcg.objective import DIRECTIONS, GCGError, Objective
@@ -120,7 +119,7 @@ def gcg(model, prompt: str, *, length: int = 4, direction: str = "max", steps: i
     objective = Objective(lm, slot, direction, batch_size)
     objective.check_embedding(vocab.ids[:8])
     todo = [r for r in range(restarts) if not store.valid_shard(r, steps + 1)]
-    bar = tqdm(total=len(todo) * (steps + 1), disable=not progress_enabled(progress), unit="step",
+    bar = progress_bar(total=len(todo) * (steps + 1), progress=progress, unit="step",
                desc=f"gcg {direction} n={length} {lm.spec.nickname or lm.spec.id}")
     t0, n_scored = time.perf_counter(), 0
     try:
