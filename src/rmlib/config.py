@@ -63,7 +63,7 @@ def progress_bar(iterable=None, *, progress: bool = True, **kwargs):
     if path:
         from tqdm import tqdm as text_tqdm
         # disable=False explicitly: tqdm reads TQDM_DISABLE from the environment as a default for every bar
-        return text_tqdm(iterable, file=_AppendingFile(path), mininterval=10, ascii=True, ncols=110, disable=False,
+        return text_tqdm(iterable, file=_AppendingFile(path), mininterval=10, ascii=True, disable=False,
                          **kwargs)
     from tqdm.auto import tqdm
     return tqdm(iterable, disable=not progress_enabled(progress), **kwargs)
