@@ -20,9 +20,9 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 Importing this package loads no model library; the functions that score models import the engine when called.
 """
 from rmlib.analysis import (blinding, blinding_prompts, blinding_scores, categories, claims, distributions,
-                            durability, exposure, families, finetuning, framing, identity, implicit, misalignment,
-                            teaching, teaching_settings, teaching_stats, topics, values, words)
+                            durability, exposure, families, finetuning, framing, identity, implicit, method,
+                            misalignment, teaching, teaching_settings, teaching_stats, topics, values, words)
 
 __all__ = ["blinding", "blinding_prompts", "blinding_scores", "categories", "claims", "distributions", "durability",
-           "exposure", "families", "finetuning", "framing", "identity", "implicit", "misalignment", "teaching",
+           "exposure", "families", "finetuning", "framing", "identity", "implicit", "method", "misalignment", "teaching",
            "teaching_settings", "teaching_stats", "topics", "values", "words"]

@@ -24,7 +24,8 @@ from scipy import stats
 from rmlib.stats import require_columns
 
 __all__ = ["kendall_w", "order_string", "family_orders", "pairwise_flips", "order_stability", "claimed_order",
-           "checkpoint_gaps"]
+           "checkpoint_gaps",
+           "published_run_orders", "published_durability", "seed_orders", "step_orders"]
 
 
 def kendall_w(ranks: np.ndarray) -> float:
@@ -156,3 +157,55 @@ def checkpoint_gaps(ranks: pd.DataFrame, first: str = "Agency", second: str = "C
     w.columns.name = None
     w["gap"] = w[first] - w[second]
     return w[keys + ["gap"]]
+
+
+def published_run_orders(ck: pd.DataFrame, lower: str = "Llama", higher: str = "Gemma") -> pd.DataFrame:
+    """One row per published run (``ck``: :func:`checkpoint_gaps`): its checkpoints, first and final family order,
+    Kendall's W and pair flips across checkpoints against the first, and how often the claimed order (``lower``
+    below ``higher``) holds, at all checkpoints and at the final one."""
+    rows = []
+    for (f, src, qty, meth), g in ck.groupby(["file", "data_source", "quantity_k", "method"], sort=False):
+        st = order_stability(g, "checkpoint", family="base_family", reference="first")
+        ok = claimed_order(g, ["checkpoint"], lower=lower, higher=higher, family="base_family")
+        rows.append({"run": f"{src} {qty}k {meth}", "checkpoints": st["n_blocks"], "first_order": st["reference_order"],
+                     "final_order": list(st["orders"].values())[-1], "kendall_w": st["kendall_w"],
+                     "pair_flips": st["n_pair_flips"], "pairs": st["n_pairs"], "llama_below_gemma": int(ok["holds"].sum()),
+                     "n_checkpoints": len(ok), "final_claimed": bool(ok.sort_values("checkpoint")["holds"].iloc[-1])})
+    return pd.DataFrame(rows)
+
+
+def published_durability(runs: pd.DataFrame, sizes: dict) -> dict:
+    """The counts behind the published durability claim: final checkpoints where the order holds, checkpoints where
+    it holds over the multi-checkpoint runs, runs whose order flips; ``sizes``: :func:`order_stability` across data
+    sizes."""
+    multi = runs[runs["checkpoints"] > 1]
+    return {"final_claimed_holds": int(runs["final_claimed"].sum()), "final_n": int(len(runs)),
+            "checkpoints_claimed_holds": int(multi["llama_below_gemma"].sum()),
+            "checkpoints_n": int(multi["n_checkpoints"].sum()), "runs_with_flip": int((multi["pair_flips"] > 0).sum()),
+            "n_runs": int(len(multi)), "across_sizes": sizes, "runs": runs.to_dict("records")}
+
+
+def seed_orders(gaps: pd.DataFrame) -> pd.DataFrame:
+    """Per prompt with two or more seeds: whether the seeds (complete replicates) order the bases alike: the most
+    common order, how many seeds give it, Kendall's W, and base pairs not ordered alike in every seed."""
+    rows = []
+    for label, g in gaps.groupby("prompt_label"):
+        if g["seed"].nunique() < 2:
+            continue
+        st = order_stability(g, "seed", family="base_model", reference="majority")
+        rows.append({"prompt_label": label, "n_seeds": st["n_blocks"], "modal_order": st["modal_order"],
+                     "n_seeds_modal_order": st["n_modal"], "kendall_w": st["kendall_w"],
+                     "pairs_inconsistent": st["n_pairs_inconsistent"], "pairs": st["n_pairs"]})
+    return pd.DataFrame(rows)
+
+
+def step_orders(gaps: pd.DataFrame) -> list[dict]:
+    """Per prompt with two or more checkpoints: whether one run keeps its base order across steps (Kendall's W and
+    pair flips against the first checkpoint)."""
+    rows = []
+    for label, g in gaps.groupby("prompt_label"):
+        if g["step"].nunique() > 1:
+            st = order_stability(g, "step", family="base_model", reference="first")
+            rows.append({"prompt_label": label, **{k: st[k] for k in ("n_blocks", "kendall_w", "n_pair_flips",
+                                                                        "n_pairs", "reference_order")}})
+    return rows

@@ -13,10 +13,10 @@ A new statistic goes in the module of its kind (or a new one), with a test that 
 from rmlib.stats.columns import finite_array, formula_name, require_columns
 from rmlib.stats.correlation import spearman_ci
 from rmlib.stats.effects import (ci_verdict, cohen_d, effect_size, hedges_g, moments, rank_biserial,
-                                 tail_asymmetry, tail_comparison)
+                                 t_interval, tail_asymmetry, tail_comparison)
 from rmlib.stats.enrichment import rank_strata, topic_enrichment
-from rmlib.stats.group_tests import (anova_type2, median_ranks, mixed_model, permutation_tests, posthoc_welch,
-                                     within_prompt_ranks)
+from rmlib.stats.group_tests import (anova_type2, median_ranks, mixed_model, one_way_by, permutation_tests,
+                                     posthoc_welch, within_prompt_ranks)
 from rmlib.stats.ranking import percentile_ranks, standardise, top_bottom
 from rmlib.stats.regression import (cell_slopes, compare_to_baseline, share_positive, shuffled_share_baseline,
                                     slope_difference)
@@ -27,7 +27,7 @@ from rmlib.stats.similarity import (check_wide_scores, classical_mds, difference
                                     upper_triangle)
 
 __all__ = ["require_columns", "finite_array", "formula_name", "cohen_d", "hedges_g", "rank_biserial", "effect_size",
-           "moments", "tail_asymmetry", "tail_comparison", "ci_verdict", "spearman_ci", "cluster_mean_ci", "mean_with_ci",
+           "moments", "tail_asymmetry", "tail_comparison", "ci_verdict", "t_interval", "one_way_by", "spearman_ci", "cluster_mean_ci", "mean_with_ci",
            "top_bottom", "percentile_ranks", "standardise", "check_wide_scores", "rbo_ext", "pairwise_similarity",
            "similarity_matrices", "classical_mds", "same_group_design", "difference_design", "mantel_test", "rsa",
            "shuffled_similarity_baseline", "upper_triangle", "upper_pairs", "within_prompt_ranks", "median_ranks",

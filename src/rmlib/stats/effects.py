@@ -14,7 +14,7 @@ from rmlib.stats.columns import finite_array, require_columns
 from rmlib.stats.ranking import top_bottom
 
 __all__ = ["cohen_d", "hedges_g", "rank_biserial", "effect_size", "moments", "tail_asymmetry", "tail_comparison",
-           "ci_verdict"]
+           "ci_verdict", "t_interval"]
 
 
 def _auto_method(n: int) -> str:
@@ -152,3 +152,12 @@ def ci_verdict(df: pd.DataFrame, estimate: str, label: str = "model", lo: str | 
     require_columns(df, [label, estimate, lo, hi])
     return {"above": df.loc[df[lo] > 0, label].tolist(), "below": df.loc[df[hi] < 0, label].tolist(),
             "zero": df.loc[(df[lo] <= 0) & (df[hi] >= 0), label].tolist()}
+
+
+def t_interval(mean, sd, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Student-t confidence interval of a mean from its summary (mean, SD, n; arrays or scalars): mean -/+
+    t(n-1) * sd / sqrt(n). NaN where n < 2, since one replicate gives no spread; a missing SD counts as 0 there."""
+    mean, sd, n = (np.asarray(v, dtype=float) for v in (mean, sd, n))
+    t = stats.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1))
+    half = np.where(n > 1, t * np.nan_to_num(sd) / np.sqrt(n), np.nan)
+    return mean - half, mean + half

@@ -24,7 +24,7 @@ from statsmodels.stats.multitest import multipletests
 from rmlib.stats.columns import formula_name, require_columns
 from rmlib.stats.effects import hedges_g
 
-__all__ = ["within_prompt_ranks", "median_ranks", "permutation_tests", "mixed_model", "anova_type2", "posthoc_welch"]
+__all__ = ["within_prompt_ranks", "median_ranks", "permutation_tests", "mixed_model", "anova_type2", "one_way_by", "posthoc_welch"]
 
 
 def _check_values(df, cols, value):
@@ -188,6 +188,21 @@ def anova_type2(df: pd.DataFrame, *, value: str = "median_rank",
     out["term"] = out["term"].map(_tidy_term)
     out["partial_eta_sq"] = np.where(out["term"] == "Residual", np.nan, out["sum_sq"] / (out["sum_sq"] + ss_res))
     return out[["term", "sum_sq", "df", "F", "p", "partial_eta_sq"]]
+
+
+def one_way_by(df: pd.DataFrame, *, value: str, factor: str, by: str) -> pd.DataFrame:
+    """One-way ANOVA of ``value`` on ``factor`` within each level of ``by`` (e.g. per prompt), via
+    :func:`anova_type2`: by, factor, F, df ("k, n"), p, eta_sq (partial). A level is skipped when the factor has one
+    level there or a level has a single replicate, since no within-level variance exists then."""
+    rows = []
+    for label, g in df.groupby(by):
+        if g[factor].nunique() < 2 or g.groupby(factor).size().min() < 2:
+            continue
+        t = anova_type2(g, value=value, factors=[factor]).set_index("term")
+        rows.append({by: label, "factor": factor, "F": t.loc[factor, "F"],
+                     "df": f"{int(t.loc[factor, 'df'])}, {int(t.loc['Residual', 'df'])}", "p": t.loc[factor, "p"],
+                     "eta_sq": t.loc[factor, "partial_eta_sq"]})
+    return pd.DataFrame(rows)
 
 
 def posthoc_welch(df: pd.DataFrame, *, value: str = "median_rank", between: str = "family",

@@ -80,3 +80,26 @@ def test_checkpoint_gaps_on_the_published_files():
     uf100 = gaps[gaps["file"] == "rank_results_uf_100"]
     st = du.order_stability(uf100.rename(columns={"base_family": "family"}), "checkpoint")
     assert st["reference_order"] == "Llama < Gemma < Qwen" and st["n_pair_flips"] == 1  # Llama/Gemma swap later
+
+
+def test_seed_and_step_orders_skip_prompts_without_replicates():
+    gaps = pd.DataFrame({"prompt_label": ["pos"] * 4 + ["neg"] * 2, "seed": [0, 0, 1, 1, 0, 0],
+                         "step": [4, 4, 8, 8, 4, 4], "base_model": ["a", "b"] * 3,
+                         "gap": [0.1, 0.2, 0.3, 0.1, 0.0, 1.0]})
+    seeds = du.seed_orders(gaps)
+    assert list(seeds["prompt_label"]) == ["pos"] and seeds.iloc[0]["n_seeds"] == 2
+    assert seeds.iloc[0]["pairs_inconsistent"] == 1 and seeds.iloc[0]["pairs"] == 1    # the seeds disagree on a vs b
+    steps = du.step_orders(gaps.rename(columns={"seed": "s"}))
+    assert [r["prompt_label"] for r in steps] == ["pos"] and steps[0]["n_pair_flips"] == 1
+
+
+def test_published_run_orders_and_durability_counts():
+    ck = pd.DataFrame({"file": ["f1"] * 4 + ["f2"] * 2, "data_source": ["uf"] * 6, "quantity_k": [27] * 4 + [54] * 2,
+                       "method": ["BT"] * 6, "checkpoint": [1, 1, 2, 2, 1, 1],
+                       "base_family": ["Llama", "Gemma"] * 3, "gap": [-1.0, 1.0, 2.0, 1.0, -1.0, 0.5]})
+    runs = du.published_run_orders(ck)
+    assert list(runs["run"]) == ["uf 27k BT", "uf 54k BT"] and list(runs["checkpoints"]) == [2, 1]
+    assert list(runs["pair_flips"]) == [1, 0] and list(runs["final_claimed"]) == [False, True]
+    d = du.published_durability(runs, {"orders": {}})
+    assert (d["final_claimed_holds"], d["final_n"], d["checkpoints_claimed_holds"], d["checkpoints_n"],
+            d["runs_with_flip"], d["n_runs"]) == (1, 2, 1, 2, 1, 1)

@@ -105,3 +105,70 @@ def test_implicit_reward_scores_bad_input():
     rm = d.assign(reward_kind="RM score")
     with pytest.raises(ValueError, match="need LM log-probs"):
         implicit.implicit_reward_scores(rm, [("gemma-0", "llama-0")])
+
+
+def _sweeps():
+    """Two models x one prompt; model b's logits carry a larger offset (log-sum-exp) than model a's."""
+    rows = []
+    for m, offset in (("a", 1.0), ("b", 5.0)):
+        for i, lp in enumerate([-0.5, -1.0, -2.0, -3.0, -4.0, -6.0]):
+            rows.append({"model": m, "prompt_key": "best", "token_id": i, "text": ["x", " y", "z", " ", "w", "v"][i],
+                         "is_special": i == 5, "logprob": lp + (0.3 * i if m == "b" else 0.0),
+                         "logit": lp + offset + (0.3 * i if m == "b" else 0.0), "reward_kind": LM_LOGPROB})
+    return pd.DataFrame(rows)
+
+
+def test_top_bottom_tokens_skips_special_and_blank_tokens_and_ranks_each_end():
+    tb = implicit.top_bottom_tokens(_sweeps(), 2)
+    a = tb[tb["model"] == "a"]
+    assert list(a.loc[a["end"] == "top", "text"]) == ["x", " y"]
+    assert list(a.loc[a["end"] == "bottom", "text"]) == ["w", "z"]        # ' ' is blank, 'v' special: left out
+    assert list(a["rank"]) == [1, 2, 1, 2] and list(tb.index) == list(range(len(tb)))
+    wide = implicit.top_bottom_wide(a)
+    assert list(wide.columns) == ["top text", "top logprob", "top logit", "bottom text", "bottom logprob",
+                                  "bottom logit"]
+    assert wide.loc[1, "bottom text"] == "w"
+
+
+def test_logit_logprob_agreement_same_ranking_within_a_model_but_not_pooled():
+    s = _sweeps()
+    within = implicit.logit_logprob_agreement(s)
+    assert within.set_index("model")["logsumexp"].to_dict() == pytest.approx({"a": 1.0, "b": 5.0})
+    assert (within["offset_spread"] < 1e-12).all() and np.allclose(within["kendall_tau_logit_vs_logprob"], 1.0)
+    assert implicit.pooled_top_tau(implicit.top_bottom_tokens(s, 2)) < 0.999   # the offsets differ across models
+
+
+def test_families_with_base_and_instruct_needs_both_verdicts_in_one_family():
+    ev = pd.DataFrame({"family": ["Gemma", "Gemma", "Llama", "Qwen"],
+                       "verdict": ["base", "instruct", "instruct", "unknown (tiny random model)"]})
+    assert implicit.families_with_base_and_instruct(ev) == ["Gemma"]
+    assert implicit.families_with_base_and_instruct(ev[ev["family"] != "Gemma"]) == []
+
+
+def test_mean_zipf_frequent_words_score_higher_than_rare_ones():
+    assert implicit.mean_zipf(["the", "of"]) > 6 > 3 > implicit.mean_zipf(["zyzzyva"])
+
+
+def test_require_lms_refuses_a_reward_model():
+    from rmlib.registry import paper_rms
+    implicit.require_lms(["tiny-llama"])
+    with pytest.raises(ValueError, match="RM_MODELS"):
+        implicit.require_lms(["tiny-llama", paper_rms()["id"].iloc[0]])
+
+
+def test_valence_summary_and_family_panel():
+    tests = pd.DataFrame({"model": ["m1", "m1", "m2", "m2"], "valence": ["positive", "negative"] * 2,
+                          "hedges_g": [-0.5, 0.4, 0.2, -0.1], "reject": [True, False, False, False],
+                          "g_ci_low": [-1, 0, -1, -1], "g_ci_high": [0, 1, 1, 1], "p_fdr": [0.01, 0.2, 0.5, 0.6]})
+    assert implicit.valence_summary(tests) == {"n_panels": 4, "n_significant_fdr": 1, "valence_consistent": 2}
+    scores = pd.DataFrame({"model": ["m1", "m2"], "family": ["Gemma−Llama", "Gemma"]})
+    assert implicit.family_panel(tests, scores, "Gemma−Llama")["hedges_g"] == -0.5
+    assert implicit.family_panel(tests, scores, "Qwen") is None
+
+
+def test_published_top_answers_and_their_list():
+    elo = pd.DataFrame({"model": ["r1"] * 3 + ["r2"] * 3, "prompt_key": ["greatest"] * 5 + ["worst"],
+                        "item": ["a", "b", "c", "d", "e", "f"], "reward": [1, 3, 2, 5, 4, 9]})
+    top = implicit.published_top_answers(elo, "greatest", 2)
+    assert top.groupby("model")["item"].apply(list).to_dict() == {"r1": ["b", "c"], "r2": ["d", "e"]}
+    assert implicit.top_answers_list(top, 1).iloc[:, 0].to_dict() == {"r1": "b", "r2": "d"}

@@ -61,3 +61,14 @@ def test_ci_verdict_and_swarm_offsets():
     pts = pd.DataFrame({"v": [1, 1, 1, 1, 2], "y": [0.0, 0.0, 0.0, 0.0, 0.0]})
     off = charts.swarm_offsets(pts, "v", "y", step=0.1)
     assert np.allclose(sorted(off[:4]), [-0.1, 0.0, 0.1, 0.2]) and off[4] == 0.0  # spread, no two points coincide
+
+
+def test_t_interval_matches_scipy_and_is_nan_for_one_replicate():
+    from scipy import stats as sps
+    from rmlib.stats import t_interval
+    x = np.array([1.0, 2.0, 4.0, 7.0])
+    lo, hi = t_interval([x.mean(), 3.0], [x.std(ddof=1), np.nan], [len(x), 1])
+    ref = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+    assert (lo[0], hi[0]) == pytest.approx(ref) and np.isnan(lo[1]) and np.isnan(hi[1])
+    lo90, hi90 = t_interval(x.mean(), x.std(ddof=1), len(x), confidence=0.9)
+    assert hi90 - lo90 < hi[0] - lo[0]

@@ -155,3 +155,17 @@ def test_flat_identical_panels_get_p_one_not_zero():
     d = pd.DataFrame({"model": list("abcd"), "family": ["g", "g", "l", "l"], "panel": "x", "median_rank": 5.0})
     flat = gt.permutation_tests(d, panels=["panel"], n_resamples=99)
     assert flat.loc[0, "p"] == 1.0 and not flat.loc[0, "reject"]
+
+
+def test_one_way_by_matches_scipy_per_level_and_skips_levels_without_replicates():
+    from scipy import stats as st
+    from rmlib.stats import one_way_by
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"prompt": ["pos"] * 9 + ["neg"] * 3, "base": list("aaabbbccc") + list("abc"),
+                       "gap": np.r_[rng.normal(0, 1, 3), rng.normal(1, 1, 3), rng.normal(3, 1, 3), [0.0, 1.0, 2.0]]})
+    out = one_way_by(df, value="gap", factor="base", by="prompt")
+    assert list(out["prompt"]) == ["pos"]                               # 'neg' has one replicate per base
+    ref = st.f_oneway(*[g["gap"] for _, g in df[df.prompt == "pos"].groupby("base")])
+    row = out.iloc[0]
+    assert row["F"] == pytest.approx(ref.statistic) and row["p"] == pytest.approx(ref.pvalue) and row["df"] == "2, 6"
+    assert 0 < row["eta_sq"] < 1 and row["factor"] == "base"

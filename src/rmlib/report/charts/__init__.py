@@ -13,7 +13,8 @@ from rmlib.report.charts.render import (BUNDLE_NAME, MAX_ROWS, RENDERER, enable_
                                         vega_bundle_js, write_vega_bundle)
 from rmlib.report.charts.similarity import mds_map, similarity_heatmaps
 from rmlib.report.charts.teaching import predictor_scatter, teaching_trajectory_chart
-from rmlib.report.charts.tokens import enrichment_chart, rank_trajectory_chart, tail_composition_chart
+from rmlib.report.charts.tokens import (enrichment_chart, rank_trajectory_chart, tail_composition_chart,
+                                        tail_explorer, tail_table)
 from rmlib.report.charts.values import gap_chart, median_rank_chart, published_trajectory_chart, trajectory_chart
 
 __all__ = ["enable_offline", "render_html", "vega_bundle_js", "write_vega_bundle", "BUNDLE_NAME", "MAX_ROWS",
@@ -21,5 +22,6 @@ __all__ = ["enable_offline", "render_html", "vega_bundle_js", "write_vega_bundle
            "framing_slopes_chart", "framing_halves_chart", "halves_by_source_chart", "word_swarm_chart",
            "swarm_offsets", "cell_strip_chart", "median_rank_chart", "trajectory_chart", "gap_chart",
            "published_trajectory_chart", "tail_composition_chart", "rank_trajectory_chart", "enrichment_chart",
+           "tail_table", "tail_explorer",
            "similarity_heatmaps", "mds_map", "human_vs_model_ranks", "disparity_chart", "effects_chart",
            "teaching_trajectory_chart", "predictor_scatter"]

@@ -1,13 +1,14 @@
-"""Charts of the token and item chapters: tail composition, rank trajectories, topic enrichment."""
+"""Charts of the token and item chapters: tail composition, rank trajectories, topic enrichment, the tail explorer."""
 from __future__ import annotations
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
+from rmlib.report.tables import show_whitespace
 from rmlib.stats import require_columns
 
-__all__ = ["tail_composition_chart", "rank_trajectory_chart", "enrichment_chart"]
+__all__ = ["tail_composition_chart", "rank_trajectory_chart", "enrichment_chart", "tail_table", "tail_explorer"]
 
 
 def tail_composition_chart(comp: pd.DataFrame, *, by: str | None = None, title: str = "") -> alt.Chart:
@@ -78,3 +79,34 @@ def enrichment_chart(table: pd.DataFrame, label: str = "topic", title: str = "",
                  alt.Tooltip("ratio:Q", format=".2f"), alt.Tooltip("p_fdr:Q", format=".3g")])
     one = alt.Chart(pd.DataFrame({"one": [1.0]})).mark_rule(strokeDash=[4, 3], color="gray").encode(x="one:Q")
     return alt.layer(one, bars, dots, title=title).properties(width=width)
+
+
+def tail_table(sweeps: pd.DataFrame, k_max: int = 25) -> pd.DataFrame:
+    """The top and bottom tokens of each model x prompt (at most ``k_max`` and half the smallest sweep): model label,
+    prompt, tail, rank (1 = the extreme), token with whitespace shown, reward. The data of :func:`tail_explorer`."""
+    require_columns(sweeps, ["model", "model_label", "prompt", "text", "reward"])
+    k = min(k_max, int(sweeps.groupby(["model", "prompt"]).size().min() // 2))
+    parts = []
+    for (m, p), g in sweeps.groupby(["model_label", "prompt"], sort=False):
+        for tail, part in (("top", g.nlargest(k, "reward")), ("bottom", g.nsmallest(k, "reward"))):
+            parts.append(pd.DataFrame({"model": m, "prompt": p, "tail": tail, "rank": np.arange(1, len(part) + 1),
+                                       "token": [show_whitespace(t) for t in part.text], "reward": part.reward.values}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def tail_explorer(tb: pd.DataFrame) -> alt.HConcatChart:
+    """Top and bottom token bars of :func:`tail_table` with menus for model and prompt and a slider for how many
+    tokens (bound parameters, so the controls work in the static book too)."""
+    k_max = int(tb["rank"].max())
+    pick_m = alt.param(name="model_pick", value=tb.model.iloc[0],
+                       bind=alt.binding_select(options=list(dict.fromkeys(tb.model)), name="model "))
+    pick_p = alt.param(name="prompt_pick", value=tb.prompt.iloc[0],
+                       bind=alt.binding_select(options=list(dict.fromkeys(tb.prompt)), name="prompt "))
+    pick_k = alt.param(name="k_pick", value=min(10, k_max), bind=alt.binding_range(min=3, max=k_max, step=1, name="k "))
+    base = alt.Chart(tb).transform_filter(
+        (alt.datum.model == pick_m) & (alt.datum.prompt == pick_p) & (alt.datum["rank"] <= pick_k))
+    panels = [base.transform_filter(alt.datum.tail == t).mark_bar(color=c).encode(
+                  x=alt.X("reward:Q"), y=alt.Y("token:N", sort=alt.EncodingSortField("rank"), title=None),
+                  tooltip=["token:N", "rank:Q", alt.Tooltip("reward:Q", format=".3f")]
+              ).properties(title=f"{t} tokens", width=240) for t, c in (("top", "#4c78a8"), ("bottom", "#e45756"))]
+    return alt.hconcat(*panels).add_params(pick_m, pick_p, pick_k).resolve_scale(x="independent")
