@@ -85,7 +85,8 @@ def test_one_prompt_per_forward_is_the_same_result_and_key(tiny_lms, tmp_path, m
 @pytest.mark.embedded
 def test_smollm2_blinding_prompts_batched_equal_per_prompt(smollm2_lm, tmp_path):
     """SmolLM2 in float32 on a handful of the blinding chapter's prompts: P(yes) of the batched path equals the
-    per-prompt path.s to 1e-6 (on 36 prompts the largest difference is 5.1e-6: float32 rounding of the LM head on one row, see benchmarks/README.md)."""
+    per-prompt path's to 1e-6 here (over 36 prompts the largest difference is 5.1e-6, float32 rounding of the LM
+    head run on one row; see benchmarks/README.md)."""
     from rmlib.analysis.blinding_prompts import decision_prompts, load_design
 
     design = load_design().select(1, ["religion"])
