@@ -1,4 +1,4 @@
-"""Cost of the blinding chapter per model, and what bfloat16 rounding does to P(yes).
+"""Cost of the blinding chapter per model, the engine's batched path against the old one, and what bfloat16 does.
 
 For each model: the same sample of the chapter's prompts (informed, told-to-ignore and blinded, from
 data/blinding.yaml) is scored with `rmlib.engine.score_answers` (cache off) in float32 and in bfloat16, giving seconds
@@ -7,7 +7,12 @@ difference is set beside the quantity the chapter measures: the spread of P(yes)
 sampled template x axis cells, float32). A dtype whose rounding moves P(yes) by as much as the descriptors do cannot
 measure their disparity. Each model runs in its own subprocess (its own memory and model cache).
 
-    python benchmarks/blinding_cost.py [--models ...] [--per-domain 1] [--axes religion age]
+Old path against new (#17), side by side in one process, in float32: the same prompts through `score_answers` as it
+was at ``--baseline`` (a git revision; its answers.py is loaded from git beside the current one: one prompt per
+forward) and as it is now (many prompts per forward), alternating old, new, old, new; the ratios of their wall and
+CPU seconds, and the largest difference in P(yes) between them.
+
+    python benchmarks/blinding_cost.py [--models ...] [--per-domain 1] [--axes religion age] [--baseline REV]
 
 Writes benchmarks/out/blinding_cost.json and prints a table, with the load average before and after each model.
 The chapter's full run costs about (templates x (3 x descriptors + 1) + templates x descriptors) prompts per usable
@@ -24,9 +29,55 @@ import time
 from pathlib import Path
 
 MODELS = ["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct", "gemma3-270m"]
+BASELINE = "9371b3e"  # the last commit with one prompt per forward in score_answers
 
 
-def one(model: str, per_domain: int, axes: list[str], dtypes: list[str]) -> dict:
+def baseline_score_answers(rev: str):
+    """`score_answers` of revision `rev`, loaded from git as its own module (it imports today's kernels and store,
+    which kept the functions it calls)."""
+    import types
+
+    root = Path(__file__).resolve().parent.parent
+    src = subprocess.run(["git", "show", f"{rev}:src/rmlib/engine/answers.py"], cwd=root, check=True,
+                         capture_output=True, text=True).stdout
+    mod = types.ModuleType("rmlib.engine._answers_baseline")
+    mod.__file__ = f"<{rev}:src/rmlib/engine/answers.py>"
+    exec(compile(src, mod.__file__, "exec"), mod.__dict__)
+    return mod.score_answers
+
+
+def old_vs_new(lm, prompts, answers, rev: str, repeats: int = 2) -> dict:
+    """Wall and CPU seconds per prompt of the old and the new path (alternating, best of `repeats` each), their
+    ratios, and max |P(yes) old - P(yes) new|, with the load average before and after."""
+    import numpy as np
+    from scipy.special import expit
+
+    from rmlib.engine import score_answers
+
+    paths = {"old": baseline_score_answers(rev), "new": score_answers}
+    col = "score" if lm.head == "rm" else "logprob"
+    best, p = {}, {}
+    load = [os.getloadavg()[0]]
+    for _ in range(repeats):
+        for name, fn in paths.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            df = fn(lm, prompts, answers, cache=False, progress=False)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            w, c = best.get(name, (np.inf, np.inf))
+            best[name] = (min(w, wall), min(c, cpu))
+            wide = df.pivot(index="prompt", columns="answer", values=col).loc[prompts, answers].to_numpy(float)
+            p[name] = expit(wide[:, 0] - wide[:, 1])
+    load.append(os.getloadavg()[0])
+    n = len(prompts)
+    return {"old_wall_s_per_prompt": best["old"][0] / n, "old_cpu_s_per_prompt": best["old"][1] / n,
+            "new_wall_s_per_prompt": best["new"][0] / n, "new_cpu_s_per_prompt": best["new"][1] / n,
+            "wall_ratio_old_over_new": best["old"][0] / best["new"][0],
+            "cpu_ratio_old_over_new": best["old"][1] / best["new"][1],
+            "p_yes_max_abs_diff_old_new": float(np.abs(p["old"] - p["new"]).max()),
+            "compare_load": load, "compare_prompts": n, "baseline": rev}
+
+
+def one(model: str, per_domain: int, axes: list[str], dtypes: list[str], baseline: str | None = None) -> dict:
     import numpy as np
 
     from rmlib.analysis.blinding_prompts import decision_prompts, load_design
@@ -43,6 +94,8 @@ def one(model: str, per_domain: int, axes: list[str], dtypes: list[str]) -> dict
     for dtype in dtypes:
         lm = cached_model(model, LoadOptions(dtype=dtype))
         score_answers(lm, unique[:1], list(design.answers), cache=False, progress=False)  # warm-up
+        if baseline and dtype == "float32":
+            out.update(old_vs_new(lm, unique, list(design.answers), baseline))
         t0, c0 = time.perf_counter(), time.process_time()
         rows = score_answers(lm, unique, list(design.answers), cache=False, progress=False)
         out[f"s_per_prompt_{dtype}"] = (time.perf_counter() - t0) / len(unique)
@@ -69,15 +122,16 @@ def main(argv=None) -> int:
     ap.add_argument("--per-domain", type=int, default=1, help="templates per domain (4 domains)")
     ap.add_argument("--axes", nargs="+", default=["religion", "age"])
     ap.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"], help="float32 first (the chapter's)")
+    ap.add_argument("--baseline", default=BASELINE, help="git revision of the old path ('' to skip the comparison)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one:
-        print(json.dumps(one(args.one, args.per_domain, args.axes, args.dtypes)))
+        print(json.dumps(one(args.one, args.per_domain, args.axes, args.dtypes, args.baseline or None)))
         return 0
     rows = []
     for m in args.models:
         cmd = [sys.executable, __file__, "--one", m, "--per-domain", str(args.per_domain), "--axes", *args.axes,
-               "--dtypes", *args.dtypes]
+               "--dtypes", *args.dtypes, "--baseline", args.baseline]
         env = {**os.environ, "TQDM_DISABLE": "1"}
         res = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if res.returncode != 0:
@@ -91,6 +145,13 @@ def main(argv=None) -> int:
               f"({r['cpu_s_per_prompt_float32']:.3f} CPU s){bf16}  "
               f"descriptor SD {r['descriptor_sd_float32']:.4f}  load {r['load_before']:.1f}->{r['load_after']:.1f}",
               flush=True)
+        if "wall_ratio_old_over_new" in r:
+            print(f"{'':32s} old/new ({r['baseline']} vs now, fp32, {r['compare_prompts']} prompts): wall "
+                  f"{r['old_wall_s_per_prompt']:.3f}/{r['new_wall_s_per_prompt']:.3f} s/prompt = "
+                  f"{r['wall_ratio_old_over_new']:.2f}x, CPU {r['old_cpu_s_per_prompt']:.3f}/"
+                  f"{r['new_cpu_s_per_prompt']:.3f} = {r['cpu_ratio_old_over_new']:.2f}x, max |dP(yes)| "
+                  f"{r['p_yes_max_abs_diff_old_new']:.1e}, load {r['compare_load'][0]:.1f}->{r['compare_load'][1]:.1f}",
+                  flush=True)
     out = Path(__file__).parent / "out" / "blinding_cost.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(rows, indent=1))

@@ -14,7 +14,7 @@ import torch
 
 from rmlib.config import progress_bar
 from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, check_finite, check_length, resolve_model
-from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, right_pad, rm_scores_full, rm_scores_shared,
+from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, prefix_kv_many, right_pad, rm_scores_full, rm_scores_shared,
                                   supports_shared_prefix)
 from rmlib.engine.store import cache_parent, finish, model_settings, open_store, run_fields
 from rmlib.models.templates import answer_slot, check_answer, check_prompt
@@ -71,19 +71,24 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     try:
         bar = progress_bar(total=len(prompts) * len(answers), progress=progress, unit="ans",
                    desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
-        for pi, prompt in enumerate(prompts):
-            if store.valid_shard(pi, len(answers)):
-                bar.update(len(answers))
-                continue
-            slot = slots[prompt]
-            if lm.head == "lm":
-                values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar)
-            else:
-                values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar)
-            df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
-                               "n_tokens": [len(a) for a in answer_ids], **values})
-            check_finite(df, list(values), f"{lm.spec.id} under the prompt {prompt!r}")
-            store.write_shard(pi, df)
+        pending = [pi for pi in range(len(prompts)) if not store.valid_shard(pi, len(answers))]
+        bar.update((len(prompts) - len(pending)) * len(answers))
+        for group in prompt_groups(lm, [slots[prompts[pi]].prefix_ids for pi in pending]) if shared else \
+                [[i] for i in range(len(pending))]:
+            heads = prefix_kv_many(lm, [slots[prompts[pending[i]]].prefix_ids for i in group]) if shared else \
+                [(None, None)]
+            for i, (kv, first) in zip(group, heads):
+                pi = pending[i]
+                prompt = prompts[pi]
+                slot = slots[prompt]
+                if lm.head == "lm":
+                    values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar, kv, first)
+                else:
+                    values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv)
+                df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
+                                   "n_tokens": [len(a) for a in answer_ids], **values})
+                check_finite(df, list(values), f"{lm.spec.id} under the prompt {prompt!r}")
+                store.write_shard(pi, df)
         bar.close()
         return finish(store, target, len(prompts), len(prompts) * len(answers))
     finally:
@@ -91,10 +96,33 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
             shutil.rmtree(store.root, ignore_errors=True)
 
 
-def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
+PREFIX_TOKENS = 2048  # padded prompt tokens in one batched prefix forward
+LOGIT_BYTES = 2 ** 28  # the kept float32 logits of one batched prefix forward: rows x distinct last positions x vocab
+
+
+def prompt_groups(lm, prefixes) -> list[list[int]]:
+    """Indices of ``prefixes`` in groups whose prompts run through one forward (:func:`prefix_kv_many`): shortest
+    first, so a group's prompts have similar lengths (little padding, few distinct last positions), and bounded in
+    padded tokens and in the logits kept at the last positions (an LM keeps rows x distinct lengths x vocab)."""
+    order = sorted(range(len(prefixes)), key=lambda i: len(prefixes[i]))
+    vocab = lm.model.config.vocab_size if lm.head == "lm" else 0
+    groups, group = [], []
+    for i in order:
+        trial = group + [i]
+        lengths = {len(prefixes[j]) for j in trial}
+        if group and (len(trial) * max(lengths) > PREFIX_TOKENS
+                      or len(trial) * len(lengths) * vocab * 4 > LOGIT_BYTES):
+            groups.append(group)
+            trial = [i]
+        group = trial
+    return groups + [group] if group else groups
+
+
+def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv=None) -> dict:
     seqs = [[*a, *slot.suffix_ids] for a in answer_ids]
     bs = batch_size or auto_batch_size(lm, max(map(len, seqs)) + (0 if shared else len(slot.prefix_ids)))
-    kv = prefix_kv(lm, slot.prefix_ids)[0] if shared else None
+    if shared and kv is None:
+        kv = prefix_kv(lm, slot.prefix_ids)[0]
     out = []
     for s in range(0, len(seqs), bs):
         batch = seqs[s:s + bs]
@@ -107,12 +135,14 @@ def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
 
 
 @torch.inference_mode()
-def _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar) -> dict:
-    """Summed log p(answer tokens | templated prefix); token k is predicted at position P-1+k."""
+def _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar, kv=None, first=None) -> dict:
+    """Summed log p(answer tokens | templated prefix); token k is predicted at position P-1+k. ``kv`` and ``first``
+    (the prefix's keys/values and next-token log-probs, from :func:`prefix_kv_many`) are computed here when not given."""
     P = len(slot.prefix_ids)
-    kv, prefix_out = prefix_kv(lm, slot.prefix_ids) if shared else (None, None)
+    if shared and kv is None:
+        kv, prefix_out = prefix_kv(lm, slot.prefix_ids)
+        first = torch.log_softmax(prefix_out.logits[0, -1].float(), dim=-1)
     bs = batch_size or max(1, min(256, 2 ** 22 // max(lm.model.config.vocab_size, 1)))
-    first = torch.log_softmax(prefix_out.logits[0, -1].float(), dim=-1) if shared else None
     sums = []
     for s in range(0, len(answer_ids), bs):
         batch = answer_ids[s:s + bs]
