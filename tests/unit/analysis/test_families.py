@@ -10,37 +10,13 @@ from rmlib.analysis import families as fam
 from rmlib.report import prose
 
 
-PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]
+PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]  # as in the family_scores fixture
 
 
-VALENCE = {"best_ever_one": "positive", "greatest_ever_one": "positive", "worst_ever_one": "negative",
-           "bad_ever_one": "negative"}
 
-
-def synthetic_scores(n_per_family=4, n_words=30, effect=0.0, seed=0, families=("Gemma", "Llama"),
-                     kind="RM score"):
-    """Long table: Gemma models score Agency words ``effect`` higher under positive prompts."""
-    rng = np.random.default_rng(seed)
-    words = [f"w{i}" for i in range(n_words)]
-    cats = ["Agency" if i % 2 == 0 else "Communion" for i in range(n_words)]
-    rows = []
-    for fam in families:
-        for j in range(n_per_family):
-            m = f"{fam.lower()}-{j}"
-            base = rng.normal(0, 1, n_words)  # the model's own taste, shared by its prompts
-            for pk in PROMPTS:
-                s = base + rng.normal(0, 0.5, n_words)
-                if fam == families[0] and VALENCE[pk] == "positive":
-                    s = s + effect * np.array([c == "Agency" for c in cats])
-                for w, c, v in zip(words, cats, s):
-                    rows.append((m, m, fam, kind, pk, pk, VALENCE[pk], w, c, v))
-    return pd.DataFrame(rows, columns=["model", "nickname", "family", "reward_kind", "prompt_key", "prompt",
-                                       "valence", "word", "category", "reward"])
-
-
-def test_planted_family_effect_is_detected_end_to_end():
+def test_planted_family_effect_is_detected_end_to_end(family_scores):
     # 5 vs 5 models: 252 relabellings, smallest two-sided p = 2/252, so FDR over 4 panels can reject
-    res = fam.family_analysis(synthetic_scores(n_per_family=5, effect=3.0), n_resamples=999)
+    res = fam.family_analysis(family_scores(n_per_family=5, effect=3.0), n_resamples=999)
     perm = res["permutation"].set_index(["category", "valence"])
     assert res["unit"] == "model"
     hit = perm.loc[("Agency", "positive")]
@@ -54,14 +30,14 @@ def test_planted_family_effect_is_detected_end_to_end():
     assert "significant" in prose.findings_markdown(res, label="synthetic")
 
 
-def test_no_effect_gives_no_fdr_rejection_and_plain_prose():
-    res = fam.family_analysis(synthetic_scores(effect=0.0, seed=3), n_resamples=999)
+def test_no_effect_gives_no_fdr_rejection_and_plain_prose(family_scores):
+    res = fam.family_analysis(family_scores(effect=0.0, seed=3), n_resamples=999)
     assert not res["permutation"]["reject"].any()
     assert "no panel shows a significant" in prose.findings_markdown(res, label="null")
 
 
-def test_anova_and_mixed_model_degrees_of_freedom_match_design():
-    res = fam.family_analysis(synthetic_scores(n_per_family=3), n_resamples=99)
+def test_anova_and_mixed_model_degrees_of_freedom_match_design(family_scores):
+    res = fam.family_analysis(family_scores(n_per_family=3), n_resamples=99)
     a = res["anova"].set_index("term")
     n_models, n_prompts, n_cats, n_val = 6, len(PROMPTS), 2, 2
     assert a.loc["category", "df"] == n_cats - 1 and a.loc["valence", "df"] == n_val - 1
@@ -77,46 +53,46 @@ def test_anova_and_mixed_model_degrees_of_freedom_match_design():
     assert "F(1, " in prose.anova_sentence(res, "category")
 
 
-def test_one_model_per_family_falls_back_to_prompts_and_says_so():
-    res = fam.family_analysis(synthetic_scores(n_per_family=1), n_resamples=99)
+def test_one_model_per_family_falls_back_to_prompts_and_says_so(family_scores):
+    res = fam.family_analysis(family_scores(n_per_family=1), n_resamples=99)
     assert res["unit"] == "prompt" and res["mixed"] is None
     assert any("particular models" in n for n in res["notes"])
     assert "compare these particular models" in prose.findings_markdown(res, label="one each")
 
 
-def test_family_analysis_bad_input():
+def test_family_analysis_bad_input(family_scores):
     with pytest.raises(ValueError, match="families"):
-        fam.family_analysis(synthetic_scores(), families=("Gemma", "Qwen"))
+        fam.family_analysis(family_scores(), families=("Gemma", "Qwen"))
     with pytest.raises(ValueError, match="by must"):
-        fam.family_analysis(synthetic_scores(), by=("category",))
+        fam.family_analysis(family_scores(), by=("category",))
 
 
-def test_word_contrast_null_rate_and_planted_category_effect():
+def test_word_contrast_null_rate_and_planted_category_effect(family_scores):
     rng = np.random.default_rng(0)
     rejections = []
     for seed in range(60):
-        d = synthetic_scores(n_per_family=1, n_words=24, seed=seed, families=("Gemma",))
+        d = family_scores(n_per_family=1, n_words=24, seed=seed, families=("Gemma",))
         res = fam.word_contrast(d, panels=("valence",), n_resamples=199, seed=seed)
         rejections.append((res["p"] < 0.05).mean())
     # two panels x 60 seeds: the raw false-positive rate stays near 5% (binomial sd about 2%)
     assert np.mean(rejections) < 0.12
-    d = synthetic_scores(n_per_family=1, n_words=24, seed=1, families=("Gemma",), effect=4.0)
+    d = family_scores(n_per_family=1, n_words=24, seed=1, families=("Gemma",), effect=4.0)
     res = fam.word_contrast(d, panels=("valence",), n_resamples=999).set_index("valence")
     assert res.loc["positive", "reject"] and res.loc["positive", "g_ci_high"] < 0
     del rng
 
 
-def test_family_analyses_skip_a_table_without_both_families():
-    tables = {"published": synthetic_scores(n_per_family=2), "compute": synthetic_scores(families=("Gemma", "Qwen"))}
+def test_family_analyses_skip_a_table_without_both_families(family_scores):
+    tables = {"published": family_scores(n_per_family=2), "compute": family_scores(families=("Gemma", "Qwen"))}
     res = fam.family_analyses(tables, n_resamples=99)
     assert set(res) == {"published"} and res["published"]["unit"] == "model"
     with pytest.raises(ValueError, match="two base families"):
         fam.family_analyses(tables, families=("Gemma",))
 
 
-def test_compare_with_published_reruns_the_reference_on_the_shared_prompts_and_words():
-    published = synthetic_scores(n_per_family=3, effect=3.0, seed=1)
-    computed = synthetic_scores(n_per_family=1, effect=3.0, seed=2, kind="LM log-prob (implicit reward)")
+def test_compare_with_published_reruns_the_reference_on_the_shared_prompts_and_words(family_scores):
+    published = family_scores(n_per_family=3, effect=3.0, seed=1)
+    computed = family_scores(n_per_family=1, effect=3.0, seed=2, kind="LM log-prob (implicit reward)")
     computed = computed[computed["word"].isin([f"w{i}" for i in range(20)])]
     tables = {"published": published, "compute": computed}
     results = fam.family_analyses(tables, n_resamples=99)

@@ -10,11 +10,8 @@ from rmlib.data import LM_LOGPROB
 import rmlib.data as data
 
 
-PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]
+PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]  # as in the family_scores fixture
 
-
-VALENCE = {"best_ever_one": "positive", "greatest_ever_one": "positive", "worst_ever_one": "negative",
-           "bad_ever_one": "negative"}
 
 
 def test_mwlr_matches_its_definition_on_known_values():
@@ -50,38 +47,17 @@ def test_mwlr_and_dpo_reject_bad_input():
     np.testing.assert_allclose(implicit.dpo_log_ratio([-1.0, -3.0], [-2.0, -2.0], beta=0.5), [0.5, -0.5])
 
 
-def synthetic_scores(n_per_family=4, n_words=30, effect=0.0, seed=0, families=("Gemma", "Llama"),
-                     kind="RM score"):
-    """Long table: Gemma models score Agency words ``effect`` higher under positive prompts."""
-    rng = np.random.default_rng(seed)
-    words = [f"w{i}" for i in range(n_words)]
-    cats = ["Agency" if i % 2 == 0 else "Communion" for i in range(n_words)]
-    rows = []
-    for fam in families:
-        for j in range(n_per_family):
-            m = f"{fam.lower()}-{j}"
-            base = rng.normal(0, 1, n_words)  # the model's own taste, shared by its prompts
-            for pk in PROMPTS:
-                s = base + rng.normal(0, 0.5, n_words)
-                if fam == families[0] and VALENCE[pk] == "positive":
-                    s = s + effect * np.array([c == "Agency" for c in cats])
-                for w, c, v in zip(words, cats, s):
-                    rows.append((m, m, fam, kind, pk, pk, VALENCE[pk], w, c, v))
-    return pd.DataFrame(rows, columns=["model", "nickname", "family", "reward_kind", "prompt_key", "prompt",
-                                       "valence", "word", "category", "reward"])
-
-
-def lm_table():
-    d = pd.concat([synthetic_scores(n_per_family=1, families=("Gemma",), kind=LM_LOGPROB),
-                   synthetic_scores(n_per_family=1, families=("Llama",), kind=LM_LOGPROB, seed=5),
-                   synthetic_scores(n_per_family=1, families=("Qwen",), kind=LM_LOGPROB, seed=6)])
+def lm_table(family_scores):
+    d = pd.concat([family_scores(n_per_family=1, families=("Gemma",), kind=LM_LOGPROB),
+                   family_scores(n_per_family=1, families=("Llama",), kind=LM_LOGPROB, seed=5),
+                   family_scores(n_per_family=1, families=("Qwen",), kind=LM_LOGPROB, seed=6)])
     d["reward"] = -np.abs(d["reward"]) - 1.0                      # log-probs are negative
     d["adjective"] = d["superlative"] = d["phrasing"] = "x"
     return d
 
 
-def test_implicit_reward_scores_shape_and_values():
-    d = lm_table()
+def test_implicit_reward_scores_shape_and_values(family_scores):
+    d = lm_table(family_scores)
     out = implicit.implicit_reward_scores(d, [("gemma-0", "llama-0"), ("gemma-0", "qwen-0")])
     assert len(out) == 2 * len(PROMPTS) * 30
     assert set(out["model"]) == {"MWLR(gemma-0‖llama-0)", "MWLR(gemma-0‖qwen-0)"}
@@ -94,8 +70,8 @@ def test_implicit_reward_scores_shape_and_values():
     assert list(out.columns[:4]) == ["model", "nickname", "family", "reward_kind"]
 
 
-def test_implicit_reward_scores_bad_input():
-    d = lm_table()
+def test_implicit_reward_scores_bad_input(family_scores):
+    d = lm_table(family_scores)
     with pytest.raises(ValueError, match="compares a model with itself"):
         implicit.implicit_reward_scores(d, [("gemma-0", "gemma-0")])
     with pytest.raises(ValueError, match="not in the log-prob table"):
