@@ -123,3 +123,13 @@ def test_page_shows_the_parameters_once_as_a_table(tiny_book):
     text = (tiny_book["html"] / "book" / "_executed" / f"{CHAPTER}.html").read_text(encoding="utf-8")
     assert text.count("Parameters of this run") == 1
     assert "PROMPT_KEY = " not in text  # no raw parameters cell
+
+
+def test_a_chapter_run_prints_no_kernel_transport_warning(tmp_path, capfd):
+    """ipykernel warned 'Kernel is running over TCP without encryption' once per chapter in the make book log;
+    the runner now talks to the kernel over private Unix sockets, which it cleans up."""
+    result = book.run_chapter(CHAPTER, tiny=True, output_dir=tmp_path, force=True, log=lambda *_: None)
+    captured = capfd.readouterr()
+    assert result.path.exists() and result.ran
+    assert "without encryption" not in captured.err + captured.out
+    assert not [p for p in tmp_path.rglob("kernel-*")], "IPC sockets are left behind"

@@ -17,7 +17,7 @@ from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, BookErr
 from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
-__all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "previous_seconds", "remaining_estimate",
+__all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "previous_seconds", "remaining_estimate",
            "glued", "cell_errors"]
 
 
@@ -75,7 +75,8 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
             source = Path(tmp.name) / f"{name}.ipynb"  # the template, less the cells kept for other chapters
             source.write_text(json.dumps(chapter_cells(name)), encoding="utf-8")
             papermill.execute_notebook(str(source), str(out), parameters=params, cwd=str(NOTEBOOKS),
-                                       kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+                                       kernel_name="python3", progress_bar=False, execution_timeout=timeout,
+                                       config=kernel_config(tmp.name))
     except papermill.PapermillExecutionError as e:
         raise BookError(f"{name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
                         f"See the executed notebook {out} for the traceback.") from None
@@ -90,6 +91,18 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
     stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
+
+
+def kernel_config(folder: str | os.PathLike):
+    """The kernel's traitlets config: talk to it over Unix sockets in ``folder`` (a private temporary folder)
+    rather than local TCP. ipykernel warns on every start that TCP is unencrypted, a line per chapter in the
+    ``make book`` log that said nothing about the book; IPC sockets are private to the user and need no ports."""
+    from traitlets.config import Config
+
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = str(Path(folder) / "kernel")  # sockets kernel-1 ... kernel-5, removed at shutdown
+    return config
 
 
 @contextlib.contextmanager
