@@ -12,7 +12,8 @@
 #       -f notebooks/params/x.yaml -y 'MODELS: [...]' --cwd notebooks && .venv/bin/python -m rmlib.book html
 # except for a chapter of a shared template (big_two, moral_foundations: value_profiles.ipynb), where the runner
 # also sets CHAPTER and the chapter's defaults and keeps only that chapter's cells: use `make chapter` for those.
-# `make book` prints each stale chapter as "chapter i/N" with the estimated time left (from its last run times).
+# `make book` prints each stale chapter as "chapter i/N" with the estimated time left (from its last run times, else
+# from book/reference_times.yaml: see tools/reference_times.py).
 
 BOOK := $(BIN)/python -m rmlib.book
 NB ?=

@@ -11,14 +11,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
-from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, BookError, chapter_cells, chapters,
+from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, chapter_cells, chapters,
                                  in_run_order, missing_results, parameters, with_results_dir)
 from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
-__all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "previous_seconds", "remaining_estimate",
+__all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "reference_seconds",
+           "REFERENCE_TIMES", "previous_seconds", "remaining_estimate",
            "glued", "cell_errors"]
+
+REFERENCE_TIMES = ROOT / "book" / "reference_times.yaml"  # full-parameter chapter times on a reference machine
 
 
 @dataclass
@@ -137,13 +142,31 @@ def previous_seconds(name: str, output_dir: str | os.PathLike = EXECUTED) -> flo
         return None
 
 
-def remaining_estimate(names: list[str], seconds: dict[str, float | None]) -> str:
-    """The time left for the chapters still to run (``about 12 min left``), from their last run times; a chapter
-    never timed is named, not guessed."""
-    known = [seconds[n] for n in names if seconds.get(n) is not None]
-    unknown = [n for n in names if seconds.get(n) is None]
-    total = sum(known)
-    parts = [f"about {total / 60:.0f} min left" if total >= 60 else f"about {total:.0f} s left"] if known else []
+def reference_seconds(path: str | os.PathLike | None = None) -> dict[str, float]:
+    """Each chapter's full-parameter run time on a reference machine (:data:`REFERENCE_TIMES`, written by
+    ``tools/reference_times.py`` from a cold build's stamps): the estimate for a chapter that never ran here, so a
+    fresh clone's first ``make book`` shows a time left too. {} when the file is missing or unreadable."""
+    try:
+        data = yaml.safe_load(Path(path or REFERENCE_TIMES).read_text(encoding="utf-8")) or {}
+        return {str(k): float(v) for k, v in (data.get("seconds") or {}).items()}
+    except (OSError, yaml.YAMLError, AttributeError, TypeError, ValueError):
+        return {}
+
+
+def remaining_estimate(names: list[str], seconds: dict[str, float | None],
+                       reference: dict[str, float] | None = None) -> str:
+    """The time left for the chapters still to run (``about 12 min left``), from their last run times here, else
+    from ``reference`` (said so: ``2 by the reference timings``); a chapter timed nowhere is named, not guessed."""
+    reference = reference or {}
+    own = {n: seconds[n] for n in names if seconds.get(n) is not None}
+    ref = {n: reference[n] for n in names if n not in own and n in reference}
+    unknown = [n for n in names if n not in own and n not in ref]
+    total = sum(own.values()) + sum(ref.values())
+    parts = []
+    if own or ref:
+        parts.append(f"about {total / 60:.0f} min left" if total >= 60 else f"about {total:.0f} s left")
+        if ref:
+            parts[-1] += f" ({len(ref)} chapter(s) by the reference timings)" if own else " (by the reference timings)"
     if unknown:
         parts.append(f"never timed: {', '.join(unknown)}")
     return " + ".join(parts) if parts else "nothing left"
@@ -162,8 +185,9 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
     order = in_run_order(list(names or chapters()))
     stale = [n for n in order if _is_stale(n, output_dir, kwargs)]
     seconds = {n: previous_seconds(n, output_dir) for n in stale}
+    reference = {} if kwargs.get("tiny") or kwargs.get("params_file") or kwargs.get("overrides") else reference_seconds()
     if stale:
-        log(f"[book] {len(stale)} of {len(order)} chapter(s) to run, {remaining_estimate(stale, seconds)}")
+        log(f"[book] {len(stale)} of {len(order)} chapter(s) to run, {remaining_estimate(stale, seconds, reference)}")
     results, failures = [], []
     for i, n in enumerate(order, 1):
         if n not in stale and _is_stale(n, output_dir, kwargs):  # e.g. claims, once the results it reads changed
@@ -171,7 +195,7 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
             seconds[n] = previous_seconds(n, output_dir)
         todo = [m for m in stale if order.index(m) >= i - 1]
         if n in stale:
-            log(f"[book] chapter {i}/{len(order)}: {n}, {remaining_estimate(todo, seconds)}")
+            log(f"[book] chapter {i}/{len(order)}: {n}, {remaining_estimate(todo, seconds, reference)}")
         try:
             results.append(run_chapter(n, **kwargs))
         except BookError as e:

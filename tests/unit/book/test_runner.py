@@ -9,11 +9,45 @@ from rmlib import book
 from rmlib.book import runner
 
 
+@pytest.fixture(autouse=True)
+def no_reference_times(tmp_path, monkeypatch):
+    """These tests build their own timings; the project's book/reference_times.yaml must not leak in."""
+    monkeypatch.setattr(runner, "REFERENCE_TIMES", tmp_path / "no-reference-times.yaml")
+
+
 def test_remaining_estimate_sums_last_run_times_and_names_chapters_never_timed():
     assert runner.remaining_estimate(["a", "b"], {"a": 30.0, "b": 20.0}) == "about 50 s left"
     assert runner.remaining_estimate(["a", "b"], {"a": 600.0, "b": 120.0}) == "about 12 min left"
     assert runner.remaining_estimate(["a", "b"], {"a": 30.0, "b": None}) == "about 30 s left + never timed: b"
     assert runner.remaining_estimate(["b"], {"b": None}) == "never timed: b"
+
+
+def test_remaining_estimate_falls_back_on_reference_timings_and_says_so():
+    ref = {"b": 600.0, "c": 60.0}
+    assert runner.remaining_estimate(["b"], {"b": None}, ref) == "about 10 min left (by the reference timings)"
+    assert (runner.remaining_estimate(["a", "b", "d"], {"a": 60.0, "b": None, "d": None}, ref)
+            == "about 11 min left (1 chapter(s) by the reference timings) + never timed: d")
+    assert runner.remaining_estimate(["c"], {"c": 30.0}, ref) == "about 30 s left"  # this machine's own time wins
+
+
+def test_a_cold_build_shows_the_time_left_from_the_reference_file(tmp_path, monkeypatch):
+    """A fresh clone has no stamps: the first `make book` used to say only "never timed" for every chapter."""
+    ref = tmp_path / "reference_times.yaml"
+    ref.write_text("machine: {cpus: 2}\nseconds: {about: 60, heterogeneity: 540.0}\n")
+    monkeypatch.setattr(runner, "REFERENCE_TIMES", ref)
+    monkeypatch.setattr(runner, "run_chapter", lambda name, **kw: runner.RunResult(name, tmp_path, True, 0.0, {}))
+    lines = []
+    runner.run_chapters(["about", "heterogeneity", "method"], output_dir=tmp_path, log=lines.append)
+    assert lines[0] == ("[book] 3 of 3 chapter(s) to run, about 10 min left (by the reference timings) "
+                        "+ never timed: method")
+    lines.clear()  # a tiny run is not what the reference timed
+    runner.run_chapters(["about"], output_dir=tmp_path, log=lines.append, tiny=True, force=True)
+    assert lines[0] == "[book] 1 of 1 chapter(s) to run, never timed: about"
+
+
+def test_the_projects_reference_file_reads_and_names_real_chapters():
+    ref = runner.reference_seconds(book.ROOT / "book" / "reference_times.yaml")  # the autouse fixture hides it
+    assert ref and set(ref) <= set(book.chapters()) and all(s > 0 for s in ref.values())
 
 
 def test_previous_seconds_reads_the_stamp_and_is_none_without_one(tmp_path):

@@ -1,0 +1,39 @@
+"""tools/reference_times.py: the reference timings come only from runs with the chapters' full parameters."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from rmlib import book
+from rmlib.book import runner
+
+_spec = importlib.util.spec_from_file_location("reference_times",
+                                               Path(__file__).resolve().parents[3] / "tools" / "reference_times.py")
+rt = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rt)
+
+
+def _stamp(executed: Path, name: str, params: dict, seconds: float):
+    book.stamp_path(name, executed).write_text(json.dumps({"hash": "x", "parameters": params, "seconds": seconds},
+                                                          default=str))
+
+
+def test_only_full_parameter_runs_become_reference_timings(tmp_path):
+    executed, out = tmp_path / "executed", tmp_path / "reference_times.yaml"
+    executed.mkdir()
+    full = {**book.parameters("heterogeneity", validate=False), book.RESULTS_PARAMETER: "/somewhere/results"}
+    _stamp(executed, "heterogeneity", full, 42.04)
+    _stamp(executed, "distributions", {"MODE": "published", "TOP_K": 3}, 7.0)    # a hand-parameterised run
+    _stamp(executed, "about", book.parameters("about", tiny=True, validate=False), 5.0)  # tiny defaults
+    assert rt.main(["--executed", str(executed), "--out", str(out), "--only-new"]) == 0
+    assert runner.reference_seconds(out) == {"heterogeneity": 42.0}
+    out.write_text(out.read_text().replace("heterogeneity: 42.0", "heterogeneity: 42.0\n  method: 500.0"))
+    assert rt.main(["--executed", str(executed), "--out", str(out)]) == 0  # keeps what it cannot replace
+    assert runner.reference_seconds(out) == {"heterogeneity": 42.0, "method": 500.0}
+
+
+def test_no_full_run_stamps_is_an_error_and_writes_nothing(tmp_path):
+    out = tmp_path / "reference_times.yaml"
+    assert rt.main(["--executed", str(tmp_path), "--out", str(out)]) == 1
+    assert not out.exists()

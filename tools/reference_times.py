@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Write book/reference_times.yaml: how long each chapter took with its full-run parameters, read from the stamps of
+a cold `make book` (book/_executed/<chapter>.stamp), so that a fresh clone's first `make book` can show the time left
+for chapters that never ran on that machine (rmlib.book.runner.reference_seconds).
+
+Only stamps whose parameters are the chapter's full-run parameters (notebooks/params/<chapter>.yaml) count: a tiny
+or hand-parameterised run says nothing about the book's cost. Chapters without such a stamp keep the value already in
+the file (if any); pass --only-new to start from an empty table. Run it after a cold build on a quiet machine, and
+commit the file with the machine's description, which the script records (CPU count, load average, date).
+
+    python tools/reference_times.py                       # from book/_executed
+    python tools/reference_times.py --executed /tmp/fresh/book/_executed
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from rmlib import book  # noqa: E402
+from rmlib.book import runner  # noqa: E402
+
+HEADER = """\
+# Seconds each chapter took with its full-run parameters (notebooks/params/<chapter>.yaml) on a cold cache: the
+# estimate `make book` shows for a chapter that has never run on this machine (its own stamps are used once it has).
+# Written by tools/reference_times.py from a cold build's stamps; do not edit by hand. A chapter missing here is
+# reported as "never timed". Times depend on the machine and its load (recorded below): read them as a rough guide.
+"""
+
+
+def full_run_seconds(executed: Path) -> dict[str, float]:
+    """{chapter: seconds} for every stamp in ``executed`` that records a run with the chapter's full parameters."""
+    out = {}
+    for name in book.chapters():
+        stamp = book.stamp_path(name, executed)
+        try:
+            data = json.loads(stamp.read_text())
+        except (OSError, ValueError):
+            continue
+        ran = {k: v for k, v in (data.get("parameters") or {}).items() if k != book.RESULTS_PARAMETER}
+        full = {k: v for k, v in book.parameters(name, validate=False).items() if k != book.RESULTS_PARAMETER}
+        if ran == json.loads(json.dumps(full, default=str)) and data.get("seconds") is not None:
+            out[name] = round(float(data["seconds"]), 1)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--executed", type=Path, default=book.EXECUTED, help="the executed chapters' folder")
+    ap.add_argument("--out", type=Path, default=runner.REFERENCE_TIMES)
+    ap.add_argument("--only-new", action="store_true", help="drop chapters that have no full-run stamp here")
+    args = ap.parse_args(argv)
+    found = full_run_seconds(args.executed)
+    if not found:
+        print(f"no full-parameter stamps in {args.executed}: run `make book` first", file=sys.stderr)
+        return 1
+    seconds = ({} if args.only_new else runner.reference_seconds(args.out)) | found
+    machine = {"cpus": os.cpu_count(), "load_average_at_writing": [round(x, 1) for x in os.getloadavg()],
+               "written": dt.date.today().isoformat()}
+    body = yaml.safe_dump({"machine": machine, "seconds": dict(sorted(seconds.items()))}, sort_keys=False)
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(HEADER + body, encoding="utf-8")
+    os.replace(tmp, args.out)
+    print(f"wrote {args.out}: {len(found)} chapter(s) from {args.executed}, {len(seconds)} in all")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
