@@ -40,7 +40,9 @@ One name per concept across chapters:
 | `RESULTS_DIR` | where a chapter writes its numbers (`RESULTS_DIR/<chapter>.json`); set by the book and the tests |
 | `MODE` | `published` (the authors' released scores), `compute` (fresh rewards for `MODELS`) or `both` |
 | `MODELS`, `PUBLISHED_MODELS` | model ids to compute rewards for; published RMs to analyse (`None`: all 10) |
-| `PROMPT_KEY(S)`, `COMPUTE_PROMPT_KEY(S)` | prompts by key: of the published scores; of the compute sweep |
+| `PROMPT_KEY(S)`, `COMPUTE_PROMPT_KEY(S)` | prompts by key (`rmlib.data.prompt_text`): of the published scores; of the compute sweep |
+| `SWEEP_PROMPT_KEYS`, `PROFILE_PROMPT_KEYS` | where one chapter computes two prompt sets: its whole-vocabulary sweeps; its value-profile words |
+| `PROMPT_TEXT(S)`, `COMPUTE_PROMPT_TEXT` | prompts given as text rather than by key (any question of your own) |
 | `TOKENS` | compute: the first N token ids, `[start, stop]`, or `None` (whole vocabulary) |
 | `N_PERMUTATIONS` | draws of a permutation test |
 | `N_BOOTSTRAP` | bootstrap resamples of a confidence interval |

@@ -117,7 +117,7 @@ def lm_token_sweeps(models: Sequence[str], prompts: pd.Series, prompt_keys: Sequ
     from rmlib.engine import token_rewards
     unknown = sorted(set(prompt_keys) - set(prompts.index))
     if unknown:
-        raise ValueError(f"SWEEP_PROMPTS {unknown} unknown; choose from {list(prompts.index)}")
+        raise ValueError(f"SWEEP_PROMPT_KEYS {unknown} unknown; choose from {list(prompts.index)}")
     parts = []
     for m in models:
         for key in prompt_keys:

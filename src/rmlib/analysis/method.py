@@ -19,7 +19,7 @@ def live_sweeps(models: Sequence[str], prompts: Sequence[str], tokens: int | Non
     ``model_label`` (the registry nickname, else the id); refuses empty lists and too few tokens for the tables."""
     from rmlib.engine import token_rewards
     if not models or not prompts:
-        raise ValueError("MODELS and PROMPTS must each name at least one entry")
+        raise ValueError("MODELS and PROMPT_TEXTS must each name at least one entry")
     if tokens is not None and tokens < 2 * top_k:
         raise ValueError(f"TOKENS={tokens} is smaller than 2 x TOP_K={2 * top_k}; raise TOKENS or lower TOP_K")
     ids = None if tokens is None else slice(0, int(tokens))

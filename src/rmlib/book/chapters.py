@@ -26,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from rmlib.book.parameter_check import unknown_parameter_hint
 from rmlib.config import PROJECT_ROOT
 
 __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER", "BookError",
@@ -202,7 +203,8 @@ def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike 
     for origin, values in sources:
         unknown = sorted(set(values) - set(declared)) if validate else []
         if unknown:
-            raise BookError(f"{origin}: parameters {unknown} are not in the parameters cell of "
+            named = [u + unknown_parameter_hint(u, declared) for u in unknown]
+            raise BookError(f"{origin}: parameters {named} are not in the parameters cell of "
                             f"{template(name)} (declared: {sorted(declared)})")
         merged.update(values)
     return merged

@@ -24,6 +24,27 @@ PAPERMILL_COMMENT = "# Parameters"   # first line of the cell papermill injects 
 PAPERMILL_BUILTINS = {"pm"}          # papermill's own injected names
 
 
+# Parameters renamed so that one concept has one name across chapters (issue #13): prompts given by key end in _KEY(S),
+# prompts given as text in _TEXT(S). An old name gets "renamed to ..." instead of a bare "not a parameter".
+RENAMED = {
+    "SWEEP_PROMPTS": ("SWEEP_PROMPT_KEYS",),                      # implicit_rewards
+    "PROMPT_KEYS": ("PROFILE_PROMPT_KEYS", "COMPUTE_PROMPT_KEYS"),  # implicit_rewards; longer_answers
+    "PROMPTS": ("PROMPT_TEXTS",),                                 # method
+    "COMPUTE_PROMPT": ("COMPUTE_PROMPT_TEXT",),                   # good_teachers
+}
+
+
+def unknown_parameter_hint(name: str, declared) -> str:
+    """Why ``name`` is not among ``declared``, when that can be told: a renamed parameter, or a likely
+    misspelling (`` (did you mean MODE?)``); else ''."""
+    declared = list(declared)
+    renamed = [new for new in RENAMED.get(name.upper(), ()) if new in declared]
+    if renamed:
+        return f" (renamed {renamed[0]})"
+    close = difflib.get_close_matches(name.upper(), declared, n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 class ParameterError(ValueError):
     """A chapter was given a parameter it does not declare, or a value it cannot use."""
 
@@ -110,9 +131,7 @@ def check_parameters(namespace: dict | None = None, *, history: list[str] | None
     problems = []
     given = [n for src in injected for n in _assignments(src) if n not in PAPERMILL_BUILTINS]
     for name in sorted(set(given) - set(declared)):
-        close = difflib.get_close_matches(name.upper(), list(declared), n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        problems.append(f"{name} is not a parameter of this chapter{hint}")
+        problems.append(f"{name} is not a parameter of this chapter{unknown_parameter_hint(name, declared)}")
     for name, allowed in choices.items():
         if name not in declared:
             raise ParameterError(f"check_parameters({name}=...): the parameters cell declares no {name}")

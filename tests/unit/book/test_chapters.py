@@ -20,6 +20,17 @@ def test_unknown_parameter_is_a_clear_error(tmp_path):
         book.parameters("no_such_chapter")
 
 
+@pytest.mark.parametrize("chapter, old, new", [("implicit_rewards", "SWEEP_PROMPTS", "SWEEP_PROMPT_KEYS"),
+                                                ("implicit_rewards", "PROMPT_KEYS", "PROFILE_PROMPT_KEYS"),
+                                                ("method", "PROMPTS", "PROMPT_TEXTS"),
+                                                ("good_teachers", "COMPUTE_PROMPT", "COMPUTE_PROMPT_TEXT")])
+def test_a_renamed_parameter_says_its_new_name(chapter, old, new):
+    """One name per prompt concept (#13): a user's old parameter file gets the new name, not a bare refusal."""
+    with pytest.raises(book.BookError, match=f"'{old} \\(renamed {new}\\)'"):
+        book.parameters(chapter, overrides={old: ["greatest"]})
+    assert new in book.declared_parameters(chapter) and old not in book.declared_parameters(chapter)
+
+
 def test_full_run_parameter_files_match_their_templates():
     names = book.chapters()
     assert CHAPTER in names

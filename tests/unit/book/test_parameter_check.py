@@ -16,7 +16,8 @@ def _history(params: str, *injected: str) -> list[str]:
     return ["", "import os", params, *injected, "check_parameters()"]
 
 
-PARAMS = 'MODE = "published"  # a comment\nMODELS = ["a", "b"]\nN = 400\nRATE = 0.5\nFLAG = False\nPATH = None\n'
+PARAMS = ('MODE = "published"  # a comment\nMODELS = ["a", "b"]\nN = 400\nRATE = 0.5\nFLAG = False\nPATH = None\n'
+          'PROMPT_TEXTS = ["Why?"]\n')
 
 
 @pytest.mark.parametrize("values, message", [
@@ -28,6 +29,7 @@ PARAMS = 'MODE = "published"  # a comment\nMODELS = ["a", "b"]\nN = 400\nRATE = 
     ({"MODE": "both"}, "MODE='both': choose one of"),
     ({"MOEDLS": ["x"]}, "MOEDLS is not a parameter of this chapter \\(did you mean MODELS\\?\\)"),
     ({"mode": "compute"}, "mode is not a parameter of this chapter \\(did you mean MODE\\?\\)"),
+    ({"PROMPTS": ["x"]}, "PROMPTS is not a parameter of this chapter \\(renamed PROMPT_TEXTS\\)"),
 ])
 def test_check_parameters_catches(values, message):
     ns = {}
