@@ -41,6 +41,7 @@ FULL_SKIP = {
     "method": "sweeps the whole vocabularies of the embedded models and an RM that the finetuning chapter trains",
     "implicit_rewards": "sweeps the whole vocabularies of the three embedded LMs (no published mode)",
     "finetuning": "trains 18 reward models (about 45 minutes)",
+    "blinding": "scores 200 decision prompts with each embedded LM and an RM the finetuning chapter trains (no published mode)",
 }
 
 # Result keys renamed on purpose ("one name per concept"): (chapter, dotted path in the old results, new path).

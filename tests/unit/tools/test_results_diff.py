@@ -5,10 +5,9 @@ from pathlib import Path
 import importlib.util
 import json
 
+from rmlib import book
 
 _spec = importlib.util.spec_from_file_location("results_diff", Path(__file__).resolve().parents[3] / "tools" / "results_diff.py")
-
-
 rd = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rd)
 
@@ -56,3 +55,11 @@ def test_a_renamed_key_inside_records_is_mapped_in_every_record():
     assert rd._rename(before, "love_freedom[].score", "love_freedom[].reward")
     assert before == {"love_freedom": [{"word": "love", "reward": 1.0}, {"word": "freedom", "reward": 2.0}]}
     assert not rd._rename(before, "love_freedom[].score", "love_freedom[].reward")  # nothing left to rename
+
+
+def test_the_full_set_skips_every_chapter_without_a_published_mode():
+    """The full set runs published mode; a compute-only chapter there would train or sweep for many minutes
+    (blinding's 800 decision prompts were run by surprise before it was listed)."""
+    cheap = {"about", "claims"}  # no models: the about page reads one file, claims reads the others' results
+    compute_only = {n for n in book.chapters() if "MODE" not in book.declared_parameters(n)} - cheap
+    assert compute_only <= set(rd.FULL_SKIP), sorted(compute_only - set(rd.FULL_SKIP))
