@@ -188,6 +188,25 @@ def test_no_sequence_is_scored_twice(tiny_rms, tmp_path, monkeypatch):
     assert res.frame["n_seen"].sum() > 0  # duplicates were proposed, and skipped
 
 
+def test_no_gradient_is_taken_twice(tiny_rms, tmp_path, monkeypatch):
+    """A step that keeps its best sequence expands it again: its top-k comes from the gradient already taken."""
+    lm = tiny_rms["llama"]
+    expanded = []
+    honest = Objective.gradient
+
+    def recording(self, ids):
+        expanded.append(tuple(ids))
+        return honest(self, ids)
+
+    monkeypatch.setattr(Objective, "gradient", recording)
+    res = gcg(lm, PROMPT, length=2, steps=10, restarts=1, tokens=range(40, 52), config=SMALL, cache_root=tmp_path,
+              progress=False)
+    assert len(expanded) == len(set(expanded))
+    best = [tuple(ids) for ids in res.frame["ids"]]
+    assert any(a == b for a, b in zip(best, best[1:]))  # a step kept its best: the old search took that gradient again
+    assert len(expanded) < 10
+
+
 def test_a_killed_run_resumes_to_the_same_result_and_is_then_served_from_cache(tiny_rms, tmp_path, monkeypatch):
     lm = tiny_rms["qwen2"]
     kw = dict(length=2, steps=3, restarts=3, config=SMALL, progress=False)
