@@ -11,6 +11,7 @@ rate, both measured in this one process with the same model and prompt.
 
 The scalar head is untrained (speed only; not a finding). Results go to benchmarks/out/gcg_speed.json.
 Usage:  .venv/bin/python benchmarks/gcg_speed.py [--model smollm2-135m-instruct] [--steps 10] [--head rm|lm]
+                                                [--threads 2]
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--length", type=int, default=4)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--sweep-tokens", type=int, default=1024)
+    ap.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
+                    help="torch threads (on a shared machine whose load exceeds its cores, 1 is far faster)")
     args = ap.parse_args(argv)
 
     import torch
@@ -40,7 +43,7 @@ def main(argv=None) -> dict:
     from rmlib.engine.gcg import GCGConfig, Objective, gcg
     from rmlib.models import answer_slot, load_model
 
-    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    torch.set_num_threads(args.threads)
     load_start = os.getloadavg()
     lm = load_model(args.model, head=args.head, allow_untrained_head=args.head == "rm")
     slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
@@ -71,7 +74,8 @@ def main(argv=None) -> dict:
                       cache_root=tmp, progress=False)
         finally:
             Objective.rewards = honest
-    out = {"model": args.model, "head": args.head, "dtype": str(lm.dtype), "length": args.length,
+    out = {"model": args.model, "head": args.head, "dtype": str(lm.dtype), "threads": args.threads,
+           "length": args.length,
            "steps": args.steps, "config": vars(GCGConfig()), "gcg_seconds": res.seconds,
            "gcg_steps_per_s": args.steps / res.seconds, "candidates_scored": res.n_scored,
            "candidates_per_s": res.n_scored / res.seconds, "sweep_tokens_per_s": sweep_rate,

@@ -155,6 +155,34 @@ def test_the_differentiated_reward_is_the_scored_reward(family, head, tiny_rms, 
     assert grad.shape == one_hot.shape and grad.abs().max() > 0
 
 
+@pytest.mark.parametrize("family", ["llama", "gemma3"])
+def test_lm_logprobs_of_answers_run_only_their_context_and_equal_a_plain_forward(family, tiny_lms, monkeypatch):
+    """An LM answer's last token is scored, never context: the shared-prefix kernel runs n-1 new positions and its
+    summed log-probs equal those of a plain forward of the whole conversation (fp32, 1e-4)."""
+    from rmlib.engine.kernels import lm_logprobs_shared, prefix_kv
+
+    lm = tiny_lms[family]
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    answers = [[40, 41, 42, 43], [44, 45, 46, 47], [48, 49]]
+    kv, out = prefix_kv(lm, slot.prefix_ids)
+    first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
+    widths, honest = [], lm.model.forward
+
+    def recording(*args, **kwargs):
+        widths.append(kwargs["input_ids"].shape[1])
+        return honest(*args, **kwargs)
+
+    monkeypatch.setattr(lm.model, "forward", recording)
+    got = lm_logprobs_shared(lm, kv, first, len(slot.prefix_ids), answers).numpy()
+    monkeypatch.undo()
+    assert widths == [3]
+    for a, value in zip(answers, got):
+        with torch.no_grad():
+            logits = lm.model(input_ids=torch.tensor([list(slot.prefix_ids) + a])).logits[0].float()
+        logp = torch.log_softmax(logits[len(slot.prefix_ids) - 1:-1], dim=-1)
+        assert value == pytest.approx(float(logp[torch.arange(len(a)), torch.tensor(a)].sum()), abs=1e-4)
+
+
 def test_round_trip_filter_drops_sequences_that_retokenise(tiny_rms):
     lm = tiny_rms["llama"]
     tok = lm.tokenizer
@@ -186,6 +214,25 @@ def test_no_sequence_is_scored_twice(tiny_rms, tmp_path, monkeypatch):
     flat = [s for batch in scored for s in batch]
     assert len(flat) == len(set(flat))
     assert res.frame["n_seen"].sum() > 0  # duplicates were proposed, and skipped
+
+
+def test_no_gradient_is_taken_twice(tiny_rms, tmp_path, monkeypatch):
+    """A step that keeps its best sequence expands it again: its top-k comes from the gradient already taken."""
+    lm = tiny_rms["llama"]
+    expanded = []
+    honest = Objective.gradient
+
+    def recording(self, ids):
+        expanded.append(tuple(ids))
+        return honest(self, ids)
+
+    monkeypatch.setattr(Objective, "gradient", recording)
+    res = gcg(lm, PROMPT, length=2, steps=10, restarts=1, tokens=range(40, 52), config=SMALL, cache_root=tmp_path,
+              progress=False)
+    assert len(expanded) == len(set(expanded))
+    best = [tuple(ids) for ids in res.frame["ids"]]
+    assert any(a == b for a, b in zip(best, best[1:]))  # a step kept its best: the old search took that gradient again
+    assert len(expanded) < 10
 
 
 def test_a_killed_run_resumes_to_the_same_result_and_is_then_served_from_cache(tiny_rms, tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ import pandas as pd
 
 from rmlib.stats import require_columns
 
-__all__ = ["convergence_chart", "absent_markdown", "extremes_table", "beyond_markdown", "sharing_markdown",
+__all__ = ["convergence_chart", "lengths_markdown", "absent_markdown", "extremes_table", "beyond_markdown", "sharing_markdown",
            "published_markdown"]
 
 
@@ -25,6 +25,19 @@ def convergence_chart(runs: pd.DataFrame, model: str, prompt_key: str, *, title:
     ).properties(width=150, height=110).facet(
         row=alt.Row("direction:N", title=None), column=alt.Column("length:N", title=None, sort=None),
     ).resolve_scale(y="independent").properties(title=title or f"{model}: convergence ({prompt_key})")
+
+
+def lengths_markdown(lengths) -> str:
+    """Which response lengths were searched, and why n = 1 needs no search: the exhaustive sweep scores every
+    one-token answer, so its extreme *is* the one-token optimum (a search could only rediscover it)."""
+    ns = sorted(int(n) for n in lengths)
+    shown = ", ".join(str(n) for n in ns)
+    if 1 in ns:
+        return (f"Lengths searched: n = {shown}. At n = 1 the exhaustive sweep already scores every answer, so the "
+                "one-token search is a check: its best must equal the sweep's extreme (the tables show both).")
+    return (f"Lengths searched: n = {shown}. n = 1 is not searched: the exhaustive sweep scores every one-token "
+            "answer, so its extreme *is* the one-token optimum, and every comparison below is against it "
+            "(`tests/integration/test_gcg.py` checks that a one-token search recovers it exactly).")
 
 
 def absent_markdown(models: list[str], absent: dict[str, str]) -> str:

@@ -87,10 +87,6 @@ def test_a_chapter_listed_by_two_templates_is_refused(tmp_path, monkeypatch):
         chapters.template("x")
 
 
-# Templates that still set up their page by hand (follow-up of #13): longer_answers only enables offline charts.
-NO_SETUP_PAGE_YET = {"longer_answers"}
-
-
 @pytest.mark.parametrize("template", sorted(p.stem for p in (Path(__file__).resolve().parents[3] / "notebooks")
                                             .glob("*.ipynb")))
 def test_every_template_sets_up_its_page(template):
@@ -99,4 +95,4 @@ def test_every_template_sets_up_its_page(template):
     path = Path(__file__).resolve().parents[3] / "notebooks" / f"{template}.ipynb"
     code = "\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
                      if c["cell_type"] == "code")
-    assert ("setup_page()" in code) != (template in NO_SETUP_PAGE_YET)
+    assert "setup_page()" in code

@@ -12,6 +12,7 @@ What this implementation adds to the algorithm, and why:
   string a person can type (and :func:`rmlib.engine.score_answers` scores the same ids); blank answers are dropped;
 * no sequence is scored twice: every score is remembered, and a step whose best sequence has no fresh neighbours
   left expands the next sequence in the buffer instead (at one token, the whole top-k is scored at once);
+* no gradient is taken twice: a sequence expanded again (the best did not change) reuses its top-k replacements;
 * one row per step records the best score so far, so convergence can be charted.
 """
 from __future__ import annotations
@@ -129,6 +130,7 @@ def run_restart(objective: Objective, vocab: Vocabulary, length: int, steps: int
     seen: dict[tuple, float] = {}
     rejected: set[tuple] = set()
     buffer = _Buffer(config.buffer_size)
+    tops: dict[tuple, np.ndarray] = {}  # each expanded sequence's top-k replacements: its gradient, taken once
     (reward,) = objective.rewards([start])
     seen[start] = objective.signed([reward])[0]
     buffer.add(start, seen[start])
@@ -138,11 +140,9 @@ def run_restart(objective: Objective, vocab: Vocabulary, length: int, steps: int
     for step in range(1, steps + 1):
         fresh, n_rejected, n_seen = [], 0, 0
         for _, current in list(buffer.items):
-            grad = objective.gradient(current)
-            grad[:, ~torch.as_tensor(vocab.mask)] = -torch.inf
-            k = min(config.topk, len(vocab.ids))
-            topk = grad.topk(k, dim=1).indices.numpy()
-            fresh, n_rejected, n_seen = _fresh_candidates(current, topk, config, rng, seen, rejected, vocab)
+            if current not in tops:
+                tops[current] = _top_replacements(objective, vocab, current, config.topk)
+            fresh, n_rejected, n_seen = _fresh_candidates(current, tops[current], config, rng, seen, rejected, vocab)
             if fresh:
                 break
         step_reward = np.nan
@@ -159,6 +159,17 @@ def run_restart(objective: Objective, vocab: Vocabulary, length: int, steps: int
         if on_step:
             on_step()
     return rows
+
+
+def _top_replacements(objective: Objective, vocab: Vocabulary, current: tuple, topk: int) -> np.ndarray:
+    """The [length, k] admissible ids with the largest gradient of the signed objective at ``current``.
+
+    A step that finds nothing better than the best sequence expands that same sequence again; its gradient is a
+    function of the sequence alone, so run_restart keeps these per sequence instead of taking the gradient again
+    (with a short search, most late steps keep their best: each repeat cost a forward and a backward pass)."""
+    grad = objective.gradient(current)
+    grad[:, ~torch.as_tensor(vocab.mask)] = -torch.inf
+    return grad.topk(min(topk, len(vocab.ids)), dim=1).indices.numpy()
 
 
 def _fresh_candidates(current, topk, config, rng, seen, rejected, vocab):
