@@ -6,7 +6,8 @@ for chapters that never ran on that machine (rmlib.book.runner.reference_seconds
 Only stamps whose parameters are the chapter's full-run parameters (notebooks/params/<chapter>.yaml) count: a tiny
 or hand-parameterised run says nothing about the book's cost. Chapters without such a stamp keep the value already in
 the file (if any); pass --only-new to start from an empty table. Run it after a cold build on a quiet machine, and
-commit the file with the machine's description, which the script records (CPU count, load average, date).
+commit the file. Each entry says where it was measured (``measured``): the stamp's date and folder and the CPU count;
+the load average is not known afterwards, so note it in the commit message.
 
     python tools/reference_times.py                       # from book/_executed
     python tools/reference_times.py --executed /tmp/fresh/book/_executed
@@ -29,10 +30,11 @@ from rmlib import book  # noqa: E402
 from rmlib.book import runner  # noqa: E402
 
 HEADER = """\
-# Seconds each chapter took with its full-run parameters (notebooks/params/<chapter>.yaml) on a cold cache: the
-# estimate `make book` shows for a chapter that has never run on this machine (its own stamps are used once it has).
+# Seconds each chapter took with its full-run parameters (notebooks/params/<chapter>.yaml) in a cold `make book` (the
+# caches of the chapters before it present, as the book runs them): the estimate `make book` shows for a chapter that
+# has never run on this machine (its own stamps are used once it has).
 # Written by tools/reference_times.py from a cold build's stamps; do not edit by hand. A chapter missing here is
-# reported as "never timed". Times depend on the machine and its load (recorded below): read them as a rough guide.
+# reported as "never timed". Times depend on the machine and its load (`measured` says where each came from): a rough guide.
 """
 
 
@@ -52,6 +54,13 @@ def full_run_seconds(executed: Path) -> dict[str, float]:
     return out
 
 
+def _read(path: Path) -> dict:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return {}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--executed", type=Path, default=book.EXECUTED, help="the executed chapters' folder")
@@ -62,10 +71,15 @@ def main(argv=None) -> int:
     if not found:
         print(f"no full-parameter stamps in {args.executed}: run `make book` first", file=sys.stderr)
         return 1
-    seconds = ({} if args.only_new else runner.reference_seconds(args.out)) | found
-    machine = {"cpus": os.cpu_count(), "load_average_at_writing": [round(x, 1) for x in os.getloadavg()],
-               "written": dt.date.today().isoformat()}
-    body = yaml.safe_dump({"machine": machine, "seconds": dict(sorted(seconds.items()))}, sort_keys=False)
+    previous = {} if args.only_new else _read(args.out)
+    seconds = {**(previous.get("seconds") or {}), **found}
+    when = {n: dt.datetime.fromtimestamp(book.stamp_path(n, args.executed).stat().st_mtime).date().isoformat()
+            for n in found}
+    measured = {**(previous.get("measured") or {}),
+                **{n: f"stamp of {when[n]}, {os.cpu_count()} CPUs" for n in found}}
+    body = yaml.safe_dump({"seconds": dict(sorted(seconds.items())),
+                           "measured": {n: measured[n] for n in sorted(seconds) if n in measured}},
+                          sort_keys=False, width=200)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(HEADER + body, encoding="utf-8")
     os.replace(tmp, args.out)
