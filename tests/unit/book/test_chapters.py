@@ -22,6 +22,7 @@ def test_unknown_parameter_is_a_clear_error(tmp_path):
 
 @pytest.mark.parametrize("chapter, old, new", [("implicit_rewards", "SWEEP_PROMPTS", "SWEEP_PROMPT_KEYS"),
                                                 ("implicit_rewards", "PROMPT_KEYS", "PROFILE_PROMPT_KEYS"),
+                                                ("longer_answers", "PROMPT_KEYS", "COMPUTE_PROMPT_KEYS"),
                                                 ("method", "PROMPTS", "PROMPT_TEXTS"),
                                                 ("good_teachers", "COMPUTE_PROMPT", "COMPUTE_PROMPT_TEXT")])
 def test_a_renamed_parameter_says_its_new_name(chapter, old, new):
