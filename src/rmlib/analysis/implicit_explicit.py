@@ -26,24 +26,62 @@ from rmlib.analysis.token_shift import SHIFTS, jaccard, shift_pairs
 from rmlib.data.preferences import load_preferences, sample_pairs
 from rmlib.stats import require_columns, spearman_ci
 from rmlib.stats.resampling import mean_with_ci
-from rmlib.train import TrainConfig, score_pairs, select_pairs
+from rmlib.train import TrainConfig, prepare, score_pairs, select_pairs, train
 from rmlib.train.pairs import _usable
 
-__all__ = ["evaluation_sets", "score_sets", "accuracy_table", "paired_gaps", "overlap_correlations",
+__all__ = ["train_both", "evaluation_sets", "score_sets", "accuracy_table", "paired_gaps", "overlap_correlations",
            "displacement", "displacement_summary", "pattern_verdict"]
 
 IN_DISTRIBUTION, TOKEN_SHIFT = "in_distribution", "token_shift"
+
+
+def _same_finished_run(cfg: TrainConfig) -> bool | None:
+    """True: a finished run of exactly this config is cached under cfg.name; False: another run holds the name;
+    None: nothing there."""
+    import yaml
+
+    from rmlib.registry import local_rm_dir
+
+    f = local_rm_dir(cfg.name) / "run.yaml"
+    if not f.exists():
+        return None
+    old = yaml.safe_load(f.read_text()) or {}
+    return bool(old.get("run_hash") == prepare(cfg)["run"]["run_hash"])
+
+
+def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
+    """The EX-RM (Bradley-Terry) and the IM-RM (DPO, β = `beta`) of one config: same pairs, order, steps, method.
+
+    The EX-RM is named as the finetuning chapter names its runs (:func:`rmlib.analysis.finetuning.run_name`), so a
+    finished run of that chapter with exactly this config (same hash) is reused rather than retrained, and a run
+    trained here is reused by that chapter. If a different run holds that name, the EX-RM is trained under an
+    ``ive-ex-`` name instead. Returns {ex, im (TrainResults), ex_reused (True when it was already there)}.
+    """
+    from rmlib.analysis.finetuning import run_name
+
+    name = run_name(cfg.base, cfg.sources, cfg.seed, cfg.n_pairs, cfg.steps, cfg.batch_size, cfg.method)
+    ex_cfg = replace(cfg, name=name, objective="bradley_terry")
+    found = _same_finished_run(ex_cfg)
+    if found is False:
+        ex_cfg = replace(ex_cfg, name="ive-ex-" + name.removeprefix("ft-"))
+        found = _same_finished_run(ex_cfg)
+    ex = train(ex_cfg, progress=progress)
+    im = train(replace(cfg, name=f"ive-im-{name.removeprefix('ft-')}-b{beta:g}", objective="dpo", beta=beta),
+               progress=progress)
+    return {"ex": ex, "im": im, "ex_reused": bool(found) and ex.resumed_from is None}
 
 
 def evaluation_sets(cfg: TrainConfig, n: int, domain_sources: Sequence[str] = (),
                     shifts: Sequence[str] = SHIFTS) -> pd.DataFrame:
     """The pairs of every evaluation set, long (column ``eval_set``), n per set (fewer if a source has fewer).
 
-    The in-distribution pairs come from the run's held-out prompts (the split of ``cfg``, which does not depend on
-    n, so they contain the run's own test pairs); the token-shift set is those pairs rewritten; each domain set is a
+    The in-distribution pairs come from the run's held-out prompts (the split of ``cfg``; they contain the run's own
+    test pairs when n >= cfg.n_test); the token-shift set is those pairs rewritten; each domain set is a
     seeded sample of another source, filtered like training data.
     """
-    held_out = select_pairs(replace(cfg, n_test=n))[1]
+    train_pairs, held_out = select_pairs(cfg, n_test=n)
+    if held_out["prompt"].isin(train_pairs["prompt"]).any():
+        raise AssertionError("held-out prompts overlap the training prompts")  # the split is by prompt
     sets = [held_out.assign(eval_set=IN_DISTRIBUTION),
             shift_pairs(held_out, shifts).assign(eval_set=TOKEN_SHIFT)]
     for src in domain_sources:
@@ -78,7 +116,10 @@ def accuracy_table(scored: pd.DataFrame, n_resamples: int = 2000, seed: int = 0)
     ci_low, ci_high, n."""
     require_columns(scored, ["rm", "eval_set", "correct"], "scored")
     t = mean_with_ci(scored, "correct", ["rm", "eval_set"], n_resamples=n_resamples, seed=seed)
-    return t.rename(columns={"mean": "accuracy"})
+    t = t.rename(columns={"mean": "accuracy"})
+    const = t["ci_low"].isna() & (t["n"] >= 3)  # every pair scored alike (e.g. all right): each resample gives it
+    t.loc[const, ["ci_low", "ci_high"]] = np.repeat(t.loc[const, ["accuracy"]].to_numpy(), 2, axis=1)
+    return t
 
 
 def _paired_ci(diff: np.ndarray, n_resamples: int, seed: int) -> tuple[float, float]:
@@ -127,7 +168,7 @@ def overlap_correlations(scored: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (rm, name), g in scored.groupby(["rm", "eval_set"], sort=False):
         rows.append({"rm": rm, "eval_set": name, "feature": "chosen_rejected_overlap",
-                     **spearman_ci(g["margin"], g["chosen_rejected_overlap"])})
+                     **_spearman(g["margin"], g["chosen_rejected_overlap"])})
     if "kept_words" in scored.columns:
         for rm, g in scored.groupby("rm", sort=False):
             base = g[g["eval_set"] == IN_DISTRIBUTION].set_index("pair_id")["margin"]
@@ -136,8 +177,17 @@ def overlap_correlations(scored: pd.DataFrame) -> pd.DataFrame:
                 continue
             change = sh["margin"] - base.reindex(sh.index)
             rows.append({"rm": rm, "eval_set": TOKEN_SHIFT, "feature": "kept_words (margin change)",
-                         **spearman_ci(change, sh["kept_words"])})
+                         **_spearman(change, sh["kept_words"])})
     return pd.DataFrame(rows)
+
+
+def _spearman(x, y) -> dict:
+    """spearman_ci, or NaNs when rho is undefined (a constant feature: e.g. a rewrite that kept every word)."""
+    try:
+        return spearman_ci(x, y)
+    except ValueError:
+        return {"rho": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": int(len(x)),
+                "method": "undefined (constant input)"}
 
 
 def displacement(log: pd.DataFrame) -> pd.DataFrame:

@@ -36,6 +36,8 @@ def test_accuracy_table_has_cis_around_the_planted_accuracy():
     ex = t.loc[("EX", "in_distribution")]
     assert ex["n"] == 200 and ex["ci_low"] < ex["accuracy"] < ex["ci_high"] and abs(ex["accuracy"] - 0.8) < 0.08
     assert t.loc[("IM", "token_shift"), "accuracy"] < t.loc[("EX", "token_shift"), "accuracy"] - 0.2
+    perfect = accuracy_table(pd.DataFrame({"rm": "A", "eval_set": "s", "correct": [1.0] * 10}))
+    assert perfect[["accuracy", "ci_low", "ci_high"]].iloc[0].tolist() == [1.0, 1.0, 1.0]  # every resample is 1
 
 
 def test_planted_token_reliance_replicates_the_published_pattern():
