@@ -24,7 +24,8 @@ def test_implicit_vs_explicit_tiny(chapter, data_ready):
     d = acc.loc[("IM-RM", "in_distribution"), "accuracy"] - acc.loc[("EX-RM", "in_distribution"), "accuracy"]
     assert abs(gaps.loc["in_distribution", "gap"] - d) < 1e-9
     v = out["verdict"]
-    assert v["token"] in ("replicates", "does not replicate", "inconclusive")
+    assert v["token"] == "not tested" and out["token_shift_changed"] == 0  # marker pairs: lower-case word lists
+    assert "Token-level shift: not tested" in text
     assert f"Token-level shift: {v['token']}" in text and f"Domain shift: {v['domain']}" in text
     assert ("**replicates** for these two RMs" in text) == v["replicates"]
     traj = pd.DataFrame(out["trajectory"])

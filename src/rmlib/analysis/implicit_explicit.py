@@ -212,17 +212,20 @@ def displacement_summary(traj: pd.DataFrame, window: int = 5) -> dict:
     return out
 
 
-def pattern_verdict(gaps: pd.DataFrame) -> dict:
+def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None) -> dict:
     """Does the published pattern hold for these two RMs?
 
     Token level: IM loses more accuracy under the rewrite than EX: 'replicates' when the drop difference's CI lies
     above 0, 'does not replicate' when below, else 'inconclusive'. Domain ("comparable or better"): 'does not
     replicate' when IM − EX lies below 0 (CI) on some domain set, else 'replicates'. ``replicates`` is both.
+    With ``changed_share`` = 0 (the rewrite changed no pair) the token level is 'not tested'.
     """
     require_columns(gaps, ["eval_set", "gap", "ci_low", "ci_high"], "gaps")
     g = gaps.set_index("eval_set")
     out = {"token": None, "domain": None, "domain_worse_sets": []}
-    if "token_shift_drop" in g.index:
+    if changed_share == 0:
+        out["token"] = "not tested"
+    elif "token_shift_drop" in g.index:
         r = g.loc["token_shift_drop"]
         out["token"] = ("replicates" if r["ci_low"] > 0 else "does not replicate" if r["ci_high"] < 0
                         else "inconclusive")

@@ -46,6 +46,7 @@ def test_planted_token_reliance_replicates_the_published_pattern():
     assert g.loc["token_shift_drop", "ci_low"] > 0.2  # IM loses more under the rewrite
     v = pattern_verdict(g.reset_index())
     assert v == {"token": "replicates", "domain": "replicates", "domain_worse_sets": [], "replicates": True}
+    assert pattern_verdict(g.reset_index(), changed_share=0.0)["token"] == "not tested"
 
 
 def test_no_token_reliance_is_not_called_a_replication():

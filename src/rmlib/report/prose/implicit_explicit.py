@@ -23,8 +23,9 @@ def training_markdown(ex_run: dict, im_run: dict, ex_reused: bool, same_order: b
                if same else "**their data differ** (data hash or order), so the comparison below is not controlled")
             + f". The IM-RM's β is {im_run['beta']:g}. "
             + ("The EX-RM is the finetuning chapter's run of this very config (same hash), reused, not retrained."
-               if ex_reused else "The EX-RM was trained here (no finished finetuning-chapter run of this config "
-                                 "was in the cache; that chapter reuses it now)."))
+               if ex_reused else "The EX-RM was trained here: no finished finetuning-chapter run of this config "
+                                 "was in the cache (it is saved under that chapter's run name, so that chapter "
+                                 "reuses it when its config is the same)."))
 
 
 def shift_markdown(sets: pd.DataFrame, shifts: list[str]) -> str:
@@ -81,7 +82,10 @@ def verdict_markdown(verdict: dict, gaps: pd.DataFrame, base: str) -> str:
     """The replication statement, computed from the paired gaps, with the reasons it might not replicate here."""
     g = gaps.set_index("eval_set")
     parts = []
-    if verdict["token"] is not None:
+    if verdict["token"] == "not tested":
+        parts.append("**Token-level shift: not tested.** The rewrites changed none of these pairs (their texts have "
+                     "no capitals, punctuation, contractions or WordNet adjectives to rewrite).")
+    elif verdict["token"] is not None:
         d = g.loc["token_shift_drop"]
         parts.append(f"**Token-level shift: {verdict['token']}.** The IM-RM lost {d['gap']:+.3f} more accuracy than "
                      f"the EX-RM when the same pairs were rewritten (95% CI {_ci(d)}; > 0 means the IM-RM loses "
