@@ -67,8 +67,10 @@ def score_pairs(model, pairs: pd.DataFrame, max_len: int, batch_size: int = 16, 
     return res
 
 
-def _forward(lm: LoadedModel, seqs: list, batch_size: int, progress: bool):
-    """(logits, ids, mask) per right-padded batch of token sequences."""
+def _forward(lm: LoadedModel, seqs: list, batch_size: int, progress: bool, starts=None):
+    """(logits, ids, mask) per right-padded batch of token sequences. With `starts` (an LM), only the logits that
+    predict tokens from the batch's earliest start on are computed (``logits_to_keep``): the prompt's are not
+    needed, and the LM head over the whole vocabulary is a large part of the cost."""
     pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
     for s in progress_bar(range(0, len(seqs), batch_size), progress=progress,
                           desc=f"pairs {lm.spec.id}", unit="batch"):
@@ -79,7 +81,8 @@ def _forward(lm: LoadedModel, seqs: list, batch_size: int, progress: bool):
         for i, q in enumerate(batch):
             ids[i, :len(q)] = torch.as_tensor(q)
             mask[i, :len(q)] = 1
-        yield lm.model(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device)).logits, ids, mask
+        kw = {} if starts is None else {"logits_to_keep": width - max(1, int(min(starts[s:s + batch_size]))) + 1}
+        yield lm.model(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device), **kw).logits, ids, mask
 
 
 @torch.inference_mode()
@@ -89,11 +92,14 @@ def completion_logps(lm: LoadedModel, seqs: list, starts, batch_size: int = 16, 
     if lm.head != "lm":
         raise EvalError(f"{lm.spec.id} is loaded as a reward model; completion log-probs need head='lm'")
     out, k, starts = [], 0, np.asarray(starts, dtype=np.int64)
-    for logits, ids, mask in _forward(lm, seqs, batch_size, progress):
-        logp = torch.log_softmax(logits[:, :-1].float(), dim=-1).gather(-1, ids[:, 1:, None].to(logits.device))[..., 0]
-        pos = torch.arange(1, ids.shape[1])[None, :]
+    for logits, ids, mask in _forward(lm, seqs, batch_size, progress, starts):
+        # logits[:, j] predicts token (width - n_kept + 1 + j); the last position predicts nothing
+        first_pos = ids.shape[1] - logits.shape[1] + 1
+        target = ids[:, first_pos:]
+        logp = torch.log_softmax(logits[:, :-1].float(), dim=-1).gather(-1, target[..., None].to(logits.device))[..., 0]
+        pos = torch.arange(first_pos, ids.shape[1])[None, :]
         first = torch.tensor(starts[k:k + len(ids)])[:, None]
-        keep = (pos >= first) & mask[:, 1:].bool()
+        keep = (pos >= first) & mask[:, first_pos:].bool()
         out.append((logp.cpu() * keep).sum(1).numpy())
         k += len(ids)
     return np.concatenate(out)
