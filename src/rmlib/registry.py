@@ -101,7 +101,9 @@ def get_spec(model_id: str) -> ModelSpec:
             meta = yaml.safe_load((path / RUN_FILE).read_text()) or {}
         base = get_spec(meta["base_model"]) if meta.get("base_model") in reg else None
         # The run hash is the revision: a retrained name must not be served a stale cached sweep.
-        return ModelSpec(id=model_id, kind="rm", source="local", path=str(path), dtype="float32",
+        # A DPO run exports a causal LM (an implicit RM): it loads with head 'lm' by default
+        kind = "lm" if meta.get("objective") == "dpo" else "rm"
+        return ModelSpec(id=model_id, kind=kind, source="local", path=str(path), dtype="float32",
                          revision=meta.get("run_hash"),
                          family=base.family if base else "unknown", base=base.base if base else "unknown",
                          chat_template=base.chat_template if base else "own", extra=meta)

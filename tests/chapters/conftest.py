@@ -40,6 +40,7 @@ CHAPTER_RUNS = {
     "method": {},
     "about": {},
     "good_teachers": {},
+    "implicit_vs_explicit": dict(isolated_cache=True),
 }
 
 

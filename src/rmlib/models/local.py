@@ -56,8 +56,9 @@ def frozen_weights_sha256(model, exclude: set[str], dtype: torch.dtype) -> str:
     return h.hexdigest()
 
 
-def _load_partial_rm(spec: ModelSpec, dtype: torch.dtype, device: torch.device, trust_remote_code: bool):
-    """A last_n checkpoint: the base's weights with the trained tensors laid over them, checked by fingerprint."""
+def _load_partial(spec: ModelSpec, head: str, dtype: torch.dtype, device: torch.device, trust_remote_code: bool):
+    """A last_n checkpoint: the base's weights with the trained tensors laid over them, checked by fingerprint.
+    A Bradley-Terry run's base is loaded with a scalar head; a DPO run's (an implicit RM) as a causal LM."""
     from safetensors.torch import load_file
     from transformers import AutoTokenizer
 
@@ -69,13 +70,14 @@ def _load_partial_rm(spec: ModelSpec, dtype: torch.dtype, device: torch.device, 
     # Tiny bases are seeded random draws made in float32 at training time. Others load directly in the asked dtype
     # when rounding it to save_dtype gives the fingerprinted bytes (float32, or save_dtype itself), else in float32.
     base_dtype = dtype if base_spec.source != "tiny" and dtype in (torch.float32, save_dtype) else torch.float32
-    base = load_model(meta["base_model"], head="rm", dtype=dtype_name(base_dtype), device="cpu",
+    base = load_model(meta["base_model"], head=head, dtype=dtype_name(base_dtype), device="cpu",
                       trust_remote_code=trust_remote_code, allow_untrained_head=True, seed=meta.get("seed", 0))
     model = base.model
     trained = load_file(str(path / PARTIAL_WEIGHTS))
     params = dict(model.named_parameters())
     unknown = sorted(set(trained) - set(params))
-    if unknown or not any(k.startswith(("score.", "classifier.")) for k in trained):
+    no_head = head == "rm" and not any(k.startswith(("score.", "classifier.")) for k in trained)
+    if unknown or no_head or not trained:
         raise ModelError(f"{spec.id}: {path / PARTIAL_WEIGHTS} does not fit {meta['base_model']} "
                          f"(unknown tensors {unknown[:3]}, or no reward head); retrain the run")
     got = frozen_weights_sha256(model, set(trained), save_dtype)
@@ -99,9 +101,11 @@ def _tokenizer(spec: ModelSpec, trust_remote_code: bool):
 def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype):
     check_checkpoint(spec)
     if spec.extra.get("weights") == "partial":
-        if head != "rm":
-            raise ModelError(f"{spec.id} is a reward model; load its base {spec.extra['base_model']!r} for head='lm'")
-        model, tok = _load_partial_rm(spec, dtype, device, options.trust_remote_code)
+        if head != spec.kind:
+            other = "a causal LM (an implicit RM): load it with head='lm'" if spec.kind == "lm" else \
+                f"a reward model; load its base {spec.extra['base_model']!r} for head='lm'"
+            raise ModelError(f"{spec.id} is {other}")
+        model, tok = _load_partial(spec, head, dtype, device, options.trust_remote_code)
         return model, tok, []
     tok = _tokenizer(spec, options.trust_remote_code)
     model, fresh = from_pretrained_checked(spec.path, spec, head, options, device, dtype)

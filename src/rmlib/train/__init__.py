@@ -11,12 +11,12 @@ what they learnt. TRL's ``RewardTrainer`` does the optimisation; rmlib adds arou
 * ``export.py``: atomic checkpoints with sha256 manifests, loadable as ``local:<name>[@step<N>]``;
 * ``evaluate.py``: held-out pairwise accuracy and reward variance.
 
-A new training objective (e.g. DPO for the implicit-reward chapters) goes next to ``trainer.py``, sharing the
-config, the pairs, the encoding and the export.
+* ``dpo.py``: the DPO objective (``TrainConfig(objective='dpo', beta=...)``), an implicit RM trained by TRL's
+  ``DPOTrainer`` on the same stream, exported as a causal LM whose implicit reward ``score_pairs`` computes.
 """
-from rmlib.train.config import DTYPES, METHODS, SYNTHETIC, TrainConfig, TrainConfigError, TrainResult, validate
+from rmlib.train.config import DTYPES, METHODS, OBJECTIVES, SYNTHETIC, TrainConfig, TrainConfigError, TrainResult, validate
 from rmlib.train.encode import TRUNCATION_POLICY, PairEncoder, encode_pairs, template_overhead
-from rmlib.train.evaluate import EvalError, pairwise_accuracy, reward_variance, score_pairs
+from rmlib.train.evaluate import EvalError, completion_logps, pairwise_accuracy, reward_variance, score_pairs
 from rmlib.train.export import export
 from rmlib.train.pairs import data_hash, schedule, select_pairs, synthetic_marker_pairs
 from rmlib.train.trainer import load_run, prepare, train
@@ -24,4 +24,4 @@ from rmlib.train.trainer import load_run, prepare, train
 __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "train", "prepare", "load_run",
            "synthetic_marker_pairs", "data_hash", "select_pairs", "schedule", "PairEncoder", "encode_pairs",
            "template_overhead", "TRUNCATION_POLICY", "export", "score_pairs", "pairwise_accuracy", "reward_variance",
-           "EvalError", "SYNTHETIC", "METHODS", "DTYPES"]
+           "EvalError", "SYNTHETIC", "METHODS", "OBJECTIVES", "DTYPES", "completion_logps"]

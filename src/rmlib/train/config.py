@@ -14,10 +14,12 @@ from rmlib.data.preferences import SOURCES
 from rmlib.models import DTYPE_BY_NAME
 from rmlib.registry import ModelError, get_spec
 
-__all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "METHODS", "DTYPES"]
+__all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "METHODS", "OBJECTIVES", "DTYPES"]
 
 SYNTHETIC = "synthetic_marker"  # an easy preference set with a known rule (rmlib.train.pairs.synthetic_marker_pairs)
 METHODS = ("full", "last_n", "lora")
+OBJECTIVES = ("bradley_terry", "dpo")  # explicit RM (scalar head) | implicit RM (DPO: beta * log pi_theta / pi_ref)
+_DPO_ONLY = ("beta",)  # fields only the DPO objective reads: hashed only for DPO runs, so old run hashes stay valid
 DTYPES = {k: DTYPE_BY_NAME[k] for k in ("float32", "bfloat16")}  # what training accepts
 
 
@@ -47,9 +49,17 @@ class TrainConfig:
     save_every: int = 50
     dtype: str = "bfloat16"             # training precision: bfloat16 (autocast, fp32 master weights) or float32
     save_dtype: str = "bfloat16"        # dtype of the exported RMs
+    objective: str = "bradley_terry"    # bradley_terry: scalar head (EX-RM) | dpo: TRL's DPO, an implicit RM (IM-RM)
+    beta: float = 0.1                   # DPO's beta: the IM-RM's reward is beta * (log pi_theta - log pi_ref)
 
     def run_hash(self, data_hash: str) -> str:
-        blob = json.dumps({**asdict(self), "data_hash": data_hash, "rmlib": __version__}, sort_keys=True)
+        """Hash of what defines the run. A Bradley-Terry config hashes exactly as before the DPO objective existed
+        (objective and the DPO-only fields are left out), so existing trained RMs keep their hash and are reused."""
+        fields = asdict(self)
+        if self.objective == "bradley_terry":
+            for key in ("objective", *_DPO_ONLY):
+                fields.pop(key)
+        blob = json.dumps({**fields, "data_hash": data_hash, "rmlib": __version__}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -86,6 +96,11 @@ def validate(cfg: TrainConfig) -> None:
     if unknown or not cfg.sources:
         raise TrainConfigError(f"unknown data source(s) {unknown or cfg.sources}; choose from "
                                f"{[*SOURCES, SYNTHETIC]}")
+    if cfg.objective not in OBJECTIVES:
+        raise TrainConfigError(f"objective must be one of {OBJECTIVES}, not {cfg.objective!r}")
+    if cfg.objective == "dpo" and not (isinstance(cfg.beta, (int, float)) and not isinstance(cfg.beta, bool)
+                                       and 0 < cfg.beta < float("inf")):
+        raise TrainConfigError(f"beta must be a positive number for objective='dpo' (0.1 is usual), not {cfg.beta!r}")
     if cfg.method not in METHODS:
         raise TrainConfigError(f"method must be one of {METHODS}, not {cfg.method!r}")
     for key in ("dtype", "save_dtype"):

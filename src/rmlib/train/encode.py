@@ -40,6 +40,12 @@ class PairEncoder:
 
     def encode(self, prompt: str, responses: list[str]) -> tuple[list[list[int]], bool]:
         """Token ids of each conversation and whether anything was cut."""
+        out, cut, _ = self.encode_with_prompt_len(prompt, responses)
+        return out, cut
+
+    def encode_with_prompt_len(self, prompt: str, responses: list[str]) -> tuple[list[list[int]], bool, int]:
+        """As :meth:`encode`, plus the number of leading tokens (the template up to the answer) the conversations
+        share: what follows is the response and the template's end of turn, the completion DPO scores."""
         p_ids, r_ids = self._ids(prompt), [self._ids(r) for r in responses]
         budget = self.max_len - self.overhead
         longest = max(len(r) for r in r_ids)
@@ -64,20 +70,21 @@ class PairEncoder:
         if any(ids[-1] == pad for ids in out):
             raise TrainConfigError("the chat template ends with the pad token, so the score position would be lost; "
                                    "give the tokenizer a different pad token")
-        return out, cut
+        return out, cut, len(slot.prefix_ids)
 
 
 def encode_pairs(tokenizer, template: str, pairs: pd.DataFrame, max_len: int) -> pd.DataFrame:
-    """Columns chosen_ids, rejected_ids, truncated, added to the pairs (same rows, same order)."""
+    """Columns chosen_ids, rejected_ids, truncated and prompt_len (the shared prefix up to the answer), added to the
+    pairs (same rows, same order)."""
     enc = PairEncoder(tokenizer, template, max_len)
     rows = []
     for r in pairs.itertuples(index=False):
         try:
-            (c, j), cut = enc.encode(r.prompt, [r.chosen, r.rejected])
+            (c, j), cut, n_prompt = enc.encode_with_prompt_len(r.prompt, [r.chosen, r.rejected])
         except TemplateError as e:
             raise TrainConfigError(f"pair {r.pair_id}: {e}") from None
-        rows.append((c, j, cut))
+        rows.append((c, j, cut, n_prompt))
     out = pairs.reset_index(drop=True).copy()
-    out[["chosen_ids", "rejected_ids", "truncated"]] = pd.DataFrame(rows, index=out.index)
+    out[["chosen_ids", "rejected_ids", "truncated", "prompt_len"]] = pd.DataFrame(rows, index=out.index)
     return out
 

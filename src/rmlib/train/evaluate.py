@@ -6,6 +6,10 @@
   prompt, averaged over prompts (Razin et al. 2025 show low reward variance makes RLHF slow, whatever the accuracy).
   ``raw`` is in the RM's own units; ``whitened`` first z-scores all rewards of the test set (global mean and std),
   so RMs of different scales compare.
+
+An implicit RM (a DPO run's export, a causal LM) is scored by its implicit reward β·(log πθ(y|x) − log πref(y|x)),
+with y the completion DPO trained on (the response and the template's end of turn), πref the run's base loaded in the
+same dtype, and β the run's: the margin is then comparable in kind with an explicit RM's (a logit of preference).
 """
 from __future__ import annotations
 
@@ -15,9 +19,10 @@ import torch
 
 from rmlib.config import progress_bar
 from rmlib.models import LoadedModel, LoadOptions, cached_model
+from rmlib.models.devices import dtype_name
 from rmlib.train.encode import encode_pairs
 
-__all__ = ["EvalError", "score_pairs", "pairwise_accuracy", "reward_variance"]
+__all__ = ["EvalError", "score_pairs", "completion_logps", "pairwise_accuracy", "reward_variance"]
 
 
 class EvalError(ValueError):
@@ -31,18 +36,44 @@ def score_pairs(model, pairs: pd.DataFrame, max_len: int, batch_size: int = 16, 
     (:mod:`rmlib.train.encode`).
 
     Returns the pairs' pair_id, prompt, chosen, rejected plus reward_chosen, reward_rejected, margin, truncated.
+    An implicit RM (a DPO run, see the module doc) also gets logp_* and ref_logp_* of each completion.
     """
     lm = model if isinstance(model, LoadedModel) else cached_model(model, load)
-    if lm.head != "rm":
-        raise EvalError(f"{lm.spec.id} is loaded as an LM; pairwise accuracy needs a reward model")
+    implicit = lm.head == "lm" and lm.spec.extra.get("objective") == "dpo"
+    if lm.head != "rm" and not implicit:
+        raise EvalError(f"{lm.spec.id} is loaded as an LM; pairwise accuracy needs a reward model (a scalar head, "
+                        "or a DPO run of rmlib.train, whose implicit reward is scored)")
     if pairs.empty:
         raise EvalError("no pairs to score")
     enc = encode_pairs(lm.tokenizer, lm.chat_template, pairs, max_len)
     seqs = list(enc["chosen_ids"]) + list(enc["rejected_ids"])
+    res = enc[["pair_id", "prompt", "chosen", "rejected", "truncated"]].copy()
+    n = len(enc)
+    if implicit:
+        starts = np.concatenate([enc["prompt_len"].to_numpy()] * 2)
+        ref = cached_model(lm.spec.extra["base_model"], LoadOptions(head="lm", dtype=dtype_name(lm.dtype),
+                                                                    device=str(lm.device),
+                                                                    seed=int(lm.spec.extra.get("seed", 0))))
+        pol = completion_logps(lm, seqs, starts, batch_size, progress)
+        base = completion_logps(ref, seqs, starts, batch_size, progress)
+        res["logp_chosen"], res["logp_rejected"] = pol[:n], pol[n:]
+        res["ref_logp_chosen"], res["ref_logp_rejected"] = base[:n], base[n:]
+        r = float(lm.spec.extra["beta"]) * (pol - base)
+    else:
+        r = np.concatenate([logits[:, 0].float().cpu().numpy() for logits, _, _ in _forward(lm, seqs, batch_size,
+                                                                                          progress)])
+    res["reward_chosen"], res["reward_rejected"] = r[:n], r[n:]
+    res["margin"] = res["reward_chosen"] - res["reward_rejected"]
+    return res
+
+
+def _forward(lm: LoadedModel, seqs: list, batch_size: int, progress: bool, starts=None):
+    """(logits, ids, mask) per right-padded batch of token sequences. With `starts` (an LM), only the logits that
+    predict tokens from the batch's earliest start on are computed (``logits_to_keep``): the prompt's are not
+    needed, and the LM head over the whole vocabulary is a large part of the cost."""
     pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
-    out = []
     for s in progress_bar(range(0, len(seqs), batch_size), progress=progress,
-                  desc=f"pairs {lm.spec.id}", unit="batch"):
+                          desc=f"pairs {lm.spec.id}", unit="batch"):
         batch = seqs[s:s + batch_size]
         width = max(map(len, batch))
         ids = torch.full((len(batch), width), pad, dtype=torch.long)
@@ -50,14 +81,28 @@ def score_pairs(model, pairs: pd.DataFrame, max_len: int, batch_size: int = 16, 
         for i, q in enumerate(batch):
             ids[i, :len(q)] = torch.as_tensor(q)
             mask[i, :len(q)] = 1
-        logits = lm.model(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device)).logits
-        out.append(logits[:, 0].float().cpu().numpy())
-    r = np.concatenate(out)
-    n = len(enc)
-    res = enc[["pair_id", "prompt", "chosen", "rejected", "truncated"]].copy()
-    res["reward_chosen"], res["reward_rejected"] = r[:n], r[n:]
-    res["margin"] = res["reward_chosen"] - res["reward_rejected"]
-    return res
+        kw = {} if starts is None else {"logits_to_keep": width - max(1, int(min(starts[s:s + batch_size]))) + 1}
+        yield lm.model(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device), **kw).logits, ids, mask
+
+
+@torch.inference_mode()
+def completion_logps(lm: LoadedModel, seqs: list, starts, batch_size: int = 16, progress: bool = False) -> np.ndarray:
+    """Summed log-prob, under the causal LM `lm`, of each sequence's tokens from position `starts[i]` on, given the
+    tokens before it: log π(completion | rendered prompt), the quantity DPO's implicit reward is built from."""
+    if lm.head != "lm":
+        raise EvalError(f"{lm.spec.id} is loaded as a reward model; completion log-probs need head='lm'")
+    out, k, starts = [], 0, np.asarray(starts, dtype=np.int64)
+    for logits, ids, mask in _forward(lm, seqs, batch_size, progress, starts):
+        # logits[:, j] predicts token (width - n_kept + 1 + j); the last position predicts nothing
+        first_pos = ids.shape[1] - logits.shape[1] + 1
+        target = ids[:, first_pos:]
+        logp = torch.log_softmax(logits[:, :-1].float(), dim=-1).gather(-1, target[..., None].to(logits.device))[..., 0]
+        pos = torch.arange(first_pos, ids.shape[1])[None, :]
+        first = torch.tensor(starts[k:k + len(ids)])[:, None]
+        keep = (pos >= first) & mask[:, first_pos:].bool()
+        out.append((logp.cpu() * keep).sum(1).numpy())
+        k += len(ids)
+    return np.concatenate(out)
 
 
 def pairwise_accuracy(scored: pd.DataFrame) -> float:

@@ -61,8 +61,12 @@ def data_hash(df: pd.DataFrame) -> str:
     return h.hexdigest()[:16]
 
 
-def select_pairs(cfg: TrainConfig, pairs: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(train, test) pairs for a config: filtered, split by prompt, seeded subsamples; same for every base."""
+def select_pairs(cfg: TrainConfig, pairs: pd.DataFrame | None = None,
+                 n_test: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(train, test) pairs for a config: filtered, split by prompt, seeded subsamples; same for every base.
+
+    `n_test` draws another number of held-out pairs from the same split (an evaluation larger than the run's own
+    test set, nested: it contains the run's test pairs when larger); the training pairs do not change."""
     if pairs is None:
         parts = [synthetic_marker_pairs(max(cfg.n_pairs or 0, 64) + cfg.n_test * 2, seed=cfg.seed)
                  if s == SYNTHETIC else load_preferences(s) for s in cfg.sources]
@@ -85,7 +89,7 @@ def select_pairs(cfg: TrainConfig, pairs: pd.DataFrame | None = None) -> tuple[p
         raise TrainConfigError(f"n_pairs={n} but only {len(train)} training pairs are available from {cfg.sources} "
                                f"after filtering and holding out test prompts; lower n_pairs or add sources")
     return (sample_pairs(train, n, seed=cfg.seed),
-            sample_pairs(test, min(cfg.n_test, len(test)), seed=cfg.seed))
+            sample_pairs(test, min(cfg.n_test if n_test is None else n_test, len(test)), seed=cfg.seed))
 
 
 def schedule(n_train: int, steps: int, per_step: int, seed: int) -> np.ndarray:

@@ -1,7 +1,9 @@
-"""Bradley-Terry training with TRL's RewardTrainer: identical data and settings across bases, resumable.
+"""Reward-model training with TRL: identical data and settings across bases and objectives, resumable.
 
-TRL's ``RewardTrainer`` does the optimisation (its Bradley-Terry loss, -log sigmoid(r_chosen - r_rejected)); PEFT
-gives LoRA; the ``last_n`` method trains only the scalar head, the final norm and the last N decoder layers. The
+``objective='bradley_terry'`` (an explicit RM): TRL's ``RewardTrainer`` does the optimisation (its Bradley-Terry loss,
+-log sigmoid(r_chosen - r_rejected)); PEFT gives LoRA; the ``last_n`` method trains only the scalar head, the final
+norm and the last N decoder layers. ``objective='dpo'`` (an implicit RM): TRL's ``DPOTrainer`` on the same stream of
+pairs, see :mod:`rmlib.train.dpo`. The
 trainer's own checkpoints (model, optimizer, RNG and data position) live under ``<run>/trainer`` for resuming;
 calling :func:`train` again with the same config continues from the last one, and a different config under the same
 name is refused unless ``overwrite=True``. The data order each step consumed is recorded (``data_order.csv``).
@@ -26,6 +28,7 @@ from rmlib.models import chat_template_of, load_model, load_tokenizer
 from rmlib.registry import get_spec, local_rm_dir
 from rmlib.storage import atomic
 from rmlib.train.config import TrainConfig, TrainConfigError, TrainResult, validate
+from rmlib.train.dpo import dpo_stream, dpo_trainer, lm_peft_config
 from rmlib.train.encode import TRUNCATION_POLICY, encode_pairs
 from rmlib.train.export import export
 from rmlib.train.pairs import data_hash, schedule, select_pairs
@@ -47,9 +50,12 @@ def _decoder_layers(model):
 
 
 def _prepare_trainable(model, cfg: TrainConfig):
-    """Freeze per method; returns (model, peft_config or None)."""
+    """Freeze per method; returns (model, peft_config or None). For DPO, last_n leaves the LM head frozen (see
+    rmlib.train.dpo: it is pretrained and often tied to the input embeddings)."""
     if cfg.method == "full":
         return model, None
+    if cfg.method == "lora" and cfg.objective == "dpo":
+        return model, lm_peft_config(cfg)
     if cfg.method == "lora":
         from peft import LoraConfig
         return model, LoraConfig(task_type="SEQ_CLS", r=cfg.lora_r, lora_alpha=2 * cfg.lora_r, lora_dropout=0.0,
@@ -60,7 +66,8 @@ def _prepare_trainable(model, cfg: TrainConfig):
     model.requires_grad_(False)
     for layer in list(layers)[-cfg.n_layers:]:
         layer.requires_grad_(True)
-    model.score.requires_grad_(True)
+    if cfg.objective == "bradley_terry":
+        model.score.requires_grad_(True)
     norm = getattr(model.base_model, "norm", None)
     if norm is not None:
         norm.requires_grad_(True)
@@ -87,6 +94,8 @@ def prepare(cfg: TrainConfig, pairs: pd.DataFrame | None = None) -> dict:
            "lora_r": cfg.lora_r if cfg.method == "lora" else None, "dtype": cfg.dtype,
            "save_dtype": cfg.save_dtype, "template_sha256": hashlib.sha256(template.encode()).hexdigest()[:16],
            "run_hash": cfg.run_hash(dhash), "rmlib_version": __version__, "config": asdict(cfg)}
+    if cfg.objective == "dpo":  # a Bradley-Terry run's record stays as it was
+        run.update(objective="dpo", beta=cfg.beta, reference=cfg.base)
     return {"cfg": cfg, "train": encoded, "test": test_pairs, "tokenizer": tok, "template": template,
             "steps": steps, "per_step": per_step, "run": run}
 
@@ -99,7 +108,7 @@ class _RecordingCollator:
 
     def __call__(self, examples):
         self.seen.append([e["pair_index"] for e in examples])
-        return self.inner([{k: e[k] for k in ("chosen_ids", "rejected_ids")} for e in examples])
+        return self.inner([{k: v for k, v in e.items() if k != "pair_index"} for e in examples])
 
 
 def _last_checkpoint(trainer_dir: Path) -> Path | None:
@@ -115,7 +124,8 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     """
     from datasets import Dataset
     from transformers import TrainerCallback
-    from trl import RewardConfig, RewardTrainer
+    from trl import DPOConfig, RewardConfig, RewardTrainer
+    from trl.trainer.dpo_trainer import DataCollatorForPreference as DPOCollator
     from trl.trainer.reward_trainer import DataCollatorForPreference
 
     prep = prepare(cfg, pairs)
@@ -144,25 +154,38 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     pd.DataFrame({"step": np.arange(len(order)) // prep["per_step"] + 1,
                   "position": np.arange(len(order)) % prep["per_step"],
                   "pair_id": train_df["pair_id"].to_numpy()[order]}).to_csv(run_dir / "data_order.csv", index=False)
-    stream = Dataset.from_dict({"chosen_ids": [train_df["chosen_ids"][i] for i in order],
-                                "rejected_ids": [train_df["rejected_ids"][i] for i in order],
-                                "pair_index": order.tolist()})
+    dpo = cfg.objective == "dpo"
+    if dpo:
+        stream = dpo_stream(train_df, order)
+    else:
+        stream = Dataset.from_dict({"chosen_ids": [train_df["chosen_ids"][i] for i in order],
+                                    "rejected_ids": [train_df["rejected_ids"][i] for i in order],
+                                    "pair_index": order.tolist()})
 
-    model = load_model(cfg.base, head="rm", dtype="float32", allow_untrained_head=True, seed=cfg.seed).model
+    # DPO trains the base as a causal LM (its implicit reward needs the LM head); Bradley-Terry adds a scalar head
+    model = load_model(cfg.base, head="lm" if dpo else "rm", dtype="float32", allow_untrained_head=not dpo,
+                       seed=cfg.seed).model
     model.config.pad_token_id = tok.pad_token_id
     model, peft_config = _prepare_trainable(model, cfg)
     tok.chat_template = prep["template"]  # exported tokenizers carry the template used in training
 
     trainer_dir = run_dir / "trainer"
-    args = RewardConfig(
+    common = dict(
         output_dir=str(trainer_dir), max_steps=steps, per_device_train_batch_size=cfg.batch_size,
         gradient_accumulation_steps=cfg.grad_accum, learning_rate=cfg.lr, warmup_steps=float(cfg.warmup_ratio),
         lr_scheduler_type="linear", weight_decay=0.0, seed=cfg.seed, data_seed=cfg.seed,
         train_sampling_strategy="sequential", remove_unused_columns=False, max_length=None,
         bf16=cfg.dtype == "bfloat16", fp16=False, activation_checkpointing=False,
         save_strategy="steps", save_steps=cfg.save_every, save_total_limit=1, logging_steps=1,
-        report_to="none", disable_tqdm=not progress_enabled(progress), dataloader_num_workers=0, use_cpu=not torch.cuda.is_available())
-    collator = _RecordingCollator(DataCollatorForPreference(pad_token_id=tok.pad_token_id))
+        report_to="none", disable_tqdm=not progress_enabled(progress), dataloader_num_workers=0,
+        use_cpu=not torch.cuda.is_available())
+    if dpo:
+        args = DPOConfig(**common, beta=cfg.beta, loss_type=["sigmoid"],
+                         precompute_ref_log_probs=True, precompute_ref_batch_size=2 * cfg.batch_size)
+        collator = _RecordingCollator(DPOCollator(pad_token_id=tok.pad_token_id))
+    else:
+        args = RewardConfig(**common)
+        collator = _RecordingCollator(DataCollatorForPreference(pad_token_id=tok.pad_token_id))
 
     class Export(TrainerCallback):
         def on_save(self, args, state, control, model=None, **kw):
@@ -186,8 +209,13 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
             if self.bar is not None:
                 self.bar.close()
 
-    trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok, data_collator=collator,
-                            peft_config=peft_config, callbacks=[Export(), BookProgress(), *callbacks])
+    callbacks = [Export(), BookProgress(), *callbacks]
+    if dpo:
+        trainer = dpo_trainer(model=model, args=args, stream=stream, tok=tok, collator=collator, callbacks=callbacks,
+                              peft_config=peft_config, train_df=train_df, run_dir=run_dir)
+    else:
+        trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok,
+                                data_collator=collator, peft_config=peft_config, callbacks=callbacks)
     if not progress:
         from transformers.trainer_callback import PrinterCallback
         trainer.remove_callback(PrinterCallback)  # with the bar off, the trainer would print every log line

@@ -19,6 +19,10 @@ def cfg(name, base="tiny-llama", **kw):
     (dict(max_len=10), "shorter than the chat template"),
     (dict(method="qlora"), "method must be one of"),
     (dict(n_pairs=10_000), "only .* training pairs are available"),
+    (dict(objective="ipo"), "objective must be one of"),
+    (dict(objective="dpo", beta=0.0), "beta must be a positive number"),
+    (dict(objective="dpo", beta=-0.1), "beta must be a positive number"),
+    (dict(objective="dpo", beta="0.1"), "beta must be a positive number"),
 ])
 def test_bad_config_fails_before_training(kwargs, match):
     c = cfg("bad", **kwargs)
@@ -33,3 +37,23 @@ def test_empty_dataset_after_filtering_fails_before_training():
     with pytest.raises(TrainConfigError, match="no usable preference pairs"):
         train(cfg("bad-empty"), pairs=pairs, progress=False)
     assert not local_rm_dir("bad-empty").exists()
+
+
+def test_bradley_terry_run_hash_is_unchanged_by_the_dpo_fields():
+    """Adding the DPO objective must not change the hash of any existing (Bradley-Terry) config: trained RMs in
+    users' caches would otherwise be refused as 'a different run'. The expected value is the formula from before
+    the objective existed: every other field, the data hash and the rmlib version."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    from rmlib import __version__
+
+    c = cfg("hash", beta=0.7)  # beta is irrelevant to Bradley-Terry and must not enter its hash
+    legacy = {k: v for k, v in asdict(c).items() if k not in ("objective", "beta")}
+    expected = hashlib.sha256(json.dumps({**legacy, "data_hash": "d", "rmlib": __version__},
+                                         sort_keys=True).encode()).hexdigest()[:16]
+    assert c.run_hash("d") == cfg("hash").run_hash("d") == expected
+    dpo = cfg("hash", objective="dpo")
+    assert dpo.run_hash("d") != expected  # a DPO run is another run
+    assert dpo.run_hash("d") != cfg("hash", objective="dpo", beta=0.2).run_hash("d")  # and beta is part of it

@@ -1,0 +1,35 @@
+"""The implicit_vs_explicit chapter on tiny models: both RMs trained on identical data, the planted marker learnt by
+both, the evaluation sets, the paired gaps, the displacement record and a verdict computed from them."""
+from __future__ import annotations
+
+import pandas as pd
+
+
+def test_implicit_vs_explicit_tiny(chapter, data_ready):
+    r = chapter("implicit_vs_explicit")
+    out, text = r.results, r.markdown
+    ex, im = out["runs"]["ex"], out["runs"]["im"]
+    assert ex["data_hash"] == im["data_hash"] and out["same_order"] and "**identical**" in text
+    assert im["objective"] == "dpo" and "objective" not in ex and ex["steps"] == im["steps"] == 16
+    assert not out["ex_reused"] and "was trained here" in text  # an isolated cache holds no finetuning run
+    sets = out["sets"]
+    assert sets["domain:hh_rlhf_harmless"] == 24 and 16 <= sets["in_distribution"] == sets["token_shift"] <= 24
+    acc = pd.DataFrame(out["accuracy"]).set_index(["rm", "eval_set"])
+    # the planted marker decides preference: both RMs learn it on held-out prompts
+    assert acc.loc[("EX-RM", "in_distribution"), "accuracy"] >= 0.9
+    assert acc.loc[("IM-RM", "in_distribution"), "accuracy"] >= 0.9
+    assert (acc["ci_low"] <= acc["accuracy"]).all() and (acc["accuracy"] <= acc["ci_high"]).all()
+    gaps = pd.DataFrame(out["gaps"]).set_index("eval_set")
+    assert set(gaps.index) == {"in_distribution", "token_shift", "domain:hh_rlhf_harmless", "token_shift_drop"}
+    d = acc.loc[("IM-RM", "in_distribution"), "accuracy"] - acc.loc[("EX-RM", "in_distribution"), "accuracy"]
+    assert abs(gaps.loc["in_distribution", "gap"] - d) < 1e-9
+    v = out["verdict"]
+    assert v["token"] == "not tested" and out["token_shift_changed"] == 0  # marker pairs: lower-case word lists
+    assert "Token-level shift: not tested" in text
+    assert f"Token-level shift: {v['token']}" in text and f"Domain shift: {v['domain']}" in text
+    assert ("**replicates** for these two RMs" in text) == v["replicates"]
+    traj = pd.DataFrame(out["trajectory"])
+    assert traj["step"].tolist() == list(range(1, 17)) and traj[["logp_chosen", "logp_rejected"]].notna().all().all()
+    assert out["displacement"]["margin_change"] > 0
+    assert ("**Likelihood displacement**" in text) == out["displacement"]["displaced"]
+    assert r.n_charts >= 2 and not r.errors
