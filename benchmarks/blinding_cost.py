@@ -7,10 +7,13 @@ difference is set beside the quantity the chapter measures: the spread of P(yes)
 sampled template x axis cells, float32). A dtype whose rounding moves P(yes) by as much as the descriptors do cannot
 measure their disparity. Each model runs in its own subprocess (its own memory and model cache).
 
-Old path against new (#17), side by side in one process, in float32: the same prompts through `score_answers` as it
-was at ``--baseline`` (a git revision; its answers.py is loaded from git beside the current one: one prompt per
-forward) and as it is now (many prompts per forward), alternating old, new, old, new; the ratios of their wall and
-CPU seconds, and the largest difference in P(yes) between them.
+Old path against new (#17), side by side in one process, in float32: the chapter's three `score_answers` calls for
+one model (blinded; informed and told-to-ignore; counterfactual, built from the replica's answers) through
+`score_answers` as it was at ``--baseline`` (a git revision; its answers.py is loaded from git beside the current
+one; default b98b75e: many prompts per forward, every prompt whole) and as it is now (shared openings run once,
+:mod:`rmlib.engine.prefix_tree`), alternating old, new, old, new; the ratios of their wall and CPU seconds, and the
+largest difference in P(yes) between them. ``--per-domain 2 --axes race_ethnicity gender_and_sex`` is the full
+chapter's design (200 prompts a model).
 
     python benchmarks/blinding_cost.py [--models ...] [--per-domain 1] [--axes religion age] [--baseline REV]
 
@@ -29,7 +32,7 @@ import time
 from pathlib import Path
 
 MODELS = ["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct", "gemma3-270m"]
-BASELINE = "9371b3e"  # the last commit with one prompt per forward in score_answers
+BASELINE = "b98b75e"  # many prompts per forward, no shared openings (9371b3e: one prompt per forward)
 
 
 def baseline_score_answers(rev: str):
@@ -46,9 +49,29 @@ def baseline_score_answers(rev: str):
     return mod.score_answers
 
 
-def old_vs_new(lm, prompts, answers, rev: str, repeats: int = 2) -> dict:
-    """Wall and CPU seconds per prompt of the old and the new path (alternating, best of `repeats` each), their
-    ratios, and max |P(yes) old - P(yes) new|, with the load average before and after."""
+def chapter_calls(design, lm) -> list[list[str]]:
+    """The prompts of the chapter's three `score_answers` calls for one usable model, as `score_model` makes them:
+    the blinded prompts, then informed and told-to-ignore, then the counterfactual prompts (built here from the
+    replica's P(yes) under `lm`, float32, as the chapter does)."""
+    from rmlib.analysis.blinding_prompts import counterfactual_prompts, decision_prompts, replica_answers
+    from rmlib.analysis.blinding_scores import p_yes
+    from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
+    from rmlib.engine import score_answers
+
+    prompts = decision_prompts(design)
+    blinded = list(dict.fromkeys(prompts.loc[prompts["condition"] == "blinded", "prompt"]))
+    rows = score_answers(lm, blinded, list(design.answers), cache=False, progress=False)
+    kind = RM_SCORE if lm.head == "rm" else LM_LOGPROB
+    got = p_yes(rows.assign(reward=rows["score" if lm.head == "rm" else "logprob"], reward_kind=kind), design.answers)
+    table = prompts[prompts["condition"] == "blinded"].merge(got, on="prompt")
+    counterfactual = counterfactual_prompts(design, replica_answers(table, design.answers))
+    rest = prompts.loc[prompts["condition"].isin(["informed", "told_to_ignore"]), "prompt"]
+    return [blinded, list(dict.fromkeys(rest)), list(dict.fromkeys(counterfactual["prompt"]))]
+
+
+def old_vs_new(lm, calls, answers, rev: str, repeats: int = 2) -> dict:
+    """Wall and CPU seconds per prompt of the old and the new path over the chapter's calls (alternating, best of
+    `repeats` each), their ratios, max |P(yes) old - P(yes) new|, and the load average before and after."""
     import numpy as np
     from scipy.special import expit
 
@@ -60,21 +83,26 @@ def old_vs_new(lm, prompts, answers, rev: str, repeats: int = 2) -> dict:
     load = [os.getloadavg()[0]]
     for _ in range(repeats):
         for name, fn in paths.items():
-            t0, c0 = time.perf_counter(), time.process_time()
-            df = fn(lm, prompts, answers, cache=False, progress=False)
-            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            wall = cpu = 0.0
+            values = []
+            for prompts in calls:  # one score_answers call each, as the chapter makes them
+                t0, c0 = time.perf_counter(), time.process_time()
+                df = fn(lm, prompts, answers, cache=False, progress=False)
+                wall, cpu = wall + time.perf_counter() - t0, cpu + time.process_time() - c0
+                wide = df.pivot(index="prompt", columns="answer", values=col).loc[prompts, answers].to_numpy(float)
+                values.append(expit(wide[:, 0] - wide[:, 1]))
             w, c = best.get(name, (np.inf, np.inf))
             best[name] = (min(w, wall), min(c, cpu))
-            wide = df.pivot(index="prompt", columns="answer", values=col).loc[prompts, answers].to_numpy(float)
-            p[name] = expit(wide[:, 0] - wide[:, 1])
+            p[name] = np.concatenate(values)
     load.append(os.getloadavg()[0])
-    n = len(prompts)
+    n = sum(map(len, calls))
     return {"old_wall_s_per_prompt": best["old"][0] / n, "old_cpu_s_per_prompt": best["old"][1] / n,
             "new_wall_s_per_prompt": best["new"][0] / n, "new_cpu_s_per_prompt": best["new"][1] / n,
             "wall_ratio_old_over_new": best["old"][0] / best["new"][0],
             "cpu_ratio_old_over_new": best["old"][1] / best["new"][1],
+            "new_wall_s_chapter_calls": best["new"][0], "old_wall_s_chapter_calls": best["old"][0],
             "p_yes_max_abs_diff_old_new": float(np.abs(p["old"] - p["new"]).max()),
-            "compare_load": load, "compare_prompts": n, "baseline": rev}
+            "compare_load": load, "compare_prompts": n, "compare_calls": [len(c) for c in calls], "baseline": rev}
 
 
 def one(model: str, per_domain: int, axes: list[str], dtypes: list[str], baseline: str | None = None) -> dict:
@@ -95,7 +123,7 @@ def one(model: str, per_domain: int, axes: list[str], dtypes: list[str], baselin
         lm = cached_model(model, LoadOptions(dtype=dtype))
         score_answers(lm, unique[:1], list(design.answers), cache=False, progress=False)  # warm-up
         if baseline and dtype == "float32":
-            out.update(old_vs_new(lm, unique, list(design.answers), baseline))
+            out.update(old_vs_new(lm, chapter_calls(design, lm), list(design.answers), baseline))
         t0, c0 = time.perf_counter(), time.process_time()
         rows = score_answers(lm, unique, list(design.answers), cache=False, progress=False)
         out[f"s_per_prompt_{dtype}"] = (time.perf_counter() - t0) / len(unique)
@@ -146,7 +174,8 @@ def main(argv=None) -> int:
               f"descriptor SD {r['descriptor_sd_float32']:.4f}  load {r['load_before']:.1f}->{r['load_after']:.1f}",
               flush=True)
         if "wall_ratio_old_over_new" in r:
-            print(f"{'':32s} old/new ({r['baseline']} vs now, fp32, {r['compare_prompts']} prompts): wall "
+            print(f"{'':32s} old/new ({r['baseline']} vs now, fp32, {r['compare_prompts']} prompts in calls of "
+                  f"{r['compare_calls']}): wall "
                   f"{r['old_wall_s_per_prompt']:.3f}/{r['new_wall_s_per_prompt']:.3f} s/prompt = "
                   f"{r['wall_ratio_old_over_new']:.2f}x, CPU {r['old_cpu_s_per_prompt']:.3f}/"
                   f"{r['new_cpu_s_per_prompt']:.3f} = {r['cpu_ratio_old_over_new']:.2f}x, max |dP(yes)| "

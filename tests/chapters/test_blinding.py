@@ -89,6 +89,8 @@ def test_blinding_chapter_with_an_rm_an_unusable_lm_and_a_missing_rm(chapter, ti
     assert f"**Missing: `{absent}`** (no trained RM at" in text and "finetuning chapter" in text
     assert "no reward-model results" in text and "Requested but missing: `local:ft-not-trained-yet`" in text
     assert out["models"] == ["tiny-llama", tiny_rm]
+    # the conditions are quoted in this design's wording, not the default file's
+    assert 'plus "Ignore religion."' in text and '"A blind you said: Yes (p = …)."' in text
     # a random tiny LM puts almost no probability on the answers: measured, and left out
     assert out["usable"] == {"tiny-llama": False, tiny_rm: True}
     assert out["mean_mass"]["tiny-llama"] < 0.25 and out["mean_mass"][tiny_rm] is None

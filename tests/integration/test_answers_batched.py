@@ -85,13 +85,14 @@ def test_one_prompt_per_forward_is_the_same_result_and_key(tiny_lms, tmp_path, m
 @pytest.mark.embedded
 def test_smollm2_blinding_prompts_batched_equal_per_prompt(smollm2_lm, tmp_path):
     """SmolLM2 in float32 on a handful of the blinding chapter's prompts: P(yes) of the batched path equals the
-    per-prompt path's to 1e-6 here (over 36 prompts the largest difference is 5.1e-6, float32 rounding of the LM
-    head run on one row; see benchmarks/README.md)."""
+    per-prompt path's to 1e-5 (float32 rounding: of the LM head run on one row, over 36 prompts up to 5.1e-6, and
+    since the shared openings (test_answers_prefix.py) of attention split between an opening and the rest, up to
+    3.8e-6 on these six; see benchmarks/README.md)."""
     from rmlib.analysis.blinding_prompts import decision_prompts, load_design
 
     design = load_design().select(1, ["religion"])
     prompts = list(dict.fromkeys(decision_prompts(design)["prompt"]))[:6]
     answers = list(design.answers)
     got, ref = _batched(smollm2_lm, prompts, answers, tmp_path), _reference(smollm2_lm, prompts, answers)
-    np.testing.assert_allclose(expit(got[:, 0] - got[:, 1]), expit(ref[:, 0] - ref[:, 1]), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(expit(got[:, 0] - got[:, 1]), expit(ref[:, 0] - ref[:, 1]), rtol=0, atol=1e-5)
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-4)

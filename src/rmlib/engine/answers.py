@@ -14,8 +14,9 @@ import torch
 
 from rmlib.config import progress_bar
 from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, check_finite, check_length, resolve_model
-from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, prefix_kv_many, right_pad, rm_scores_full, rm_scores_shared,
+from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, right_pad, rm_scores_full, rm_scores_shared,
                                   supports_shared_prefix)
+from rmlib.engine.prefix_tree import opening_tree, prompt_heads
 from rmlib.engine.store import cache_parent, finish, model_settings, open_store, run_fields
 from rmlib.models.templates import answer_slot, check_answer, check_prompt
 from rmlib.storage import sweep_key
@@ -73,22 +74,23 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
                    desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
         pending = [pi for pi in range(len(prompts)) if not store.valid_shard(pi, len(answers))]
         bar.update((len(prompts) - len(pending)) * len(answers))
-        for group in prompt_groups(lm, [slots[prompts[pi]].prefix_ids for pi in pending]) if shared else \
-                [[i] for i in range(len(pending))]:
-            heads = prefix_kv_many(lm, [slots[prompts[pending[i]]].prefix_ids for i in group]) if shared else \
-                [(None, None)]
-            for i, (kv, first) in zip(group, heads):
-                pi = pending[i]
-                prompt = prompts[pi]
-                slot = slots[prompt]
-                if lm.head == "lm":
-                    values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar, kv, first)
-                else:
-                    values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv)
-                df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
-                                   "n_tokens": [len(a) for a in answer_ids], **values})
-                check_finite(df, list(values), f"{lm.spec.id} under the prompt {prompt!r}")
-                store.write_shard(pi, df)
+        if shared:  # shared openings once, then each prompt's own tokens, many prompts per forward
+            tree = opening_tree([slots[prompts[pi]].prefix_ids for pi in pending])
+            heads = prompt_heads(lm, tree, lambda prefixes, openings: prompt_groups(lm, prefixes, openings))
+        else:
+            heads = ((i, None, None) for i in range(len(pending)))
+        for i, kv, first in heads:
+            pi = pending[i]
+            prompt = prompts[pi]
+            slot = slots[prompt]
+            if lm.head == "lm":
+                values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar, kv, first)
+            else:
+                values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv)
+            df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
+                               "n_tokens": [len(a) for a in answer_ids], **values})
+            check_finite(df, list(values), f"{lm.spec.id} under the prompt {prompt!r}")
+            store.write_shard(pi, df)
         bar.close()
         return finish(store, target, len(prompts), len(prompts) * len(answers))
     finally:
@@ -97,20 +99,24 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
 
 
 PREFIX_TOKENS = 2048  # padded prompt tokens in one batched prefix forward
+OPENING_TOKENS = 4096  # padded opening positions the rows of one forward attend to (SmolLM2 float32: 46 KB each)
 LOGIT_BYTES = 2 ** 28  # the kept float32 logits of one batched prefix forward: rows x distinct last positions x vocab
 
 
-def prompt_groups(lm, prefixes) -> list[list[int]]:
+def prompt_groups(lm, prefixes, openings=None) -> list[list[int]]:
     """Indices of ``prefixes`` in groups whose prompts run through one forward (:func:`prefix_kv_many`): shortest
     first, so a group's prompts have similar lengths (little padding, few distinct last positions), and bounded in
-    padded tokens and in the logits kept at the last positions (an LM keeps rows x distinct lengths x vocab)."""
+    padded tokens, in the padded openings they continue (``openings``: their lengths; the stacked copy of their
+    keys/values) and in the logits kept at the last positions (an LM keeps rows x distinct lengths x vocab)."""
     order = sorted(range(len(prefixes)), key=lambda i: len(prefixes[i]))
+    openings = openings or [0] * len(prefixes)
     vocab = lm.model.config.vocab_size if lm.head == "lm" else 0
     groups, group = [], []
     for i in order:
         trial = group + [i]
         lengths = {len(prefixes[j]) for j in trial}
         if group and (len(trial) * max(lengths) > PREFIX_TOKENS
+                      or len(trial) * max(openings[j] for j in trial) > OPENING_TOKENS
                       or len(trial) * len(lengths) * vocab * 4 > LOGIT_BYTES):
             groups.append(group)
             trial = [i]

@@ -59,10 +59,11 @@ def prefix_kv(lm: LoadedModel, prefix_ids):
 
 
 @torch.inference_mode()
-def prefix_kv_many(lm: LoadedModel, prefixes) -> list[tuple[list, torch.Tensor | None]]:
+def prefix_kv_many(lm: LoadedModel, prefixes, openings=None, *, last_logprobs: bool = True
+                   ) -> list[tuple[list, torch.Tensor | None]]:
     """:func:`prefix_kv` of many prompts in one forward: per prompt, its (keys, values) per layer as
     [kv_heads, P_i, head_dim] and, for an LM, the log-softmax of its next-token logits at its last position (None for
-    an RM).
+    an RM, or with ``last_logprobs=False``, when only the keys/values are wanted).
 
     Why: a CPU forward of one ~90-token prompt leaves the matrix units mostly idle (profiled for #17: 1.4 CPU s a
     prompt for SmolLM2, nearly all in ``linear``); one forward of many prompts multiplies larger matrices, and only
@@ -70,23 +71,55 @@ def prefix_kv_many(lm: LoadedModel, prefixes) -> list[tuple[list, torch.Tensor |
     Exact: the prompts are right-padded and the model is causal, so a real position never sees a padding position
     (no attention mask is needed, and none is passed); positions count from 0 as in :func:`prefix_kv`. Values agree
     with one forward per prompt up to float rounding of the larger matrix products (tests/integration/
-    test_answers_batched.py holds them to 1e-6 in P(yes) in float32)."""
+    test_answers_batched.py holds them to 1e-6 in P(yes) in float32).
+
+    ``openings`` (one per prompt, or None): the keys/values of an opening the prompt continues, as this function
+    returned them; ``prefixes`` are then the tokens that follow each opening. Each row attends to its own opening
+    through :func:`rmlib.engine.prefix_attention.shared_prefix` (exact: one softmax over opening and own positions;
+    openings padded to one length, the padding masked) at positions counted on from the opening's length, and the
+    keys/values returned are the whole prompt's, opening included. So an opening many prompts share runs once
+    (:mod:`rmlib.engine.prefix_tree`)."""
     prefixes = [list(p) for p in prefixes]
     ids, lengths = right_pad(prefixes, 0, lm.device)
     last = lengths - 1
-    if lm.head == "rm":
-        out = lm.model.base_model(input_ids=ids, use_cache=True)
-        firsts = [None] * len(prefixes)
-    else:
-        keep = torch.unique(last)  # sorted: the columns of the kept logits
-        out = lm.model(input_ids=ids, use_cache=True, logits_to_keep=keep)
-        col = torch.searchsorted(keep, last)
-        logits = out.logits[torch.arange(len(prefixes), device=lm.device), col].float()
-        firsts = list(torch.log_softmax(logits, dim=-1))
-    cache = out.cache  # as in prefix_kv
+    extra, context = {}, contextlib.nullcontext()
+    if openings is not None:
+        starts = torch.tensor([kv[0][0].shape[1] for kv in openings], device=lm.device)
+        extra["position_ids"] = starts[:, None] + torch.arange(ids.shape[1], device=lm.device)[None]
+        context = shared_prefix(lm.model, _stack_openings(openings, int(starts.max())), starts)
+    with context:
+        if lm.head == "rm" or not last_logprobs:
+            out = lm.model.base_model(input_ids=ids, use_cache=True, **extra)
+            firsts = [None] * len(prefixes)
+        else:
+            keep = torch.unique(last)  # sorted: the columns of the kept logits
+            out = lm.model(input_ids=ids, use_cache=True, logits_to_keep=keep, **extra)
+            col = torch.searchsorted(keep, last)
+            logits = out.logits[torch.arange(len(prefixes), device=lm.device), col].float()
+            firsts = list(torch.log_softmax(logits, dim=-1))
+    cache = out.cache  # as in prefix_kv; with openings, the new positions only
     layers = getattr(cache, "layers", None)
     pairs = [(layer.keys, layer.values) for layer in layers] if layers is not None else list(cache)
-    return [([(k[i, :, :n], v[i, :, :n]) for k, v in pairs], firsts[i]) for i, n in enumerate(lengths.tolist())]
+    own = [[(k[i, :, :n], v[i, :, :n]) for k, v in pairs] for i, n in enumerate(lengths.tolist())]
+    if openings is not None:
+        own = [[(torch.cat([k0, k], 1), torch.cat([v0, v], 1)) for (k0, v0), (k, v) in zip(opening, kv)]
+               for opening, kv in zip(openings, own)]
+    return list(zip(own, firsts))
+
+
+def _stack_openings(openings, width: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Per layer, the openings' keys and values as [rows, kv_heads, width, head_dim], right-padded with zeros."""
+    stacked = []
+    for layer in range(len(openings[0])):
+        k0, v0 = openings[0][layer]
+        keys = k0.new_zeros((len(openings), k0.shape[0], width, k0.shape[2]))
+        values = v0.new_zeros((len(openings), v0.shape[0], width, v0.shape[2]))
+        for i, kv in enumerate(openings):
+            k, v = kv[layer]
+            keys[i, :, :k.shape[1]] = k
+            values[i, :, :v.shape[1]] = v
+        stacked.append((keys, values))
+    return stacked
 
 
 def right_pad(seqs, pad_id: int, device):

@@ -9,7 +9,7 @@ import pandas as pd
 from rmlib.analysis.blinding_prompts import CONDITION_LABELS, decision_prompts
 from rmlib.stats.columns import require_columns
 
-__all__ = ["run_markdown", "example_markdown", "tokens_markdown", "usable_markdown", "condition4_markdown",
+__all__ = ["run_markdown", "conditions_markdown", "example_markdown", "tokens_markdown", "usable_markdown", "condition4_markdown",
            "behaviour_markdown", "verdicts_markdown", "effects_markdown", "rm_markdown", "verdict_sentence",
            "points_markdown"]
 
@@ -25,6 +25,22 @@ def run_markdown(design, dtype: str, missing: dict[str, str]) -> str:
                  "finetuning chapter has trained it (`make book` runs that chapter first). **This page has no "
                  "reward-model results for it**; it reports on the other models.")
     return text
+
+
+def conditions_markdown(design) -> str:
+    """The four conditions in the design's own wording (its ``ignore_instruction`` and ``replica_note``, filled in
+    for the first template's noun and the first axis's attribute), so a ``DESIGN_FILE`` of one's own changes the
+    page too."""
+    t, d = design.templates.iloc[0], design.descriptors.iloc[0]
+    ignore = design.ignore_instruction.format(noun=t["noun"], attribute=d["attribute"])
+    note = design.replica_note.format(noun=t["noun"], attribute=d["attribute"], answer=design.answers[0], p="…")
+    return ("**Four conditions**, per model and template (quoted for the first template and axis of this run):\n\n"
+            "1. **informed**: the descriptor is in the question;\n"
+            f"2. **told to ignore**: the same, plus \"{ignore}\";\n"
+            f"3. **blinded replica**: the descriptor removed (\"{t['article']} {t['noun']}\"); this prompt is the same "
+            "for every descriptor, so its disparity is zero by construction;\n"
+            "4. **replica's answer shown** (counterfactual self-simulation): the informed question plus "
+            f"\"{note}\", the model's own answer in condition 3 for the same template.")
 
 
 def example_markdown(design) -> str:
