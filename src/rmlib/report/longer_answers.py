@@ -111,6 +111,6 @@ def published_markdown(table: pd.DataFrame) -> str:
     return (f"Across {table['model'].nunique()} paper RMs and {table['prompt_key'].nunique()} prompts "
             f"({len(table)} model x prompt pairs; {table['share_multi_word'].median():.0%} of the items have more "
             f"than one word), Spearman's ρ between an answer's length in words and its reward ranges from "
-            f"{table['rho'].min():.2f} to {table['rho'].max():.2f}; {pos} pairs reward longer answers more and "
-            f"{neg} less at p < 0.05. The released scores cover only these human-written answers, so they cannot "
+            f"{table['rho'].min():.2f} to {table['rho'].max():.2f}; in {pos} of these pairs the RM rewards longer "
+            f"answers more and in {neg} less, at p < 0.05. The released scores cover only these human-written answers, so they cannot "
             "say what a *searched* longer answer would get: that needs the model itself (compute mode).")
