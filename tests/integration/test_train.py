@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from safetensors.torch import load_file
-from transformers import TrainerCallback
 import pandas as pd
 import pytest
 import torch
@@ -11,7 +10,8 @@ from rmlib.analysis.finetuning import evaluate_run
 from rmlib.engine import sweep
 from rmlib.models import LoadOptions, ModelError, load_model
 from rmlib.registry import get_spec, local_rm_dir
-from rmlib.train import TrainConfig, TrainConfigError, data_hash, train
+from rmlib.train import TrainConfigError, train
+from tests.integration.train_support import Crash, marker_config, module_cache, weights  # noqa: F401 (fixture)
 
 
 LEXICON = pd.DataFrame({"word": ["peace", "hope", "joy", "war", "fear", "pain"],
@@ -19,17 +19,11 @@ LEXICON = pd.DataFrame({"word": ["peace", "hope", "joy", "war", "fear", "pain"],
 
 
 @pytest.fixture(autouse=True, scope="module")
-def cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        root = tmp_path_factory.mktemp("rmlib_cache")
-        mp.setenv("RMLIB_CACHE_DIR", str(root))
-        yield root
+def cache(module_cache):
+    return module_cache
 
 
-def cfg(name, base="tiny-llama", **kw):
-    base_kw = dict(sources=["synthetic_marker"], n_pairs=48, n_test=24, steps=16, batch_size=8, lr=2e-3,
-                   max_len=96, method="full", save_every=8, dtype="float32", save_dtype="float32")
-    return TrainConfig(name=name, base=base, **{**base_kw, **kw})
+cfg = marker_config
 
 
 @pytest.fixture(scope="module")
@@ -77,21 +71,6 @@ def test_two_bases_get_identical_data_order_and_steps(llama_run):
     assert qwen.log["loss"].notna().all() and len(qwen.log) == 16
 
 
-class Crash(TrainerCallback):
-    def __init__(self, at):
-        self.at = at
-
-    def on_step_end(self, args, state, control, **kw):
-        if state.global_step == self.at:
-            raise KeyboardInterrupt("simulated kill")
-
-
-def _weights(run_dir):
-    if (run_dir / "model.safetensors").exists():
-        return load_file(str(run_dir / "model.safetensors"))
-    return {k: v.float() for k, v in load_model(f"local:{run_dir.name}", dtype="float32").model.state_dict().items()}
-
-
 def test_resume_after_kill_matches_uninterrupted_run():
     short = dict(n_pairs=32, n_test=8, steps=10, save_every=4, batch_size=4)
     whole = train(cfg("resume-a", **short), progress=False)
@@ -103,7 +82,7 @@ def test_resume_after_kill_matches_uninterrupted_run():
     resumed = train(cfg("resume-b", **short), progress=False)
     assert resumed.resumed_from == 4
     assert resumed.checkpoints == whole.checkpoints == [4, 8, 10]
-    wa, wb = _weights(whole.run_dir), _weights(resumed.run_dir)
+    wa, wb = weights(whole.run_dir), weights(resumed.run_dir)
     assert wa.keys() == wb.keys()
     for k in wa:
         torch.testing.assert_close(wa[k], wb[k], atol=1e-5, rtol=1e-4)
@@ -133,7 +112,7 @@ def test_partial_methods_train_only_their_parameters_and_export_plain_rms(method
     r = train(cfg(f"method-{method}", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, lr=1e-2,
                   method=method, n_layers=1, save_every=2, dtype="bfloat16"), progress=False)
     init = load_model("tiny-qwen2", head="rm", dtype="float32", allow_untrained_head=True, seed=0).model.state_dict()
-    w = _weights(r.run_dir)
+    w = weights(r.run_dir)
     assert w.keys() == init.keys()  # LoRA is merged: the export is a plain *ForSequenceClassification RM
     changed = {k for k in w if not torch.allclose(w[k], init[k])}
     assert "score.weight" in changed and "model.embed_tokens.weight" not in changed

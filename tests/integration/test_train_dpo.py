@@ -9,26 +9,20 @@ import torch
 
 from rmlib.models import ModelError, load_model
 from rmlib.registry import get_spec, local_rm_dir
-from rmlib.train import (TrainConfig, completion_logps, encode_pairs, pairwise_accuracy, score_pairs, select_pairs,
+from rmlib.train import (completion_logps, encode_pairs, pairwise_accuracy, score_pairs, select_pairs,
                          train)
 
 
-from tests.integration.test_train import Crash, _weights
+from tests.integration.train_support import Crash, marker_config, module_cache, weights  # noqa: F401 (fixture)
 
 
 @pytest.fixture(autouse=True, scope="module")
-def cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        root = tmp_path_factory.mktemp("rmlib_cache")
-        mp.setenv("RMLIB_CACHE_DIR", str(root))
-        yield root
+def cache(module_cache):
+    return module_cache
 
 
 def cfg(name, base="tiny-llama", **kw):
-    base_kw = dict(sources=["synthetic_marker"], n_pairs=48, n_test=24, steps=16, batch_size=8, lr=2e-3,
-                   max_len=96, method="full", save_every=8, dtype="float32", save_dtype="float32",
-                   objective="dpo", beta=0.1)
-    return TrainConfig(name=name, base=base, **{**base_kw, **kw})
+    return marker_config(name, base, **{"objective": "dpo", "beta": 0.1, **kw})
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +83,7 @@ def test_dpo_resume_after_kill_matches_uninterrupted_run():
     assert (local_rm_dir("im-resume-b") / "ref_logps.parquet").exists()  # the reference pass is not redone
     resumed = train(cfg("im-resume-b", **short), progress=False)
     assert resumed.resumed_from == 4 and resumed.checkpoints == whole.checkpoints == [4, 8, 10]
-    wa, wb = _weights(whole.run_dir), _weights(resumed.run_dir)
+    wa, wb = weights(whole.run_dir), weights(resumed.run_dir)
     assert wa.keys() == wb.keys()
     for k in wa:
         torch.testing.assert_close(wa[k], wb[k], atol=1e-5, rtol=1e-4)
