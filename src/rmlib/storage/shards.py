@@ -32,7 +32,10 @@ import pyarrow.parquet as pq
 from rmlib.storage import atomic
 from rmlib.storage.integrity import sha256_bytes
 
-ENGINE_VERSION = "2"  # bump when the arithmetic of a sweep changes; it is part of every cache key
+# Bump when the arithmetic of a sweep changes; it is part of every cache key. 3: an LM's answer log-probs as
+# logit - logsumexp over only the answer's context (kernels.lm_logprobs_shared), and answers scored over shared
+# prompt openings (engine.prefix_tree): equal within float rounding in float32, but up to 0.06 in P(yes) in bfloat16.
+ENGINE_VERSION = "3"
 FORMAT = 2            # layout of a sweep folder (1: shard-NNNNN.parquet without hashes)
 RUN_FIELDS = ("batch_size", "device", "rmlib_version", "torch_version", "transformers_version")
 _SHARD = re.compile(r"^shard-(?P<index>\d{5})-(?P<sha>[0-9a-f]{16})\.parquet$")
