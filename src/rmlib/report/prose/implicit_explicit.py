@@ -97,8 +97,16 @@ def verdict_markdown(verdict: dict, gaps: pd.DataFrame, base: str) -> str:
                      + ("(published: comparable or better; here the IM-RM is worse on "
                         + ", ".join(verdict["domain_worse_sets"]) + ")." if verdict["domain_worse_sets"] else
                         "(published: comparable or better; no CI here lies below 0)."))
-    overall = ("The published pattern **replicates** for these two RMs." if verdict["replicates"] else
-               "The published pattern **does not replicate** in full for these two RMs.")
+    halves = {"token-level": verdict["token"], "domain": verdict["domain"]}
+    failed = [k for k, v in halves.items() if v == "does not replicate"]
+    if verdict["replicates"]:
+        overall = "The published pattern **replicates** for these two RMs."
+    elif failed:
+        overall = (f"The published pattern **does not replicate** for these two RMs: the {' and '.join(failed)} "
+                   f"half {'goes' if len(failed) == 1 else 'go'} against it.")
+    else:  # an inconclusive or untested half is not a failure to replicate
+        open_ = [f"the {k} half is {v or 'not computed'}" for k, v in halves.items() if v != "replicates"]
+        overall = f"The published pattern is **not established** for these two RMs: {'; '.join(open_)}."
     why = (f" These are one EX-RM and one IM-RM from one base ({base}) and one seed, trained briefly with a short "
            "context, so the CIs are over pairs and say nothing about the spread across seeds or bases. Reasons a "
            "result here can differ from the paper's: the models are small and the training short (the IM-RM's "
