@@ -33,3 +33,25 @@ def test_implicit_vs_explicit_tiny(chapter, data_ready):
     assert out["displacement"]["margin_change"] > 0
     assert ("**Likelihood displacement**" in text) == out["displacement"]["displaced"]
     assert r.n_charts >= 2 and not r.errors
+
+
+def test_implicit_vs_explicit_tiny_on_real_text_tests_the_token_shift(chapter, data_ready):
+    """The marker pairs are lower-case word lists that no rewrite changes, so the run above never reaches the token
+    level. Trained on real pairs (HH-helpful, another source as the domain shift), the rewrite changes pairs and the
+    chapter must compute the token-level verdict from the drop difference and show the rewrite's overlap feature."""
+    r = chapter("implicit_vs_explicit", SOURCES=["hh_rlhf_helpful"], DOMAIN_SOURCES=["ultrafeedback"], STEPS=4,
+                SAVE_EVERY=4)
+    out, text = r.results, r.markdown
+    assert out["same_order"] and not r.errors
+    assert 0 < out["token_shift_changed"] <= 1 and f"changed {out['token_shift_changed']:.0%} of the pairs" in text
+    gaps = pd.DataFrame(out["gaps"]).set_index("eval_set")
+    drop = gaps.loc["token_shift_drop"]
+    assert drop["ci_low"] <= drop["gap"] <= drop["ci_high"] and drop["n"] == out["sets"]["token_shift"]
+    expected = ("replicates" if drop["ci_low"] > 0 else "does not replicate" if drop["ci_high"] < 0
+                else "inconclusive")
+    assert out["verdict"]["token"] == expected  # computed from the interval shown, not "not tested"
+    assert f"**Token-level shift: {expected}.**" in text and "Token-level shift: not tested" not in text
+    corr = pd.DataFrame(out["overlap"])
+    kept = corr[corr["feature"] == "kept_words (margin change)"]
+    assert sorted(kept["rm"]) == ["EX-RM", "IM-RM"] and (kept["n"] == out["sets"]["token_shift"]).all()
+    assert "kept_words (margin change)" in text
