@@ -30,6 +30,11 @@ def test_implicit_vs_explicit_tiny(chapter, data_ready):
     assert ("**replicates** for these two RMs" in text) == v["replicates"]
     traj = pd.DataFrame(out["trajectory"])
     assert traj["step"].tolist() == list(range(1, 17)) and traj[["logp_chosen", "logp_rejected"]].notna().all().all()
+    # log-ratios to the reference: exactly 0 at the first step (the policy is the reference before any update)
+    assert traj.loc[0, ["logratio_chosen", "logratio_rejected"]].abs().max() < 1e-3
+    held = pd.DataFrame(out["heldout_logratios"]).set_index("completion")
+    assert set(held.index) == {"chosen", "rejected"} and (held["n"] == sets["in_distribution"]).all()
+    assert f"On {sets['in_distribution']} held-out pairs after training" in text
     assert out["displacement"]["margin_change"] > 0
     assert ("**Likelihood displacement**" in text) == out["displacement"]["displaced"]
     assert r.n_charts >= 2 and not r.errors

@@ -30,7 +30,7 @@ from rmlib.train import TrainConfig, prepare, score_pairs, select_pairs, train
 from rmlib.train.pairs import _usable
 
 __all__ = ["train_both", "evaluation_sets", "score_sets", "accuracy_table", "paired_gaps", "overlap_correlations",
-           "displacement", "displacement_summary", "pattern_verdict"]
+           "displacement", "displacement_summary", "heldout_logratios", "pattern_verdict"]
 
 IN_DISTRIBUTION, TOKEN_SHIFT = "in_distribution", "token_shift"
 
@@ -190,35 +190,68 @@ def _spearman(x, y) -> dict:
                 "method": "undefined (constant input)"}
 
 
-def displacement(log: pd.DataFrame) -> pd.DataFrame:
-    """From a DPO run's training log: step, the policy's summed log-probs of the chosen and rejected completions
-    (batch means), the implicit reward margin and the loss. Likelihood displacement = the chosen log-prob falls
-    while the margin grows."""
+def displacement(log: pd.DataFrame, beta: float) -> pd.DataFrame:
+    """From a DPO run's training log, one row per step: the loss, the implicit reward margin, and for the chosen
+    and rejected completions of the step's batch (batch means) the policy's summed log-prob (``logp_*``) and its
+    log-ratio to the reference, log πθ − log πref in nats (``logratio_*``: TRL's ``rewards/*`` divided by β).
+
+    Why the log-ratios: every step sees other pairs, so the raw log-probs of two steps differ by what the pairs are
+    (longer responses have lower log-probs) as much as by training. Relative to the reference, each pair is its own
+    baseline (0 before training), so steps compare and a fall means the response became less likely than it was.
+    """
     cols = {"logps/chosen": "logp_chosen", "logps/rejected": "logp_rejected", "rewards/margins": "margin"}
-    require_columns(log, ["step", "loss", *cols], "DPO training log")
-    return log[["step", "loss", *cols]].rename(columns=cols).reset_index(drop=True)
-
-
-def displacement_summary(traj: pd.DataFrame, window: int = 5) -> dict:
-    """Start and end (means of the first and last `window` logged steps) of the chosen and rejected log-probs and
-    the margin, their changes, and whether the chosen log-prob fell while the margin grew."""
-    w = max(1, min(window, len(traj) // 2 or 1))
-    first, last = traj.head(w).mean(numeric_only=True), traj.tail(w).mean(numeric_only=True)
-    out = {"window": w, "n_steps": int(traj["step"].max())}
-    for c in ("logp_chosen", "logp_rejected", "margin"):
-        out[f"{c}_start"], out[f"{c}_end"] = float(first[c]), float(last[c])
-        out[f"{c}_change"] = float(last[c] - first[c])
-    out["displaced"] = bool(out["logp_chosen_change"] < 0 and out["margin_change"] > 0)
+    require_columns(log, ["step", "loss", *cols, "rewards/chosen", "rewards/rejected"], "DPO training log")
+    if not beta > 0:
+        raise ValueError(f"beta must be positive (the run's DPO β), not {beta!r}")
+    out = log[["step", "loss", *cols]].rename(columns=cols).reset_index(drop=True)
+    out["logratio_chosen"] = log["rewards/chosen"].to_numpy(float) / beta
+    out["logratio_rejected"] = log["rewards/rejected"].to_numpy(float) / beta
     return out
 
 
-def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None) -> dict:
+def displacement_summary(traj: pd.DataFrame, window: int = 5) -> dict:
+    """Start and end (means of the first and last `window` logged steps) of the chosen and rejected log-ratios, the
+    raw log-probs and the margin, with their changes. ``displaced``: at the end the chosen completion is less likely
+    than under the reference (log-ratio < 0) while the margin has grown: likelihood displacement, read on
+    quantities that compare across batches (see :func:`displacement`)."""
+    require_columns(traj, ["step", "logratio_chosen", "logratio_rejected", "logp_chosen", "logp_rejected",
+                           "margin"], "traj")
+    w = max(1, min(window, len(traj) // 2 or 1))
+    first, last = traj.head(w).mean(numeric_only=True), traj.tail(w).mean(numeric_only=True)
+    out = {"window": w, "n_steps": int(traj["step"].max())}
+    for c in ("logratio_chosen", "logratio_rejected", "logp_chosen", "logp_rejected", "margin"):
+        out[f"{c}_start"], out[f"{c}_end"] = float(first[c]), float(last[c])
+        out[f"{c}_change"] = float(last[c] - first[c])
+    out["displaced"] = bool(out["logratio_chosen_end"] < 0 and out["margin_change"] > 0)
+    return out
+
+
+def heldout_logratios(scored: pd.DataFrame, rm: str, eval_set: str = IN_DISTRIBUTION, n_resamples: int = 2000,
+                      seed: int = 0) -> pd.DataFrame:
+    """After training, on held-out pairs: the IM-RM's log πθ − log πref of the chosen and of the rejected completion
+    (nats), each with a bootstrap CI over pairs. The end point of likelihood displacement on pairs never trained
+    on, free of the batch-to-batch variation of the training log. Columns: completion, mean, ci_low, ci_high, n."""
+    require_columns(scored, ["rm", "eval_set", "logp_chosen", "ref_logp_chosen", "logp_rejected",
+                             "ref_logp_rejected"], "scored")
+    s = scored[(scored["rm"] == rm) & (scored["eval_set"] == eval_set)]
+    if s.empty:
+        raise ValueError(f"no scored pairs of {rm!r} on {eval_set!r}")
+    long = pd.concat([pd.DataFrame({"completion": side, "logratio": s[f"logp_{side}"] - s[f"ref_logp_{side}"]})
+                      for side in ("chosen", "rejected")], ignore_index=True)
+    return mean_with_ci(long, "logratio", ["completion"], n_resamples=n_resamples, seed=seed)
+
+
+def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc: pd.DataFrame | None = None) -> dict:
     """Does the published pattern hold for these two RMs?
 
     Token level: IM loses more accuracy under the rewrite than EX: 'replicates' when the drop difference's CI lies
     above 0, 'does not replicate' when below, else 'inconclusive'. Domain ("comparable or better"): 'does not
     replicate' when IM − EX lies below 0 (CI) on some domain set, else 'replicates'. ``replicates`` is both.
     With ``changed_share`` = 0 (the rewrite changed no pair) the token level is 'not tested'.
+
+    With ``acc`` (:func:`accuracy_table`), ``below_chance`` lists the RMs whose accuracy CI on a domain set lies
+    below 0.5: that source's labels run against what training taught, so there a *higher* accuracy can mean that
+    an RM learnt less of the training preference rather than that it generalises better.
     """
     require_columns(gaps, ["eval_set", "gap", "ci_low", "ci_high"], "gaps")
     g = gaps.set_index("eval_set")
@@ -235,4 +268,10 @@ def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None) -> d
         out["domain"] = "does not replicate" if worse.any() else "replicates"
         out["domain_worse_sets"] = [s.split(":", 1)[1] for s in dom.index[worse]]
     out["replicates"] = out["token"] == "replicates" and out["domain"] == "replicates"
+    out["below_chance"] = []
+    if acc is not None:
+        require_columns(acc, ["rm", "eval_set", "accuracy", "ci_low", "ci_high"], "acc")
+        low = acc[acc["eval_set"].str.startswith("domain:") & (acc["ci_high"] < 0.5)]
+        out["below_chance"] = [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in r.items()}
+                               for r in low[["rm", "eval_set", "accuracy", "ci_low", "ci_high"]].to_dict("records")]
     return out

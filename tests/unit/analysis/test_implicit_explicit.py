@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis.implicit_explicit import (accuracy_table, displacement, displacement_summary,
+from rmlib.analysis.implicit_explicit import (accuracy_table, displacement, displacement_summary, heldout_logratios,
                                               overlap_correlations, paired_gaps, pattern_verdict)
 
 
@@ -45,7 +45,8 @@ def test_planted_token_reliance_replicates_the_published_pattern():
     assert g.loc["in_distribution", "gap"] == 0 and g.loc["domain:x", "gap"] == 0
     assert g.loc["token_shift_drop", "ci_low"] > 0.2  # IM loses more under the rewrite
     v = pattern_verdict(g.reset_index())
-    assert v == {"token": "replicates", "domain": "replicates", "domain_worse_sets": [], "replicates": True}
+    assert v == {"token": "replicates", "domain": "replicates", "domain_worse_sets": [], "replicates": True,
+                 "below_chance": []}
     assert pattern_verdict(g.reset_index(), changed_share=0.0)["token"] == "not tested"
 
 
@@ -69,15 +70,55 @@ def test_overlap_correlations_find_a_planted_dependence():
     assert overlap_correlations(ok)["rho"].min() > 0.99
 
 
+def dpo_log(chosen_ratio, rejected_ratio, beta=0.1, raw_chosen=None, raw_rejected=None):
+    """A DPO training log whose per-step log-ratios to the reference are the given arrays (TRL logs β times them)."""
+    chosen_ratio, rejected_ratio = np.asarray(chosen_ratio, float), np.asarray(rejected_ratio, float)
+    n = len(chosen_ratio)
+    return pd.DataFrame({"step": range(1, n + 1), "loss": np.linspace(0.69, 0.3, n),
+                         "logps/chosen": np.linspace(-50, -60, n) if raw_chosen is None else raw_chosen,
+                         "logps/rejected": np.linspace(-50, -80, n) if raw_rejected is None else raw_rejected,
+                         "rewards/chosen": beta * chosen_ratio, "rewards/rejected": beta * rejected_ratio,
+                         "rewards/margins": beta * (chosen_ratio - rejected_ratio)})
+
+
 def test_displacement_from_a_dpo_log():
-    log = pd.DataFrame({"step": range(1, 11), "loss": np.linspace(0.69, 0.3, 10),
-                        "logps/chosen": np.linspace(-50, -60, 10), "logps/rejected": np.linspace(-50, -80, 10),
-                        "rewards/margins": np.linspace(0, 2, 10)})
-    traj = displacement(log)
-    assert list(traj.columns) == ["step", "loss", "logp_chosen", "logp_rejected", "margin"]
+    log = dpo_log(np.linspace(0, -3, 10), np.linspace(0, -8, 10), beta=0.1)
+    traj = displacement(log, beta=0.1)
+    assert list(traj.columns) == ["step", "loss", "logp_chosen", "logp_rejected", "margin", "logratio_chosen",
+                                  "logratio_rejected"]
+    assert traj["logratio_chosen"].iloc[-1] == pytest.approx(-3.0)  # nats: TRL's reward divided by beta
     s = displacement_summary(traj, window=2)
-    assert s["displaced"] and s["logp_chosen_change"] < 0 and s["margin_change"] > 0
-    log["logps/chosen"] = np.linspace(-50, -40, 10)
-    assert not displacement_summary(displacement(log))["displaced"]
+    assert s["displaced"] and s["logratio_chosen_end"] < 0 and s["margin_change"] > 0
+    grown = dpo_log(np.linspace(0, 2, 10), np.linspace(0, -4, 10))
+    assert not displacement_summary(displacement(grown, beta=0.1))["displaced"]  # chosen more likely than before
     with pytest.raises(ValueError):
-        displacement(log.drop(columns=["rewards/margins"]))
+        displacement(log.drop(columns=["rewards/chosen"]), beta=0.1)
+    with pytest.raises(ValueError, match="beta"):
+        displacement(log, beta=0)
+
+
+def test_displacement_is_read_on_log_ratios_not_on_raw_batch_log_probs():
+    """Each step's batch holds other pairs: the raw log-probs can fall only because later batches hold longer
+    responses. Relative to the reference the chosen completion became *more* likely: no displacement (reading the
+    raw log-probs, as before, said there was)."""
+    longer_batches = np.linspace(-40, -70, 10)
+    log = dpo_log(np.linspace(0, 1, 10), np.linspace(0, -2, 10), raw_chosen=longer_batches,
+                  raw_rejected=longer_batches - 5)
+    s = displacement_summary(displacement(log, beta=0.1))
+    assert s["logp_chosen_change"] < 0 and s["margin_change"] > 0
+    assert not s["displaced"] and s["logratio_chosen_end"] > 0
+
+
+def test_heldout_logratios_have_cis_over_pairs():
+    rng = np.random.default_rng(0)
+    n = 120
+    ref_c, ref_r = rng.normal(-60, 10, n), rng.normal(-65, 10, n)
+    scored = pd.DataFrame({"rm": "IM-RM", "eval_set": "in_distribution", "ref_logp_chosen": ref_c,
+                           "logp_chosen": ref_c - 1.5 + rng.normal(0, 1, n), "ref_logp_rejected": ref_r,
+                           "logp_rejected": ref_r - 3 + rng.normal(0, 1, n)})
+    other = scored.assign(rm="EX-RM", logp_chosen=0.0)  # another RM's rows are not mixed in
+    h = heldout_logratios(pd.concat([scored, other]), "IM-RM", n_resamples=999).set_index("completion")
+    assert h.loc["chosen", "ci_high"] < 0 and h.loc["rejected", "mean"] == pytest.approx(-3, abs=0.3)
+    assert h.loc["chosen", "ci_low"] < -1.5 < h.loc["chosen", "ci_high"] and (h["n"] == n).all()
+    with pytest.raises(ValueError, match="no scored pairs"):
+        heldout_logratios(scored, "IM-RM", eval_set="token_shift")

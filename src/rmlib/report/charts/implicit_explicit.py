@@ -1,5 +1,6 @@
 """Charts of the implicit_vs_explicit chapter (:mod:`rmlib.analysis.implicit_explicit`): accuracy per RM and
-evaluation set with CIs, and the DPO run's log-probs and margin along training (likelihood displacement)."""
+evaluation set with CIs, and the DPO run's log-ratios to the reference and margin along training (likelihood
+displacement)."""
 from __future__ import annotations
 
 import altair as alt
@@ -30,16 +31,19 @@ def accuracy_by_set_chart(acc: pd.DataFrame, *, title: str = "", width: int = 36
 
 
 def displacement_chart(traj: pd.DataFrame, *, title: str = "", width: int = 300, height: int = 220) -> alt.Chart:
-    """Left: the policy's summed log-probs of the chosen and rejected completions per step; right: the margin."""
-    require_columns(traj, ["step", "logp_chosen", "logp_rejected", "margin"], "displacement_chart")
-    long = traj.melt("step", ["logp_chosen", "logp_rejected"], var_name="completion", value_name="log_prob")
-    long["completion"] = long["completion"].str.removeprefix("logp_")
-    logps = alt.Chart(long).mark_line().encode(
-        x=alt.X("step:Q"), y=alt.Y("log_prob:Q", scale=alt.Scale(zero=False), title="log π(y|x), batch mean"),
+    """Left: the policy's log-ratio to the reference (log πθ − log πref, nats, batch means) of the chosen and rejected
+    completions per step, with a rule at 0 (the reference); right: the implicit reward margin. Log-ratios, not raw
+    log-probs, because each step's batch holds other pairs (see rmlib.analysis.implicit_explicit.displacement)."""
+    require_columns(traj, ["step", "logratio_chosen", "logratio_rejected", "margin"], "displacement_chart")
+    long = traj.melt("step", ["logratio_chosen", "logratio_rejected"], var_name="completion",
+                     value_name="log_ratio")
+    long["completion"] = long["completion"].str.removeprefix("logratio_")
+    zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(strokeDash=[4, 3], color="gray").encode(y="y:Q")
+    ratios = alt.Chart(long).mark_line().encode(
+        x=alt.X("step:Q"), y=alt.Y("log_ratio:Q", title="log πθ(y|x) − log πref(y|x), batch mean (nats)"),
         color=alt.Color("completion:N", scale=alt.Scale(domain=["chosen", "rejected"])),
-        tooltip=["step:Q", "completion:N", alt.Tooltip("log_prob:Q", format=".2f")]).properties(width=width,
-                                                                                                height=height)
+        tooltip=["step:Q", "completion:N", alt.Tooltip("log_ratio:Q", format=".2f")])
     margin = alt.Chart(traj[["step", "margin"]]).mark_line(color="black").encode(
         x=alt.X("step:Q"), y=alt.Y("margin:Q", title="implicit reward margin β·Δlog-ratio"),
         tooltip=["step:Q", alt.Tooltip("margin:Q", format=".3f")]).properties(width=width, height=height)
-    return alt.hconcat(logps, margin, title=title)
+    return alt.hconcat(alt.layer(zero, ratios).properties(width=width, height=height), margin, title=title)

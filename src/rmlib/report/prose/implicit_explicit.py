@@ -63,19 +63,41 @@ def overlap_markdown(corr: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def displacement_markdown(summary: dict) -> str:
-    """Whether the chosen response's log-prob fell while the margin grew."""
+def displacement_markdown(summary: dict, heldout: pd.DataFrame | None = None) -> str:
+    """Along training, whether the chosen completion became less likely than under the reference while the margin
+    grew (log-ratios, which compare across batches; the raw log-probs are quoted too); then the same on held-out
+    pairs after training (:func:`rmlib.analysis.implicit_explicit.heldout_logratios`), when given."""
     s = summary
-    head = (f"Over the first {s['window']} logged steps and the last {s['window']} (of {s['n_steps']}), the policy's "
-            f"log-prob of the chosen completion went from {s['logp_chosen_start']:.2f} to {s['logp_chosen_end']:.2f} "
-            f"({s['logp_chosen_change']:+.2f}), of the rejected one from {s['logp_rejected_start']:.2f} to "
-            f"{s['logp_rejected_end']:.2f} ({s['logp_rejected_change']:+.2f}), and the implicit reward margin from "
-            f"{s['margin_start']:.3f} to {s['margin_end']:.3f}. ")
+    head = (f"Over the first {s['window']} logged steps and the last {s['window']} (of {s['n_steps']}; batch means), "
+            f"the policy's log-ratio to the reference, log πθ − log πref, went from {s['logratio_chosen_start']:+.2f} "
+            f"to {s['logratio_chosen_end']:+.2f} nats for the chosen completion and from "
+            f"{s['logratio_rejected_start']:+.2f} to {s['logratio_rejected_end']:+.2f} for the rejected one, and the "
+            f"implicit reward margin from {s['margin_start']:.3f} to {s['margin_end']:.3f}. (The raw log-probs, "
+            f"which also change with the pairs each batch holds, went from {s['logp_chosen_start']:.2f} to "
+            f"{s['logp_chosen_end']:.2f} and from {s['logp_rejected_start']:.2f} to {s['logp_rejected_end']:.2f}.) ")
     if s["displaced"]:
-        return head + ("**Likelihood displacement**: the chosen response became *less* likely while the margin "
-                       "grew; DPO widened the gap by pushing the rejected response down faster.")
-    return head + ("**No likelihood displacement** here: the chosen response's log-prob did not fall while the "
-                   "margin grew" + (" (the margin did not grow)." if s["margin_change"] <= 0 else "."))
+        body = ("**Likelihood displacement**: by the end of training the chosen completion is *less* likely than "
+                "under the reference while the margin grew")
+        body += (f"; the margin grew because the rejected completion fell further ({s['logratio_rejected_end']:+.2f} "
+                 f"vs {s['logratio_chosen_end']:+.2f} nats)." if s["logratio_rejected_end"] < s["logratio_chosen_end"]
+                 else ".")
+    else:
+        body = ("**No likelihood displacement** along training: " +
+                ("the margin did not grow." if s["margin_change"] <= 0 else
+                 "the chosen completion did not end below its reference log-prob while the margin grew."))
+    if heldout is None:
+        return head + body
+    h = heldout.set_index("completion")
+    c, r = h.loc["chosen"], h.loc["rejected"]
+    held = (f" On {int(c['n'])} held-out pairs after training, log πθ − log πref is {c['mean']:+.2f} nats for the "
+            f"chosen completion ({_ci(c)}) and {r['mean']:+.2f} for the rejected one ({_ci(r)}): ")
+    if c["ci_high"] < 0:
+        held += "the chosen completion is less likely than under the reference there too (its CI lies below 0)."
+    elif c["ci_low"] > 0:
+        held += "there the chosen completion became *more* likely (its CI lies above 0), so no displacement."
+    else:
+        held += "its CI spans 0, so displacement is not established on held-out pairs."
+    return head + body + held
 
 
 def verdict_markdown(verdict: dict, gaps: pd.DataFrame, base: str) -> str:
@@ -97,6 +119,11 @@ def verdict_markdown(verdict: dict, gaps: pd.DataFrame, base: str) -> str:
                      + ("(published: comparable or better; here the IM-RM is worse on "
                         + ", ".join(verdict["domain_worse_sets"]) + ")." if verdict["domain_worse_sets"] else
                         "(published: comparable or better; no CI here lies below 0)."))
+    for b in verdict.get("below_chance", []):
+        parts.append(f"**Caveat:** on `{b['eval_set']}` the {b['rm']} is *below* chance ({b['accuracy']:.3f}, "
+                     f"{_ci(b)}): that source's labels run against what the training pairs taught, so a higher "
+                     "accuracy there can mean an RM learnt *less* of the training preference, not that it "
+                     "generalises better.")
     halves = {"token-level": verdict["token"], "domain": verdict["domain"]}
     failed = [k for k, v in halves.items() if v == "does not replicate"]
     if verdict["replicates"]:

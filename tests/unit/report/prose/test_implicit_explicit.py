@@ -28,3 +28,62 @@ def test_the_overall_sentence_follows_the_halves(drop, domain, says):
     text = verdict_markdown(pattern_verdict(gaps), gaps, "tiny-llama")
     assert says in text
     assert ("does not replicate" in text.split("\n\n")[-1]) == ("does not replicate" in says)
+
+
+def _summary(**kw):
+    s = {"window": 5, "n_steps": 64, "margin_start": 0.0, "margin_end": 0.06, "margin_change": 0.06,
+         "logratio_chosen_start": 0.0, "logratio_chosen_end": -1.0, "logratio_rejected_start": 0.0,
+         "logratio_rejected_end": -1.6, "logp_chosen_start": -63.8, "logp_chosen_end": -68.7,
+         "logp_rejected_start": -68.0, "logp_rejected_end": -70.9, "displaced": True}
+    return {**s, **kw}
+
+
+def _held(chosen, rejected=(-2.3, -2.8, -1.8), n=150):
+    return pd.DataFrame([{"completion": "chosen", "mean": chosen[0], "ci_low": chosen[1], "ci_high": chosen[2], "n": n},
+                         {"completion": "rejected", "mean": rejected[0], "ci_low": rejected[1],
+                          "ci_high": rejected[2], "n": n}])
+
+
+def test_displacement_sentence_quotes_the_log_ratios_it_concludes_from():
+    """The full run's case: the raw batch log-probs fell more for the chosen (-4.9) than for the rejected (-2.9);
+    the sentence used to say DPO pushed the rejected response down faster next to those numbers. Now the mechanism
+    is stated from the log-ratios, and only when they show it."""
+    from rmlib.report.prose.implicit_explicit import displacement_markdown
+
+    text = displacement_markdown(_summary())
+    assert "**Likelihood displacement**" in text and "fell further (-1.60 vs -1.00 nats)" in text
+    assert "from +0.00 to -1.00 nats for the chosen completion" in text
+    # the rejected completion did not fall further: no such claim
+    same = displacement_markdown(_summary(logratio_rejected_end=-0.5, margin_end=-0.05, margin_change=-0.05,
+                                          displaced=False))
+    assert "fell further" not in same and "**No likelihood displacement**" in same and "did not grow" in same
+
+
+@pytest.mark.parametrize("chosen, says", [
+    ((-1.46, -1.9, -1.0), "less likely than under the reference there too"),
+    ((-0.2, -0.6, 0.2), "displacement is not established on held-out pairs"),
+    ((0.5, 0.2, 0.8), "became *more* likely"),
+])
+def test_heldout_displacement_follows_the_interval(chosen, says):
+    from rmlib.report.prose.implicit_explicit import displacement_markdown
+
+    text = displacement_markdown(_summary(), _held(chosen))
+    assert says in text and "On 150 held-out pairs after training" in text
+    assert f"{chosen[0]:+.2f} nats for the chosen completion ({chosen[1]:.3f} to {chosen[2]:.3f})" in text
+
+
+def test_an_rm_below_chance_on_a_domain_set_is_flagged():
+    """The full run's case: the EX-RM scored 0.347 (0.273 to 0.420) on HH-helpful after training on HH-harmless, so
+    the IM-RM's +0.127 there is partly the EX-RM having learnt more of a preference that source labels the other
+    way. The verdict says so; an RM whose CI reaches 0.5 is not flagged."""
+    gaps = _gaps((0.04, -0.07, 0.13), (0.13, 0.03, 0.23))
+    acc = pd.DataFrame([
+        {"rm": "EX-RM", "eval_set": "domain:ultrafeedback", "accuracy": 0.347, "ci_low": 0.273, "ci_high": 0.420},
+        {"rm": "IM-RM", "eval_set": "domain:ultrafeedback", "accuracy": 0.473, "ci_low": 0.393, "ci_high": 0.547},
+        {"rm": "EX-RM", "eval_set": "in_distribution", "accuracy": 0.3, "ci_low": 0.2, "ci_high": 0.4}])
+    v = pattern_verdict(gaps, acc=acc)
+    assert [(b["rm"], b["eval_set"]) for b in v["below_chance"]] == [("EX-RM", "domain:ultrafeedback")]
+    text = verdict_markdown(v, gaps, "smollm2")
+    assert "**Caveat:** on `domain:ultrafeedback` the EX-RM is *below* chance (0.347, 0.273 to 0.420)" in text
+    assert "IM-RM is *below*" not in text and "in_distribution" not in text
+    assert "**Caveat:**" not in verdict_markdown(pattern_verdict(gaps), gaps, "smollm2")
