@@ -1,5 +1,6 @@
-"""Every claim of the two papers: the sentence it tests, where the paper says it, the chapters and data that test it,
-the unit it is about, and how its parts are judged from the chapters' numbers."""
+"""Every claim of the two papers (and of Razin et al.'s, which the reward-model quality chapters test): the sentence
+it tests, where the paper says it, the chapters and data that test it, the unit it is about, and how its parts are
+judged from the chapters' numbers."""
 from __future__ import annotations
 
 import os
@@ -8,21 +9,13 @@ from typing import Callable
 import pandas as pd
 
 from rmlib.analysis.claims.evidence import Evidence, Missing
+from rmlib.analysis.claims.evidence import evaluate_part as _part
+from rmlib.analysis.claims.implicit_explicit import implicit_explicit_claims
 from rmlib.analysis.claims.rules import (ALPHA, MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, exists_outcome,
                                          order_outcome, share_outcome, test_outcome, threshold_outcome, verdict)
 from rmlib.storage import ResultsError, read_results
 
 __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "source_chapters", "load_evidence", "claims_table"]
-
-def _part(name: str, e: Evidence, fn: Callable[[], tuple[str, str]], context: bool = False) -> Part:
-    """Run one part's evidence function; a missing number makes the part untestable with the reason."""
-    try:
-        outcome, text = fn()
-    except Missing as err:
-        e.take()
-        return Part(name, "untestable", f"not available here: {err}", [], context)
-    return Part(name, outcome, text, e.take(), context)
-
 
 def _untestable(name: str, reason: str) -> Part:
     return Part(name, "untestable", reason)
@@ -363,6 +356,7 @@ CLAIMS: list[Claim] = [
           (TEACHING,), "as above, under each non-uniform π_0 (under a uniform one every standardised RM has "
           "variance 1)", "RMs", "Spearman ρ across RMs with a bootstrap over RMs, per π_0; share rule over the "
           "π_0", _variance_speed),
+    *implicit_explicit_claims(RAZIN),
 ]
 
 

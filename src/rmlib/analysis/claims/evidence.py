@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["Missing", "Ref", "resolve", "Evidence"]
+from rmlib.analysis.claims.rules import Part
+
+__all__ = ["Missing", "Ref", "resolve", "Evidence", "evaluate_part"]
 
 
 class Missing(LookupError):
@@ -100,3 +102,14 @@ class Evidence:
     def take(self) -> list[Ref]:
         refs, self.refs = self.refs, []
         return refs
+
+
+def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple[str, str]], context: bool = False) -> Part:
+    """Run one part's evidence function ``fn`` (returning outcome and text) and attach the numbers it read; a
+    missing number makes the part untestable with the reason, rather than failing the page."""
+    try:
+        outcome, text = fn()
+    except Missing as err:
+        e.take()
+        return Part(name, "untestable", f"not available here: {err}", [], context)
+    return Part(name, outcome, text, e.take(), context)

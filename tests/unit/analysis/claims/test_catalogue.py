@@ -43,7 +43,7 @@ def _good_teachers(var_verdicts: dict, n_slower: int, accurate_gain=0.01, noisy_
 
 def _razin(results) -> dict:
     e = Evidence({"good_teachers": results}, {"good_teachers": "good_teachers.json not found in /x"})
-    return {c.key: c.evaluate(e) for c in claims.CLAIMS if c.paper == claims.RAZIN}
+    return {c.key: c.evaluate(e) for c in claims.CLAIMS if c.chapters == ("good_teachers",)}
 
 
 def test_good_teachers_results_give_a_computed_verdict_for_razin_et_al():
