@@ -136,8 +136,7 @@ def verdict_markdown(verdict: dict, gaps: pd.DataFrame, base: str) -> str:
         overall = f"The published pattern is **not established** for these two RMs: {'; '.join(open_)}."
     why = (f" These are one EX-RM and one IM-RM from one base ({base}) and one seed, trained briefly with a short "
            "context, so the CIs are over pairs and say nothing about the spread across seeds or bases. Reasons a "
-           "result here can differ from the paper's: the models are small and the training short (the IM-RM's "
-           "log-ratio has moved little from the reference, so both RMs stay close to what the base already "
-           "prefers); truncation to a short context keeps only the ends of long responses; and the rewrites are "
+           "result here can differ from the paper's: the models are small and the training short (the implicit "
+           "reward margin it reached is in the displacement section above); truncation to a short context keeps only the ends of long responses; and the rewrites are "
            "mild (case, punctuation, contractions, synonyms), smaller shifts than the paper's paraphrases.")
     return "\n\n".join(parts + [overall + why])
