@@ -4,7 +4,6 @@ judged from the chapters' numbers."""
 from __future__ import annotations
 
 import os
-from typing import Callable
 
 import pandas as pd
 

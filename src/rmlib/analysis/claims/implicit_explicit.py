@@ -103,4 +103,3 @@ def implicit_explicit_claims(paper: str) -> list[Claim]:
               "one DPO run", "existence: the chosen completion ends below its reference log-prob while the margin "
               "grew (training), and its held-out interval lies below 0", _displacement),
     ]
-
