@@ -40,7 +40,8 @@ class ModelSpec:
     nickname: str = ""
     revision: str | None = None
     dtype: str = "bfloat16"
-    score: str = "logits0"
+    score: str = "logits0"             # the default score reader (rmlib.models.reward_heads.READERS)
+    score_readers: tuple = ()          # other readers the model offers (e.g. URM's own gated reward)
     trust_remote_code: bool = False
     attn_implementation: str | None = None
     chat_template: str = "own"
@@ -58,6 +59,8 @@ def registry() -> dict[str, ModelSpec]:
     specs = {}
     for section, kind, source in (("paper_rms", "rm", "hub"), ("embedded", "lm", "embedded"), ("tiny", "lm", "tiny")):
         for mid, fields in raw[section].items():
+            if "score_readers" in fields:
+                fields = {**fields, "score_readers": tuple(fields["score_readers"])}
             specs[mid] = ModelSpec(id=mid, kind=kind, source=source, **fields)
     return specs
 
