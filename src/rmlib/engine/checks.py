@@ -6,15 +6,17 @@ or written (a non-finite score is refused before its shard is written).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import torch
 
 from rmlib.models import LoadedModel
+from rmlib.models.devices import model_devices
 
 __all__ = ["SweepError", "candidate_ids", "check_batch_size", "check_length", "check_finite",
-           "auto_batch_size", "resolve_model"]
+           "auto_batch_size", "batch_size_for_free", "resolve_model"]
 
 class SweepError(RuntimeError):
     pass
@@ -71,15 +73,32 @@ def check_finite(df: pd.DataFrame, columns, what: str) -> None:
                          "complete. Try dtype='float32' or check the model's weights.")
 
 
+def batch_size_for_free(free_bytes: Mapping[str, int], per_row: int, fraction: float = 0.5, cap: int = 8192) -> int:
+    """The largest batch whose activations (``per_row`` bytes a row) fit in ``fraction`` of the free memory of
+    every device the model spans (device -> free bytes), between 1 and ``cap``. Pure: the numbers are passed in.
+
+    The minimum over devices, not the sum: a model split layer by layer (accelerate's sequential device map) runs
+    each batch through its GPUs one after another, and every GPU computes its layers on the *whole* batch, so each
+    must hold one layer's activations for all of its rows; the GPU with the least free memory bounds the batch.
+    Summing the budgets would size the batch as if it were divided between the GPUs, and overfill each of them.
+    """
+    if not free_bytes:
+        raise ValueError("no device to size the batch for")
+    budget = fraction * min(free_bytes.values())
+    return int(max(1, min(cap, budget // max(per_row, 1))))
+
+
 def auto_batch_size(lm: LoadedModel, seq_len: int) -> int:
-    """CPU: ~512 new positions a batch (GEMMs saturate there). GPU: from free memory."""
+    """CPU: ~512 new positions a batch (GEMMs saturate there). GPU: from the free memory of every GPU the model
+    spans (:func:`batch_size_for_free`: the tightest one bounds the batch)."""
     if lm.device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(lm.device)
+        gpus = [d for d in model_devices(lm.model) if d.type == "cuda"] or [lm.device]
+        free = {str(d): torch.cuda.mem_get_info(d)[0] for d in gpus}
         cfg = lm.model.config
         hidden = getattr(cfg, "hidden_size", 4096)
         inter = getattr(cfg, "intermediate_size", 4 * hidden)
         per_row = seq_len * (6 * hidden + 3 * inter) * torch.finfo(lm.dtype).bits // 8 * 4
-        return int(max(1, min(8192, 0.5 * free // max(per_row, 1))))
+        return batch_size_for_free(free, per_row)
     return max(1, min(1024, 512 // max(seq_len, 1)))
 
 

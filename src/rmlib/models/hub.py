@@ -14,7 +14,7 @@ import socket
 from urllib.parse import urlparse
 
 from rmlib.models.base import HubUnavailableError, LoadOptions, ModelError, Source
-from rmlib.models.devices import place
+from rmlib.models.devices import cuda_device_map, place
 from rmlib.models.policy import pickle_refused
 from rmlib.registry import ModelSpec
 
@@ -113,8 +113,8 @@ def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: Loa
     with pickle_refused(spec), (hub_errors(spec) if spec.source == "hub" else contextlib.nullcontext({})) as hub_kw:
         if spec.source == "hub":
             kwargs.update(revision=spec.revision, **hub_kw)
-            if device.type == "cuda":
-                kwargs["device_map"] = "auto"
+        if device.type == "cuda":  # whole onto one GPU when it fits there, else split in order (plan_placement)
+            kwargs["device_map"], device = cuda_device_map(where, model_class(head), device, dtype, kwargs)
         model, info = model_class(head).from_pretrained(where, dtype=dtype, output_loading_info=True, **kwargs)
     fresh = [k for k in info.get("missing_keys", []) if k.split(".")[0] in REWARD_HEADS]
     return place(model, device), fresh

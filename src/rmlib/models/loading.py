@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rmlib.models import embedded, hub, local, tiny
 from rmlib.models.base import LoadedModel, LoadOptions, ModelError, Source
-from rmlib.models.devices import resolve_device, resolve_dtype
+from rmlib.models.devices import input_device, model_devices, place, resolve_device, resolve_dtype
 from rmlib.models.policy import check_remote_code
 from rmlib.models.templates import chat_template_of
 from rmlib.registry import spec_at
@@ -55,6 +55,9 @@ def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> L
     dtype = resolve_dtype(spec, device, opts.dtype)
     source = SOURCES[spec.source]
     model, tok, fresh = source.load(spec, head, opts, device, dtype)
+    if device.type != "cpu" and {d.type for d in model_devices(model)} == {"cpu"}:
+        model = place(model, device)  # a source that builds its model on the cpu (tiny)
+    device = input_device(model, device)  # where input ids go: the GPU (of several) that holds the input embeddings
     if head == "rm" and fresh:
         untrained = True
         if not opts.allow_untrained_head:
