@@ -50,6 +50,7 @@ class ModelSpec:
     gguf: str | None = None
     upstream: str | None = None
     path: str | None = None
+    arch: dict | None = None           # the base model's dimensions (hidden, layers, ...): rmlib.engine.cost
     extra: dict = field(default_factory=dict)
 
 
@@ -74,7 +75,7 @@ def paper_rms():
     """The 10 RMs of the two papers, as a DataFrame (id, nickname, family, base, developer, size_b, ...)."""
     import pandas as pd
     rows = [s.__dict__ for s in registry().values() if s.source == "hub" and s.kind == "rm"]
-    return pd.DataFrame(rows).drop(columns=["extra", "gguf", "path", "upstream"])
+    return pd.DataFrame(rows).drop(columns=["extra", "gguf", "path", "upstream", "arch"])
 
 
 _LOCAL = re.compile(r"^local:(?P<name>[^@]+)(@step(?P<step>\d+))?$")
