@@ -231,7 +231,7 @@ def test_remote_code_models_need_a_pinned_revision(monkeypatch):
     with pytest.raises(RemoteCodeError, match="pinned commit"):
         load_model("someorg/custom-rm", trust_remote_code=True, revision="main")
     from rmlib.models.policy import check_remote_code as _check_remote_code
-    pinned = [s for s in registry().values() if s.trust_remote_code and s.revision]
+    pinned = [s for s in registry().values() if s.revision]
     assert {s.id for s in pinned} == {"nicolinho/QRM-Gemma-2-27B", "nicolinho/QRM-Llama3.1-8B",
                                       "RLHFlow/ArmoRM-Llama3-8B-v0.1"}
     for spec in pinned:

@@ -205,8 +205,9 @@ def test_cli_sweep_and_errors(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "64 tokens" in out and "top 3" in out
     assert len(pd.read_parquet(tmp_path / "o.parquet")) == 64
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert main(["sweep", "--model", "RLHFlow/ArmoRM-Llama3-8B-v0.1", "--prompt", PROMPT]) == 2
-    assert "--trust-remote-code" in capsys.readouterr().err
+    assert "in the local model cache" in capsys.readouterr().err  # no remote code asked for: the head is rmlib's
     assert main(["models"]) == 0
     assert "Skywork/Skywork-Reward-Gemma-2-27B" in capsys.readouterr().out
 

@@ -15,7 +15,7 @@ import torch
 from rmlib.config import progress_bar
 from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, check_finite, check_length, resolve_model
 from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, right_pad, rm_scores_full, rm_scores_shared,
-                                  supports_shared_prefix)
+                                  supports_shared_prefix, with_prefix_ids)
 from rmlib.engine.prefix_tree import opening_tree, prompt_heads
 from rmlib.engine.store import cache_parent, finish, model_settings, open_store, run_fields
 from rmlib.models.templates import answer_slot, check_answer, check_prompt
@@ -75,7 +75,11 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
         pending = [pi for pi in range(len(prompts)) if not store.valid_shard(pi, len(answers))]
         bar.update((len(prompts) - len(pending)) * len(answers))
         if shared:  # shared openings once, then each prompt's own tokens, many prompts per forward
-            tree = opening_tree([slots[prompts[pi]].prefix_ids for pi in pending])
+            # a gated head (ArmoRM, QRM) reads a hidden state inside each prompt: no opening shared, so every
+            # prompt's hidden states come from its own row
+            gated = lm.head == "rm" and lm.reward_head.needs_gate
+            tree = opening_tree([slots[prompts[pi]].prefix_ids for pi in pending],
+                                min_saved=10**9 if gated else None)
             heads = prompt_heads(lm, tree, lambda prefixes, openings: prompt_groups(lm, prefixes, openings))
         else:
             heads = ((i, None, None) for i in range(len(pending)))
@@ -86,7 +90,7 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
             if lm.head == "lm":
                 values = _lm_answer_logprobs(lm, slot, answer_ids, batch_size, shared, bar, kv, first)
             else:
-                values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv)
+                values = _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv, first)
             df = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "answer": answers,
                                "n_tokens": [len(a) for a in answer_ids], **values})
             check_finite(df, list(values), f"{lm.spec.id} under the prompt {prompt!r}")
@@ -124,16 +128,19 @@ def prompt_groups(lm, prefixes, openings=None) -> list[list[int]]:
     return groups + [group] if group else groups
 
 
-def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv=None) -> dict:
+def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv=None, prefix_hidden=None) -> dict:
+    """``prefix_hidden``: the prompt's hidden states from its forward, for a head that reads its gating token."""
     seqs = [[*a, *slot.suffix_ids] for a in answer_ids]
     bs = batch_size or auto_batch_size(lm, max(map(len, seqs)) + (0 if shared else len(slot.prefix_ids)))
     if shared and kv is None:
-        kv = prefix_kv(lm, slot.prefix_ids)[0]
+        kv, out = prefix_kv(lm, slot.prefix_ids)
+        prefix_hidden = out.last_hidden_state[0]
     out = []
     for s in range(0, len(seqs), bs):
         batch = seqs[s:s + bs]
         if shared:
-            out.append(rm_scores_shared(lm, kv, len(slot.prefix_ids), batch).cpu().numpy())
+            with with_prefix_ids(lm, slot.prefix_ids):
+                out.append(rm_scores_shared(lm, kv, len(slot.prefix_ids), batch, prefix_hidden).cpu().numpy())
         else:
             out.append(rm_scores_full(lm, [[*slot.prefix_ids, *b] for b in batch]).cpu().numpy())
         bar.update(len(batch))

@@ -26,11 +26,12 @@ __all__ = ["backbone_and_head", "supports_shared_prefix", "prefix_kv", "prefix_k
 
 
 def backbone_and_head(lm: LoadedModel):
-    model = lm.model
-    head = getattr(model, "score", None)
-    if head is None or lm.spec.score != "logits0":
-        return None, None
-    return model.base_model, head
+    """(the transformer backbone, the bound score reader :class:`rmlib.models.reward_heads.RewardHead`) of an RM.
+
+    Every RM the engine scores is run this way, its own head included: a plain sequence-classification head reads
+    ``score(h_last)[0]``; the native heads of ArmoRM, QRM and URM read what their own code reads (a gating token's
+    hidden state too), from rmlib's implementation of them (:mod:`rmlib.models.native_rms`)."""
+    return lm.model.base_model, lm.reward_head
 
 
 def supports_shared_prefix(lm: LoadedModel, total_len: int = 0) -> bool:
@@ -40,14 +41,11 @@ def supports_shared_prefix(lm: LoadedModel, total_len: int = 0) -> bool:
     window = getattr(model.config, "sliding_window", None)
     if window and total_len > window:
         return False
-    if not type(model).__module__.startswith("transformers.models."):
+    backbone = model.base_model if lm.head == "rm" else model
+    if not type(backbone).__module__.startswith("transformers.models."):
         return False
     attn = [m for m in model.modules() if hasattr(m, "layer_idx") and hasattr(m, "o_proj")]
-    if not attn:
-        return False
-    if lm.head == "rm":
-        return backbone_and_head(lm)[0] is not None
-    return True
+    return bool(attn)
 
 
 @torch.inference_mode()
@@ -62,8 +60,9 @@ def prefix_kv(lm: LoadedModel, prefix_ids):
 def prefix_kv_many(lm: LoadedModel, prefixes, openings=None, *, last_logprobs: bool = True
                    ) -> list[tuple[list, torch.Tensor | None]]:
     """:func:`prefix_kv` of many prompts in one forward: per prompt, its (keys, values) per layer as
-    [kv_heads, P_i, head_dim] and, for an LM, the log-softmax of its next-token logits at its last position (None for
-    an RM, or with ``last_logprobs=False``, when only the keys/values are wanted).
+    [kv_heads, P_i, head_dim] and, for an LM, the log-softmax of its next-token logits at its last position (None
+    with ``last_logprobs=False``, when only the keys/values are wanted); for an RM, the prompt's hidden states
+    [P_i, hidden] (a gated head reads one inside the prompt; None for rows that continue an opening).
 
     Why: a CPU forward of one ~90-token prompt leaves the matrix units mostly idle (profiled for #17: 1.4 CPU s a
     prompt for SmolLM2, nearly all in ``linear``); one forward of many prompts multiplies larger matrices, and only
@@ -91,11 +90,13 @@ def prefix_kv_many(lm: LoadedModel, prefixes, openings=None, *, last_logprobs: b
         if lm.head == "rm" or not last_logprobs:
             out = lm.model.base_model(input_ids=ids, use_cache=True, **extra)
             firsts = [None] * len(prefixes)
+            if lm.head == "rm" and openings is None:  # an RM's prompt hidden states (a gated head reads one)
+                firsts = [out.last_hidden_state[i, :n] for i, n in enumerate(lengths.tolist())]
         else:
             keep = torch.unique(last)  # sorted: the columns of the kept logits
             out = lm.model(input_ids=ids, use_cache=True, logits_to_keep=keep, **extra)
             col = torch.searchsorted(keep, last)
-            logits = out.logits[torch.arange(len(prefixes), device=lm.device), col].float()
+            logits = out.logits[torch.arange(len(prefixes), device=out.logits.device), col.to(out.logits.device)].float()
             firsts = list(torch.log_softmax(logits, dim=-1))
     cache = out.cache  # as in prefix_kv; with openings, the new positions only
     layers = getattr(cache, "layers", None)
@@ -162,17 +163,55 @@ def _last_row_mlp(backbone):
         layer.mlp = mlp
 
 
+def gate_hidden(lm: LoadedModel, prefix_len: int, seqs, hidden, prefix_hidden=None):
+    """The hidden state at each row's gating position (None for a head that has none), found in the whole
+    conversation as the model's own code finds it. ``seqs`` are the rows' tokens after the first ``prefix_len``
+    (the whole conversations when 0; the prefix ids then come from :func:`with_prefix_ids`), ``hidden`` their
+    hidden states, and ``prefix_hidden`` the prefix forward's [P, H], where the gate of a templated prompt lies."""
+    head = lm.reward_head
+    if not head.needs_gate:
+        return None
+    prefix = lm.__dict__.get("_gate_prefix_ids") if prefix_len else ()
+    if prefix_len and (prefix is None or len(prefix) != prefix_len):
+        raise SweepError("a gated head scored after a shared prefix needs its ids (kernels.with_prefix_ids)")
+    rows = []
+    for i, seq in enumerate(seqs):
+        j = head.gate_index([*prefix, *seq])
+        if j < prefix_len:
+            if prefix_hidden is None:
+                raise SweepError("the gating position lies in the prompt: pass the prefix's hidden states")
+            rows.append(prefix_hidden[j].to(hidden.device))
+        else:
+            rows.append(hidden[i, j - prefix_len])
+    return torch.stack(rows)
+
+
+@contextlib.contextmanager
+def with_prefix_ids(lm: LoadedModel, prefix_ids):
+    """While scoring candidates after ``prefix_ids`` on the shared path: the ids a gated head searches for its
+    gating position (with the candidate's own)."""
+    previous = lm.__dict__.get("_gate_prefix_ids")
+    lm.__dict__["_gate_prefix_ids"] = tuple(prefix_ids)
+    try:
+        yield
+    finally:
+        lm.__dict__["_gate_prefix_ids"] = previous
+
+
 @torch.inference_mode()
-def rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs) -> torch.Tensor:
-    """Scores of prefix+new for each new sequence, reading at each one's last real position."""
+def rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs, prefix_hidden=None) -> torch.Tensor:
+    """Scores of prefix+new for each new sequence, read at each one's last real position (and, for a gated head,
+    at its gating position: in the prefix, from ``prefix_hidden``, with the prefix ids set by
+    :func:`with_prefix_ids`). Index tensors live on the device of the tensor they index (a model split over GPUs
+    ends on another device than it starts)."""
     backbone, head = backbone_and_head(lm)
     ids, lengths = right_pad(new_seqs, 0, lm.device)
-    pos = torch.arange(prefix_len, prefix_len + ids.shape[1], device=lm.device).expand_as(ids)
+    pos = torch.arange(prefix_len, prefix_len + ids.shape[1], device=ids.device).expand_as(ids)
     same_length = bool((lengths == ids.shape[1]).all())
     with shared_prefix(lm.model, kv), (_last_row_mlp(backbone) if same_length else contextlib.nullcontext()):
         hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
-    last = hidden[torch.arange(len(new_seqs), device=lm.device), lengths - 1]
-    return head(last)[:, 0].float()
+    last = hidden[torch.arange(len(new_seqs), device=hidden.device), lengths.to(hidden.device) - 1]
+    return head.score(last, gate_hidden(lm, prefix_len, new_seqs, hidden, prefix_hidden))
 
 
 @torch.inference_mode()
@@ -190,9 +229,10 @@ def lm_logprobs_shared(lm: LoadedModel, kv, first_logprobs: torch.Tensor, prefix
         pos = torch.arange(prefix_len, prefix_len + context.shape[1], device=lm.device).expand_as(context)
         with shared_prefix(lm.model, kv):
             logits = lm.model(input_ids=context, position_ids=pos, use_cache=False).logits.float()
+        ids, lengths = ids.to(logits.device), lengths.to(logits.device)  # the last layer's device
         logp = logits.gather(-1, ids[:, 1:, None])[..., 0] - logits.logsumexp(-1)
-        keep = torch.arange(1, ids.shape[1], device=lm.device)[None] < lengths[:, None]
-        total = total + (logp * keep).sum(1)
+        keep = torch.arange(1, ids.shape[1], device=logits.device)[None] < lengths[:, None]
+        total = total.to(logits.device) + (logp * keep).sum(1)
     return total
 
 
@@ -200,6 +240,8 @@ _COMPILED: dict = {}  # (id(model), batch, positions) -> compiled backbone+head,
 
 
 def _compiled_scorer(lm: LoadedModel, bs: int, prefix_len: int, width: int):
+    if lm.reward_head.needs_gate:
+        raise SweepError(f"compile=True is not supported for the gated {lm.reader} head; leave compile off")
     """torch.compile of backbone+head for one fixed [bs, width] batch shape (dynamic=False: compiled once a sweep)."""
     key = (id(lm.model), bs, prefix_len, width)
     if key not in _COMPILED:
@@ -208,7 +250,7 @@ def _compiled_scorer(lm: LoadedModel, bs: int, prefix_len: int, width: int):
 
         def score_last(ids):
             hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
-            return head(hidden[:, -1])[:, 0]
+            return head.score(hidden[:, -1])
 
         _COMPILED.clear()  # one entry at a time: it keeps its model alive (the closure), and compiled code is large
         _COMPILED[key] = torch.compile(score_last, dynamic=False)
@@ -230,24 +272,21 @@ def rm_scores_shared_compiled(lm: LoadedModel, kv, prefix_len: int, new_seqs, bs
 
 @torch.inference_mode()
 def rm_scores_full(lm: LoadedModel, seqs) -> torch.Tensor:
-    """Plain full-sequence forward (reference path, and for models with their own code)."""
+    """Plain full-sequence forwards of whole conversations (the reference path), read by the model's score reader."""
     ids, lengths = right_pad(seqs, 0, lm.device)
-    mask = (torch.arange(ids.shape[1], device=lm.device)[None] < lengths[:, None]).long()
+    mask = (torch.arange(ids.shape[1], device=ids.device)[None] < lengths[:, None]).long()
     backbone, head = backbone_and_head(lm)
-    if backbone is not None:
-        hidden = backbone(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
-        return head(hidden[torch.arange(len(seqs), device=lm.device), lengths - 1])[:, 0].float()
-    # A model with its own code finds "the last token" its own way: never show it padding.
-    scores = torch.empty(len(seqs), device=lm.device)
-    for length in lengths.unique().tolist():
-        rows = (lengths == length).nonzero()[:, 0]
-        scores[rows] = _read_score(lm, lm.model(input_ids=ids[rows, :length]))
-    return scores
+    hidden = backbone(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
+    last = hidden[torch.arange(len(seqs), device=hidden.device), lengths.to(hidden.device) - 1]
+    return head.score(last, gate_hidden(lm, 0, seqs, hidden))
 
 
 def _read_score(lm: LoadedModel, out) -> torch.Tensor:
-    if lm.spec.score == "output_score":
-        return out.score.reshape(len(out.score), -1)[:, 0].float()
+    """The paper pipeline's score: a native model's forward gives the hidden states at the last and the gating
+    token, found as the authors' code finds them, and the reader scores them; a sequence-classification head gives
+    logits, read at column 0."""
+    if hasattr(out, "last_hidden"):
+        return lm.reward_head.score(out.last_hidden, out.gate_hidden)
     return out.logits[:, 0].float()
 
 

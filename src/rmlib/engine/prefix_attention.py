@@ -48,7 +48,7 @@ def _shared_prefix_attention(module, query, key, value, attention_mask, scaling=
     causal = torch.ones(S, S, dtype=torch.bool, device=query.device).triu(1)
     scores[..., P:] = scores[..., P:].masked_fill(causal, float("-inf"))
     if per_row:  # a row's prefix padding is never attended to
-        pad = torch.arange(P, device=query.device)[None] >= _active["lengths"][:, None]  # [B, P]
+        pad = torch.arange(P, device=query.device)[None] >= _active["lengths"].to(query.device)[:, None]  # [B, P]
         scores[..., :P] = scores[..., :P].masked_fill(pad[:, None, None, None], float("-inf"))
     probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)
     if per_row:

@@ -34,7 +34,7 @@ class SweepResult:
 def model_settings(lm: LoadedModel) -> dict:
     """Loading settings that change what is computed: the attention kernel (Gemma-2 needs eager for its
     soft-capping) and how the score is read."""
-    return {"attention": getattr(lm.model.config, "_attn_implementation", None), "score_read": lm.spec.score}
+    return {"attention": getattr(lm.model.config, "_attn_implementation", None), "score_read": lm.reader}
 
 
 def run_fields(lm: LoadedModel, batch_size) -> dict:

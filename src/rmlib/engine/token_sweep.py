@@ -18,7 +18,7 @@ from rmlib.config import progress_bar
 from rmlib.engine.checks import (SweepError, auto_batch_size, candidate_ids, check_batch_size, check_finite,
                                  check_length, resolve_model)
 from rmlib.engine.kernels import (prefix_kv, rm_scores_full, rm_scores_paper, rm_scores_shared,
-                                  rm_scores_shared_compiled, supports_shared_prefix)
+                                  rm_scores_shared_compiled, supports_shared_prefix, with_prefix_ids)
 from rmlib.engine.store import SweepResult, cache_parent, digest, finish, model_settings, open_store, run_fields
 from rmlib.models.templates import answer_slot
 from rmlib.storage import ShardStore, sweep_key
@@ -123,7 +123,8 @@ def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compil
             cols = _lm_chunk(lm, prefix_out, chunk_ids)
             bar.update(len(chunk_ids))
         else:
-            cols = _rm_chunk(lm, slot, chunk_ids, decoded[lo:hi], method, mode, bs, kv, bar, compile)
+            cols = _rm_chunk(lm, slot, chunk_ids, decoded[lo:hi], method, mode, bs, kv, bar, compile,
+                             None if prefix_out is None else prefix_out.last_hidden_state[0])
         df = pd.DataFrame({"model": lm.spec.id, "prompt": slot.prompt, "token_id": chunk_ids.astype(np.int64),
                            "token": texts[lo:hi], "text": decoded[lo:hi],
                            "is_special": [int(i) in special for i in chunk_ids], **cols})
@@ -133,7 +134,7 @@ def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compil
     bar.close()
 
 
-def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar, compiled=False) -> dict:
+def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar, compiled=False, prefix_hidden=None) -> dict:
     scores, extra = [], {}
     input_lists = []
     for s in range(0, len(chunk_ids), bs):
@@ -144,7 +145,9 @@ def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar, compiled=
         elif compiled:
             sc = rm_scores_shared_compiled(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch], bs)
         elif method == "shared_prefix":
-            sc = rm_scores_shared(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch])
+            with with_prefix_ids(lm, slot.prefix_ids):
+                sc = rm_scores_shared(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch],
+                                      prefix_hidden)
         else:
             sc = rm_scores_full(lm, [slot.ids_for([int(i)]) for i in batch])
         scores.append(sc.cpu().numpy())

@@ -35,7 +35,8 @@ class LoadOptions:
     float16 or auto (None: auto). device: cpu, cuda, cuda:N (None: cuda when present). trust_remote_code: let the
     model's own code run (never implied; hub code only at a pinned ``revision``). allow_untrained_head: give an LM a
     random scalar head (speed tests only: it is not a reward model). seed: the random weights of tiny models and of
-    an untrained head. revision: the hub commit to load. allow_pickle: read pickle weight files.
+    an untrained head. revision: the hub commit to load. allow_pickle: read pickle weight files. score_reader: how an
+    RM's score is read (:data:`rmlib.models.reward_heads.READERS`; None: the registry's default for the model).
     """
 
     head: str | None = None
@@ -46,6 +47,7 @@ class LoadOptions:
     seed: int = 0
     revision: str | None = None
     allow_pickle: bool = False
+    score_reader: str | None = None
 
     @classmethod
     def of(cls, options: "LoadOptions | None" = None, **changes) -> "LoadOptions":
@@ -71,6 +73,16 @@ class LoadedModel:
     untrained_head: bool = False
     seed: int = 0                       # seeds the random weights of tiny models and of an untrained head
     resolved_revision: str | None = None  # what the weights were actually loaded from (each source says how)
+    reader: str = "logits0"             # how an RM's score is read (rmlib.models.reward_heads.READERS)
+
+    @property
+    def reward_head(self):
+        """The score reader bound to this model (:class:`rmlib.models.reward_heads.RewardHead`), built once."""
+        bound = self.__dict__.get("_reward_head")
+        if bound is None:
+            from rmlib.models.reward_heads import reward_head
+            bound = self.__dict__["_reward_head"] = reward_head(self.model, self.tokenizer, self.reader)
+        return bound
 
     @property
     def revision(self) -> str:

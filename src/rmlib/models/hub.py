@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 
 from rmlib.models.base import HubUnavailableError, LoadOptions, ModelError, Source
 from rmlib.models.devices import cuda_device_map, place
+from rmlib.models.native_rms import check_loading_info
 from rmlib.models.policy import pickle_refused
 from rmlib.registry import ModelSpec
 
@@ -113,11 +114,38 @@ def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: Loa
     with pickle_refused(spec), (hub_errors(spec) if spec.source == "hub" else contextlib.nullcontext({})) as hub_kw:
         if spec.source == "hub":
             kwargs.update(revision=spec.revision, **hub_kw)
+        cls = model_class(head)
+        native = native_model_class(where, head, options, kwargs)
+        if native is not None:  # rmlib's own head for this architecture: no remote code, no label override
+            cls, kwargs = native, {k: v for k, v in kwargs.items() if k not in ("num_labels", "trust_remote_code")}
         if device.type == "cuda":  # whole onto one GPU when it fits there, else split in order (plan_placement)
-            kwargs["device_map"], device = cuda_device_map(where, model_class(head), device, dtype, kwargs)
-        model, info = model_class(head).from_pretrained(where, dtype=dtype, output_loading_info=True, **kwargs)
+            kwargs["device_map"], device = cuda_device_map(where, cls, device, dtype, kwargs)
+        try:
+            model, info = cls.from_pretrained(where, dtype=dtype, output_loading_info=True, **kwargs)
+        except RuntimeError as exc:
+            if native is None or "mismatched_sizes" not in str(exc):
+                raise
+            raise ModelError(f"{spec.id} ({where}): the weights do not fit rmlib's native {native.__name__}: a "
+                             "tensor has another shape than this config gives it, so this checkpoint's layout "
+                             "differs from the published one") from None
+    if native is not None:
+        check_loading_info(model, info, f"{spec.id} ({where})")
     fresh = [k for k in info.get("missing_keys", []) if k.split(".")[0] in REWARD_HEADS]
     return place(model, device), fresh
+
+
+def native_model_class(where: str, head: str, options: LoadOptions, kwargs: dict):
+    """rmlib's native class (:mod:`rmlib.models.native_rms`) for the config at ``where``, or None. The config is
+    read with remote code off: these configs name their own code in ``auto_map`` only for the model class."""
+    if head != "rm":
+        return None
+    from transformers import AutoConfig
+
+    from rmlib.models.native_rms import native_class
+
+    keep = {k: kwargs[k] for k in ("revision", "local_files_only") if k in kwargs}
+    config = AutoConfig.from_pretrained(where, trust_remote_code=bool(options.trust_remote_code), **keep)
+    return native_class(config)
 
 
 def _tokenizer(spec: ModelSpec, trust_remote_code: bool):

@@ -11,6 +11,7 @@ from rmlib.models import embedded, hub, local, tiny
 from rmlib.models.base import LoadedModel, LoadOptions, ModelError, Source
 from rmlib.models.devices import input_device, model_devices, place, resolve_device, resolve_dtype
 from rmlib.models.policy import check_remote_code
+from rmlib.models.reward_heads import reader_name
 from rmlib.models.templates import chat_template_of
 from rmlib.registry import spec_at
 
@@ -46,6 +47,7 @@ def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> L
     if head not in ("rm", "lm"):
         raise ModelError(f"head must be 'rm' or 'lm', not {head!r}")
     check_remote_code(spec, opts.trust_remote_code)
+    reader = reader_name(spec, opts.score_reader)  # None: the loaded model's own default (native head or logits0)
     untrained = head == "rm" and spec.kind == "lm"
     if untrained and not opts.allow_untrained_head:
         raise ModelError(f"{model_id} is a language model, not a reward model; a scalar head on it would be random. "
@@ -67,6 +69,10 @@ def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> L
     if head == "rm" and tok.pad_token_id is not None and model.config.pad_token_id is None:
         model.config.pad_token_id = tok.pad_token_id
     template = chat_template_of(tok, None if spec.chat_template == "own" else spec.chat_template)
-    return LoadedModel(spec=spec, model=model, tokenizer=tok, head=head, device=device, dtype=dtype,
-                       chat_template=template, untrained_head=untrained, seed=opts.seed,
-                       resolved_revision=source.revision(spec, model))
+    reader = reader or getattr(model, "rmlib_default_reader", "logits0")
+    lm = LoadedModel(spec=spec, model=model, tokenizer=tok, head=head, device=device, dtype=dtype,
+                     chat_template=template, untrained_head=untrained, seed=opts.seed,
+                     resolved_revision=source.revision(spec, model), reader=reader)
+    if head == "rm":
+        lm.reward_head  # a reader that does not fit the loaded head fails here, not in the middle of a sweep
+    return lm

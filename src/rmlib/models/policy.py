@@ -19,13 +19,21 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
 def has_own_code(folder: Path) -> bool:
-    """A local folder whose config or tokenizer config maps to Python files of its own (auto_map)."""
+    """A local folder whose config or tokenizer config maps to Python files of its own (auto_map) that would run:
+    not a model whose architecture rmlib implements itself (:data:`rmlib.models.native_rms.NATIVE_ARCHITECTURES`),
+    whose code is never loaded."""
+    from rmlib.models.native_rms import NATIVE_ARCHITECTURES
+
     for name in ("config.json", "tokenizer_config.json"):
         try:
-            if "auto_map" in json.loads((folder / name).read_text()):
-                return True
+            cfg = json.loads((folder / name).read_text())
         except (FileNotFoundError, ValueError, TypeError):
             continue
+        if not isinstance(cfg, dict) or "auto_map" not in cfg:
+            continue
+        native = name == "config.json" and set(cfg.get("architectures") or []) & set(NATIVE_ARCHITECTURES)
+        if not native or set(cfg["auto_map"]) - {"AutoModelForSequenceClassification", "AutoModel"}:
+            return True
     return False
 
 

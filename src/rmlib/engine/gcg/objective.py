@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from rmlib.engine.checks import SweepError, auto_batch_size
-from rmlib.engine.kernels import backbone_and_head, lm_logprobs_shared, prefix_kv, rm_scores_shared
+from rmlib.engine.kernels import backbone_and_head, lm_logprobs_shared, prefix_kv, rm_scores_shared, with_prefix_ids
 from rmlib.engine.prefix_attention import shared_prefix
 from rmlib.models import AnswerSlot, LoadedModel
 
@@ -50,6 +50,8 @@ class Objective:
         # prefix_kv runs in inference mode; autograd needs ordinary tensors to save for the backward pass.
         self._kv_grad = [(k.clone(), v.clone()) for k, v in kv]
         self._first = torch.log_softmax(out.logits[0, -1].float(), dim=-1).clone() if lm.head == "lm" else None
+        # an RM whose head reads a gating token in the prompt (ArmoRM, QRM) takes its hidden state from here
+        self._prefix_hidden = out.last_hidden_state[0].clone() if lm.head == "rm" else None
         self._suffix = list(slot.suffix_ids) if lm.head == "rm" else []  # an LM's log-prob ends with the response
         self._batch_size = batch_size
         self._embedding = lm.model.get_input_embeddings()
@@ -84,7 +86,9 @@ class Objective:
             if self.lm.head == "lm":
                 out.append(lm_logprobs_shared(self.lm, self._kv, self._first, self.prefix_len, batch))
             else:
-                out.append(rm_scores_shared(self.lm, self._kv, self.prefix_len, [r + self._suffix for r in batch]))
+                with with_prefix_ids(self.lm, self.slot.prefix_ids):
+                    out.append(rm_scores_shared(self.lm, self._kv, self.prefix_len, [r + self._suffix for r in batch],
+                                                self._prefix_hidden))
         return torch.cat(out).double().cpu().numpy()
 
     def signed(self, rewards) -> np.ndarray:
@@ -134,7 +138,10 @@ class Objective:
         pos = torch.arange(self.prefix_len, self.prefix_len + x.shape[0], device=self.lm.device)[None]
         with shared_prefix(self.lm.model, self._kv_grad):
             hidden = backbone(inputs_embeds=x[None], position_ids=pos, use_cache=False).last_hidden_state
-        return head(hidden[:, -1])[0, 0].float()
+        gate = None
+        if head.needs_gate:  # a response made of ordinary tokens never holds the gating tokens: they are the prompt's
+            gate = self._prefix_hidden[head.gate_index(self.slot.prefix_ids)][None]
+        return head.score(hidden[:, -1], gate)[0]
 
     def _lm_reward(self, one_hot: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         """sum_k log p(token k): token 0 from the prefix's last logits, token k from the response's position k-1;

@@ -1,0 +1,163 @@
+"""The 10 paper RMs load and score through the one hub path, on tiny checkpoints in their published layouts.
+
+No hub and no remote code: each checkpoint (tests/integration/paper_layouts.py) sits in a Hugging Face cache folder
+at the registry's revision, and rmlib reads it as it would read the real one. Scores must equal an independent
+reference (an eager forward of each whole conversation and the head's math written out in the test) on every token
+of the tiny vocabulary, by the shared-prefix path and the full path; a planted error in the gating position or in
+the output read is caught by the same comparison.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from tests.integration import paper_layouts as pl
+from rmlib.engine import sweep
+from rmlib.engine.kernels import rm_scores_paper
+from rmlib.models import ModelError, load_model
+from rmlib.models.reward_heads import RewardHead
+from rmlib.models.templates import answer_slot
+from rmlib.registry import registry
+
+PROMPT = "What, in one word, is the greatest thing ever?"
+TOL = 1e-5  # float32, on the scale of the scores (float32 resolves ~1e-7 of a value: a score of 30 is 3e-6 apart)
+
+
+def assert_close(got, ref, tol=TOL):
+    got, ref = np.asarray(got, dtype=np.float64), np.asarray(ref, dtype=np.float64)
+    np.testing.assert_allclose(got, ref, atol=tol * max(1.0, float(np.abs(ref).max())), rtol=0)
+
+
+@pytest.fixture
+def hub_cache(tmp_path, monkeypatch):
+    """An offline hub whose cache holds what a test writes into it."""
+    import huggingface_hub.constants as constants
+
+    cache = tmp_path / "hub"
+    cache.mkdir()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "rmlib"))
+    return cache
+
+
+def _load(hub_cache, hub_id, reader=None, **kw):
+    spec = registry()[hub_id]
+    tensors = pl.hub_cache_checkpoint(hub_cache, hub_id, spec.revision, **kw)
+    lm = load_model(hub_id, dtype="float32", device="cpu", score_reader=reader)
+    return lm, tensors
+
+
+def _scores(lm, tmp_path, method, **kw):
+    return sweep(lm, PROMPT, method=method, cache_root=tmp_path / method, progress=False, **kw).frame
+
+
+def test_the_registry_covers_every_paper_rm_and_none_needs_remote_code():
+    hub = {k for k, s in registry().items() if s.source == "hub"}
+    assert hub == set(pl.LAYOUTS)
+    assert not [k for k in hub if registry()[k].trust_remote_code]
+
+
+@pytest.mark.parametrize("hub_id", sorted(pl.LAYOUTS))
+def test_paper_rm_scores_equal_the_reference_on_every_token(hub_id, hub_cache, tmp_path):
+    lm, tensors = _load(hub_cache, hub_id)
+    assert lm.reader == registry()[hub_id].score
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    shared, full = _scores(lm, tmp_path, "shared_prefix"), _scores(lm, tmp_path, "full")
+    assert shared.attrs["rmlib"]["method"] == "shared_prefix" and len(shared) == len(lm.tokenizer)
+    ref = pl.reference_scores(hub_id, tensors, slot, shared.token_id, lm.reader).numpy()
+    assert ref.std() > 0.05  # the comparison is not between constants
+    assert_close(shared.score, ref)
+    assert_close(full.score, ref)
+
+
+@pytest.mark.parametrize("hub_id", [pl.ARMO, pl.QRM_GEMMA, pl.URM])
+def test_native_heads_are_batch_invariant_and_paper_mode_reads_the_same_head(hub_id, hub_cache, tmp_path):
+    lm, tensors = _load(hub_cache, hub_id)
+    frames = [sweep(lm, PROMPT, tokens=range(40), batch_size=bs, cache_root=tmp_path / str(bs), progress=False).frame
+              for bs in (1, 7, 40)]
+    for f in frames[1:]:
+        assert_close(frames[0].score, f.score)
+    # the paper pipeline (decode, re-render, re-tokenise: a second BOS included) reads the same head on what it
+    # tokenised, the last token and the gate found as the authors' code finds them
+    ordinary = [i for i in range(len(lm.tokenizer)) if lm.tokenizer.decode([i]).strip().isalpha()][:40]
+    texts = lm.tokenizer.batch_decode([[i] for i in ordinary])
+    scores, seqs = rm_scores_paper(lm, PROMPT, texts)
+    assert sum(s[:2] == [lm.tokenizer.bos_token_id] * 2 for s in seqs) == 40
+    assert_close(scores.numpy(), pl.reference_scores(hub_id, tensors, None, None, lm.reader, seqs=seqs))
+
+
+def test_urm_offers_its_own_gated_reward_beside_the_papers_column_0(hub_cache, tmp_path):
+    column0, tensors = _load(hub_cache, pl.URM)
+    gated = load_model(pl.URM, dtype="float32", device="cpu", score_reader="urm_gated")
+    assert (column0.reader, gated.reader) == ("urm_column0", "urm_gated")
+    slot = answer_slot(gated.tokenizer, PROMPT, gated.chat_template)
+    a = _scores(gated, tmp_path / "g", "shared_prefix")
+    ref = pl.reference_scores(pl.URM, tensors, slot, a.token_id, "urm_gated").numpy()
+    assert_close(a.score, ref)
+    b = _scores(column0, tmp_path / "c", "shared_prefix")
+    assert a.attrs["rmlib"]["key"] != b.attrs["rmlib"]["key"]  # two readers never share a cache entry
+    assert np.abs(a.score.to_numpy() - b.score.to_numpy()).max() > 100 * TOL  # reading the wrong output is caught
+    with pytest.raises(ModelError, match="offers the score readers"):
+        load_model(pl.URM, dtype="float32", device="cpu", score_reader="armo_gated")
+
+
+@pytest.mark.parametrize("hub_id", [pl.ARMO, pl.QRM_LLAMA, pl.QRM_GEMMA])
+def test_a_gate_off_by_one_is_caught(hub_id, hub_cache, tmp_path, monkeypatch):
+    lm, tensors = _load(hub_cache, hub_id)
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    right = lm.reward_head.gate_index(slot.ids_for([5]))
+    assert right == pl.gate_position(slot.prefix_ids, lm.tokenizer, pl.LAYOUTS[hub_id][0]) == len(slot.prefix_ids) - len(
+        lm.reward_head.pattern)
+    ref = pl.reference_scores(hub_id, tensors, slot, range(64), lm.reader).numpy()
+    original = RewardHead.gate_index
+    monkeypatch.setattr(RewardHead, "gate_index", lambda self, ids: original(self, ids) - 1)
+    planted = _scores(lm, tmp_path, "shared_prefix", tokens=range(64))
+    assert np.abs(planted.score.to_numpy() - ref).max() > 100 * TOL
+
+
+def test_qrm_without_a_stored_transform_reads_the_identity_and_a_wrong_layout_is_refused(hub_cache, tmp_path):
+    lm, tensors = _load(hub_cache, pl.QRM_LLAMA, transform=False)
+    assert torch.equal(lm.model.reward_transform_matrix.float(), torch.eye(19))
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    got = _scores(lm, tmp_path, "shared_prefix", tokens=range(64))
+    assert_close(got.score, pl.reference_scores(pl.QRM_LLAMA, tensors, slot, range(64), lm.reader))
+    # ArmoRM's layout under QRM's config fields: head tensors left over and missing, refused before any score
+    folder = hub_cache / f"models--{pl.ARMO.replace('/', '--')}" / "snapshots" / registry()[pl.ARMO].revision
+    pl.write_checkpoint(folder, pl.ARMO)
+    import json
+    cfg = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**cfg, "num_quantiles": 19}))
+    with pytest.raises(ModelError, match="do not fit rmlib's native QRMLlama"):
+        load_model(pl.ARMO, dtype="float32", device="cpu")
+
+
+def test_native_heads_stay_float32_when_the_backbone_runs_in_bfloat16(hub_cache):
+    pl.hub_cache_checkpoint(hub_cache, pl.ARMO, registry()[pl.ARMO].revision)
+    lm = load_model(pl.ARMO, dtype="bfloat16", device="cpu")
+    assert lm.model.model.embed_tokens.weight.dtype == torch.bfloat16
+    assert lm.model.regression_layer.weight.dtype == torch.float32
+    assert lm.model.gating.layers[0].weight.dtype == torch.float32
+
+
+def test_gemma2_soft_capping_bites_and_the_shared_prefix_keeps_it(hub_cache, tmp_path):
+    """In the tiny config the cap of 50 never binds; scaled queries and keys make it bind, so removing it must move
+    the scores by far more than the tolerance, while rmlib's shared-prefix scores still equal the capped eager
+    forward."""
+    hub_id = "Ray2333/GRM-gemma2-2B-rewardmodel-ft"
+    spec = registry()[hub_id]
+    tensors = pl.hub_cache_checkpoint(hub_cache, hub_id, spec.revision, softcap=2.0)
+    folder = next((hub_cache / f"models--{hub_id.replace('/', '--')}" / "snapshots").iterdir())
+    from safetensors.torch import save_file
+    for k in list(tensors):
+        if k.endswith(("q_proj.weight", "k_proj.weight")):
+            tensors[k] = tensors[k] * 6.0
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    lm = load_model(hub_id, dtype="float32", device="cpu")
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    got = _scores(lm, tmp_path, "shared_prefix").score.to_numpy()
+    capped = pl.reference_scores(hub_id, tensors, slot, range(len(got)), "logits0", softcap=2.0).numpy()
+    uncapped = pl.reference_scores(hub_id, tensors, slot, range(len(got)), "logits0", softcap=None).numpy()
+    assert_close(got, capped)
+    assert np.abs(uncapped - capped).max() > 100 * TOL
