@@ -125,3 +125,12 @@ def test_answers_plan_scores_every_prompt_answer_pair(tmp_path, data_dir):
     assert [r.status for r in report.results] == ["done", "done"]
     assert [r.tokens for r in report.results] == [4, 4]  # 2 prompts x 2 answers each
     assert (tmp_path / "answers").is_dir()               # beside the plan's sweeps, in the same cache
+
+
+def test_a_models_own_load_options_reach_its_worker(tmp_path, data_dir):
+    plan = {**PLAN, "models": ["tiny-llama", {"id": "tiny-qwen2", "load": {"dtype": "bfloat16"}}], "prompts": ["best"],
+            "tokens": "0:40"}
+    report = run_plan(plan, cache_root=tmp_path, progress=False)
+    assert [r.status for r in report.results] == ["done", "done"]
+    dtypes = {r.job.model: ShardStore(tmp_path / r.key, {}).load().attrs["rmlib"]["dtype"] for r in report.results}
+    assert dtypes == {"tiny-llama": "float32", "tiny-qwen2": "bfloat16"}

@@ -1,5 +1,6 @@
-"""Plans on Ray (a local cluster of 2 CPUs, tiny models): the same results as the serial run, a worker killed
-mid-job is restarted and loses nothing, a bad model id fails only its own jobs; no Ray process outlives the module.
+"""Plans on Ray (a local cluster of 2 CPUs, tiny models): the same results as the serial run (also with a model's
+prompts split over two workers), a worker killed mid-job is restarted and loses nothing, a bad model id fails only
+its own jobs; no Ray process outlives the module.
 
 One cluster serves the whole module (starting one takes ~7-30 s here); each test has its own cache folder.
 """
@@ -57,7 +58,8 @@ def _assert_same(a: dict, b: dict):
 
 def test_ray_equals_serial(cluster, tmp_path, data_dir):
     serial = run_plan(PLAN, cache_root=tmp_path / "serial", progress=False)
-    on_ray = run_plan(PLAN, ray="auto", cache_root=tmp_path / "ray", progress=False)
+    # as many workers as models of equal cost: none is split (on 2 workers 3 such models would be, to end sooner)
+    on_ray = run_plan(PLAN, ray="auto", workers=3, cache_root=tmp_path / "ray", progress=False)
     assert [r.status for r in on_ray.results] == ["done"] * 6
     assert [r.key for r in on_ray.results] == [r.key for r in serial.results]
     assert len({r.where.split(" ")[0] for r in on_ray.results}) == 3   # one worker per model, each loads it once
@@ -65,6 +67,13 @@ def test_ray_equals_serial(cluster, tmp_path, data_dir):
     _assert_same(_frames(on_ray, tmp_path / "ray"), _frames(serial, tmp_path / "serial"))
     again = run_plan(PLAN, ray="auto", cache_root=tmp_path / "ray", progress=False)
     assert [r.status for r in again.results] == ["cached"] * 6
+    # more workers than models: one model's prompts split over two workers, each job with its serial key and rows
+    one = {**PLAN, "models": ["tiny-llama"]}
+    split = run_plan(one, ray="auto", workers=2, cache_root=tmp_path / "split", progress=False)
+    assert [r.status for r in split.results] == ["done"] * 2
+    assert len({r.where.split(" ")[0] for r in split.results}) == 2
+    assert [r.key for r in split.results] == [r.key for r in serial.results[:2]]
+    _assert_same(_frames(split, tmp_path / "split"), _frames(split, tmp_path / "serial"))
 
 
 def _alive_worker_pids() -> set[int]:
@@ -84,7 +93,8 @@ def test_worker_killed_mid_job_is_retried_and_loses_nothing(cluster, tmp_path, d
         assert pid in _alive_worker_pids()
         os.kill(pid, signal.SIGKILL)
         killed.append((res.job.model, pid))
-    report = run_plan(plan, ray="auto", cache_root=tmp_path / "ray", progress=False, on_result=kill_the_worker_of)
+    report = run_plan(plan, ray="auto", workers=1, cache_root=tmp_path / "ray", progress=False,  # both jobs, one worker
+                      on_result=kill_the_worker_of)
     assert killed and not report.failed
     model, pid = killed[0]
     after = [r for r in report.results if r.job.model == model and str(pid) not in r.where]

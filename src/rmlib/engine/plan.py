@@ -2,15 +2,25 @@
 
 A plan is a YAML file (or the same dict in Python)::
 
-    models: [tiny-llama, tiny-gemma2]        # registry ids, hub ids 'owner/name', or 'local:<name>'
+    models:                                  # registry ids, hub ids 'owner/name', or 'local:<name>' ...
+      - tiny-llama
+      - {id: tiny-gemma2, load: {dtype: float32}}   # ... or {id: ..., load: {...}}: that model's own load options
     prompts: [greatest, best]                # prompt keys (rmlib.data.prompt_table) or literal prompt text
     tokens: "0:1000"                         # optional vocabulary slice LO:HI (default: the whole vocabulary)
     kind: sweep                              # 'sweep' (one-token answers) or 'answers' (multi-token answers)
     answers: [love, war]                     # with kind: answers, the answers to score under every prompt
-    load: {head: rm, dtype: float32}         # optional rmlib.models.LoadOptions for every model
+    load: {head: rm}                         # optional rmlib.models.LoadOptions for every model
     mode: id_exact                           # optional sweep mode (id_exact | paper)
 
 ``kind: sweep`` gives an RM sweep or an LM log-prob sweep, whichever head the model is loaded with.
+
+A model's loading options (:func:`model_load`) are built field by field, the later winning: the registry's (a
+pinned ``revision``), then the plan's ``load:``, then the model's own ``load:``. The dtype is not forced: left out
+(or ``auto``) it is the registry's dtype, the paper's, on GPU and bfloat16 on CPU (:func:`rmlib.models.resolve_dtype`);
+:attr:`Job.gpu_dtype` names it. Remote code is never implied: a model whose registry entry needs its own code is
+refused unless its ``load:`` (or the plan's) says ``trust_remote_code: true``. A ``revision`` names one model's
+commit, so the plan-wide ``load:`` of a plan of several models may not hold one. Every mistake (an unknown key of a
+model entry, an unknown loading option) is a :class:`SweepError` before any job runs.
 :func:`expand` turns a plan into :class:`Job` s grouped by model (one model loaded once runs all its jobs);
 :func:`plan_status` says which are already complete in the cache. Running them is :mod:`rmlib.engine.plan_runner`;
 every job writes through the ordinary sweep cache (:func:`rmlib.engine.sweep`), so a plan adds no storage of its own.
@@ -23,10 +33,11 @@ from pathlib import Path
 
 from rmlib.engine.checks import SweepError
 
-__all__ = ["Plan", "Job", "load_plan", "expand", "plan_status", "KINDS"]
+__all__ = ["Plan", "Job", "load_plan", "expand", "plan_status", "model_load", "KINDS"]
 
 KINDS = ("sweep", "answers")
 _FIELDS = {"models", "prompts", "tokens", "kind", "answers", "load", "mode", "batch_size"}
+_MODEL_FIELDS = {"id", "load"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +50,7 @@ class Plan:
     load: dict = field(default_factory=dict)
     mode: str = "id_exact"
     batch_size: int | None = None
+    model_load: dict = field(default_factory=dict)  # model id -> that model's own load options (its models: entry)
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,15 @@ class Job:
     def name(self) -> str:
         return f"{self.model} | {self.prompt_key}"
 
+    @property
+    def gpu_dtype(self) -> str | None:
+        """The dtype this job runs in on a GPU: its load's dtype, else (unset or auto) the registry's."""
+        dtype = dict(self.load).get("dtype")
+        if dtype and dtype != "auto":
+            return dtype
+        spec = _spec(self.model)
+        return spec.dtype if spec is not None else None
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -72,6 +93,35 @@ def _strings(value, what: str) -> tuple[str, ...]:
     if len(set(value)) != len(value):
         raise SweepError(f"the plan's {what} list a value twice: {sorted({v for v in value if value.count(v) > 1})}")
     return tuple(value)
+
+
+def _load_options(value, what: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SweepError(f"{what} must be a mapping of loading options, not {value!r}")
+    from rmlib.models import LoadOptions
+    try:
+        LoadOptions.of(**value)  # unknown loading options fail here, before any job runs
+    except ValueError as exc:
+        raise SweepError(f"{what}: {exc}") from None
+    return dict(value)
+
+
+def _models(value) -> tuple[tuple[str, ...], dict[str, dict]]:
+    """The plan's model ids, and the own load options of those given as {id: ..., load: {...}}."""
+    entries = value if isinstance(value, (list, tuple)) else [value]
+    ids, own = [], {}
+    for entry in entries:
+        if isinstance(entry, dict):
+            unknown = sorted(set(entry) - _MODEL_FIELDS)
+            if unknown or not isinstance(entry.get("id"), str):
+                raise SweepError(f"a models entry that is a mapping has an 'id' (a model id) and optionally 'load' "
+                                 f"(its loading options), not {entry!r}")
+            own[entry["id"]] = _load_options(entry.get("load"), f"the load of {entry['id']}")
+            entry = entry["id"]
+        ids.append(entry)
+    return _strings(ids, "models"), {m: o for m, o in own.items() if o}
 
 
 def load_plan(plan) -> Plan:
@@ -105,11 +155,12 @@ def load_plan(plan) -> Plan:
     answers = _strings(data["answers"], "answers") if kind == "answers" else ()
     if kind != "answers" and data.get("answers"):
         raise SweepError("answers are given but kind is not 'answers'")
-    load = data.get("load") or {}
-    if not isinstance(load, dict):
-        raise SweepError(f"load must be a mapping of loading options, not {load!r}")
-    from rmlib.models import LoadOptions
-    LoadOptions.of(**load)  # unknown loading options fail here, before any job runs
+    load = _load_options(data.get("load"), "load")
+    models, own_load = _models(data["models"])
+    if load.get("revision") and len(models) > 1:
+        raise SweepError(f"the plan's load gives revision {load['revision']!r} to all {len(models)} models; a "
+                         "revision is one model's commit: give it in that model's entry, "
+                         "{id: ..., load: {revision: ...}}")
     tokens = data.get("tokens")
     if tokens is not None:
         tokens = str(tokens)
@@ -117,9 +168,9 @@ def load_plan(plan) -> Plan:
     bs = data.get("batch_size")
     if bs is not None and (not isinstance(bs, int) or bs < 1):
         raise SweepError(f"batch_size must be a positive integer, not {bs!r}")
-    return Plan(models=_strings(data["models"], "models"), prompts=_strings(data["prompts"], "prompts"),
-                tokens=tokens, kind=kind, answers=answers, load=dict(load), mode=data.get("mode", "id_exact"),
-                batch_size=bs)
+    return Plan(models=models, prompts=_strings(data["prompts"], "prompts"),
+                tokens=tokens, kind=kind, answers=answers, load=load, mode=data.get("mode", "id_exact"),
+                batch_size=bs, model_load=own_load)
 
 
 def _token_slice(text: str | None):
@@ -144,15 +195,40 @@ def _prompt_texts(keys) -> dict[str, str]:
     return {k: texts[k] for k in keys}
 
 
+def _spec(model: str):
+    """The registry's spec of ``model``, or None when it cannot be resolved here (a ``local:`` RM not trained yet):
+    then its jobs fail when they load it, with the loader's message, and the other jobs run."""
+    from rmlib import registry
+    try:
+        return registry.get_spec(model)
+    except ValueError:
+        return None
+
+
+def model_load(plan, model: str) -> dict:
+    """The loading options of ``model``'s jobs: the registry's pinned revision, then the plan's ``load:``, then the
+    model's own ``load:`` (later wins); no dtype unless the plan gives one (see the module docstring)."""
+    plan = load_plan(plan)
+    spec = _spec(model)
+    opts = {"revision": spec.revision} if spec is not None and spec.source == "hub" and spec.revision else {}
+    opts.update(plan.load)
+    opts.update(plan.model_load.get(model, {}))
+    if spec is not None and spec.trust_remote_code and not opts.get("trust_remote_code"):
+        raise SweepError(f"{model} runs its own code (its registry entry says trust_remote_code), which a plan "
+                         f"never implies: read that code, then opt in with "
+                         f"{{id: {model}, load: {{trust_remote_code: true}}}}")
+    return opts
+
+
 def expand(plan) -> list[Job]:
     """The plan's jobs, grouped by model in the plan's order (a worker runs one model's jobs after one load)."""
     plan = load_plan(plan)
     texts = _prompt_texts(plan.prompts)
-    load = tuple(sorted(plan.load.items()))
+    loads = {m: tuple(sorted(model_load(plan, m).items())) for m in plan.models}
     if plan.kind == "answers":
         return [Job(m, "+".join(plan.prompts), texts[plan.prompts[0]], "answers", None, plan.answers,
-                    tuple(texts[k] for k in plan.prompts), load, plan.mode, plan.batch_size) for m in plan.models]
-    return [Job(m, k, texts[k], "sweep", plan.tokens, (), (), load, plan.mode, plan.batch_size)
+                    tuple(texts[k] for k in plan.prompts), loads[m], plan.mode, plan.batch_size) for m in plan.models]
+    return [Job(m, k, texts[k], "sweep", plan.tokens, (), (), loads[m], plan.mode, plan.batch_size)
             for m in plan.models for k in plan.prompts]
 
 
@@ -177,15 +253,16 @@ def plan_status(plan, cache_root=None) -> list[tuple[Job, bool]]:
     plan = load_plan(plan)
     jobs = expand(plan)
     sweeps = _complete_results(cache_parent(cache_root, "sweeps"))
-    dtype = plan.load.get("dtype")
-    head = plan.load.get("head")
 
     def matches(meta: dict, job: Job) -> bool:
+        load = dict(job.load)
         if meta.get("model") not in (job.model, _registry_id(job.model)):
             return False
-        if dtype and dtype != "auto" and meta.get("dtype") != dtype:
+        if job.gpu_dtype and meta.get("dtype") != job.gpu_dtype:  # unset: the paper's dtype, what a GPU runs
             return False
-        if head and meta.get("kind") != head:
+        if load.get("head") and meta.get("kind") != load["head"]:
+            return False
+        if load.get("revision") and meta.get("revision") != load["revision"]:
             return False
         return True
 

@@ -1,7 +1,8 @@
 """Run a plan's jobs: serially in this process (the default), or on Ray actors across cores, GPUs and nodes.
 
-Both paths run the same :class:`ModelWorker`: it loads one model once and runs that model's jobs through the
-ordinary cached sweep (:func:`rmlib.engine.sweep`, :func:`rmlib.engine.score_answers`), so a job's result has the
+Both paths run the same :class:`ModelWorker`: it loads one model once and runs that model's jobs (or, on Ray with more
+workers than models fill, one part of its prompts: :func:`rmlib.engine.cost.worker_groups`) through the ordinary
+cached sweep (:func:`rmlib.engine.sweep`, :func:`rmlib.engine.score_answers`), so a job's result has the
 same key, the same atomic shards, the same resume and the same verified cache hits whichever way it ran. A job that
 fails for a reason of its own (a bad model id, NaN scores) comes back as a failed :class:`JobResult` and the other
 jobs go on; it is never retried. A worker that *dies* (killed, out of memory) is restarted by Ray
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 
 
 from rmlib.config import progress_bar
+from rmlib.engine.cost import job_seconds, worker_groups
 from rmlib.engine.plan import Job, expand, load_plan
 
 __all__ = ["ModelWorker", "JobResult", "PlanReport", "run_plan", "MAX_RESTARTS", "MAX_TASK_RETRIES"]
@@ -118,13 +120,6 @@ class ModelWorker:
         return JobResult(job, "cached" if cached else "done", time.perf_counter() - t0, n, where, key)
 
 
-def _groups(jobs: list[Job]) -> dict[tuple, list[Job]]:
-    out: dict[tuple, list[Job]] = {}
-    for j in jobs:
-        out.setdefault((j.model, j.load), []).append(j)
-    return out
-
-
 def _bar(n_jobs: int, progress: bool, backend: str):
     return progress_bar(total=n_jobs, unit="job", desc=f"plan ({backend})", progress=progress,
                 smoothing=0.0)
@@ -147,7 +142,9 @@ def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_p
 
     ``ray=None`` (the default): serially, in this process. ``ray='auto'``: on the Ray cluster this machine is part
     of (``ray start``), or on a local one started for this run; ``ray='ray://host:10001'`` or ``'host:6379'``: on
-    that cluster. ``workers``: at most this many models at once (default: as many as Ray's resources hold);
+    that cluster. ``workers``: at most this many workers at once (default: as many as Ray's resources hold); a
+    model's prompts are split over several workers when that ends the plan sooner (estimated from each model's
+    architecture, :func:`rmlib.engine.cost.worker_groups`), and the costliest groups start first;
     ``gpus_per_worker``: GPUs asked of Ray per worker (``num_gpus``); ``threads_per_worker``: CPU threads per worker
     (``num_cpus`` and torch's thread count). ``ray_init``: extra ``ray.init`` arguments (tests: ``num_cpus``).
     ``on_result(JobResult)`` is called as each job finishes. Jobs that already have a result are cache hits.
@@ -170,9 +167,9 @@ def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_p
 def _run_serial(jobs, root, progress, on_result) -> PlanReport:
     report, tokens, t0 = PlanReport(backend="serial"), {"tokens": 0, "failed": 0}, time.perf_counter()
     with _bar(len(jobs), progress, "serial") as bar:
-        for (model, load), group in _groups(jobs).items():
-            worker = ModelWorker(model, load, root)
-            for job in group:
+        for group in worker_groups(jobs, 1):
+            worker = ModelWorker(group.model, group.load, root)
+            for job in group.jobs:
                 res = worker.run(job)
                 report.results.append(res)
                 _tick(bar, res, tokens, t0)
@@ -200,18 +197,18 @@ def _run_ray(jobs, root, address, workers, gpus, threads, progress, ray_init, on
     remote = _ray.remote(ModelWorker).options(num_cpus=threads, num_gpus=gpus or 0, max_restarts=MAX_RESTARTS,
                                               max_task_retries=MAX_TASK_RETRIES)
     report, tokens, t0 = PlanReport(backend=f"ray ({address})"), {"tokens": 0, "failed": 0}, time.perf_counter()
-    pending_groups = list(_groups(jobs).items())
+    limit = workers or max(1, int(have.get("GPU", 0) // gpus if gpus else have.get("CPU", 0) // threads))
+    pending_groups = sorted(worker_groups(jobs, limit, job_seconds), key=lambda g: -g.cost)  # longest first
     active: dict = {}   # ObjectRef -> (actor, job)
     live: dict = {}     # actor -> number of its jobs not yet finished
-    limit = workers or len(pending_groups)
     try:
         with _bar(len(jobs), progress, "ray") as bar:
             while pending_groups or active:
                 while pending_groups and len(live) < limit:
-                    (model, load), group = pending_groups.pop(0)
-                    actor = remote.remote(model, load, root, threads)
-                    live[actor] = len(group)
-                    for job in group:
+                    group = pending_groups.pop(0)
+                    actor = remote.remote(group.model, group.load, root, threads)
+                    live[actor] = len(group.jobs)
+                    for job in group.jobs:
                         active[actor.run.remote(job)] = (actor, job)
                 ready, _ = _ray.wait(list(active), num_returns=1)
                 for ref in ready:
@@ -226,7 +223,7 @@ def _run_ray(jobs, root, address, workers, gpus, threads, progress, ray_init, on
                     if on_result:
                         on_result(res)
                     live[actor] -= 1
-                    if live[actor] == 0:  # this model is finished: free its CPUs/GPUs for the next one
+                    if live[actor] == 0:  # this group is finished: free its CPUs/GPUs for the next one
                         del live[actor]
                         _ray.kill(actor)
     finally:

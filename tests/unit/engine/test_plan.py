@@ -1,11 +1,18 @@
-"""Plans: expansion into jobs grouped by model, checks with clear messages, and the cache listing."""
+"""Plans: expansion into jobs grouped by model, each model's loading options, checks with clear messages, and the
+cache listing."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from rmlib import registry
 from rmlib.engine import SweepError, expand, load_plan, plan_status
+from rmlib.engine.plan import model_load
+
+PAPER_PLAN = Path(__file__).parents[3] / "plans" / "paper_rms.yaml"
 
 PLAN = {"models": ["tiny-llama", "tiny-gemma2", "tiny-qwen2"], "prompts": ["greatest", "What is best?"],
         "load": {"head": "rm", "dtype": "float32"}}
@@ -35,6 +42,12 @@ def test_plan_from_yaml_equals_dict(tmp_path, data_dir):
     ({**PLAN, "tokens": "a:b"}, "not a vocabulary slice"),
     ({**PLAN, "load": {"precision": "fp8"}}, "not loading options"),
     ({**PLAN, "batch_size": 0}, "positive integer"),
+    ({**PLAN, "models": [{"id": "tiny-llama", "lod": {"dtype": "float32"}}]}, "a models entry that is a mapping"),
+    ({**PLAN, "models": [{"load": {"dtype": "float32"}}]}, "a models entry that is a mapping"),
+    ({**PLAN, "models": [{"id": "tiny-llama", "load": {"precision": "fp8"}}]}, "the load of tiny-llama: .*not loading"),
+    ({**PLAN, "models": [{"id": "tiny-llama", "load": "float32"}]}, "the load of tiny-llama must be a mapping"),
+    ({**PLAN, "models": ["tiny-llama", {"id": "tiny-llama", "load": {"seed": 1}}]}, "twice"),
+    ({**PLAN, "load": {"revision": "a" * 40}}, "a revision is one model's commit"),
 ])
 def test_bad_plans_fail_before_any_job(bad, message):
     with pytest.raises((SweepError, ValueError), match=message):
@@ -60,3 +73,64 @@ def test_status_lists_complete_results_only(tmp_path, data_dir):
     status = plan_status(PLAN, cache_root=tmp_path)
     assert [d for _, d in status] == [True, False, False, False, False, False]
     assert [d for _, d in plan_status({**PLAN, "load": {"dtype": "bfloat16"}}, cache_root=tmp_path)] == [False] * 6
+
+
+def test_each_model_loads_with_the_registry_then_the_plan_then_its_own_options():
+    qrm, armo = "nicolinho/QRM-Llama3.1-8B", "RLHFlow/ArmoRM-Llama3-8B-v0.1"
+    plan = {"models": [qrm, {"id": armo, "load": {"revision": "b" * 40, "dtype": "float32"}}, "tiny-llama"],
+            "prompts": ["What is best?"], "load": {"head": "rm", "dtype": "bfloat16"}}
+    loads = {j.model: dict(j.load) for j in expand(plan)}
+    assert loads[qrm] == {"revision": registry.get_spec(qrm).revision, "head": "rm", "dtype": "bfloat16"}
+    assert loads[armo] == {"revision": "b" * 40, "head": "rm", "dtype": "float32"}   # its own entry wins
+    assert loads["tiny-llama"] == {"head": "rm", "dtype": "bfloat16"}               # no revision outside the hub
+    assert model_load(plan, armo) == loads[armo]
+    # no dtype in the plan: none is forced, so the loader gives the registry's (the paper's) dtype on a GPU
+    jobs = expand({"models": ["Ray2333/GRM-Llama3-8B-rewardmodel-ft", qrm], "prompts": ["What is best?"]})
+    assert [dict(j.load).get("dtype") for j in jobs] == [None, None]
+    assert [j.gpu_dtype for j in jobs] == ["float16", "bfloat16"]
+
+
+def test_remote_code_is_never_implied_by_a_plan(monkeypatch):
+    spec = registry.get_spec("tiny-llama")
+    monkeypatch.setitem(registry.registry(), "tiny-llama", replace(spec, trust_remote_code=True))
+    with pytest.raises(SweepError, match="never implies"):
+        expand({"models": ["tiny-llama"], "prompts": ["What is best?"]})
+    jobs = expand({"models": [{"id": "tiny-llama", "load": {"trust_remote_code": True}}], "prompts": ["What is best?"]})
+    assert dict(jobs[0].load)["trust_remote_code"] is True
+
+
+def test_the_paper_plan_resolves_540_jobs_in_the_papers_dtypes_without_remote_code(data_dir):
+    import torch
+
+    from rmlib.models import LoadOptions
+    from rmlib.models.devices import resolve_dtype
+    jobs = expand(PAPER_PLAN)
+    assert len(jobs) == 540 and len({j.model for j in jobs}) == 10
+    assert all(sum(j.model == m for j in jobs) == 54 for m in {j.model for j in jobs})
+    for job in jobs:
+        spec, opts = registry.get_spec(job.model), LoadOptions.of(**dict(job.load))
+        # what the loader would do on a GPU with these options: the paper's dtype
+        assert str(resolve_dtype(spec, torch.device("cuda"), opts.dtype)).removeprefix("torch.") == spec.dtype
+        assert job.gpu_dtype == spec.dtype
+        assert not opts.trust_remote_code and not spec.trust_remote_code
+        assert opts.revision == spec.revision
+    assert {j.gpu_dtype for j in jobs} == {"float16", "bfloat16"}
+
+
+def test_status_matches_each_jobs_dtype_and_revision(tmp_path, data_dir):
+    grm, qrm = "Ray2333/GRM-Llama3-8B-rewardmodel-ft", "nicolinho/QRM-Llama3.1-8B"
+    plan = {"models": [grm, qrm], "prompts": ["greatest"]}
+    prompt = expand(plan)[0].prompt
+
+    def result(name, model, dtype, revision):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "meta.json").write_text(json.dumps({"model": model, "prompt": prompt, "kind": "rm", "dtype": dtype,
+                                                 "revision": revision, "mode": "id_exact", "n_candidates": 128256}))
+        (d / "COMPLETE").write_text("{}")
+    result("a", grm, "bfloat16", None)                          # not the paper's dtype (float16) for this RM
+    result("b", qrm, "bfloat16", "0" * 40)                      # not the commit the registry pins
+    assert [done for _, done in plan_status(plan, cache_root=tmp_path)] == [False, False]
+    result("c", grm, "float16", None)
+    result("d", qrm, "bfloat16", registry.get_spec(qrm).revision)
+    assert [done for _, done in plan_status(plan, cache_root=tmp_path)] == [True, True]
