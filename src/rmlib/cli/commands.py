@@ -37,9 +37,11 @@ def _positive_int(text: str) -> int:
 
 def _cmd_models(args) -> int:
     from rmlib.registry import registry
-    rows = [(s.id, s.kind, s.source, s.family, s.base, "yes" if s.trust_remote_code else "") for s in registry().values()]
+    rows = [(s.id, s.kind, s.source, s.family, s.base,
+             (" + ".join((s.score, *s.score_readers)) if s.kind == "rm" else "") + (" (remote code)" if s.trust_remote_code else ""))
+            for s in registry().values()]
     width = max(len(r[0]) for r in rows)
-    print(f"{'id':<{width}}  kind  source    family  base    remote-code")
+    print(f"{'id':<{width}}  kind  source    family  base    score reader (default first)")
     for r in rows:
         print(f"{r[0]:<{width}}  {r[1]:<4}  {r[2]:<8}  {r[3]:<6}  {r[4]:<6}  {r[5]}")
     print("\nAlso: any hub id 'owner/name', and 'local:<name>[@step<N>]' for RMs trained by rmlib.")
@@ -51,7 +53,7 @@ def _load(args):
     return load_model(args.model, LoadOptions(head=args.head, dtype=args.dtype, device=args.device,
                                               revision=args.revision, trust_remote_code=args.trust_remote_code,
                                               allow_untrained_head=args.allow_untrained_head,
-                                              allow_pickle=args.allow_pickle))
+                                              allow_pickle=args.allow_pickle, score_reader=args.score_reader))
 
 
 def _check_out(path: str | None) -> Path | None:
@@ -108,11 +110,13 @@ def _model_args(p, head_default=None):
     p.add_argument("--head", choices=["rm", "lm"], default=head_default,
                    help="rm: scalar reward; lm: next-token log-probs (default: the model's kind)")
     p.add_argument("--dtype", default=None, help="auto (default), float32, bfloat16 or float16")
-    p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
+    p.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available; a model that fits one GPU goes whole onto it)")
     p.add_argument("--revision", default=None,
                    help="hub models: the commit to load (a 40-hex id; required with --trust-remote-code)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow the model's own code to run (never implied; hub code only at a pinned --revision)")
+    p.add_argument("--score-reader", default=None,
+                   help="how an RM's score is read (default: the registry's; e.g. urm_gated for URM's own reward)")
     p.add_argument("--allow-pickle", action="store_true",
                    help="read pickle weight files (.bin) for a model that ships no safetensors (they can run code)")
     p.add_argument("--allow-untrained-head", action="store_true",
