@@ -6,10 +6,12 @@ import argparse
 import os
 import sys
 
+from rmlib.cli.check import add_subparser as add_check_command
 from rmlib.cli.commands import add_model_commands
 from rmlib.cli.data import add_subparser as add_data_commands
 from rmlib.cli.gcg import add_gcg_command
 from rmlib.cli.plan import add_subparser as add_plan_commands
+from rmlib.errors import RmlibError
 
 __all__ = ["main", "build_parser"]
 
@@ -21,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_gcg_command(sub)
     add_data_commands(sub)
     add_plan_commands(sub)
+    add_check_command(sub)
     return parser
 
 
@@ -38,7 +41,8 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("rmlib: interrupted; finished shards are kept and the same command resumes", file=sys.stderr)
         return 130
-    except (ValueError, RuntimeError, OSError) as exc:
-        # Bad input, a model that cannot be loaded here (offline, no GPU), a full disk: a message, not a traceback.
+    except (RmlibError, ValueError, RuntimeError, OSError) as exc:
+        # Every rmlib error (one family, RmlibError), bad input, a model that cannot be loaded here (offline, no GPU),
+        # a full disk: a message, not a traceback.
         print(f"rmlib: error: {exc}", file=sys.stderr)
         return 2
