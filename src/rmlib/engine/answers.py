@@ -78,13 +78,14 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
             # a gated head (ArmoRM, QRM) reads a hidden state inside each prompt: no opening shared, so every
             # prompt's hidden states come from its own row
             gated = lm.head == "rm" and lm.reward_head.needs_gate
-            tree = opening_tree([slots[prompts[pi]].prefix_ids for pi in pending],
-                                min_saved=10**9 if gated else None)
-            heads = prompt_heads(lm, tree, lambda prefixes, openings: prompt_groups(lm, prefixes, openings))
+            # the tree and batches of all prompts, whatever is pending: a resumed run computes each prompt exactly
+            # as an uninterrupted one does (tests/integration/test_cache.py: bit-identical)
+            tree = opening_tree([slots[p].prefix_ids for p in prompts], min_saved=10**9 if gated else None)
+            heads = prompt_heads(lm, tree, lambda prefixes, openings: prompt_groups(lm, prefixes, openings),
+                                 wanted=set(pending))
         else:
-            heads = ((i, None, None) for i in range(len(pending)))
-        for i, kv, first in heads:
-            pi = pending[i]
+            heads = ((pi, None, None) for pi in pending)
+        for pi, kv, first in heads:
             prompt = prompts[pi]
             slot = slots[prompt]
             if lm.head == "lm":

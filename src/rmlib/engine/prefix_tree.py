@@ -85,25 +85,37 @@ def tree_tokens(nodes: Sequence[Opening]) -> int:
     return sum(len(n.tokens) + tree_tokens(n.children) for n in nodes)
 
 
-def prompt_heads(lm, nodes: Sequence[Opening], groups: Callable) -> Iterator[tuple[int, list, object]]:
+def _leaves(node: Opening) -> set[int]:
+    return {node.prompt} if node.prompt is not None else set().union(*(_leaves(c) for c in node.children))
+
+
+def prompt_heads(lm, nodes: Sequence[Opening], groups: Callable, wanted=None) -> Iterator[tuple[int, list, object]]:
     """(prompt index, the prompt's keys/values, its next-token log-probs) for every leaf under ``nodes``, level by
     level: the nodes of one depth run together through :func:`rmlib.engine.kernels.prefix_kv_many`, each row on its
     parent's keys/values, in batches from ``groups`` (token lists and the lengths of their openings -> lists of
     indices: :func:`rmlib.engine.answers.prompt_groups`); many small forwards, one per opening, would cost more
     than the positions they save (a CPU forward of a few rows runs its matrix products far below peak). An
-    opening's keys/values are dropped once its children have run."""
+    opening's keys/values are dropped once its children have run.
+
+    ``wanted`` (prompt indices, None: all): only the leaves asked for are yielded, and a batch with none of them
+    below it is skipped. The tree and its batches are those of the whole set of prompts whatever is wanted, so a
+    resumed run (only the prompts still missing) computes each prompt in the same forward, with the same rows and
+    shapes, as an uninterrupted run: bit-identical values, not values a float rounding apart."""
     frontier = [(node, None) for node in nodes]
     while frontier:
         deeper = []
         widths = [0 if kv is None else kv[0][0].shape[1] for _, kv in frontier]
         for batch in groups([frontier[i][0].tokens for i in range(len(frontier))], widths):
+            if wanted is not None and not set().union(*(_leaves(frontier[i][0]) for i in batch)) & set(wanted):
+                continue
             openings = None if frontier[batch[0]][1] is None else [frontier[i][1] for i in batch]
             heads = prefix_kv_many(lm, [frontier[i][0].tokens for i in batch], openings,
                                    last_logprobs=any(frontier[i][0].prompt is not None for i in batch))
             for i, (kv, first) in zip(batch, heads):
                 node = frontier[i][0]
                 if node.prompt is not None:
-                    yield node.prompt, kv, first
+                    if wanted is None or node.prompt in wanted:
+                        yield node.prompt, kv, first
                 else:
                     deeper.extend((child, kv) for child in node.children)
         frontier = deeper
