@@ -17,14 +17,16 @@ from typing import Sequence
 import yaml
 
 from rmlib import config
+from rmlib.storage.integrity import read_manifest, sha256_bytes
+from rmlib.errors import RmlibError, as_list
 
 __all__ = ["ModelError", "ModelSpec", "registry", "paper_rms", "embedded_lms", "get_spec", "spec_at", "local_rm_dir",
-           "model_info", "reference_lm", "RUN_FILE"]
+           "model_info", "reference_lm", "RUN_FILE", "read_run_file"]
 
 RUN_FILE = "rmlib_run.yaml"  # what an rmlib training export records about itself (rmlib.train.export writes it)
 
 
-class ModelError(ValueError):
+class ModelError(RmlibError, ValueError):
     """A model id that names nothing, or a model that cannot be loaded as asked."""
 
 
@@ -87,6 +89,29 @@ def local_rm_dir(name: str, step: int | None = None) -> Path:
     return base / f"step-{step}" if step is not None else base
 
 
+def read_run_file(folder: Path, what: str) -> dict:
+    """The ``rmlib_run.yaml`` of a trained RM's folder, checked against its manifest's sha256 (when the folder has
+    one) before it is parsed; a changed, undecodable or unparsable run file is a :class:`ModelError` that says so."""
+    path = Path(folder) / RUN_FILE
+    fix = "restore the folder from a copy, or retrain it with train(..., overwrite=True)"
+    raw = path.read_bytes()
+    recorded = ((read_manifest(folder) or {}).get("files") or {}).get(RUN_FILE, {}).get("sha256")
+    if recorded is not None and sha256_bytes(raw) != recorded:
+        raise ModelError(f"{what}: the checkpoint's run file {path} is damaged (its sha256 differs from the one "
+                         f"recorded when it was exported); {fix}")
+    try:
+        meta = yaml.safe_load(raw.decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ModelError(f"{what}: the checkpoint's run file {path} is damaged and cannot be read "
+                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); {fix}") from exc
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise ModelError(f"{what}: the checkpoint's run file {path} is damaged (it holds a {type(meta).__name__}, "
+                         f"not a mapping); {fix}")
+    return meta
+
+
 def get_spec(model_id: str) -> ModelSpec:
     """Registry entry for an id; unknown `owner/name` ids are treated as hub models with safe defaults."""
     reg = registry()
@@ -100,9 +125,7 @@ def get_spec(model_id: str) -> ModelSpec:
         path = local_rm_dir(m["name"], int(m["step"]) if m["step"] else None)
         if not (path / "config.json").exists():
             raise ModelError(f"{model_id}: no trained RM at {path} (train one with rmlib.train, or check the name/step)")
-        meta = {}
-        if (path / RUN_FILE).exists():
-            meta = yaml.safe_load((path / RUN_FILE).read_text()) or {}
+        meta = read_run_file(path, model_id) if (path / RUN_FILE).exists() else {}
         base = get_spec(meta["base_model"]) if meta.get("base_model") in reg else None
         # The run hash is the revision: a retrained name must not be served a stale cached sweep.
         # A DPO run exports a causal LM (an implicit RM): it loads with head 'lm' by default
@@ -133,7 +156,7 @@ def model_info(models: Sequence[str]):
     import pandas as pd
 
     rows = []
-    for m in models:
+    for m in as_list(models, "models"):
         s = get_spec(m)
         rows.append({"model": m, "nickname": s.nickname or m, "family": s.base if s.base != "unknown" else s.family,
                      "kind": s.kind, "source": s.source, "instruct": s.instruct})

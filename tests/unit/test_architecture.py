@@ -13,7 +13,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "rmlib"
 
 # package (or module) -> layer, bottom to top; the same table is in ARCHITECTURE.md
 LAYERS = {
-    "rmlib": 0, "rmlib.config": 0, "rmlib.storage": 0,
+    "rmlib": 0, "rmlib.config": 0, "rmlib.errors": 0, "rmlib.storage": 0,
     "rmlib.registry": 1, "rmlib.data": 1,
     "rmlib.models": 2,
     "rmlib.engine": 3, "rmlib.train": 3,

@@ -26,6 +26,7 @@ import pandas as pd
 import yaml
 
 from rmlib.config import PROJECT_ROOT
+from rmlib.errors import RmlibError
 
 __all__ = ["CONDITIONS", "CONDITION_LABELS", "DESIGN_FILE", "DesignError", "Design", "load_design",
            "person_phrase", "decision_prompts", "replica_answers", "counterfactual_prompts"]
@@ -36,7 +37,7 @@ CONDITION_LABELS = {"informed": "1 informed", "told_to_ignore": "2 told to ignor
 DESIGN_FILE = PROJECT_ROOT / "data" / "blinding.yaml"
 
 
-class DesignError(ValueError):
+class DesignError(RmlibError, ValueError):
     """The decision design (templates, descriptors, answers) cannot be used; the message says what to fix."""
 
 

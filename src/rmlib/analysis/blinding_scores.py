@@ -18,6 +18,7 @@ from scipy.special import expit
 from rmlib.analysis.blinding_prompts import (CONDITIONS, Design, counterfactual_prompts, decision_prompts,
                                              replica_answers)
 from rmlib.data.kinds import RM_SCORE
+from rmlib.errors import as_list
 
 __all__ = ["Scorer", "engine_scorer", "p_yes", "ModelScores", "score_model", "split_available", "answer_tokens",
            "answer_tokens_many", "usability", "usable_table"]
@@ -33,9 +34,10 @@ def engine_scorer(model_id: str, answers: Sequence[str], *, progress: bool = Tru
     from rmlib.models import LoadOptions
 
     load = LoadOptions(dtype=dtype) if dtype is not None else None
+    answers = as_list(answers, "answers")
 
     def score(prompts):
-        return answer_rewards(model_id, list(prompts), list(answers), progress=progress, load=load)
+        return answer_rewards(model_id, as_list(prompts, "prompts"), answers, progress=progress, load=load)
     return score
 
 
@@ -118,7 +120,7 @@ def split_available(models: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     from rmlib.registry import ModelError, get_spec
 
     ok, missing = [], {}
-    for m in models:
+    for m in as_list(models, "models"):
         if str(m).startswith("local:"):
             try:
                 get_spec(m)
@@ -150,7 +152,7 @@ def answer_tokens(model_id: str, answers: Sequence[str], dtype: str | None = Non
 
 def answer_tokens_many(models: Sequence[str], answers: Sequence[str], dtype: str | None = None) -> pd.DataFrame:
     """:func:`answer_tokens` of every model, one frame."""
-    return pd.concat([answer_tokens(m, answers, dtype) for m in models], ignore_index=True)
+    return pd.concat([answer_tokens(m, answers, dtype) for m in as_list(models, "models")], ignore_index=True)
 
 
 def usability(runs: dict[str, ModelScores]) -> pd.DataFrame:

@@ -8,12 +8,11 @@ from typing import Collection
 
 import numpy as np
 import pandas as pd
-import yaml
 from scipy import stats
 
 from rmlib.analysis.values import DEFAULT_PROMPTS, check_lexicon, value_profile
 from rmlib.data import value_lexicon
-from rmlib.registry import RUN_FILE, local_rm_dir
+from rmlib.registry import local_rm_dir, read_run_file
 from rmlib.stats import one_way_by, t_interval
 from rmlib.storage import atomic
 
@@ -60,7 +59,7 @@ def evaluate_run(name: str, steps: list[int] | None = None, lexicon: pd.DataFram
     metrics, profiles = [], []
     for step in steps:
         folder = local_rm_dir(name, step)
-        meta = yaml.safe_load((folder / RUN_FILE).read_text())
+        meta = read_run_file(folder, f"local:{name}@step{step}")
         if meta.get("run_hash") != run["run_hash"]:
             raise EvalError(f"{folder} belongs to another run (run_hash {meta.get('run_hash')}); retrain {name!r}")
         cache_m, cache_p = folder / f"eval-{key}-metrics.parquet", folder / f"eval-{key}-profile.parquet"

@@ -18,6 +18,7 @@ from rmlib.analysis.distributions import shared_vocabulary, vocabulary_overlap
 from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
 from rmlib.registry import get_spec
 from rmlib.stats import similarity
+from rmlib.errors import as_list
 
 __all__ = ["SimilarityRun", "MODES", "published_run", "computed_run", "similarities", "noise_floor",
            "tau_extremes", "similarity_designs", "design_rsa", "run_results", "statistic_titles"]
@@ -85,7 +86,7 @@ def computed_run(models, prompt_key: str, tokens=None, *, load=None) -> Similari
     token texts every vocabulary has (:func:`rmlib.analysis.distributions.shared_vocabulary`)."""
     from rmlib.engine import token_range, token_rewards_many
 
-    models = list(models or [])
+    models = as_list(models or [], "models")
     if len(models) < 3:
         raise ValueError("compute mode needs at least 3 MODELS (the MDS map needs three), e.g. the embedded LMs or "
                          "local: RMs")

@@ -21,6 +21,7 @@ from rmlib.analysis.topics import item_topics, theme_members
 from rmlib.data import ELO_FILES, ELO_PROMPTS, RM_SCORE_PUBLISHED, elo_items, elo_models, load_elo
 from rmlib.registry import get_spec
 from rmlib.stats import rank_strata, spearman_ci, topic_enrichment
+from rmlib.errors import as_list
 
 __all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement", "agreement_summary",
            "consensus_tables", "method_robustness", "form_summary", "undervalued_topics", "topics_summary",
@@ -62,7 +63,7 @@ def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: 
     """
     if mode not in MODES:
         raise ValueError(f"mode={mode!r}: use 'published' or 'compute'")
-    prompt_keys = list(ELO_FILES) if prompt_keys is None else list(prompt_keys)
+    prompt_keys = list(ELO_FILES) if prompt_keys is None else as_list(prompt_keys, "prompt_keys")
     unknown = [k for k in prompt_keys if k not in ELO_FILES]
     if unknown or not prompt_keys:
         raise ValueError(f"PROMPT_KEYS {unknown or prompt_keys} unknown; choose from {list(ELO_FILES)}")
@@ -70,7 +71,7 @@ def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: 
         models = elo_models(models)
     elif not models:
         raise ValueError("MODE='compute' needs MODELS, e.g. ['smollm2-135m-instruct']")
-    models = list(models)
+    models = as_list(models, "models")
     human = elo_items(prompt_keys[0], n_items, min_items=20)   # the same items under every prompt
     items = human["item"].tolist()
     wide = load_elo("wide")

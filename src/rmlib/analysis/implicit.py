@@ -12,6 +12,7 @@ from scipy import stats
 from rmlib.data import DPO_KIND, MWLR_KIND, is_lm_logprob, token_frequency, value_columns
 from rmlib.registry import model_info
 from rmlib.stats import require_columns, top_bottom
+from rmlib.errors import as_list
 
 __all__ = ["mwlr", "dpo_log_ratio", "implicit_reward_scores", "require_lms", "families_with_base_and_instruct",
            "lm_token_sweeps", "top_bottom_tokens", "top_bottom_wide", "logit_logprob_agreement", "pooled_top_tau",
@@ -97,7 +98,7 @@ def implicit_reward_scores(lm_scores: pd.DataFrame, pairs: Sequence[tuple[str, s
 
 def require_lms(models: Sequence[str]) -> None:
     """Refuse reward models among ``models``: an implicit reward needs an LM's log-probs, which an RM head lacks."""
-    info = model_info(list(models))
+    info = model_info(as_list(models, "models"))
     not_lm = info.loc[info["kind"] != "lm", "model"].tolist()
     if not_lm:
         raise ValueError(f"LMS must be causal LMs (scored by log-prob); {not_lm} are reward models: put them in RM_MODELS")
@@ -115,6 +116,7 @@ def lm_token_sweeps(models: Sequence[str], prompts: pd.Series, prompt_keys: Sequ
     """Every model's first-answer-token sweep for each prompt key (``prompts``: prompt text by key), one long table
     with logits and log-probs, so the two can be compared within and across models."""
     from rmlib.engine import token_rewards
+    models, prompt_keys = as_list(models, "models"), as_list(prompt_keys, "prompt_keys")
     unknown = sorted(set(prompt_keys) - set(prompts.index))
     if unknown:
         raise ValueError(f"SWEEP_PROMPT_KEYS {unknown} unknown; choose from {list(prompts.index)}")
@@ -178,7 +180,7 @@ def rm_top_tokens(models: Sequence[str], prompt: str, tokens, k: int, load) -> l
     model whose reward is not an RM score, since the contrast is LM log-probs vs trained RMs."""
     from rmlib.engine import token_rewards
     out = []
-    for m in models:
+    for m in as_list(models, "models"):
         f = token_rewards(m, prompt, tokens=tokens, progress=False, load=load)
         if not (f["reward_kind"] == "RM score").all():
             raise ValueError(f"RM_MODELS: {m} is not a reward model (its reward is {f['reward_kind'].iloc[0]!r})")

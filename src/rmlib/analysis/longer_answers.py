@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from rmlib.analysis.categories import token_category
+from rmlib.errors import as_list
 
 __all__ = ["search_runs", "one_token_references", "final_optima", "compare_with_one_token", "answer_category",
            "category_sharing", "length_and_reward", "IDENTITY"]
@@ -45,7 +46,7 @@ def search_runs(models: Sequence[str], prompts: dict[str, str], lengths: Sequenc
     from rmlib.models import ModelError
 
     frames, absent = [], {}
-    for m in models:
+    for m in as_list(models, "models"):
         try:
             lm = resolve_model(m, load)
         except (ModelError, ImportError, OSError) as exc:
@@ -69,7 +70,7 @@ def one_token_references(models: Iterable[str], prompts: dict[str, str], *, toke
     from rmlib.engine import token_rewards
 
     frames = []
-    for m in models:
+    for m in as_list(models, "models"):
         for key, prompt in prompts.items():
             df = token_rewards(m, prompt, tokens=tokens, progress=False, load=load)
             df = df[~df["is_special"] & df["text"].str.strip().ne("")]

@@ -9,6 +9,7 @@ import pandas as pd
 
 from rmlib.registry import get_spec
 from rmlib.stats import require_columns
+from rmlib.errors import as_list
 
 __all__ = ["live_sweeps", "sweep_overview", "extremes", "roundtrip_table", "compare_modes",
            "mode_differences"]
@@ -18,6 +19,7 @@ def live_sweeps(models: Sequence[str], prompts: Sequence[str], tokens: int | Non
     """Every model's token sweep for every prompt (the first ``tokens`` ids, or all), one long table with a
     ``model_label`` (the registry nickname, else the id); refuses empty lists and too few tokens for the tables."""
     from rmlib.engine import token_rewards
+    models, prompts = as_list(models, "MODELS"), as_list(prompts, "PROMPT_TEXTS")
     if not models or not prompts:
         raise ValueError("MODELS and PROMPT_TEXTS must each name at least one entry")
     if tokens is not None and tokens < 2 * top_k:
@@ -52,6 +54,7 @@ def roundtrip_table(models: Sequence[str], labels: dict, tokens: int | None) -> 
     """One row per model from :func:`rmlib.engine.roundtrip_audit`: ids checked and changed by decode->encode, the
     leading BOS count in paper and id-exact mode, and up to three examples."""
     from rmlib.engine import roundtrip_audit
+    models = as_list(models, "models")
     ids = None if tokens is None else slice(0, int(tokens))
     rows = []
     for m in models:

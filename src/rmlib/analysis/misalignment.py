@@ -9,6 +9,7 @@ import pandas as pd
 from scipy import stats
 
 from rmlib.stats import cluster_mean_ci, require_columns
+from rmlib.errors import as_list
 
 __all__ = ["misalignment", "most_misaligned", "misalignment_by", "consensus_misalignment", "top_overlap",
            "extremes_side_by_side", "top_overlap_by"]
@@ -25,7 +26,7 @@ def misalignment(df: pd.DataFrame, human: str, models: Sequence[str], item: str 
     Returns one row per item x model: item, model, human_score, model_score, human_rank, model_rank, rank_diff,
     human_z, model_z, z_diff, plus any extra columns of ``df`` (e.g. category) carried along.
     """
-    models = list(models)
+    models = as_list(models, "models")
     if not models:
         raise ValueError("models is empty; pass the score column names of the models to compare")
     item = item or (df.index.name or "item")

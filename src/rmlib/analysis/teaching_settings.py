@@ -21,6 +21,7 @@ import pandas as pd
 from rmlib.analysis.teaching import (concentrated_pi0, effective_size, pairwise_accuracy, planted_teachers,
                                     sampled_accuracy, standardise, teaching_table, uniform_pi0)
 from rmlib.registry import ModelError, get_spec
+from rmlib.errors import as_list
 
 __all__ = ["Setting", "PI0_KINDS", "initial_policies", "elo_setting", "available", "align_to_policy",
            "pi0_from_logprob", "vocabulary_setting", "compute_setting", "overview", "reward_kinds",
@@ -88,7 +89,7 @@ def elo_setting(prompt_key: str = "greatest", *, models=None, n_items: int | Non
         raise ValueError(f"prompt_key={prompt_key!r}; choose one of {list(ELO_FILES)}")
     wide = load_elo("wide")
     paper = list(wide.columns[6:])
-    models = paper if models is None else list(models)
+    models = paper if models is None else as_list(models, "models")
     if bad := [m for m in models if m not in paper]:
         raise ValueError(f"{bad} have no published EloEverything scores; the published RMs are {paper}")
     if len(models) < 1:
@@ -115,7 +116,7 @@ def elo_setting(prompt_key: str = "greatest", *, models=None, n_items: int | Non
 def available(model_ids) -> tuple[list[str], dict[str, str]]:
     """(ids that can be loaded, {absent id: why}): a ``local:`` RM exists only after rmlib trained it."""
     present, absent = [], {}
-    for m in model_ids:
+    for m in as_list(model_ids, "models"):
         try:
             get_spec(m)
         except ModelError as e:
@@ -211,6 +212,7 @@ def compute_setting(models, policy: str, ground_truth: str, prompt: str, tokens:
     absent)``; the setting is None when the policy, the ground truth or every proxy is absent."""
     from rmlib.engine import token_rewards
 
+    models = as_list(models, "models")
     present, absent = available([policy, ground_truth, *models])
     proxies = [m for m in models if m in present]
     if policy not in present or ground_truth not in present or not proxies:

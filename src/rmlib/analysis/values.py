@@ -22,6 +22,7 @@ import pandas as pd
 from rmlib.data import design_prompts, published_value_scores, value_columns, value_lexicon
 from rmlib.registry import model_info
 from rmlib.stats import require_columns
+from rmlib.errors import as_list
 
 __all__ = ["sample_lexicon", "compute_value_scores", "value_tables", "tables_overview", "nicknames", "word_ranks",
            "word_pair_table", "DEFAULT_PROMPTS", "word_rewards", "value_profile", "check_lexicon"]
@@ -52,7 +53,7 @@ def compute_value_scores(models: Sequence[str], dictionary: str = "big2", prompt
     """
     from rmlib.engine import answer_rewards
 
-    models = list(models)
+    models = as_list(models, "models")
     if not models:
         raise ValueError("models is empty; give at least one model id (e.g. 'smollm2-135m-instruct')")
     lex = value_lexicon(dictionary).drop(columns="lexicon")

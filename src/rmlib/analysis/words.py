@@ -17,6 +17,7 @@ import pandas as pd
 from rmlib.data import RM_SCORE, published_word_scores
 from rmlib.registry import embedded_lms
 from rmlib.stats import require_columns
+from rmlib.errors import as_list
 
 __all__ = ["WORDLIKE", "TOKEN_PROMPT_KEYS", "MODES", "published_scores", "token_scores", "word_like_tokens",
            "tokens_to_words"]
@@ -40,7 +41,8 @@ def token_scores(models=None, prompt_keys=None, tokens=None, *, load=None) -> pd
     [start, stop]), with ``label``: the model id, marked '(implicit)' where the reward is an LM's log-prob."""
     from rmlib.engine import token_range, token_reward_table
 
-    scores = token_reward_table(list(models or embedded_lms()), list(prompt_keys or TOKEN_PROMPT_KEYS),
+    scores = token_reward_table(as_list(models or embedded_lms(), "models"),
+                                as_list(prompt_keys or TOKEN_PROMPT_KEYS, "prompt_keys"),
                                 tokens=token_range(tokens), load=load)
     scores["label"] = scores["model"] + np.where(scores["reward_kind"] == RM_SCORE, "", " (implicit)")
     return scores

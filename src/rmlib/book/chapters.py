@@ -28,6 +28,7 @@ import yaml
 
 from rmlib.book.parameter_check import unknown_parameter_hint
 from rmlib.config import PROJECT_ROOT
+from rmlib.errors import RmlibError
 
 __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER", "BookError",
            "chapters", "template", "chapter_defaults", "chapter_cells", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
@@ -43,7 +44,7 @@ CHAPTER_PARAMETER = "CHAPTER"      # a template serving several chapters learns 
 RESULTS_SUBDIR = "results"
 
 
-class BookError(RuntimeError):
+class BookError(RmlibError, RuntimeError):
     """A notebook, its parameters or the book build failed; the message says how to fix it."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from rmlib.errors import RmlibError
 
 PAPERMILL_COMMENT = "# Parameters"   # first line of the cell papermill injects (papermill.translators)
 PAPERMILL_BUILTINS = {"pm"}          # papermill's own injected names
@@ -45,7 +46,7 @@ def unknown_parameter_hint(name: str, declared) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-class ParameterError(ValueError):
+class ParameterError(RmlibError, ValueError):
     """A chapter was given a parameter it does not declare, or a value it cannot use."""
 
 

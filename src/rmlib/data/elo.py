@@ -8,6 +8,7 @@ import pandas as pd
 
 from rmlib.data.paper_rms import PAPER_RMS
 from rmlib.data.prompts import ELO_PROMPTS
+from rmlib.errors import as_list
 
 ELO_FILES = {
     "greatest": "paper_facct2025/elo/greatest_thing_one_word.csv",
@@ -82,7 +83,7 @@ def elo_models(models=None) -> list[str]:
     """The paper RMs whose EloEverything scores were published: ``models`` checked against them (None: all 10)."""
     if models is None:
         return list(PAPER_RMS)
-    models = list(models)
+    models = as_list(models, "models")
     unknown = [m for m in models if m not in PAPER_RMS]
     if unknown or not models:
         raise ValueError(f"models {unknown or models} have no published EloEverything scores; "

@@ -18,12 +18,13 @@ from pathlib import Path
 from rmlib.storage import atomic
 from rmlib.storage.integrity import sha256_file  # noqa: F401 (also this module's public name)
 from rmlib.data.manifest import MANIFEST_PATH, DataFile, all_files
+from rmlib.errors import RmlibError
 
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
 USER_AGENT = "rmlib-data-fetch"
 
 
-class DataError(RuntimeError):
+class DataError(RmlibError, RuntimeError):
     """A data file is missing or does not match its manifest checksum."""
 
 

@@ -5,6 +5,7 @@ import functools
 
 import pandas as pd
 import yaml
+from rmlib.errors import as_list
 
 # The EloEverything files are named after their prompt; "greatest" is also the first optimal/pessimal prompt.
 ELO_PROMPTS: dict[str, str] = {
@@ -72,7 +73,7 @@ def prompt_table(keys) -> pd.DataFrame:
     known = pd.concat([load_prompts("optimal_pessimal")[["prompt_key", "prompt", "valence"]],
                        load_prompts("factorial54")[["prompt_key", "prompt", "valence"]]], ignore_index=True)
     known = known.drop_duplicates("prompt_key").set_index("prompt_key")
-    keys = list(keys)
+    keys = as_list(keys, "prompt keys")
     bad = [k for k in keys if k not in known.index]
     if bad or not keys:
         raise ValueError(f"unknown prompt keys {bad or keys}; use 'greatest', 'best', 'worst' or a 54-prompt key "
@@ -94,7 +95,7 @@ def design_prompts(prompt_keys=None) -> pd.DataFrame:
     prompts = load_prompts("factorial54")
     if prompt_keys is None:
         return prompts
-    keys = list(prompt_keys)
+    keys = as_list(prompt_keys, "prompt_keys")
     unknown = sorted(set(keys) - set(prompts["prompt_key"]))
     if unknown or not keys:
         raise ValueError(f"prompt_keys {unknown or keys} are not factorial-54 keys such as 'best_ever_one' "

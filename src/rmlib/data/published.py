@@ -15,6 +15,7 @@ from typing import Sequence
 import pandas as pd
 
 from rmlib.data.kinds import RM_SCORE, RM_SCORE_PUBLISHED
+from rmlib.errors import as_list
 
 __all__ = ["DICTIONARIES", "DESIGN_COLUMNS", "published_word_scores", "published_elo_scores",
            "published_value_scores", "value_columns"]
@@ -27,7 +28,7 @@ def _check_models(models, available, what: str) -> list:
     """``models`` (None: all of ``available``), refused when empty or when one has no published scores."""
     if models is None:
         return list(available)
-    models = list(models)
+    models = as_list(models, "models")
     unknown = [m for m in models if m not in set(available)]
     if unknown or not models:
         raise ValueError(f"models {unknown or models} have no published {what}; choose from {list(available)}")
@@ -62,7 +63,7 @@ def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequ
     out = pd.concat([b[~b["word"].isin(shared)], twice, m[~m["word"].isin(shared)]], ignore_index=True)
     out = out[out["model"].isin(models)]
     if prompt_keys is not None:
-        out = out[out["prompt_key"].isin(list(prompt_keys))]
+        out = out[out["prompt_key"].isin(as_list(prompt_keys, "prompt_keys"))]
     out = out.rename(columns={"valence": "prompt_valence"})
     out.insert(0, "level", "word")
     out.insert(3, "reward_kind", RM_SCORE)

@@ -14,28 +14,20 @@ import torch
 
 from rmlib.models import LoadedModel
 from rmlib.models.devices import model_devices
+from rmlib.errors import RmlibError
 
 __all__ = ["SweepError", "candidate_ids", "check_batch_size", "check_length", "check_finite",
            "auto_batch_size", "batch_size_for_free", "resolve_model"]
 
-class SweepError(RuntimeError):
+class SweepError(RmlibError, RuntimeError):
     pass
 
 
 def candidate_ids(lm: LoadedModel, tokens=None) -> np.ndarray:
     """The ids to sweep: all of the tokenizer's ids by default, or a validated slice/list."""
     n_vocab = min(len(lm.tokenizer), lm.model.get_input_embeddings().weight.shape[0])
-    if tokens is None:
-        ids = np.arange(n_vocab)
-    else:
-        if isinstance(tokens, slice):
-            tokens = range(*tokens.indices(n_vocab)) if tokens.stop is not None else range(tokens.start or 0, n_vocab)
-        tokens = list(tokens)
-        not_int = [t for t in tokens if isinstance(t, bool) or not isinstance(t, numbers.Integral)]
-        if not_int:
-            raise SweepError(f"token ids must be integers, got {not_int[:5]} ({type(not_int[0]).__name__}); "
-                             "a float id would be truncated to another token. Convert them with int() / .astype(int)")
-        ids = np.asarray(tokens, dtype=np.int64)
+    from rmlib.engine.tokens import vocab_ids  # a string, a tensor, a slice's step: rmlib.engine.tokens
+    ids = np.asarray(vocab_ids(tokens, n_vocab), dtype=np.int64)
     if ids.size == 0:
         raise SweepError("the vocabulary slice is empty; give at least one token id")
     bad = ids[(ids < 0) | (ids >= n_vocab)]

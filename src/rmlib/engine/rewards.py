@@ -18,6 +18,7 @@ from rmlib.engine import sweep_index
 from rmlib.engine.answers import score_answers
 from rmlib.engine.checks import resolve_model
 from rmlib.engine.token_sweep import sweep
+from rmlib.errors import as_list
 
 __all__ = ["token_rewards", "token_rewards_many", "answer_rewards", "token_reward_table", "with_reward", "token_range"]
 
@@ -50,6 +51,7 @@ def token_rewards(model, prompt: str, *, tokens=None, progress: bool = True, loa
 def token_rewards_many(models: Sequence, prompts: Sequence[str], *, tokens=None, progress: bool = False,
                        load=None) -> pd.DataFrame:
     """:func:`token_rewards` of every model under every prompt (texts), one frame, models outermost."""
+    models, prompts = as_list(models, "models"), as_list(prompts, "prompts")
     if not models or not prompts:
         raise ValueError("give at least one model and one prompt (e.g. ['smollm2-135m-instruct'], "
                          "[rmlib.data.prompt_text('greatest')])")
@@ -91,6 +93,7 @@ def token_reward_table(models: Sequence[str], prompt_keys: Sequence[str], *, tok
     (an RM's score, or an LM's log-prob = implicit reward; see reward_kind). Special tokens are dropped: they are not
     answers.
     """
+    models = as_list(models, "models")
     if not models:
         raise ValueError("models is empty: give model ids, e.g. ['smollm2-135m-instruct'] or ['local:<name>']")
     prompts = prompt_table(prompt_keys)

@@ -14,9 +14,10 @@ from pathlib import Path
 from rmlib import config
 from rmlib.storage import atomic
 from rmlib.storage.integrity import sha256_file
+from rmlib.errors import RmlibError
 
 
-class EmbeddedModelError(RuntimeError):
+class EmbeddedModelError(RmlibError, RuntimeError):
     pass
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from rmlib.errors import RmlibError
 
 SENTINEL = "\u2063RMLIB_ANSWER\u2063"
 
@@ -27,7 +28,7 @@ FALLBACK_TEMPLATES = {
 }
 
 
-class TemplateError(ValueError):
+class TemplateError(RmlibError, ValueError):
     pass
 
 
@@ -71,8 +72,17 @@ def check_answer(tokenizer, answer: str) -> None:
 
 
 def _check_text(tokenizer, text: str, what: str) -> None:
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
+        raise TemplateError(f"the {what} must be a string, not {type(text).__name__} {text!r:.60}")
+    if not text.strip():
         raise TemplateError(f"the {what} is empty")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # a lone surrogate: e.g. non-UTF-8 bytes on the command line, which Python keeps as surrogate escapes
+        raise TemplateError(f"the {what} {text[:60]!r} is not valid Unicode text: character {exc.start} "
+                            f"({text[exc.start]!r}) cannot be encoded as UTF-8 (non-UTF-8 bytes, e.g. Latin-1 text "
+                            "typed into a non-UTF-8 terminal); give the text in UTF-8") from None
     specials = {t for t in getattr(tokenizer, "all_special_tokens", []) if t}
     specials |= {t.content for t in getattr(tokenizer, "added_tokens_decoder", {}).values() if t.special}
     found = sorted(t for t in specials if t in text)

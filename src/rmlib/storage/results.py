@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from rmlib.storage import atomic
+from rmlib.errors import RmlibError
 
 __all__ = ["ResultsError", "results_path", "write_results", "read_results", "jsonable"]
 
 
-class ResultsError(RuntimeError):
+class ResultsError(RmlibError, RuntimeError):
     """A chapter's results file is missing or unreadable; the message says which chapter to run."""
 
 

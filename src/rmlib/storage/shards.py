@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from rmlib.storage import atomic
 from rmlib.storage.integrity import sha256_bytes
+from rmlib.errors import RmlibError
 
 # Bump when the arithmetic of a sweep changes; it is part of every cache key. 3: an LM's answer log-probs as
 # logit - logsumexp over only the answer's context (kernels.lm_logprobs_shared), and answers scored over shared
@@ -41,7 +42,7 @@ RUN_FIELDS = ("batch_size", "device", "rmlib_version", "torch_version", "transfo
 _SHARD = re.compile(r"^shard-(?P<index>\d{5})-(?P<sha>[0-9a-f]{16})\.parquet$")
 
 
-class ShardError(RuntimeError):
+class ShardError(RmlibError, RuntimeError):
     pass
 
 

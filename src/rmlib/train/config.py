@@ -13,6 +13,7 @@ from rmlib import __version__
 from rmlib.data.preferences import SOURCES
 from rmlib.models import DTYPE_BY_NAME
 from rmlib.registry import ModelError, get_spec
+from rmlib.errors import RmlibError
 
 __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "METHODS", "OBJECTIVES", "DTYPES"]
 
@@ -23,7 +24,7 @@ _DPO_ONLY = ("beta",)  # fields only the DPO objective reads: hashed only for DP
 DTYPES = {k: DTYPE_BY_NAME[k] for k in ("float32", "bfloat16")}  # what training accepts
 
 
-class TrainConfigError(ValueError):
+class TrainConfigError(RmlibError, ValueError):
     """A training config that cannot work; raised before any model is loaded or trained."""
 
 

@@ -21,11 +21,12 @@ from rmlib.config import progress_bar
 from rmlib.models import LoadedModel, LoadOptions, cached_model
 from rmlib.models.devices import dtype_name
 from rmlib.train.encode import encode_pairs
+from rmlib.errors import RmlibError
 
 __all__ = ["EvalError", "score_pairs", "completion_logps", "pairwise_accuracy", "reward_variance"]
 
 
-class EvalError(ValueError):
+class EvalError(RmlibError, ValueError):
     pass
 
 
