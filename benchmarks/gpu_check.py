@@ -112,17 +112,6 @@ def _sync(device):
         torch.cuda.synchronize(device)
 
 
-def _head_in_float32(model) -> None:
-    """The native head's modules in float32, as loading the published weights leaves them
-    (``_keep_in_fp32_modules_strict``); ``from_config`` under a bf16 dtype makes them bf16."""
-    for name in getattr(model, "_keep_in_fp32_modules_strict", None) or []:
-        part = getattr(model, name, None)
-        if isinstance(part, torch.nn.Module):
-            part.float()
-        elif isinstance(part, torch.nn.Parameter):
-            part.data = part.data.float()
-
-
 def build(name: str, dry: bool, device: torch.device):
     """A rmlib LoadedModel of random weights, built directly on ``device`` in bf16 (no CPU copy)."""
     from transformers import AutoModelForSequenceClassification, Gemma2Config, LlamaConfig
@@ -141,19 +130,14 @@ def build(name: str, dry: bool, device: torch.device):
         if architecture is None:
             model = AutoModelForSequenceClassification.from_config(cfg, dtype=torch.bfloat16)
         else:
-            try:
-                from rmlib.models.native_rms import random_native_rm
-            except ImportError:
-                from rmlib.models.reward_heads import random_native_rm  # where the brief first placed it
+            from rmlib.models.native_rms import random_native_rm  # its head in float32, as a load keeps it
             model = random_native_rm(architecture, cfg, torch.bfloat16)
             reader = "armo_gated"
-            _head_in_float32(model)
     model = model.to(device).eval()
     spec = ModelSpec(id=f"random-{name}", kind="rm", source="tiny", family=family, score=reader)
     fields = dict(spec=spec, model=model, tokenizer=tok, head="rm", device=device, dtype=torch.bfloat16,
-                  chat_template=tok.chat_template, untrained_head=True, resolved_revision="random-weights")
-    if "reader" in LoadedModel.__dataclass_fields__:
-        fields["reader"] = reader
+                  chat_template=tok.chat_template, untrained_head=True, resolved_revision="random-weights",
+                  reader=reader)
     return LoadedModel(**fields)
 
 

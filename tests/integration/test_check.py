@@ -17,6 +17,7 @@ from rmlib.models import load_model
 
 CHECKS = ["model loads", "one BOS", "pad/eos in sequence", "no date stamp", "shared prefix = full",
           "batch invariance", "speed / ETA"]
+PROMPT = "What, in one word, is the greatest thing ever?"
 RM = ["--head", "rm", "--allow-untrained-head", "--dtype", "float32"]
 
 
@@ -85,13 +86,35 @@ def test_the_command_prints_one_table_and_exits_0(capsys, tmp_path):
     assert saved["failed"] is False and [c["check"] for c in saved["checks"]] == CHECKS
 
 
-def test_a_template_that_stamps_the_date_fails_the_command(monkeypatch, capsys):
+def _stamping(monkeypatch):
     _with_template(monkeypatch, "llama", lambda t: t.replace(
         "{{ bos_token }}", "{{ bos_token }}<|start_header_id|>system<|end_header_id|>\n\n"
                            "Today Date: {{ strftime_now('%d %b %Y') }}<|eot_id|>", 1))
-    assert main(["check", "tiny-llama", *RM]) == 1
+
+
+def test_a_template_that_stamps_the_date_is_reported_and_keyed_on_the_rendered_ids(monkeypatch, capsys):
+    _stamping(monkeypatch)
+    assert main(["check", "tiny-llama", *RM]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("no date stamp"))
-    assert row.split()[3] == "FAIL" and "stamps today's date" in row
+    assert row.split()[3] == "PASS" and "stamps today's date" in row
+    assert _by_name(preflight(_tiny_rm()))["no date stamp"].values == {"stamped": True, "in_key": True}
+
+
+def test_a_sweep_under_a_date_stamping_template_is_not_served_on_another_day(monkeypatch, tmp_path):
+    """Before: the key hashed the template's source, so a sweep cached on one day was served for the conversation
+    that another day's date renders (Llama-3.2 templates call strftime_now)."""
+    from rmlib.engine import score_answers, sweep
+    from rmlib.engine.preflight import _CLOCKS, _clock
+
+    _stamping(monkeypatch)
+    lm = _tiny_rm()
+    keys, answer_keys = [], []
+    for moment in _CLOCKS:
+        with _clock(moment):
+            keys.append(sweep(lm, PROMPT, tokens=range(8), cache_root=tmp_path, progress=False).meta["key"])
+            answer_keys.append(score_answers(lm, [PROMPT], ["love"], cache_root=tmp_path / "a",
+                                             progress=False).attrs["rmlib"]["key"])
+    assert keys[0] != keys[1] and answer_keys[0] != answer_keys[1]
 
 
 def test_a_fixed_date_string_default_renders_the_same_every_day(monkeypatch):

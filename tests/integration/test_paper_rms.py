@@ -161,3 +161,18 @@ def test_gemma2_soft_capping_bites_and_the_shared_prefix_keeps_it(hub_cache, tmp
     uncapped = pl.reference_scores(hub_id, tensors, slot, range(len(got)), "logits0", softcap=None).numpy()
     assert_close(got, capped)
     assert np.abs(uncapped - capped).max() > 100 * TOL
+
+
+def test_a_random_native_rm_keeps_its_head_in_float32_and_scores():
+    """gpu_check builds full-size native RMs with random weights: their heads are float32, as a load keeps them."""
+    from transformers import LlamaConfig
+
+    from rmlib.models.native_rms import random_native_rm
+
+    cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                      num_key_value_heads=1, num_objectives=19, gating_hidden_dim=16, gating_n_hidden=3)
+    model = random_native_rm("LlamaForRewardModelWithGating", cfg, dtype=torch.bfloat16)
+    assert model.model.embed_tokens.weight.dtype == torch.bfloat16
+    assert {p.dtype for n, p in model.named_parameters() if not n.startswith("model.")} == {torch.float32}
+    h = torch.randn(3, 32, dtype=torch.bfloat16)
+    assert model.reward_from_hidden(h, h).shape == (3,)

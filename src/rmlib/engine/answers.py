@@ -17,9 +17,10 @@ from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, c
 from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, right_pad, rm_scores_full, rm_scores_shared,
                                   supports_shared_prefix, with_prefix_ids)
 from rmlib.engine.prefix_tree import opening_tree, prompt_heads
-from rmlib.engine.store import cache_parent, finish, model_settings, open_store, run_fields
+from rmlib.engine.store import cache_parent, dated_fields, finish, model_settings, open_store, run_fields
 from rmlib.models.templates import answer_slot, check_answer, check_prompt
 from rmlib.storage import sweep_key
+from rmlib.errors import as_list
 
 __all__ = ["score_answers"]
 
@@ -37,7 +38,8 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     """
     check_batch_size(batch_size)
     lm = resolve_model(model, load)
-    prompts, answers = list(prompts), list(answers)
+    prompts = as_list(prompts, "prompts", "['What is the greatest thing ever?']")
+    answers = as_list(answers, "answers", "['love']")
     if not prompts or not answers:
         raise SweepError("score_answers needs at least one prompt and one answer")
     for p in prompts:
@@ -57,7 +59,8 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     key_params = {"model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "dtype": str(lm.dtype),
                   "prompts": prompts, "answers": answers, "template": slots[prompts[0]].template_hash,
                   "method": "shared_prefix" if shared else "full", "untrained_head": lm.untrained_head,
-                  "seed": lm.seed if lm.untrained_head else None, **model_settings(lm)}
+                  "seed": lm.seed if lm.untrained_head else None, **model_settings(lm),
+                  **dated_fields(lm.chat_template, [slots[p] for p in prompts])}
     key = sweep_key(key_params)
     meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "mode": "id_exact",
             "method": key_params["method"], "dtype": str(lm.dtype).removeprefix("torch."),

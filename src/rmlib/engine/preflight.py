@@ -241,12 +241,17 @@ def check_date(lm: LoadedModel, prompt: str) -> CheckResult:
         texts = [lm.tokenizer.decode([t for t in r if t >= 0]) for r in renders]
         j = next((k for k, (a, b) in enumerate(zip(*texts)) if a != b), min(map(len, texts)))
         shown = [t[max(0, j - 16):j + 12] for t in texts]
+        from rmlib.engine.store import dated_fields
+        if dated_fields(source, [s]):  # the rendered ids are in the sweep and answer keys
+            return CheckResult("no date stamp", "PASS",
+                               f"the template stamps today's date ({shown[0]!r} vs {shown[1]!r} under two clocks); the "
+                               "rendered conversation is in the cache key, so another day's sweep is computed, not "
+                               "served. Results from different days score different conversations.",
+                               {"stamped": True, "in_key": True})
         return CheckResult("no date stamp", "FAIL",
-                           f"the template stamps today's date (under two clocks: {shown[0]!r} vs {shown[1]!r}). The "
-                           "sweep cache key hashes the template source, not the rendered conversation, so the date "
-                           "is NOT in the key: a sweep cached on one day is served on another, and reruns on other "
-                           "days score other conversations. Pin the date (a chat template without strftime_now) or "
-                           "key sweeps on the rendered ids", {"stamped": True, "in_key": False})
+                           f"the template stamps today's date (under two clocks: {shown[0]!r} vs {shown[1]!r}) and "
+                           "the date is not in the cache key. Pin the date (a chat template without strftime_now)",
+                           {"stamped": True, "in_key": False})
     if calls_clock:
         return CheckResult("no date stamp", "WARN", "the template calls strftime_now but rendered the same under two "
                            "clocks (a branch this conversation does not take?); check it by hand",

@@ -21,7 +21,7 @@ from rmlib import __version__, config
 from rmlib.models import CacheWarning, LoadedModel
 from rmlib.storage import CorruptShardError, ShardStore, atomic
 
-__all__ = ["SweepResult", "model_settings", "run_fields", "open_store", "finish", "cache_parent", "digest"]
+__all__ = ["SweepResult", "model_settings", "dated_fields", "run_fields", "open_store", "finish", "cache_parent", "digest"]
 
 
 @dataclass
@@ -35,6 +35,15 @@ def model_settings(lm: LoadedModel) -> dict:
     """Loading settings that change what is computed: the attention kernel (Gemma-2 needs eager for its
     soft-capping) and how the score is read."""
     return {"attention": getattr(lm.model.config, "_attn_implementation", None), "score_read": lm.reader}
+
+
+def dated_fields(template: str, slots) -> dict:
+    """Key fields for a chat template that stamps the date it is rendered on (Llama-3.2's ``strftime_now``): the
+    rendered ids, so a sweep cached on one day is never served for the other conversation another day renders. Empty
+    for every other template, whose keys stay as they were (the template's hash says it all)."""
+    if "strftime_now" not in template:
+        return {}
+    return {"rendered": digest([t for s in slots for t in (*s.prefix_ids, -1, *s.suffix_ids, -2)])}
 
 
 def run_fields(lm: LoadedModel, batch_size) -> dict:
@@ -82,8 +91,18 @@ def finish(store: ShardStore, target: Path, n_shards: int, n_rows: int) -> pd.Da
 
 
 def cache_parent(cache_root, default: str) -> Path:
-    """``cache_root`` when given, else ``<cache dir>/<default>`` (sweeps/ or answers/)."""
-    return Path(cache_root) if cache_root is not None else config.cache_dir() / default
+    """``cache_root`` when given, else ``<cache dir>/<default>`` (sweeps/ or answers/). A ``cache_root`` that is a
+    file, or lies under one, is refused with a message that names it (not a raw FileExistsError later)."""
+    path = Path(cache_root) if cache_root is not None else config.cache_dir() / default
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                from rmlib.engine.checks import SweepError
+                what = "is a file" if p == path else f"lies under {p}, which is a file"
+                raise SweepError(f"cache_root {str(path)!r} {what}, not a folder: give a folder (it is created "
+                                 "if missing)")
+            break
+    return path
 
 
 def digest(ids: np.ndarray) -> str:

@@ -18,20 +18,26 @@ and unpinned hub models always load.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 
 from rmlib import __version__, config
 from rmlib.engine.store import SweepResult, _cached_frame, cache_parent, digest
-from rmlib.storage import ShardStore, atomic, sweep_key
+from rmlib.models import CacheWarning
+from rmlib.storage import CorruptShardError, ShardStore, atomic, sweep_key
 
-__all__ = ["request_key", "fingerprint", "lookup", "record", "index_dir"]
+__all__ = ["request_key", "fingerprint", "lookup", "record", "index_dir", "listed"]
 
 
-def index_dir() -> Path:
-    """Where request → sweep-key entries live (beside the sweeps, one small JSON file per request)."""
-    return config.cache_dir() / "sweep_requests"
+def index_dir(cache_root=None) -> Path:
+    """Where request → sweep-key entries live: beside the cache's sweeps (one small JSON file per request), or, for
+    sweeps kept in another folder (``cache_root``), in that folder's ``.requests``."""
+    default = config.cache_dir() / "sweeps"
+    if cache_root is None or Path(cache_root).resolve() == default.resolve():
+        return config.cache_dir() / "sweep_requests"
+    return Path(cache_root) / ".requests"
 
 
 def fingerprint(spec, options) -> str | None:
@@ -49,6 +55,8 @@ def fingerprint(spec, options) -> str | None:
 
 
 def _tokens_field(tokens):
+    from rmlib.engine.tokens import tokens_arg
+    tokens = tokens_arg(tokens)  # a string or a float id is refused here, with what to give instead
     if tokens is None:
         return None
     if isinstance(tokens, slice):
@@ -56,9 +64,10 @@ def _tokens_field(tokens):
     return ["ids", digest([int(t) for t in tokens])]
 
 
-def request_key(model, prompt: str, tokens=None, load=None) -> str | None:
-    """The index key of one ``token_rewards`` request, or None when it cannot be served without loading (a
-    LoadedModel was given, or the model has no cheap fingerprint)."""
+def request_key(model, prompt: str, tokens=None, load=None, mode: str = "id_exact") -> str | None:
+    """The index key of one ``token_rewards`` request (or a plan's sweep job, which may also give a ``mode``), or
+    None when it cannot be served without loading (a LoadedModel was given, or the model has no cheap
+    fingerprint)."""
     if not isinstance(model, str):
         return None
     from rmlib.models import LoadOptions
@@ -73,28 +82,57 @@ def request_key(model, prompt: str, tokens=None, load=None) -> str | None:
     versions = {p: metadata.version(p) for p in ("torch", "transformers")}
     return sweep_key({"request": model, "spec": asdict(spec), "fingerprint": fp, "prompt": prompt,
                       "tokens": _tokens_field(tokens), "load": asdict(options),
-                      "device": resolve_device(options.device).type, "rmlib": __version__, **versions})
+                      "device": resolve_device(options.device).type, "rmlib": __version__, **versions,
+                      **({"mode": mode} if mode != "id_exact" else {})})  # id_exact: the keys as they were
 
 
-def lookup(request: str) -> tuple[SweepResult, str] | None:
-    """(the cached sweep, the model's head) for ``request``, verified byte for byte, or None."""
+def _entry(request: str, cache_root) -> dict | None:
     try:
-        entry = json.loads((index_dir() / f"{request}.json").read_text())
-        key, head, candidates = entry["key"], entry["head"], entry["candidates"]
+        entry = json.loads((index_dir(cache_root) / f"{request}.json").read_text())
+        return {k: entry[k] for k in ("key", "head", "candidates")}
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    df = _cached_frame(ShardStore(cache_parent(None, "sweeps") / key, {}))
+
+
+def lookup(request: str, cache_root=None) -> tuple[SweepResult, str] | None:
+    """(the cached sweep, the model's head) for ``request``, verified byte for byte, or None."""
+    entry = _entry(request, cache_root)
+    if entry is None:
+        return None
+    key, head, candidates = entry["key"], entry["head"], entry["candidates"]
+    df = _cached_frame(ShardStore(cache_parent(cache_root, "sweeps") / key, {}))
     if df is None or df.attrs.get("rmlib", {}).get("key") != key or digest(df["token_id"].to_numpy()) != candidates:
         return None
     return SweepResult(df, df.attrs["rmlib"], cached=True), head
 
 
-def record(request: str, result: SweepResult, head: str) -> None:
+def listed(request: str | None, cache_root=None) -> bool:
+    """Whether ``request`` maps to a complete result in the cache whose every shard's sha256 checks out, with the
+    key and candidate ids the index recorded (no frame is built: a listing, :func:`rmlib.engine.plan_status`).
+    A damaged shard is moved aside with a warning, as any read of it does, and the request is not listed."""
+    entry = _entry(request, cache_root) if request is not None else None
+    if entry is None:
+        return False
+    folder = cache_parent(cache_root, "sweeps") / entry["key"]
+    store = ShardStore(folder, {})
+    try:
+        meta = json.loads((folder / "meta.json").read_text())
+        if not store.complete or meta.get("key") != entry["key"] or meta.get("candidates") != entry["candidates"]:
+            return False
+        store.load(check_only=True)
+    except Exception as exc:  # noqa: BLE001 - a listing says "not done", never fails, on a damaged result
+        if isinstance(exc, CorruptShardError):
+            warnings.warn(f"{exc}; its job is listed as to run", CacheWarning, stacklevel=2)
+        return False
+    return True
+
+
+def record(request: str, result: SweepResult, head: str, cache_root=None) -> None:
     """Remember which sweep ``request`` produced (atomic; a failure to write only costs the shortcut)."""
     key = result.meta.get("key")
-    if not key:
+    if not key or result.meta.get("rendered"):  # a template that stamps the date: another day is another sweep
         return
-    folder = index_dir()
+    folder = index_dir(cache_root)
     folder.mkdir(parents=True, exist_ok=True)
     entry = {"key": key, "head": head, "candidates": digest(result.frame["token_id"].to_numpy())}
     atomic.write_bytes(folder / f"{request}.json", json.dumps(entry, sort_keys=True).encode())

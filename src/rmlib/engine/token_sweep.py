@@ -19,7 +19,8 @@ from rmlib.engine.checks import (SweepError, auto_batch_size, candidate_ids, che
                                  check_length, resolve_model)
 from rmlib.engine.kernels import (prefix_kv, rm_scores_full, rm_scores_paper, rm_scores_shared,
                                   rm_scores_shared_compiled, supports_shared_prefix, with_prefix_ids)
-from rmlib.engine.store import SweepResult, cache_parent, digest, finish, model_settings, open_store, run_fields
+from rmlib.engine.store import (SweepResult, cache_parent, dated_fields, digest, finish, model_settings, open_store,
+                                run_fields)
 from rmlib.models.templates import answer_slot
 from rmlib.storage import ShardStore, sweep_key
 
@@ -81,13 +82,15 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     key_params = {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template": slot.template_hash,
                   "mode": mode, "kind": kind, "method": method, "compiled": bool(compile), "dtype": str(lm.dtype),
                   "candidates": digest(ids), "untrained_head": lm.untrained_head,
-                  "seed": lm.seed if lm.untrained_head else None, **model_settings(lm)}
+                  "seed": lm.seed if lm.untrained_head else None, **model_settings(lm),
+                  **dated_fields(slot.template, [slot])}
     key = sweep_key(key_params)
     meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "prompt": prompt,
             "template_hash": slot.template_hash, "mode": mode, "kind": kind, "method": method,
             "compiled": bool(compile), "dtype": str(lm.dtype).removeprefix("torch."), "n_candidates": len(ids),
             "candidates": key_params["candidates"], "untrained_head": lm.untrained_head,
-            "seed": key_params["seed"], **run_fields(lm, bs)}
+            "seed": key_params["seed"], **{k: key_params[k] for k in ("rendered",) if k in key_params},
+            **run_fields(lm, bs)}
     target = cache_parent(cache_root, "sweeps") / key
     store, df = open_store(target.parent, key, meta, cache)
     if df is not None and digest(df.token_id.to_numpy()) == key_params["candidates"]:

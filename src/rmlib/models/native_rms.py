@@ -270,4 +270,11 @@ def random_native_rm(architecture: str, config, dtype=torch.bfloat16):
     if architecture not in NATIVE_ARCHITECTURES:
         raise ModelError(f"no native head {architecture!r}; known: {sorted(NATIVE_ARCHITECTURES)}")
     config.architectures = [architecture]
-    return NATIVE_ARCHITECTURES[architecture](config)._from_config(config, dtype=dtype).eval()
+    model = NATIVE_ARCHITECTURES[architecture](config)._from_config(config, dtype=dtype)
+    for name in _HEAD_FP32:  # as from_pretrained keeps them (_keep_in_fp32_modules_strict), which _from_config does not
+        part = getattr(model, name, None)
+        if isinstance(part, nn.Module):
+            part.float()
+        elif isinstance(part, nn.Parameter):
+            part.data = part.data.float()
+    return model.eval()
