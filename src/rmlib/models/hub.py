@@ -99,8 +99,11 @@ def model_class(head: str):
 
 def pretrained_kwargs(spec: ModelSpec, head: str, options: LoadOptions) -> dict:
     """The from_pretrained arguments every saved model gets: remote code and pickles only when allowed, the
-    registry's attention kernel, and one label for a reward head."""
-    kwargs = {"trust_remote_code": bool(options.trust_remote_code), "use_safetensors": not options.allow_pickle}
+    registry's attention kernel, and one label for a reward head. ``allow_pickle`` only permits a pickle for a model
+    that ships nothing else: safetensors are still preferred whenever they exist (use_safetensors=None makes
+    transformers take them first, and fall back to a .bin only when there are none)."""
+    kwargs = {"trust_remote_code": bool(options.trust_remote_code),
+              "use_safetensors": None if options.allow_pickle else True}
     if spec.attn_implementation:
         kwargs["attn_implementation"] = spec.attn_implementation
     if head == "rm":
