@@ -11,6 +11,7 @@ from rmlib.engine import sweep
 from rmlib.models import LoadOptions, ModelError, load_model
 from rmlib.registry import get_spec, local_rm_dir
 from rmlib.train import TrainConfigError, train
+from transformers import TrainerCallback
 from tests.integration.train_support import Crash, marker_config, module_cache, weights  # noqa: F401 (fixture)
 
 
@@ -155,3 +156,45 @@ def test_training_reports_its_steps_to_the_book_progress_file(tmp_path, monkeypa
           progress=False)
     last = config.latest_progress(path)
     assert last is not None and last.startswith("training progress-file") and "3/3" in last
+
+
+# ---------------------------------------------------------------- issue #24 item 5: a run that diverges
+
+class _Poison(TrainerCallback):
+    """Sets one trained weight to NaN after optimizer step ``at`` (a run whose weights went non-finite)."""
+    def __init__(self, at):
+        self.at = at
+
+    def on_step_end(self, args, state, control, model=None, **kw):
+        if state.global_step == self.at:
+            with torch.no_grad():
+                next(p for p in model.parameters() if p.requires_grad).view(-1)[0] = float("nan")
+
+
+def _assert_nothing_exported_after(run_dir, step):
+    import yaml
+    assert not (run_dir / "model.safetensors").exists() and not (run_dir / "rmlib_run.yaml").exists()
+    assert yaml.safe_load((run_dir / "run.yaml").read_text())["complete"] is False
+    exported = sorted(int(p.name.split("-")[1]) for p in run_dir.glob("step-*") if (p / "config.json").exists())
+    assert all(s < step for s in exported)
+    for s in exported:  # what was exported before the divergence is finite
+        assert all(torch.isfinite(t).all() for t in load_file(str(run_dir / f"step-{s}" / "model.safetensors")).values())
+
+
+def test_a_run_whose_loss_goes_non_finite_stops_and_exports_nothing():
+    from rmlib.train.trainer import TrainingDiverged
+    with pytest.raises(TrainingDiverged, match=r"diverged at step \d+: the (loss is nan|loss is inf|weight .* NaN)"):
+        train(cfg("diverged-lr", lr=1e30, steps=6, save_every=1), progress=False)
+    run_dir = local_rm_dir("diverged-lr")
+    _assert_nothing_exported_after(run_dir, 1 + max([0] + [int(p.name.split("-")[1]) for p in run_dir.glob("step-*")]))
+    with pytest.raises(ModelError):
+        load_model("local:diverged-lr", dtype="float32")
+
+
+def test_a_run_whose_weights_go_non_finite_stops_before_that_steps_checkpoint():
+    from rmlib.train.trainer import TrainingDiverged
+    with pytest.raises(TrainingDiverged, match=r"diverged at step 4: the weight .* NaN or infinite"):
+        train(cfg("diverged-nan", steps=8, save_every=2), progress=False, callbacks=[_Poison(4)])
+    run_dir = local_rm_dir("diverged-nan")
+    _assert_nothing_exported_after(run_dir, 4)
+    assert (run_dir / "step-2" / "config.json").exists()

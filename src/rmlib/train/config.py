@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import numbers
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -15,9 +17,10 @@ from rmlib.models import DTYPE_BY_NAME
 from rmlib.registry import ModelError, get_spec
 from rmlib.errors import RmlibError
 
-__all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "METHODS", "OBJECTIVES", "DTYPES"]
+__all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "SYNTHETIC_MAX_PAIRS", "METHODS", "OBJECTIVES", "DTYPES"]
 
 SYNTHETIC = "synthetic_marker"  # an easy preference set with a known rule (rmlib.train.pairs.synthetic_marker_pairs)
+SYNTHETIC_MAX_PAIRS = 100_000  # the most pairs that source makes (it is built row by row in Python)
 METHODS = ("full", "last_n", "lora")
 OBJECTIVES = ("bradley_terry", "dpo")  # explicit RM (scalar head) | implicit RM (DPO: beta * log pi_theta / pi_ref)
 _DPO_ONLY = ("beta",)  # fields only the DPO objective reads: hashed only for DPO runs, so old run hashes stay valid
@@ -107,15 +110,45 @@ def validate(cfg: TrainConfig) -> None:
     for key in ("dtype", "save_dtype"):
         if getattr(cfg, key) not in DTYPES:
             raise TrainConfigError(f"{key} must be one of {list(DTYPES)}, not {getattr(cfg, key)!r}")
-    for key in ("batch_size", "grad_accum", "save_every", "n_test", "max_len"):
-        if not isinstance(getattr(cfg, key), int) or getattr(cfg, key) < 1:
+    for key in ("batch_size", "grad_accum", "save_every", "n_test", "max_len", "n_layers", "lora_r"):
+        if not _is_int(getattr(cfg, key)) or getattr(cfg, key) < 1:
             raise TrainConfigError(f"{key} must be a positive integer, not {getattr(cfg, key)!r}")
-    if cfg.steps is not None and cfg.steps < 1:
-        raise TrainConfigError(f"steps must be >= 1 or None (one pass), not {cfg.steps}")
-    if cfg.n_pairs is not None and cfg.n_pairs < 1:
-        raise TrainConfigError(f"n_pairs must be >= 1 or None (all), not {cfg.n_pairs}")
-    if not 0 <= cfg.warmup_ratio < 1:
-        raise TrainConfigError(f"warmup_ratio must be in [0, 1), not {cfg.warmup_ratio}")
-    if not cfg.lr > 0:
-        raise TrainConfigError(f"lr must be positive, not {cfg.lr}")
+    if cfg.steps is not None and (not _is_int(cfg.steps) or cfg.steps < 1):
+        raise TrainConfigError(f"steps must be an integer >= 1 or None (one pass), not {cfg.steps!r}")
+    if cfg.n_pairs is not None and (not _is_int(cfg.n_pairs) or cfg.n_pairs < 1):
+        raise TrainConfigError(f"n_pairs must be an integer >= 1 or None (all), not {cfg.n_pairs!r}")
+    if not _is_int(cfg.seed) or not 0 <= cfg.seed < 2 ** 32:
+        raise TrainConfigError(f"seed must be an integer in [0, 2**32) (numpy's seed range), not {cfg.seed!r}")
+    if not _is_real(cfg.warmup_ratio) or not 0 <= cfg.warmup_ratio < 1:
+        raise TrainConfigError(f"warmup_ratio must be a number in [0, 1), not {cfg.warmup_ratio!r}")
+    if not _is_real(cfg.test_fraction) or not 0 < cfg.test_fraction < 1:
+        raise TrainConfigError(f"test_fraction must be a number in (0, 1), not {cfg.test_fraction!r}")
+    if not _is_real(cfg.lr) or not 0 < cfg.lr < math.inf:
+        raise TrainConfigError(f"lr must be a finite positive number (2e-5 is usual), not {cfg.lr!r}")
+    if SYNTHETIC in cfg.sources and (cfg.n_pairs or 0) + 2 * cfg.n_test > SYNTHETIC_MAX_PAIRS:
+        raise TrainConfigError(f"n_pairs={cfg.n_pairs} and n_test={cfg.n_test}: the {SYNTHETIC} source makes at "
+                               f"most {SYNTHETIC_MAX_PAIRS:,} pairs (n_pairs + 2 x n_test of them are drawn); "
+                               "lower n_pairs or n_test")
+    _check_layers(cfg, spec)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_layers(cfg: TrainConfig, spec) -> None:
+    """n_layers (last_n) against the base's decoder layers, when the registry records them (a paper RM's
+    ``arch``, a tiny model's config), before anything is loaded; the trainer checks the loaded model again."""
+    if cfg.method != "last_n":
+        return
+    layers = (spec.arch or {}).get("layers")
+    if layers is None and spec.source == "tiny":
+        from rmlib.models.tiny import tiny_config  # a config only: no weights
+        layers = tiny_config(spec.family, 320, 0).num_hidden_layers
+    if layers is not None and cfg.n_layers > layers:
+        raise TrainConfigError(f"n_layers={cfg.n_layers} but the base {cfg.base} has {layers} decoder layers")
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from rmlib.data.preferences import load_preferences, sample_pairs, split_pairs
 from rmlib.models.templates import SENTINEL
-from rmlib.train.config import SYNTHETIC, TrainConfig, TrainConfigError
+from rmlib.train.config import SYNTHETIC, SYNTHETIC_MAX_PAIRS, TrainConfig, TrainConfigError
 
 __all__ = ["synthetic_marker_pairs", "data_hash", "select_pairs", "schedule"]
 
@@ -31,6 +31,9 @@ def synthetic_marker_pairs(n: int = 64, marker: str = "peace", seed: int = 0) ->
 
     For tests and the chapter's tiny mode: an RM that learns anything should reach held-out accuracy near 1.
     """
+    if not 0 < n <= SYNTHETIC_MAX_PAIRS:
+        raise TrainConfigError(f"the {SYNTHETIC} source makes 1 to {SYNTHETIC_MAX_PAIRS:,} pairs, not {n:,}; "
+                               "lower n_pairs or n_test")
     rng = np.random.default_rng(seed)
     pool = ["hope", "joy", "music", "family", "truth", "dog", "fox", "answer", "thing", "world", "time", "good",
             "quick", "brown", "lazy", "friendship", "kindness", "freedom"]

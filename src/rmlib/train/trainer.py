@@ -24,6 +24,7 @@ import yaml
 
 from rmlib import __version__
 from rmlib.config import PROGRESS_FILE_ENV, progress_bar, progress_enabled
+from rmlib.errors import RmlibError
 from rmlib.models import chat_template_of, load_model, load_tokenizer
 from rmlib.registry import get_spec, local_rm_dir
 from rmlib.storage import atomic
@@ -33,7 +34,29 @@ from rmlib.train.encode import TRUNCATION_POLICY, encode_pairs
 from rmlib.train.export import export
 from rmlib.train.pairs import data_hash, schedule, select_pairs
 
-__all__ = ["prepare", "train", "load_run"]
+__all__ = ["prepare", "train", "load_run", "TrainingDiverged"]
+
+
+class TrainingDiverged(RmlibError, RuntimeError):
+    """A non-finite loss or weight during training: the run stops, and nothing from that step on is exported."""
+
+
+def _check_finite(model, state_step: int, cfg: TrainConfig, loss=None) -> None:
+    """Stop a run whose loss or trainable weights became NaN or +-inf (e.g. lr=inf), before anything is exported."""
+    why = None
+    if loss is not None:
+        if not math.isfinite(float(loss)):
+            why = f"the loss is {float(loss)}"
+    elif model is not None:
+        with torch.no_grad():
+            bad = next((n for n, p in model.named_parameters() if p.requires_grad and not torch.isfinite(p).all()),
+                       None)
+        if bad is not None:
+            why = f"the weight {bad} holds NaN or infinite values"
+    if why:
+        raise TrainingDiverged(f"training {cfg.name!r} diverged at step {state_step}: {why} (lr={cfg.lr}, "
+                               f"dtype={cfg.dtype}). Nothing from this step on was exported and the run is not "
+                               "marked complete; lower lr (2e-5 is usual) and train again with overwrite=True")
 
 
 def _decoder_layers(model):
@@ -190,7 +213,19 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     class Export(TrainerCallback):
         def on_save(self, args, state, control, model=None, **kw):
             step = state.global_step
+            _check_finite(model, step, cfg)
             export(model, tok, run_dir / f"step-{step}", {**run, "step": step}, cfg.save_dtype)
+
+    class Finite(TrainerCallback):
+        """A non-finite loss (logged every step) or trainable weight (after each optimizer step) stops the run
+        before the step's checkpoint is saved or exported (on_save runs after on_step_end and on_log)."""
+
+        def on_step_end(self, args, state, control, model=None, **kw):
+            _check_finite(model, state.global_step, cfg)
+
+        def on_log(self, args, state, control, logs=None, **kw):
+            if logs and "loss" in logs:
+                _check_finite(kw.get("model"), state.global_step, cfg, loss=logs["loss"])
 
     class BookProgress(TrainerCallback):
         """Training steps and ETA for `make book` (a progress file; see rmlib.config.progress_bar), never the page."""
@@ -209,7 +244,7 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
             if self.bar is not None:
                 self.bar.close()
 
-    callbacks = [Export(), BookProgress(), *callbacks]
+    callbacks = [Finite(), Export(), BookProgress(), *callbacks]
     if dpo:
         trainer = dpo_trainer(model=model, args=args, stream=stream, tok=tok, collator=collator, callbacks=callbacks,
                               peft_config=peft_config, train_df=train_df, run_dir=run_dir)
@@ -222,6 +257,7 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     last = _last_checkpoint(trainer_dir)
     trainer.train(resume_from_checkpoint=str(last) if last else None)
 
+    _check_finite(trainer.model, steps, cfg)
     export(trainer.model, tok, run_dir, {**run, "step": steps}, cfg.save_dtype)
     consumed = pd.DataFrame([(i, p) for i, batch in enumerate(collator.seen) for p in batch],
                             columns=["batch", "pair_index"])

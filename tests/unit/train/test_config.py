@@ -57,3 +57,47 @@ def test_bradley_terry_run_hash_is_unchanged_by_the_dpo_fields():
     dpo = cfg("hash", objective="dpo")
     assert dpo.run_hash("d") != expected  # a DPO run is another run
     assert dpo.run_hash("d") != cfg("hash", objective="dpo", beta=0.2).run_hash("d")  # and beta is part of it
+
+
+# ---------------------------------------------------------------- issue #24 item 5: the gaps in validation
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(lr=float("inf")), "lr must be a finite positive number"),
+    (dict(lr=float("nan")), "lr must be a finite positive number"),
+    (dict(lr=True), "lr must be a finite positive number"),
+    (dict(batch_size=True), "batch_size must be a positive integer, not True"),
+    (dict(steps=2.5), "steps must be an integer >= 1"),
+    (dict(steps=True), "steps must be an integer >= 1"),
+    (dict(n_pairs=2.5), "n_pairs must be an integer >= 1"),
+    (dict(seed=-1), r"seed must be an integer in \[0, 2\*\*32\)"),
+    (dict(seed=1.5), r"seed must be an integer in \[0, 2\*\*32\)"),
+    (dict(seed=2 ** 32), r"seed must be an integer in \[0, 2\*\*32\)"),
+    (dict(test_fraction=1.5), r"test_fraction must be a number in \(0, 1\)"),
+    (dict(warmup_ratio="0.1"), r"warmup_ratio must be a number in \[0, 1\)"),
+    (dict(method="last_n", n_layers=0), "n_layers must be a positive integer"),
+    (dict(method="last_n", n_layers=2.0), "n_layers must be a positive integer"),
+    (dict(method="last_n", n_layers=3), "n_layers=3 but the base tiny-llama has 2 decoder layers"),
+    (dict(method="lora", lora_r=0), "lora_r must be a positive integer"),
+    (dict(method="lora", lora_r="16"), "lora_r must be a positive integer"),
+    (dict(n_pairs=10 ** 9), "synthetic_marker source makes at most 100,000 pairs"),
+    (dict(n_test=10 ** 8), "synthetic_marker source makes at most 100,000 pairs"),
+])
+def test_bad_values_fail_in_the_config_before_any_model_loads(kwargs, match, monkeypatch):
+    import rmlib.train.trainer as trainer
+
+    def no_load(*a, **kw):
+        raise AssertionError("a model was loaded before the config was checked")
+    monkeypatch.setattr(trainer, "load_model", no_load)
+    c = cfg("bad", **kwargs)
+    with pytest.raises(TrainConfigError, match=match):
+        train(c, progress=False)
+    assert not local_rm_dir("bad").exists()
+
+
+def test_the_synthetic_source_refuses_more_pairs_than_it_makes_at_once():
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(TrainConfigError, match="makes 1 to 100,000 pairs, not 1,000,000,000"):
+        synthetic_marker_pairs(10 ** 9)
+    assert time.monotonic() - start < 1  # refused up front, not after building rows
