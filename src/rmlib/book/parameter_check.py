@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 from rmlib.errors import RmlibError
 
 PAPERMILL_COMMENT = "# Parameters"   # first line of the cell papermill injects (papermill.translators)
@@ -66,10 +67,21 @@ def _assignments(source: str) -> dict | None:
         else:
             return None
         try:
-            out[name] = ast.literal_eval(value)
+            out[name] = _literal(value)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             return None
     return out
+
+
+def _literal(node):
+    """``ast.literal_eval``, plus ``float('nan')``, ``float('inf')`` and ``float('-inf')``: what papermill writes for
+    a non-finite number (``-y 'X: .nan'``), so such a cell is still recognised as papermill's."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and node.args[0].value.strip().lower() in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity")):
+        return float(node.args[0].value)
+    return ast.literal_eval(node)
 
 
 def _is_injected(source: str) -> bool:
@@ -98,6 +110,8 @@ def _type_problem(name: str, value, default) -> str | None:
         ok, kind = isinstance(value, int) and not isinstance(value, bool), "an integer"
     elif isinstance(default, float):
         ok, kind = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
+        if ok and not math.isfinite(value):
+            return f"{name}={value!r} should be a finite number, like its default {default!r}"
     elif isinstance(default, str):
         ok, kind = isinstance(value, str), "a string"
     elif isinstance(default, (list, tuple)):

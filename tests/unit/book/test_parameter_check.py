@@ -61,3 +61,16 @@ def test_a_parameters_cell_that_starts_like_papermills_comment_is_still_the_para
     injected = _injected({"MODE": "compute"})
     with pytest.raises(ParameterError, match="MODE='compute'"):
         check_parameters({"MODE": "compute"}, history=["", params, injected, "check()"], MODE=["published"])
+
+
+@pytest.mark.parametrize("value, shown", [(float("nan"), "nan"), (float("inf"), "inf"), (float("-inf"), "-inf")])
+def test_a_non_finite_number_is_named_not_taken_for_a_misplaced_call(value, shown):
+    """`-y 'RATE: .nan'`: papermill injects RATE = float('nan'); issue #24 item 14 (it said 'must run in the cell
+    right after the parameters cell')."""
+    ns = {}
+    injected = _injected({"RATE": value})
+    assert "float(" in injected
+    exec(PARAMS, ns)
+    exec(injected, ns)
+    with pytest.raises(ParameterError, match=rf"RATE={shown} should be a finite number, like its default 0.5"):
+        check_parameters(ns, history=_history(PARAMS, injected), MODE=["published", "compute"])
