@@ -9,8 +9,11 @@ from __future__ import annotations
 import hashlib
 import io
 import shutil
+import socket
 import tarfile
+import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -47,6 +50,46 @@ def _download(url: str, timeout: float = 60.0) -> bytes:
     req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 (https URLs from our manifest)
         return resp.read()
+
+
+PROBE_SECONDS = 3.0  # how long a download host (or the proxy in front of it) gets to accept a connection
+
+
+def _probe_address(url: str) -> tuple[str, int] | None:
+    """(host, port) a download of ``url`` connects to first: its host, or the proxy urllib would use for it; None
+    for a URL that is not http(s) (file:// in tests)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy and not urllib.request.proxy_bypass(parts.hostname):
+        parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return (parts.hostname, port or (443 if parts.scheme == "https" else 80)) if parts.hostname else None
+
+
+def unreachable(urls, seconds: float = PROBE_SECONDS) -> dict[tuple[str, int], str]:
+    """{(host, port): why} for the hosts of ``urls`` that do not accept a TCP connection within ``seconds`` (all
+    probed at once, so a machine with no network learns it in ``seconds``, not after each download's timeouts)."""
+    addresses = sorted({a for a in map(_probe_address, urls) if a is not None})
+    why = {a: f"no answer within {seconds:g} s" for a in addresses}
+
+    def probe(address):
+        try:
+            socket.create_connection(address, timeout=seconds).close()
+            why.pop(address, None)
+        except OSError as exc:
+            why[address] = str(exc) or type(exc).__name__
+
+    threads = [threading.Thread(target=probe, args=(a,), daemon=True) for a in addresses]
+    for th in threads:
+        th.start()
+    for th in threads:  # a name lookup can outlast the connect timeout: stop waiting at ``seconds`` overall
+        th.join(timeout=max(0.0, seconds + 0.5))
+    return dict(why)
 
 
 def _lfs_media_url(raw_url: str) -> str | None:
@@ -127,7 +170,7 @@ def _write_verified(f: DataFile, target: Path, write) -> None:
             raise DataError(f"{f.path}: checksum mismatch (expected {f.sha256[:12]}…, got {got[:12]}…)")
 
 
-def _fetch_one(f: DataFile, dest: Path, mirror: Path | None) -> None:
+def _fetch_one(f: DataFile, dest: Path, mirror: Path | None, down: dict | None = None) -> None:
     target = dest / f.path
     if mirror is not None:
         src = mirror / f.path
@@ -140,8 +183,12 @@ def _fetch_one(f: DataFile, dest: Path, mirror: Path | None) -> None:
             raise DataError(f"{exc}. The mirror copy {src} is corrupt or a different version: replace it with the "
                             f"original from {f.url}, or omit --mirror to download it") from None
         return
-    errors = []
+    errors, down = [], down or {}
     for url in (f.url, *f.alt_urls):
+        if _probe_address(url) in down:
+            host, port = _probe_address(url)
+            errors.append(f"{url}: {host}:{port} unreachable ({down[(host, port)]})")
+            continue
         try:
             data = _bytes_from_url(f, url)
         except (urllib.error.URLError, OSError, zipfile.BadZipFile, tarfile.TarError, KeyError, ValueError) as exc:
@@ -170,6 +217,16 @@ def fetch(dest: Path, mirror: Path | None = None, *, files: list[DataFile] | Non
         raise DataError(f"mirror {mirror} is not a directory. Fix: pass the folder that holds the raw data "
                         "(e.g. ../shared/data), or omit --mirror to download from the original URLs")
     files = all_files(manifest_path) if files is None else files
+    down = {}
+    if mirror is None:  # fail fast with no network: probe every download host at once, for PROBE_SECONDS
+        pending = [f for f in files if not is_verified(dest / f.path, f.sha256)]
+        urls = [u for f in pending for u in (f.url, *f.alt_urls)]
+        down = unreachable(urls)
+        if urls and all(_probe_address(u) in down for u in urls):
+            hosts = "; ".join(f"{h}:{p}: {why}" for (h, p), why in sorted(down.items()))
+            raise DataError(f"{len(pending)} data files need downloading, but no download host can be reached "
+                            f"({hosts}); nothing was downloaded. Fix: check your network (or HTTPS_PROXY), or pass "
+                            "--mirror with a local copy of the raw data (see data/README.md)")
     out, failures = [], []
     for f in files:
         target = dest / f.path
@@ -177,7 +234,7 @@ def fetch(dest: Path, mirror: Path | None = None, *, files: list[DataFile] | Non
             if progress:
                 progress(f"{'copying' if mirror else 'downloading'} {f.path}")
             try:
-                _fetch_one(f, dest, mirror)
+                _fetch_one(f, dest, mirror, down)
             except DataError as exc:
                 failures.append(str(exc))
                 continue

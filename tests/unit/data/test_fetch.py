@@ -212,3 +212,49 @@ def test_download_path_with_debian_package_member_and_tab_fields(tmp_path):
     with pytest.raises(DataError, match="wn/other"):
         fetch(dest, None, manifest_path=mpath)
     assert not (dest / "wn/other").exists()
+
+
+def _closed_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # nothing listens there once the socket is closed
+
+
+def test_no_network_fails_fast_before_any_download(tmp_path, monkeypatch):
+    """`rmlib data fetch --no-mirror` with no network: one clear error after a short probe of every download host,
+    not after each file's download timeouts (99.8 s before; issue #24 item 14)."""
+    import time
+    from rmlib.data import fetch as fetch_module
+    from rmlib.data.manifest import DataFile
+
+    calls = []
+
+    def slow_download(url, timeout=60.0):  # what a download does with no network: wait for its timeout
+        calls.append(url)
+        raise OSError("timed out")
+    monkeypatch.setattr(fetch_module, "_download", slow_download)
+    for var in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)  # probe the host itself
+    port = _closed_port()
+    files = [DataFile("toy", f"a/{i}.txt", f"http://127.0.0.1:{port}/{i}.txt", "0" * 64,
+                      alt_urls=(f"https://127.0.0.1:{port}/alt/{i}.txt",)) for i in range(3)]
+    start = time.monotonic()
+    with pytest.raises(DataError, match=r"3 data files need downloading, but no download host can be reached "
+                                        rf"\(127.0.0.1:{port}: .*\); nothing was downloaded.*--mirror"):
+        fetch(tmp_path / "data", None, files=files)
+    assert time.monotonic() - start < fetch_module.PROBE_SECONDS + 1
+    assert calls == []  # no download was attempted
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("*.txt"))
+
+
+def test_a_host_that_does_not_answer_is_given_up_after_the_probe_time(monkeypatch):
+    import socket
+    import time
+    from rmlib.data import fetch as fetch_module
+
+    monkeypatch.setattr(socket, "create_connection", lambda address, timeout=None: time.sleep(5))  # a black hole
+    start = time.monotonic()
+    down = fetch_module.unreachable(["https://127.0.0.1:9/x", "file:///tmp/x"], seconds=0.3)
+    assert time.monotonic() - start < 1.5
+    assert down == {("127.0.0.1", 9): "no answer within 0.3 s"}
