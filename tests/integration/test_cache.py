@@ -159,6 +159,70 @@ def test_concurrent_sweeps_with_different_methods_each_get_their_own_scores(tmp_
         np.testing.assert_array_equal(got.score.to_numpy(), refs[m].score.to_numpy())
 
 
+_SAME_KEY_RUN = """
+    import sys, time
+    from pathlib import Path
+    import rmlib.engine.token_sweep as S
+    from rmlib.models import load_model
+    S.CHUNK = 8  # 40 shards
+    computed = []
+    real = S._rm_chunk
+    def slow_chunk(lm, slot, chunk_ids, *a, **k):
+        computed.append(int(chunk_ids[0]))
+        time.sleep(0.15)  # both runs are still going when the other starts
+        return real(lm, slot, chunk_ids, *a, **k)
+    S._rm_chunk = slow_chunk
+    lm = load_model("tiny-gemma3", head="rm", dtype="bfloat16", allow_untrained_head=True)
+    res = S.sweep(lm, "What, in one word, is the greatest thing ever?", cache_root=Path(sys.argv[1]), progress=False,
+                  batch_size=8)
+    res.frame[["token_id", "score"]].to_parquet(sys.argv[2])
+    print(len(computed))
+"""
+
+
+def test_two_runs_of_one_key_share_the_shards_and_keep_one_file_each(tmp_path):
+    """#24 item 13: two sweeps of the same key started together computed every shard twice and kept both files
+    (the shard name hashes what each writer records); now each shard is claimed by one writer."""
+    ref = sweep(_bf16_rm(), PROMPT, batch_size=8, cache_root=tmp_path / "ref", progress=False).frame
+    procs = [_run_python(_SAME_KEY_RUN, tmp_path / "shared", tmp_path / f"{i}.parquet", wait=False) for i in range(2)]
+    counts = []
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err[-2000:]
+        counts.append(int(out.split()[-1]))
+    (folder,) = [d for d in (tmp_path / "shared").iterdir() if d.is_dir()]
+    assert len(list(folder.glob("shard-*.parquet"))) == 40 and not list(folder.glob(".claim-*"))
+    assert sum(counts) <= 42 and min(counts) > 0  # the work was split, not done twice
+    for i in range(2):
+        np.testing.assert_array_equal(pd.read_parquet(tmp_path / f"{i}.parquet").score.to_numpy(),
+                                      ref.score.to_numpy())
+
+
+def test_verify_removes_a_second_writers_unreferenced_shard_copy(tmp_path, monkeypatch):
+    from rmlib.engine import verify_cache
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    res = sweep(_bf16_rm(), PROMPT, tokens=range(20), progress=False)
+    folder = tmp_path / "sweeps" / res.meta["key"]
+    (shard,) = folder.glob("shard-00000-*.parquet")
+    copy = folder / "shard-00000-0123456789abcdef.parquet"  # what a concurrent writer used to leave beside it
+    shutil.copy(shard, copy)
+    findings = [f for f in verify_cache() if f.path == folder]
+    assert findings and "unreferenced" in findings[0].detail and not copy.exists() and shard.exists()
+
+
+def test_a_claim_left_by_a_killed_writer_is_taken_over(tmp_path):
+    lm = _bf16_rm()
+    first = sweep(lm, PROMPT, tokens=range(20), cache_root=tmp_path / "a", progress=False)
+    folder = tmp_path / "b" / first.meta["key"]
+    folder.mkdir(parents=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    import socket
+    (folder / ".claim-00000").write_text(f"{socket.gethostname()} {int(dead.stdout)}")
+    again = sweep(lm, PROMPT, tokens=range(20), cache_root=tmp_path / "b", progress=False)
+    pd.testing.assert_frame_equal(again.frame[["token_id", "score"]], first.frame[["token_id", "score"]])
+    assert not list(folder.glob(".claim-*"))
+
+
 # ---------------------------------------------------------------- 2. cache=False recomputes, replaces atomically
 
 def _tamper_scores(folder, delta=100.0):

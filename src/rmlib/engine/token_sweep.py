@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import time
 
 import numpy as np
 import pandas as pd
@@ -119,7 +120,8 @@ def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compil
     prefix_out = None
     if todo and (kind == "lm" or method == "shared_prefix"):
         kv, prefix_out = prefix_kv(lm, slot.prefix_ids)
-    for c in todo:
+
+    def compute(c: int) -> None:
         lo, hi = c * CHUNK, min((c + 1) * CHUNK, len(ids))
         chunk_ids = ids[lo:hi]
         if kind == "lm":
@@ -134,7 +136,41 @@ def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compil
         check_finite(df, [k for k in cols if k in ("score", "logit", "logprob")],
                      f"{lm.spec.id} (token ids {chunk_ids[:5].tolist()}...)")
         store.write_shard(c, df)
+
+    _share_chunks(store, todo, lambda c: len(ids[c * CHUNK:(c + 1) * CHUNK]), compute, bar)
     bar.close()
+
+
+def _share_chunks(store: ShardStore, todo, rows, compute, bar, poll_s: float = 0.5) -> None:
+    """Compute the chunks in ``todo`` that no other writer of this key is computing (:meth:`ShardStore.claim`),
+    then wait for the others' chunks, taking over any whose writer dies. Two runs of one key split the work and keep
+    one file per shard."""
+    waiting = []
+    for c in todo:
+        if store.valid_shard(c, rows(c)):
+            bar.update(rows(c))  # another writer finished it meanwhile
+        elif store.claim(c):
+            try:
+                if not store.valid_shard(c, rows(c)):
+                    compute(c)
+                else:
+                    bar.update(rows(c))
+            finally:
+                store.release(c)
+        else:
+            waiting.append(c)
+    while waiting:
+        time.sleep(poll_s)
+        for c in list(waiting):
+            if store.valid_shard(c, rows(c)):
+                bar.update(rows(c))
+                waiting.remove(c)
+            elif store.claim(c):  # its writer died
+                try:
+                    compute(c)
+                finally:
+                    store.release(c)
+                waiting.remove(c)
 
 
 def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar, compiled=False, prefix_hidden=None) -> dict:

@@ -123,6 +123,12 @@ def _check_result(kind: str, d: Path, full: bool, repair: bool) -> Finding:
             (d / "COMPLETE").unlink(missing_ok=True)
             return Finding(kind, d, CORRUPT, "; ".join(problems) + " (COMPLETE removed: the next run recomputes it)")
         detail += f", {len(df)} rows decoded"
+    listed = {e["file"] for e in info.get("shards", [])}
+    extra = [p for p in d.glob("shard-*.parquet") if p.name not in listed]
+    for p in extra:  # a second writer's copy of a shard (before writers of one key shared the work): never read
+        p.unlink(missing_ok=True)
+    if extra:
+        detail += f"; removed {len(extra)} unreferenced shard cop{'y' if len(extra) == 1 else 'ies'}"
     return Finding(kind, d, INTACT, detail)
 
 

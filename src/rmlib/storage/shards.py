@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import time
 from pathlib import Path
 
@@ -117,6 +118,46 @@ class ShardStore:
             _quarantine_quietly(path)
         return False
 
+    # ------------------------------------------------------------ claims: writers of one key share the work
+
+    CLAIM_STALE_S = 6 * 3600  # a claim from another host older than this is taken over (its writer is gone)
+
+    def _claim_path(self, index: int) -> Path:
+        return self.root / f".claim-{index:05d}"
+
+    def claim(self, index: int) -> bool:
+        """Take shard ``index`` for this process; False while another live writer of the same key holds it.
+
+        Why: two runs of one key (a chapter and a plan, two Ray workers) would otherwise compute every shard twice
+        and keep both files. A claim is a file created exclusively; one whose writer has died (same host: its pid
+        is gone; another host: older than :attr:`CLAIM_STALE_S`) is taken over, so a killed run never blocks."""
+        path = self._claim_path(index)
+        for _ in range(2):
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if not self._claim_stale(path):
+                    return False
+                path.unlink(missing_ok=True)
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{socket.gethostname()} {os.getpid()}")
+            return True
+        return False
+
+    def _claim_stale(self, path: Path) -> bool:
+        try:
+            host, pid = path.read_text().split()
+            age = time.time() - path.stat().st_mtime
+        except (FileNotFoundError, ValueError):
+            return True  # gone, or half-written by a writer killed between create and write
+        if host == socket.gethostname():
+            return int(pid) != os.getpid() and not atomic._pid_alive(int(pid))
+        return age > self.CLAIM_STALE_S
+
+    def release(self, index: int) -> None:
+        self._claim_path(index).unlink(missing_ok=True)
+
     def write_shard(self, index: int, df: pd.DataFrame) -> Path:
         table = pa.Table.from_pandas(df, preserve_index=False)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}),
@@ -124,6 +165,8 @@ class ShardStore:
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink)
         data = sink.getvalue().to_pybytes()
+        if self.shard_files(index) and self.valid_shard(index, len(df)):
+            return self._chosen[index]  # another writer of this key finished it first: one file per shard
         path = self.root / f"shard-{index:05d}-{sha256_bytes(data)[:16]}.parquet"
         atomic.write_bytes(path, data)
         self._chosen[index] = path
