@@ -35,6 +35,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _rows(text: str) -> int:
+    """--top: a positive number of rows (a negative one would print nearly every row under "top -3")."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive number of rows (default 10)")
+    return value
+
+
 def _cmd_models(args) -> int:
     from rmlib.registry import registry
     rows = [(s.id, s.kind, s.source, s.family, s.base,
@@ -143,7 +154,7 @@ def add_model_commands(sub) -> None:
     p.add_argument("--compile", action="store_true",
                    help="torch.compile the scoring forward (RM, id-exact, shared prefix): ~70 s to compile on 2 CPU "
                         "cores, then ~10-15%% faster; worth it for long sweeps or on a GPU")
-    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--top", type=_rows, default=10, help="rows to show at each end (a positive integer; default 10)")
     p.add_argument("--out", default=None, help="also write the rows to this Parquet file (atomically)")
     p.set_defaults(func=_cmd_sweep)
     p = sub.add_parser("audit", help="share of token ids that do not survive decode->encode")

@@ -21,10 +21,12 @@ def _cmd_plan(args) -> int:
         opts = "".join(f", {k}={v}" for k, v in load.items() if k != "dtype")
         print(f"load  {model}: {dtype or 'the default dtype'}{'' if 'dtype' in load else ' on GPU'}{opts}")
     for job, done in rows:
-        print(f"{'done' if done else 'todo':<5} {job.name}")
-    n = sum(done for _, done in rows)
-    print(f"{len(rows)} jobs: {n} complete in the cache, {len(rows) - n} to run "
-          "(listed from the cache's meta.json; `rmlib run` checks every key and shard)")
+        print(f"{'done' if done else 'todo' if done is False else 'todo?':<5} {job.name}")
+    n, unknown = sum(done is True for _, done in rows), sum(done is None for _, done in rows)
+    print(f"{len(rows)} jobs: {n} complete in the cache, {len(rows) - n - unknown} to run"
+          + (f", {unknown} not known without loading their models (todo?: tiny or unpinned models, answer jobs; "
+             "`rmlib run` serves any that are cached)" if unknown else "")
+          + " (by each job's request key; `rmlib run` checks every key and shard)")
     return 0
 
 

@@ -19,15 +19,17 @@ pinned ``revision``), then the plan's ``load:``, then the model's own ``load:``.
 (or ``auto``) it is the registry's dtype, the paper's, on GPU and bfloat16 on CPU (:func:`rmlib.models.resolve_dtype`);
 :attr:`Job.gpu_dtype` names it. Remote code is never implied: a model whose registry entry needs its own code is
 refused unless its ``load:`` (or the plan's) says ``trust_remote_code: true``. A ``revision`` names one model's
-commit, so the plan-wide ``load:`` of a plan of several models may not hold one. Every mistake (an unknown key of a
-model entry, an unknown loading option) is a :class:`SweepError` before any job runs.
+commit, so the plan-wide ``load:`` of a plan of several models may not hold one. Every mistake is a
+:class:`SweepError` before any job runs: an unknown key of a model entry, an unknown loading option or value
+(``dtype: fp8``), a model id that names nothing (:func:`rmlib.registry.get_spec`), an unknown ``mode``, a
+``batch_size`` that is not a positive integer (``true`` included), an empty or reversed ``tokens`` slice, and in
+:func:`expand` a prompt named twice (once by its key, once by its text).
 :func:`expand` turns a plan into :class:`Job` s grouped by model (one model loaded once runs all its jobs);
-:func:`plan_status` says which are already complete in the cache. Running them is :mod:`rmlib.engine.plan_runner`;
+:func:`plan_status` says which are already complete in the cache, by each job's request key. Running them is :mod:`rmlib.engine.plan_runner`;
 every job writes through the ordinary sweep cache (:func:`rmlib.engine.sweep`), so a plan adds no storage of its own.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -166,11 +168,27 @@ def load_plan(plan) -> Plan:
         tokens = str(tokens)
         _token_slice(tokens)
     bs = data.get("batch_size")
-    if bs is not None and (not isinstance(bs, int) or bs < 1):
+    if bs is not None and (isinstance(bs, bool) or not isinstance(bs, int) or bs < 1):
         raise SweepError(f"batch_size must be a positive integer, not {bs!r}")
+    from rmlib.engine.token_sweep import MODES
+    mode = data.get("mode", "id_exact")
+    if mode not in MODES:
+        raise SweepError(f"mode must be one of {MODES}, not {mode!r}")
+    _known_models(models)
     return Plan(models=models, prompts=_strings(data["prompts"], "prompts"),
-                tokens=tokens, kind=kind, answers=answers, load=load, mode=data.get("mode", "id_exact"),
+                tokens=tokens, kind=kind, answers=answers, load=load, mode=mode,
                 batch_size=bs, model_load=own_load)
+
+
+def _known_models(models) -> None:
+    """Every model id must name something (the registry, a hub id 'owner/name', a trained ``local:`` RM); the
+    registry says so without the network or loading anything."""
+    from rmlib.registry import get_spec
+    for model in models:
+        try:
+            get_spec(model)
+        except ValueError as exc:
+            raise SweepError(f"the plan's model {model!r}: {exc}") from None
 
 
 def _token_slice(text: str | None):
@@ -179,9 +197,12 @@ def _token_slice(text: str | None):
         return None
     try:
         lo, hi = (p.strip() for p in text.split(":", 1))
-        return slice(int(lo) if lo else 0, int(hi) if hi else None)
+        lo, hi = int(lo) if lo else 0, int(hi) if hi else None
     except ValueError:
         raise SweepError(f"tokens {text!r} is not a vocabulary slice: use LO:HI, LO: or :HI") from None
+    if lo < 0 or (hi is not None and hi <= lo):
+        raise SweepError(f"tokens {text!r} is an empty or reversed slice: use LO:HI with 0 <= LO < HI")
+    return slice(lo, hi)
 
 
 def _prompt_texts(keys) -> dict[str, str]:
@@ -224,6 +245,10 @@ def expand(plan) -> list[Job]:
     """The plan's jobs, grouped by model in the plan's order (a worker runs one model's jobs after one load)."""
     plan = load_plan(plan)
     texts = _prompt_texts(plan.prompts)
+    twice = {t: [k for k in plan.prompts if texts[k] == t] for t in texts.values()}
+    twice = [ks for ks in twice.values() if len(ks) > 1]
+    if twice:
+        raise SweepError(f"the plan's prompts name one prompt twice (a key and its text): {twice}; keep one of each")
     loads = {m: tuple(sorted(model_load(plan, m).items())) for m in plan.models}
     if plan.kind == "answers":
         return [Job(m, "+".join(plan.prompts), texts[plan.prompts[0]], "answers", None, plan.answers,
@@ -232,64 +257,23 @@ def expand(plan) -> list[Job]:
             for m in plan.models for k in plan.prompts]
 
 
-def _complete_results(root: Path) -> list[dict]:
-    """meta.json of every complete result under a sweeps/answers folder (no hashing: a listing, not a check)."""
-    out = []
-    if root.is_dir():
-        for d in root.iterdir():
-            if (d / "COMPLETE").is_file() and (d / "meta.json").is_file():
-                try:
-                    out.append(json.loads((d / "meta.json").read_text()))
-                except (OSError, ValueError):
-                    continue
-    return out
-
-
-def plan_status(plan, cache_root=None) -> list[tuple[Job, bool]]:
-    """Each job and whether a complete result for it is in the cache, found from the results' meta.json without
-    loading any model. It is a listing: running the plan still checks the full key (revision, template, candidate
-    ids) and every shard's hash, so a job listed as done whose model has since changed is recomputed."""
-    from rmlib.engine.store import cache_parent
-    plan = load_plan(plan)
-    jobs = expand(plan)
-    sweeps = _complete_results(cache_parent(cache_root, "sweeps"))
-
-    def matches(meta: dict, job: Job) -> bool:
-        load = dict(job.load)
-        if meta.get("model") not in (job.model, _registry_id(job.model)):
-            return False
-        if job.gpu_dtype and meta.get("dtype") != job.gpu_dtype:  # unset: the paper's dtype, what a GPU runs
-            return False
-        if load.get("head") and meta.get("kind") != load["head"]:
-            return False
-        if load.get("revision") and meta.get("revision") != load["revision"]:
-            return False
-        return True
-
+def plan_status(plan, cache_root=None) -> list[tuple[Job, bool | None]]:
+    """Each job, and True when its result is complete in the cache, False when it is not, None when that cannot be
+    told without loading its model. Decided by the job's own request key (:func:`rmlib.engine.sweep_index.request_key`:
+    the model's registry entry and a fingerprint of its weights, the prompt, the tokens, the loading options
+    (seed and ``allow_untrained_head`` included), the mode, the library versions), which a plan run records after
+    each sweep: done means that key maps to a complete result whose shards all check out. Models whose weights have
+    no cheap fingerprint (tiny random models, unpinned hub models) and answer jobs are None: never "done" on a
+    guess. Running the plan still checks every key and shard."""
+    from rmlib.engine import sweep_index
+    from rmlib.models import LoadOptions
+    jobs = expand(load_plan(plan))
     out = []
     for job in jobs:
-        if job.kind == "sweep":
-            done = any(matches(m, job) and m.get("prompt") == job.prompt and m.get("mode", "id_exact") == job.mode
-                       and _tokens_match(m, job.tokens) for m in sweeps)
-        else:
-            answers = _complete_results(cache_parent(None, "answers"))
-            done = any(matches(m, job) and list(m.get("prompts", [])) == list(job.prompts)
-                       and list(m.get("answers", [])) == list(job.answers) for m in answers)
-        out.append((job, done))
+        if job.kind != "sweep":
+            out.append((job, None))
+            continue
+        request = sweep_index.request_key(job.model, job.prompt, _token_slice(job.tokens),
+                                          LoadOptions.of(**dict(job.load)), mode=job.mode)
+        out.append((job, None if request is None else sweep_index.listed(request, cache_root)))
     return out
-
-
-def _registry_id(model: str) -> str:
-    try:
-        from rmlib.registry import registry
-        spec = registry().get(model)
-        return spec.id if spec is not None else model
-    except Exception:  # a listing never fails on a registry problem
-        return model
-
-
-def _tokens_match(meta: dict, tokens: str | None) -> bool:
-    s = _token_slice(tokens)
-    if s is None or s.stop is None:
-        return s is None or s.start == 0 or meta.get("n_candidates") is not None
-    return meta.get("n_candidates") == s.stop - s.start

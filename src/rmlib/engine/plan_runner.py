@@ -115,9 +115,26 @@ class ModelWorker:
                 res = sweep(lm, job.prompt, tokens=_token_slice(job.tokens), mode=job.mode,
                             batch_size=job.batch_size, progress=False, cache_root=self.cache_root)
                 key, cached, n = res.meta.get("key"), res.cached, len(res.frame)
+                _remember(job, res, lm.head, self.cache_root)
         except Exception as exc:  # the job's own failure (NaN scores, a prompt too long): reported, not retried
             return JobResult(job, "failed", time.perf_counter() - t0, 0, where, error=f"{type(exc).__name__}: {exc}")
         return JobResult(job, "cached" if cached else "done", time.perf_counter() - t0, n, where, key)
+
+
+def _remember(job: Job, result, head: str, cache_root) -> None:
+    """Record the job's request key -> the key of the sweep it produced (:mod:`rmlib.engine.sweep_index`), so that
+    ``rmlib plan`` can tell it is done, and a chapter's own call is served, without loading the model. Only the
+    shortcut is lost when the request has no key (no cheap fingerprint) or the entry cannot be written."""
+    from rmlib.engine import sweep_index
+    from rmlib.engine.plan import _token_slice
+    from rmlib.models import LoadOptions
+    try:
+        request = sweep_index.request_key(job.model, job.prompt, _token_slice(job.tokens),
+                                          LoadOptions.of(**dict(job.load)), mode=job.mode)
+        if request is not None:
+            sweep_index.record(request, result, head, cache_root)
+    except Exception:  # noqa: BLE001 - the result is in the cache either way
+        pass
 
 
 def _bar(n_jobs: int, progress: bool, backend: str):

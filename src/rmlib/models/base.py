@@ -6,6 +6,7 @@ cache of loaded models can key on them field by field (:mod:`rmlib.models.cache`
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, fields, replace
 
 import torch
@@ -48,6 +49,25 @@ class LoadOptions:
     revision: str | None = None
     allow_pickle: bool = False
     score_reader: str | None = None
+
+    def __post_init__(self):
+        """Each field of its own type: a float or string seed, or a truthy string for a flag, would otherwise be
+        taken silently (``seed=1.5`` as seed 1)."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "seed":
+                ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0
+                want = "a non-negative integer"
+            elif isinstance(f.default, bool):
+                ok, want = isinstance(value, bool), "True or False"
+            else:
+                ok, want = value is None or isinstance(value, str), "a string or None"
+            if not ok:
+                raise ModelError(f"loading option {f.name}={value!r} ({type(value).__name__}): give {want}")
+        if self.head not in (None, "rm", "lm"):
+            raise ModelError(f"head must be 'rm', 'lm' or None (the registry's kind), not {self.head!r}")
+        if self.dtype not in (None, "auto", "float32", "bfloat16", "float16"):
+            raise ModelError(f"unknown dtype {self.dtype!r}; use float32, bfloat16, float16 or auto")
 
     @classmethod
     def of(cls, options: "LoadOptions | None" = None, **changes) -> "LoadOptions":

@@ -48,6 +48,15 @@ def test_plan_from_yaml_equals_dict(tmp_path, data_dir):
     ({**PLAN, "models": [{"id": "tiny-llama", "load": "float32"}]}, "the load of tiny-llama must be a mapping"),
     ({**PLAN, "models": ["tiny-llama", {"id": "tiny-llama", "load": {"seed": 1}}]}, "twice"),
     ({**PLAN, "load": {"revision": "a" * 40}}, "a revision is one model's commit"),
+    # #24 item 12: each of these once passed load_plan and failed job by job after the workers started
+    ({**PLAN, "mode": "exact"}, "mode must be one of"),
+    ({**PLAN, "load": {"dtype": "fp8"}}, "unknown dtype 'fp8'"),
+    ({**PLAN, "models": [{"id": "tiny-llama", "load": {"seed": 1.5}}]}, "seed=1.5"),
+    ({**PLAN, "batch_size": True}, "positive integer"),
+    ({**PLAN, "tokens": "5:2"}, "empty or reversed"),
+    ({**PLAN, "tokens": "-5:"}, "empty or reversed"),
+    ({**PLAN, "models": ["tiny-lama"]}, "the plan's model 'tiny-lama': unknown model id"),
+    ({**PLAN, "models": ["local:never-trained-xyz"]}, "no trained RM"),
 ])
 def test_bad_plans_fail_before_any_job(bad, message):
     with pytest.raises((SweepError, ValueError), match=message):
@@ -59,20 +68,23 @@ def test_unknown_prompt_key_is_named(data_dir):
         expand({**PLAN, "prompts": ["gratest"]})
 
 
-def test_status_lists_complete_results_only(tmp_path, data_dir):
+def test_a_prompt_named_by_its_key_and_by_its_text_is_a_duplicate(data_dir):
+    text = expand({**PLAN, "prompts": ["greatest"]})[0].prompt
+    with pytest.raises(SweepError, match="name one prompt twice"):
+        expand({**PLAN, "prompts": ["greatest", text]})
+
+
+def test_status_is_never_guessed_from_meta_json(tmp_path, data_dir):
+    """A complete result whose meta.json looks like the job's is not "done": only the job's request key, recorded by
+    the run that computed it, says so (tests/integration/test_bad_input_plans.py); tiny models have no cheap
+    fingerprint, so their jobs are unknown (None)."""
     jobs = expand(PLAN)
     done = tmp_path / "k1"
     done.mkdir()
     (done / "meta.json").write_text(json.dumps({"model": "tiny-llama", "prompt": jobs[0].prompt, "kind": "rm",
                                                 "dtype": "float32", "mode": "id_exact", "n_candidates": 320}))
     (done / "COMPLETE").write_text("{}")
-    partial = tmp_path / "k2"  # shards but no COMPLETE marker: an interrupted job is still to run
-    partial.mkdir()
-    (partial / "meta.json").write_text(json.dumps({"model": "tiny-llama", "prompt": jobs[1].prompt, "kind": "rm",
-                                                   "dtype": "float32", "mode": "id_exact"}))
-    status = plan_status(PLAN, cache_root=tmp_path)
-    assert [d for _, d in status] == [True, False, False, False, False, False]
-    assert [d for _, d in plan_status({**PLAN, "load": {"dtype": "bfloat16"}}, cache_root=tmp_path)] == [False] * 6
+    assert [d for _, d in plan_status(PLAN, cache_root=tmp_path)] == [None] * 6
 
 
 def test_each_model_loads_with_the_registry_then_the_plan_then_its_own_options():
@@ -117,20 +129,22 @@ def test_the_paper_plan_resolves_540_jobs_in_the_papers_dtypes_without_remote_co
     assert {j.gpu_dtype for j in jobs} == {"float16", "bfloat16"}
 
 
-def test_status_matches_each_jobs_dtype_and_revision(tmp_path, data_dir):
+def test_status_keys_each_jobs_dtype_and_revision(tmp_path, data_dir):
+    """Pinned hub models have a request key without loading: it differs by dtype and revision, and a result
+    written without its index entry (a meta.json that only looks right) is not done."""
+    from rmlib.engine import sweep_index
+    from rmlib.models import LoadOptions
     grm, qrm = "Ray2333/GRM-Llama3-8B-rewardmodel-ft", "nicolinho/QRM-Llama3.1-8B"
     plan = {"models": [grm, qrm], "prompts": ["greatest"]}
     prompt = expand(plan)[0].prompt
-
-    def result(name, model, dtype, revision):
-        d = tmp_path / name
-        d.mkdir()
-        (d / "meta.json").write_text(json.dumps({"model": model, "prompt": prompt, "kind": "rm", "dtype": dtype,
-                                                 "revision": revision, "mode": "id_exact", "n_candidates": 128256}))
-        (d / "COMPLETE").write_text("{}")
-    result("a", grm, "bfloat16", None)                          # not the paper's dtype (float16) for this RM
-    result("b", qrm, "bfloat16", "0" * 40)                      # not the commit the registry pins
-    assert [done for _, done in plan_status(plan, cache_root=tmp_path)] == [False, False]
-    result("c", grm, "float16", None)
-    result("d", qrm, "bfloat16", registry.get_spec(qrm).revision)
-    assert [done for _, done in plan_status(plan, cache_root=tmp_path)] == [True, True]
+    d = tmp_path / "c"
+    d.mkdir()
+    (d / "meta.json").write_text(json.dumps({"model": grm, "prompt": prompt, "kind": "rm", "dtype": "float16",
+                                             "mode": "id_exact", "n_candidates": 128256}))
+    (d / "COMPLETE").write_text("{}")
+    # GRM: its registry entry pins no revision, so nothing cheap names its weights: unknown, never "done"
+    assert registry.get_spec(grm).revision is None
+    assert [done for _, done in plan_status(plan, cache_root=tmp_path)] == [None, False]
+    keys = {sweep_index.request_key(qrm, prompt, None, LoadOptions.of(**o))
+            for o in ({}, {"dtype": "float32"}, {"revision": "0" * 40}, {"seed": 1})}
+    assert len(keys) == 4 and None not in keys
