@@ -8,6 +8,7 @@ Results stream to resumable, verified Parquet shards (:mod:`rmlib.engine.store`)
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import time
 
@@ -27,7 +28,9 @@ from rmlib.storage import ShardStore, sweep_key
 
 __all__ = ["sweep", "SweepResult", "CHUNK", "MODES"]
 
-CHUNK = 4096  # candidates per shard: the most a crash can cost
+# Candidates per shard: the most a crash can cost. RMLIB_SWEEP_CHUNK changes it for every process started after it
+# is set (Ray workers included): the tests' way to give a tiny vocabulary several shards. Scores do not depend on it.
+CHUNK = int(os.environ.get("RMLIB_SWEEP_CHUNK") or 4096)
 MODES = ("id_exact", "paper")
 
 
