@@ -176,3 +176,23 @@ def test_a_random_native_rm_keeps_its_head_in_float32_and_scores():
     assert {p.dtype for n, p in model.named_parameters() if not n.startswith("model.")} == {torch.float32}
     h = torch.randn(3, 32, dtype=torch.bfloat16)
     assert model.reward_from_hidden(h, h).shape == (3,)
+
+
+@pytest.mark.parametrize("hub_id", [pl.ARMO, pl.QRM_GEMMA, pl.URM])
+def test_gcg_differentiates_the_native_heads_reward(hub_id, hub_cache, tmp_path):
+    """GCG's one-hot path reads the same head as the kernels (ArmoRM's gate from the prompt's hidden states), and
+    the three-token response's reward equals an eager forward of the whole conversation."""
+    from rmlib.engine.gcg.objective import Objective
+
+    lm, tensors = _load(hub_cache, hub_id)
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    obj = Objective(lm, slot, "max")
+    ids = (40, 41, 42)
+    one_hot = torch.nn.functional.one_hot(torch.tensor(ids), lm.model.get_input_embeddings().weight.shape[0]).float()
+    one_hot.requires_grad_(True)
+    value = obj.reward_of_one_hot(one_hot)
+    (grad,) = torch.autograd.grad(value, one_hot)
+    ref = pl.reference_scores(hub_id, tensors, None, None, lm.reader, seqs=[slot.ids_for(list(ids))])
+    assert_close([float(value)], ref.numpy())
+    assert_close(obj.rewards([ids]), ref.numpy())
+    assert float(grad.abs().sum()) > 0
