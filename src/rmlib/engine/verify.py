@@ -10,6 +10,12 @@ What is checked (quick, the default; then what --full adds), and what a failure 
 * gguf/ (multi-part GGUFs joined in the cache): the size (--full: the pinned sha256). Joined again if damaged.
 * rms/ (trained checkpoints): sizes and sampled sha256 of every file (--full: every byte). A corrupt checkpoint
   is reported (loading refuses it); retraining repairs it.
+* rms/<run>/trainer/checkpoint-N (the trainer's resume checkpoints): the same, against the hashes recorded when the
+  trainer saved them. A corrupt one is reported; the next train() of the run sets it aside and resumes from the
+  last intact one (or step 0). Ones train() set aside (``<run>/checkpoint-N.corrupt-*``) are removed.
+
+A check that reads only part of a file (quick: sampled blocks of model files, a joined GGUF's size) that finds
+nothing says "sampled: no damage found", not "intact": only --full, which hashes every byte, can say "intact".
 
 Interrupted results and orphaned temporary files of killed runs are reported too (temporary files are removed).
 Nothing is modified with repair=False (`--dry-run`).
@@ -35,13 +41,15 @@ from rmlib.storage.shards import FORMAT, CorruptShardError, ShardError, ShardSto
 
 INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED, CLEANED = (
     "intact", "corrupt", "repaired", "incomplete", "unverified", "cleaned")
+SAMPLED = "sampled: no damage found"  # a quick check that read only part of the files: not proof they are intact
+FULL_HINT = "run `rmlib verify --full` to hash every byte"
 
 
 @dataclass
 class Finding:
-    kind: str      # sweep | answers | gcg | dequantized | gguf | checkpoint | temp
+    kind: str      # sweep | answers | gcg | dequantized | gguf | checkpoint | resume | temp
     path: Path
-    status: str    # intact | corrupt | repaired | incomplete | unverified | cleaned
+    status: str    # intact | sampled: no damage found | corrupt | repaired | incomplete | unverified | cleaned
     detail: str = ""
 
 
@@ -72,7 +80,33 @@ def verify_cache(root: str | Path | None = None, full: bool = False, repair: boo
             findings += _temp_files(d / "answers", repair)
             for a in sorted(p for p in (d / "answers").glob("*") if p.is_dir() and not p.name.startswith(".")):
                 findings.append(_check_result("answers", a, full, repair))  # an rmlib-trained RM's answers are cached in its folder
+        findings += _resume_checkpoints(run, full, repair)
     return findings
+
+
+def _resume_checkpoints(run: Path, full: bool, repair: bool) -> list[Finding]:
+    """The trainer's resume checkpoints of one run (rmlib.train.resume), and the damaged ones train() set aside."""
+    out = _temp_files(run / "trainer", repair)
+    for d in sorted((p for p in (run / "trainer").glob("checkpoint-*") if p.is_dir() and p.name[11:].isdigit()),
+                    key=lambda p: int(p.name[11:])):
+        if not (d / "trainer_state.json").exists():
+            out.append(Finding("resume", d, INCOMPLETE, "half-saved (killed while saving); train() never resumes "
+                                                        "from it"))
+        elif read_manifest(d) is None:
+            out.append(Finding("resume", d, UNVERIFIED, "no recorded hashes (an older rmlib, or killed before they "
+                                                        "were written): train() sets it aside, not resuming from it"))
+        elif problems := check_manifest(d, full=full, memo=False):
+            out.append(Finding("resume", d, CORRUPT, "; ".join(problems[:3]) + " (the next train() of this run sets it "
+                                                   "aside and resumes from the last intact one, or from step 0)"))
+        else:
+            out.append(Finding("resume", d, INTACT if full else SAMPLED,
+                               "every byte hashed" if full else f"sizes and sampled hashes; {FULL_HINT}"))
+    aside = sorted(p for p in run.glob("checkpoint-*.corrupt-*") if p.is_dir())
+    if repair:
+        for p in aside:
+            shutil.rmtree(p, ignore_errors=True)
+    return out + [Finding("resume", p, CLEANED if repair else CORRUPT, "damaged resume checkpoint set aside by "
+                          "train()" + (" (removed)" if repair else " (dry run: left in place)")) for p in aside]
 
 
 def _old_dequantized_copies(folder: Path, repair: bool) -> list[Finding]:
@@ -190,8 +224,9 @@ def _check_dequantized(d: Path, full: bool, repair: bool) -> Finding:
     else:
         problems = check_manifest(d, full=full, memo=False)
     if not problems:
-        return Finding("dequantized", d, INTACT, f"{spec.id} {str(dtype).removeprefix('torch.')}, from GGUF "
-                                                 f"{gg.sha256[:12]}" + (", every byte hashed" if full else ""))
+        return Finding("dequantized", d, INTACT if full else SAMPLED,
+                       f"{spec.id} {str(dtype).removeprefix('torch.')}, from GGUF {gg.sha256[:12]}"
+                       + (", every byte hashed" if full else f", sizes and sampled hashes; {FULL_HINT}"))
     if not repair:
         return Finding("dequantized", d, CORRUPT, "; ".join(problems[:3]) + " (dry run: left in place)")
     moved = atomic.quarantine(d)
@@ -215,7 +250,8 @@ def _check_ggufs(folder: Path, full: bool, repair: bool) -> list[Finding]:
         try:
             if not size_ok or full:
                 _verify(path, gg)
-            out.append(Finding("gguf", path, INTACT, gg.name + (", sha256 checked" if full else ", size checked")))
+            out.append(Finding("gguf", path, INTACT if full else SAMPLED,
+                               gg.name + (", sha256 checked" if full else f", size checked; {FULL_HINT}")))
         except EmbeddedModelError as exc:
             if not repair:
                 out.append(Finding("gguf", path, CORRUPT, f"{exc} (dry run: left in place)"))
@@ -238,7 +274,8 @@ def _check_checkpoint(d: Path, full: bool) -> Finding:
     if problems:
         return Finding("checkpoint", d, CORRUPT, "; ".join(problems[:3]) + " (loading it is refused; restore it "
                                                                           "or retrain with overwrite=True)")
-    return Finding("checkpoint", d, INTACT, "every byte hashed" if full else "sizes and sampled hashes")
+    return Finding("checkpoint", d, INTACT if full else SAMPLED,
+                   "every byte hashed" if full else f"sizes and sampled hashes; {FULL_HINT}")
 
 
 def print_report(findings: list[Finding], full: bool = False, out=None) -> int:
@@ -253,7 +290,11 @@ def print_report(findings: list[Finding], full: bool = False, out=None) -> int:
         except ValueError:
             rel = f.path
         print(f"  {f.status:<10} {f.kind:<11} {rel}  {f.detail}", file=out)
-    counts = {s: sum(f.status == s for f in findings) for s in (INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED,
-                                                                CLEANED)}
-    print("summary: " + ", ".join(f"{n} {s}" for s, n in counts.items()), file=out)
+    counts = {s: sum(f.status == s for f in findings) for s in (INTACT, SAMPLED, CORRUPT, REPAIRED, INCOMPLETE,
+                                                                UNVERIFIED, CLEANED)}
+    label = {SAMPLED: "sampled (no damage found)"}
+    print("summary: " + ", ".join(f"{n} {label.get(s, s)}" for s, n in counts.items()), file=out)
+    if counts[SAMPLED]:
+        print(f"{counts[SAMPLED]} model file set(s) were only sampled (sizes and some blocks), which can miss "
+              f"damage: {FULL_HINT}", file=out)
     return 1 if counts[CORRUPT] else 0

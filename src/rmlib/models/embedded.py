@@ -95,6 +95,7 @@ def build_dequantized(spec: ModelSpec, dtype: torch.dtype, out: Path, gg) -> Non
         source = {"from": f"{fp32.name} (fp32 copy) rounded to {dtype}"}
     with atomic.building_dir(out) as built:
         lm.save_pretrained(built.path)
+        atomic.ordinary_permissions(built.path)  # safetensors writes 0600; a shared cache needs the umask's 0644
         write_manifest(built.path, source_sha256=gg.sha256, dtype=dtype_name(dtype), **source)
 
 

@@ -4,7 +4,8 @@ Everything rmlib caches (sweep shards, de-quantised weights, trained checkpoints
 is written under a temporary name that no other process uses (it carries the writer's pid and a random
 token) and renamed into place. Temporary names are made with the process umask, like any ordinary file
 (`tempfile.mkstemp` would make them 0600 and `mkdtemp` 0700, which other users of a shared cache cannot
-read). A kill leaves only a temporary name behind; `remove_orphans` deletes those whose writer is gone.
+read); files that a library writes 0600 (safetensors, torch.save) get the same mode through
+`ordinary_permissions`. A kill leaves only a temporary name behind; `remove_orphans` deletes those whose writer is gone.
 """
 from __future__ import annotations
 
@@ -27,6 +28,28 @@ def temp_path(target: str | os.PathLike) -> Path:
     """A fresh name next to `target`: hidden, unique to this process and call, recognisable by remove_orphans."""
     target = Path(target)
     return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def umask() -> int:
+    """The process umask, read without changing it where Linux's /proc allows."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def ordinary_permissions(folder: str | os.PathLike) -> None:
+    """Give every file directly in `folder` the mode an ordinary new file gets (0666 less the umask, 0644 with the
+    usual 022). safetensors and torch.save write 0600, which other users of a shared cache cannot read."""
+    mode = 0o666 & ~umask()
+    for p in Path(folder).iterdir():
+        if p.is_file() and not p.is_symlink():
+            os.chmod(p, mode)
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -150,9 +173,11 @@ def remove_orphans(folder: str | os.PathLike) -> list[Path]:
     return removed
 
 
-def quarantine(path: str | os.PathLike) -> Path:
-    """Move a corrupt file or folder aside (never deleted silently: it may help to find the cause)."""
+def quarantine(path: str | os.PathLike, into: str | os.PathLike | None = None) -> Path:
+    """Move a corrupt file or folder aside (never deleted silently: it may help to find the cause), next to it or
+    into the folder `into` (on the same file system)."""
     path = Path(path)
-    dest = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}")
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+    dest = (Path(into) if into is not None else path.parent) / f"{path.name}.corrupt-{stamp}"
     os.replace(path, dest)
     return dest

@@ -81,6 +81,7 @@ def export(model, tokenizer, out: Path, run: dict, save_dtype: str) -> None:
             run = {**run, "weights": "full"}
         tokenizer.save_pretrained(tmp)
         (tmp / RUN_FILE).write_text(yaml.safe_dump(run, sort_keys=False))
+        atomic.ordinary_permissions(tmp)  # safetensors writes 0600; a shared cache needs the umask's 0644
         write_manifest(tmp, run_hash=run.get("run_hash"), step=run.get("step"))
         if out.exists():
             # The run root also holds the run's records and step-* folders: replace only the model's files.

@@ -7,6 +7,8 @@ pairs, see :mod:`rmlib.train.dpo`. The
 trainer's own checkpoints (model, optimizer, RNG and data position) live under ``<run>/trainer`` for resuming;
 calling :func:`train` again with the same config continues from the last one, and a different config under the same
 name is refused unless ``overwrite=True``. The data order each step consumed is recorded (``data_order.csv``).
+Resume checkpoints carry sha256 hashes and are checked before use (:mod:`rmlib.train.resume`); the run's records
+are written atomically, so a full disk leaves no partial file (:class:`TrainWriteError`).
 """
 from __future__ import annotations
 
@@ -33,8 +35,24 @@ from rmlib.train.dpo import dpo_stream, dpo_trainer, lm_peft_config
 from rmlib.train.encode import TRUNCATION_POLICY, encode_pairs
 from rmlib.train.export import export
 from rmlib.train.pairs import data_hash, schedule, select_pairs
+from rmlib.train.resume import hash_checkpoints, resume_checkpoint
 
-__all__ = ["prepare", "train", "load_run", "TrainingDiverged"]
+__all__ = ["prepare", "train", "load_run", "TrainingDiverged", "TrainWriteError"]
+
+
+class TrainWriteError(RmlibError, OSError):
+    """A run's file could not be written (a full disk, a read-only cache); nothing partial is left behind."""
+
+
+def _write_record(path: Path, write) -> None:
+    """Write one of the run's records atomically with ``write(tmp_path)``: on failure no partial file remains."""
+    try:
+        with atomic.writing_file(path) as tmp:
+            write(tmp)
+    except OSError as exc:
+        raise TrainWriteError(exc.errno, f"cannot write {path}: {exc.strerror or exc} (is the disk full? free "
+                                         f"space under {path.parent} and call train() again; no partial file "
+                                         "was left)") from exc
 
 
 class TrainingDiverged(RmlibError, RuntimeError):
@@ -134,11 +152,6 @@ class _RecordingCollator:
         return self.inner([{k: v for k, v in e.items() if k != "pair_index"} for e in examples])
 
 
-def _last_checkpoint(trainer_dir: Path) -> Path | None:
-    done = [p for p in trainer_dir.glob("checkpoint-*") if (p / "trainer_state.json").exists()]
-    return max(done, key=lambda p: int(p.name.split("-")[1])) if done else None
-
-
 def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: bool = False, progress: bool = True,
           callbacks=(), keep_trainer_checkpoints: bool = False) -> TrainResult:
     """Train (or resume, or reuse) the run `cfg.name`; see the module docstring for what is saved where.
@@ -169,14 +182,15 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     run_dir.mkdir(parents=True, exist_ok=True)
     for folder in (run_dir.parent, run_dir):
         atomic.remove_orphans(folder)  # temporary export folders of killed runs
-    run_file.write_text(yaml.safe_dump({**run, "complete": False}, sort_keys=False))
-    prep["test"].to_parquet(run_dir / "test_pairs.parquet")
+    _write_record(run_file, lambda tmp: tmp.write_text(yaml.safe_dump({**run, "complete": False}, sort_keys=False)))
+    _write_record(run_dir / "test_pairs.parquet", prep["test"].to_parquet)
 
     train_df = prep["train"]
     order = schedule(len(train_df), steps, prep["per_step"], cfg.seed)
-    pd.DataFrame({"step": np.arange(len(order)) // prep["per_step"] + 1,
-                  "position": np.arange(len(order)) % prep["per_step"],
-                  "pair_id": train_df["pair_id"].to_numpy()[order]}).to_csv(run_dir / "data_order.csv", index=False)
+    order_df = pd.DataFrame({"step": np.arange(len(order)) // prep["per_step"] + 1,
+                             "position": np.arange(len(order)) % prep["per_step"],
+                             "pair_id": train_df["pair_id"].to_numpy()[order]})
+    _write_record(run_dir / "data_order.csv", lambda tmp: order_df.to_csv(tmp, index=False))
     dpo = cfg.objective == "dpo"
     if dpo:
         stream = dpo_stream(train_df, order)
@@ -244,7 +258,7 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
             if self.bar is not None:
                 self.bar.close()
 
-    callbacks = [Finite(), Export(), BookProgress(), *callbacks]
+    callbacks = [Finite(), hash_checkpoints(run["run_hash"]), Export(), BookProgress(), *callbacks]
     if dpo:
         trainer = dpo_trainer(model=model, args=args, stream=stream, tok=tok, collator=collator, callbacks=callbacks,
                               peft_config=peft_config, train_df=train_df, run_dir=run_dir)
@@ -254,7 +268,7 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     if not progress:
         from transformers.trainer_callback import PrinterCallback
         trainer.remove_callback(PrinterCallback)  # with the bar off, the trainer would print every log line
-    last = _last_checkpoint(trainer_dir)
+    last = resume_checkpoint(trainer_dir)  # the newest intact one; damaged ones are set aside with a warning
     trainer.train(resume_from_checkpoint=str(last) if last else None)
 
     _check_finite(trainer.model, steps, cfg)
@@ -265,7 +279,7 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     pd.DataFrame(trainer.state.log_history).to_csv(run_dir / "train_log.csv", index=False)
     if not keep_trainer_checkpoints:
         shutil.rmtree(trainer_dir, ignore_errors=True)
-    run_file.write_text(yaml.safe_dump({**run, "complete": True}, sort_keys=False))
+    _write_record(run_file, lambda tmp: tmp.write_text(yaml.safe_dump({**run, "complete": True}, sort_keys=False)))
     return _result(cfg, run_dir, resumed_from=int(last.name.split("-")[1]) if last else None)
 
 
