@@ -21,7 +21,7 @@ from rmlib.storage.integrity import read_manifest, sha256_bytes
 from rmlib.errors import RmlibError, as_list
 
 __all__ = ["ModelError", "ModelSpec", "registry", "paper_rms", "embedded_lms", "get_spec", "spec_at", "local_rm_dir",
-           "model_info", "reference_lm", "RUN_FILE", "read_run_file"]
+           "model_info", "reference_lm", "RUN_FILE", "read_run_file", "local_rms"]
 
 RUN_FILE = "rmlib_run.yaml"  # what an rmlib training export records about itself (rmlib.train.export writes it)
 
@@ -87,6 +87,29 @@ def local_rm_dir(name: str, step: int | None = None) -> Path:
     """Where rmlib's training writes an RM: cache/rms/<name>[/step-<n>]."""
     base = Path(name) if Path(name).is_absolute() else config.cache_dir() / "rms" / name
     return base / f"step-{step}" if step is not None else base
+
+
+def local_rms() -> list[dict]:
+    """The models rmlib trained that the cache holds (``cache/rms/<name>`` with a finished export), by name: id
+    (``local:<name>``), kind (rm; lm for a DPO run, an implicit RM), base_model, objective, sources, n_pairs, steps,
+    checkpoints (the steps of its ``step-<n>`` exports), path, run (its run file) and problem (why the run file
+    could not be read, else None). Nothing is loaded."""
+    root = config.cache_dir() / "rms"
+    rows = []
+    for folder in sorted(p for p in root.glob("*") if p.is_dir() and (p / "config.json").exists()):
+        model_id, problem, run = f"local:{folder.name}", None, {}
+        try:
+            run = read_run_file(folder, model_id) if (folder / RUN_FILE).exists() else {}
+        except ModelError as exc:
+            problem = str(exc)
+        steps = sorted(int(p.name[5:]) for p in folder.glob("step-*")
+                       if p.name[5:].isdigit() and (p / "config.json").exists())
+        objective = run.get("objective", "bradley_terry" if run else None)
+        rows.append({"id": model_id, "kind": "lm" if objective == "dpo" else "rm", "base_model": run.get("base_model"),
+                     "objective": objective, "sources": list(run.get("sources") or []), "n_pairs": run.get("n_pairs"),
+                     "steps": run.get("steps"), "checkpoints": steps, "path": folder, "run": run,
+                     "problem": problem})
+    return rows
 
 
 def read_run_file(folder: Path, what: str) -> dict:

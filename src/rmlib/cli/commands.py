@@ -1,4 +1,5 @@
-"""The ``rmlib`` subcommands that load models and read the cache: models, sweep, audit, verify."""
+"""The ``rmlib`` subcommands that load models and read the cache: models, sweep, audit, verify. What they print is
+worded in :mod:`rmlib.cli.show`."""
 from __future__ import annotations
 
 import argparse
@@ -55,16 +56,39 @@ def _cmd_models(args) -> int:
     print(f"{'id':<{width}}  kind  source    family  base    score reader (default first)")
     for r in rows:
         print(f"{r[0]:<{width}}  {r[1]:<4}  {r[2]:<8}  {r[3]:<6}  {r[4]:<6}  {r[5]}")
+    from rmlib.cli.show import local_rm_lines
+    from rmlib.registry import local_rms
+    print("", *local_rm_lines(local_rms()), sep="\n")
     print("\nAlso: any hub id 'owner/name', and 'local:<name>[@step<N>]' for RMs trained by rmlib.")
     return 0
 
 
+def _options(args):
+    from rmlib.models import LoadOptions
+    return LoadOptions(head=args.head, dtype=args.dtype, device=args.device, revision=args.revision,
+                       trust_remote_code=args.trust_remote_code, allow_untrained_head=args.allow_untrained_head,
+                       allow_pickle=args.allow_pickle, score_reader=args.score_reader)
+
+
 def _load(args):
-    from rmlib.models import LoadOptions, load_model
-    return load_model(args.model, LoadOptions(head=args.head, dtype=args.dtype, device=args.device,
-                                              revision=args.revision, trust_remote_code=args.trust_remote_code,
-                                              allow_untrained_head=args.allow_untrained_head,
-                                              allow_pickle=args.allow_pickle, score_reader=args.score_reader))
+    """Load ``--model``; on a terminal saying so on stderr (transformers' "Loading weights" bar follows), off one
+    with every library's bars turned off."""
+    import sys
+    import time
+
+    from rmlib.cli.show import on_terminal, quiet_libraries
+    from rmlib.models import load_model
+    options, shown = _options(args), on_terminal()
+    if shown:
+        print(f"loading {args.model} ...", file=sys.stderr, flush=True)
+    else:
+        quiet_libraries()
+    t0 = time.perf_counter()
+    lm = load_model(args.model, options)
+    if shown:
+        print(f"loaded {args.model} in {time.perf_counter() - t0:.1f} s ({lm.device}, "
+              f"{str(lm.dtype).removeprefix('torch.')})", file=sys.stderr, flush=True)
+    return lm
 
 
 def _check_out(path: str | None) -> Path | None:
@@ -82,38 +106,63 @@ def _check_out(path: str | None) -> Path | None:
     return out
 
 
+def _request(args) -> str | None:
+    """The sweep index's key of this request (:mod:`rmlib.engine.sweep_index`), or None when the request is not the
+    one ``token_rewards`` makes (another --method, --compile) or its model's weights cannot be told without
+    loading them (tiny models, hub models without a pinned revision): then the model is loaded."""
+    if args.method != "auto" or args.compile:
+        return None
+    from rmlib.engine import sweep_index
+    return sweep_index.request_key(args.model, args.prompt, args.tokens, _options(args), mode=args.mode)
+
+
 def _cmd_sweep(args) -> int:
-    from rmlib.engine import sweep
-    from rmlib.storage import atomic
+    import sys
+
+    from rmlib.cli.show import on_terminal, sweep_report
     out = _check_out(args.out)
-    res = sweep(_load(args), args.prompt, tokens=args.tokens, mode=args.mode, method=args.method,
-                batch_size=args.batch_size, cache=not args.no_cache, compile=args.compile)
+    if on_terminal():
+        print("looking for this sweep in the cache ...", file=sys.stderr, flush=True)
+    from rmlib import config
+    from rmlib.engine import sweep, sweep_index
+    from rmlib.storage import atomic
+    request = _request(args)
+    hit = sweep_index.lookup(request) if request is not None and not args.no_cache else None
+    if hit is not None:  # verified byte for byte, served without loading the model
+        (res, head), how = hit, "served from the cache without loading the model"
+    else:
+        lm = _load(args)
+        res = sweep(lm, args.prompt, tokens=args.tokens, mode=args.mode, method=args.method,
+                    batch_size=args.batch_size, cache=not args.no_cache, compile=args.compile, progress=on_terminal())
+        head, how = lm.head, "served from the cache" if res.cached else "computed now"
+        if request is not None:
+            sweep_index.record(request, res, head)  # the next identical request needs no loading
     df = res.frame
     if out is not None:  # written (atomically) before anything is printed: a closed pipe cannot lose it
         with atomic.writing_file(out) as tmp:
             df.to_parquet(tmp, index=False)
-    value = "score" if "score" in df else "logprob"
-    ranked = df.sort_values(value, ascending=False)
-    print(f"{len(df)} tokens {'(from cache)' if res.cached else ''}; key {res.meta['key']}")
-    print(f"top {args.top}:\n" + ranked.head(args.top)[["token_id", "text", value]].to_string(index=False))
-    print(f"bottom {args.top}:\n" + ranked.tail(args.top)[["token_id", "text", value]].to_string(index=False))
-    if out is not None:
-        print(f"wrote {out}")
+    print(sweep_report(df, res.meta, head=head, model=args.model, prompt=args.prompt, how=how, top=args.top,
+                       saved=config.cache_dir() / "sweeps" / res.meta["key"], out=out))
     return 0
 
 
 def _cmd_audit(args) -> int:
+    from rmlib.cli.show import audit_summary
     from rmlib.engine import roundtrip_audit
     args.head = args.head or "lm"
     report = roundtrip_audit(_load(args), tokens=args.tokens)
-    print(json.dumps(report, indent=2, ensure_ascii=False))
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else audit_summary(report))
     return 0
 
 
 def _cmd_verify(args) -> int:
     from rmlib.engine import print_report, verify_cache
     findings = verify_cache(full=args.full, repair=not args.dry_run)
-    return print_report(findings, full=args.full)
+    status = print_report(findings, full=args.full)
+    if args.dry_run:
+        print("dry run: nothing was changed (no result moved aside, no model rebuilt, no file deleted); run "
+              "`rmlib verify` without --dry-run to repair")
+    return status
 
 
 def _model_args(p, head_default=None):
@@ -138,7 +187,7 @@ def _model_args(p, head_default=None):
 
 def add_model_commands(sub) -> None:
     """Register models, sweep, audit and verify on an argparse subparsers object."""
-    p = sub.add_parser("models", help="list the model registry")
+    p = sub.add_parser("models", help="list the model registry and the RMs trained in this cache")
     p.set_defaults(func=_cmd_models)
     p = sub.add_parser("sweep", help="score every vocabulary token as the answer to a prompt",
                        description="Exhaustive one-token sweep. Results are cached as Parquet shards under "
@@ -159,6 +208,7 @@ def add_model_commands(sub) -> None:
     p.set_defaults(func=_cmd_sweep)
     p = sub.add_parser("audit", help="share of token ids that do not survive decode->encode")
     _model_args(p)
+    p.add_argument("--json", action="store_true", help="print the whole report as JSON (default: a summary)")
     p.set_defaults(func=_cmd_audit)
     p = sub.add_parser("verify", help="check every cached sweep, answer set, trained checkpoint and de-quantised model",
                        description="Checks everything under $RMLIB_CACHE_DIR against the sha256 recorded when it "

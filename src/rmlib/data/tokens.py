@@ -11,6 +11,17 @@ from dataclasses import dataclass
 import pandas as pd
 
 SPACE_MARKERS = ("Ġ", "▁")
+_VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
+
+
+def show_whitespace(text: str) -> str:
+    """Make a token's invisible characters visible for tables: ' ' -> '␣', newline -> '⏎', tab -> '⇥', other
+    non-printable characters -> their \\u escape, the empty string -> '∅'. The book's tables
+    (:mod:`rmlib.report.tables`) and the ``rmlib`` command show tokens this way."""
+    text = str(text)
+    if text == "":
+        return "∅"
+    return "".join(_VISIBLE.get(ch, ch if ch.isprintable() else ascii(ch)[1:-1]) for ch in text)
 
 
 def decoded_vocabulary(tokenizer) -> pd.DataFrame:

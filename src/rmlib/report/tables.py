@@ -6,23 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rmlib.data.tokens import show_whitespace
 from rmlib.stats import require_columns, top_bottom
 
 __all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "MAX_ROWS_SHOWN"]
 
 MAX_ROWS_SHOWN = 15   # a longer table scrolls inside a box of about this height
-
-_VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
-
-
-def show_whitespace(text: str) -> str:
-    """Make a token's invisible characters visible for tables: ' ' -> '␣', newline -> '⏎', tab -> '⇥', other
-    non-printable characters -> their \\u escape, the empty string -> '∅'."""
-    text = str(text)
-    if text == "":
-        return "∅"
-    return "".join(_VISIBLE.get(ch, ch if ch.isprintable() else ascii(ch)[1:-1]) for ch in text)
-
 
 def top_bottom_table(df: pd.DataFrame, label: str, value: str, k: int = 10, *, name: str | None = None,
                      whitespace: bool = False) -> pd.DataFrame:
