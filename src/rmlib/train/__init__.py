@@ -19,9 +19,9 @@ from rmlib.train.encode import TRUNCATION_POLICY, PairEncoder, encode_pairs, tem
 from rmlib.train.evaluate import EvalError, completion_logps, pairwise_accuracy, reward_variance, score_pairs
 from rmlib.train.export import export
 from rmlib.train.pairs import data_hash, schedule, select_pairs, synthetic_marker_pairs
-from rmlib.train.trainer import load_run, prepare, train
+from rmlib.train.trainer import TrainingDiverged, load_run, prepare, train
 
 __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "train", "prepare", "load_run",
            "synthetic_marker_pairs", "data_hash", "select_pairs", "schedule", "PairEncoder", "encode_pairs",
            "template_overhead", "TRUNCATION_POLICY", "export", "score_pairs", "pairwise_accuracy", "reward_variance",
-           "EvalError", "SYNTHETIC", "METHODS", "OBJECTIVES", "DTYPES", "completion_logps"]
+           "EvalError", "TrainingDiverged", "SYNTHETIC", "METHODS", "OBJECTIVES", "DTYPES", "completion_logps"]
