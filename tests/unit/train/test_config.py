@@ -81,7 +81,10 @@ def test_bradley_terry_run_hash_is_unchanged_by_the_dpo_fields():
     (dict(method="lora", lora_r="16"), "lora_r must be a positive integer"),
     (dict(n_pairs=10 ** 9), "synthetic_marker source makes at most 100,000 pairs"),
     (dict(n_test=10 ** 8), "synthetic_marker source makes at most 100,000 pairs"),
-])
+], ids=["lr-inf", "lr-nan", "lr-bool", "batch_size-bool", "steps-float", "steps-bool", "n_pairs-float",
+        "seed-negative", "seed-float", "seed-2**32", "test_fraction", "warmup_ratio-str", "n_layers-0",
+        "n_layers-float", "n_layers-over-the-base", "lora_r-0", "lora_r-str", "n_pairs-1e9-synthetic",
+        "n_test-1e8-synthetic"])
 def test_bad_values_fail_in_the_config_before_any_model_loads(kwargs, match, monkeypatch):
     import rmlib.train.trainer as trainer
 
