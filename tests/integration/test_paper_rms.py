@@ -111,8 +111,8 @@ def test_a_gate_off_by_one_is_caught(hub_id, hub_cache, tmp_path, monkeypatch):
     assert right == pl.gate_position(slot.prefix_ids, lm.tokenizer, pl.LAYOUTS[hub_id][0]) == len(slot.prefix_ids) - len(
         lm.reward_head.pattern)
     ref = pl.reference_scores(hub_id, tensors, slot, range(64), lm.reader).numpy()
-    original = RewardHead.gate_index
-    monkeypatch.setattr(RewardHead, "gate_index", lambda self, ids: original(self, ids) - 1)
+    original = RewardHead.gate_indices
+    monkeypatch.setattr(RewardHead, "gate_indices", lambda self, prefix, seqs: [j - 1 for j in original(self, prefix, seqs)])
     planted = _scores(lm, tmp_path, "shared_prefix", tokens=range(64))
     assert np.abs(planted.score.to_numpy() - ref).max() > 100 * TOL
 

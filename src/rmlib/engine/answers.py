@@ -15,7 +15,7 @@ import torch
 from rmlib.config import progress_bar
 from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, check_finite, check_length, resolve_model
 from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, right_pad, rm_scores_full, rm_scores_shared,
-                                  supports_shared_prefix, with_prefix_ids)
+                                  supports_shared_prefix)
 from rmlib.engine.prefix_tree import opening_tree, prompt_heads
 from rmlib.engine.store import cache_parent, dated_fields, finish, model_settings, open_store, run_fields
 from rmlib.models.templates import answer_slot, check_answer, check_prompt
@@ -143,8 +143,8 @@ def _rm_answer_scores(lm, slot, answer_ids, batch_size, shared, bar, kv=None, pr
     for s in range(0, len(seqs), bs):
         batch = seqs[s:s + bs]
         if shared:
-            with with_prefix_ids(lm, slot.prefix_ids):
-                out.append(rm_scores_shared(lm, kv, len(slot.prefix_ids), batch, prefix_hidden).cpu().numpy())
+            out.append(rm_scores_shared(lm, kv, len(slot.prefix_ids), batch,
+                                        (slot.prefix_ids, prefix_hidden)).cpu().numpy())
         else:
             out.append(rm_scores_full(lm, [[*slot.prefix_ids, *b] for b in batch]).cpu().numpy())
         bar.update(len(batch))

@@ -22,7 +22,7 @@ from rmlib.models import LoadedModel
 from rmlib.models.templates import paper_text
 
 __all__ = ["backbone_and_head", "supports_shared_prefix", "prefix_kv", "prefix_kv_many", "right_pad", "rm_scores_shared",
-           "rm_scores_shared_compiled", "rm_scores_full", "rm_scores_paper", "lm_logprobs_shared"]
+           "rm_scores_shared_compiled", "rm_scores_full", "rm_scores_paper", "lm_logprobs_shared", "gate_hidden"]
 
 
 def backbone_and_head(lm: LoadedModel):
@@ -163,47 +163,35 @@ def _last_row_mlp(backbone):
         layer.mlp = mlp
 
 
-def gate_hidden(lm: LoadedModel, prefix_len: int, seqs, hidden, prefix_hidden=None):
+def gate_hidden(lm: LoadedModel, seqs, hidden, prefix_ids=(), prefix_hidden=None):
     """The hidden state at each row's gating position (None for a head that has none), found in the whole
-    conversation as the model's own code finds it. ``seqs`` are the rows' tokens after the first ``prefix_len``
-    (the whole conversations when 0; the prefix ids then come from :func:`with_prefix_ids`), ``hidden`` their
-    hidden states, and ``prefix_hidden`` the prefix forward's [P, H], where the gate of a templated prompt lies."""
+    conversation (``prefix_ids`` + the row's ``seqs``) as the model's own code finds it: the last occurrence of the
+    gating tokens. ``hidden`` are the rows' hidden states, ``prefix_hidden`` the prefix forward's [P, H], where the
+    gate of a templated prompt lies. The prefix is searched once; per row only the windows that reach into the row."""
     head = lm.reward_head
     if not head.needs_gate:
         return None
-    prefix = lm.__dict__.get("_gate_prefix_ids") if prefix_len else ()
-    if prefix_len and (prefix is None or len(prefix) != prefix_len):
-        raise SweepError("a gated head scored after a shared prefix needs its ids (kernels.with_prefix_ids)")
-    rows = []
-    for i, seq in enumerate(seqs):
-        j = head.gate_index([*prefix, *seq])
-        if j < prefix_len:
-            if prefix_hidden is None:
-                raise SweepError("the gating position lies in the prompt: pass the prefix's hidden states")
-            rows.append(prefix_hidden[j].to(hidden.device))
-        else:
-            rows.append(hidden[i, j - prefix_len])
-    return torch.stack(rows)
-
-
-@contextlib.contextmanager
-def with_prefix_ids(lm: LoadedModel, prefix_ids):
-    """While scoring candidates after ``prefix_ids`` on the shared path: the ids a gated head searches for its
-    gating position (with the candidate's own)."""
-    previous = lm.__dict__.get("_gate_prefix_ids")
-    lm.__dict__["_gate_prefix_ids"] = tuple(prefix_ids)
-    try:
-        yield
-    finally:
-        lm.__dict__["_gate_prefix_ids"] = previous
+    P = len(prefix_ids)
+    where = torch.tensor(head.gate_indices(prefix_ids, seqs))
+    out = torch.empty(len(seqs), hidden.shape[-1], dtype=hidden.dtype, device=hidden.device)
+    own = where >= P
+    if own.any():
+        rows = own.nonzero()[:, 0]
+        out[rows.to(hidden.device)] = hidden[rows.to(hidden.device), (where[own] - P).to(hidden.device)]
+    if (~own).any():
+        if prefix_hidden is None:
+            raise SweepError("the gating position lies in the prompt: pass the prefix's hidden states")
+        rows = (~own).nonzero()[:, 0].to(hidden.device)
+        out[rows] = prefix_hidden[where[~own].to(prefix_hidden.device)].to(hidden.device, hidden.dtype)
+    return out
 
 
 @torch.inference_mode()
-def rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs, prefix_hidden=None) -> torch.Tensor:
+def rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs, prefix=None) -> torch.Tensor:
     """Scores of prefix+new for each new sequence, read at each one's last real position (and, for a gated head,
-    at its gating position: in the prefix, from ``prefix_hidden``, with the prefix ids set by
-    :func:`with_prefix_ids`). Index tensors live on the device of the tensor they index (a model split over GPUs
-    ends on another device than it starts)."""
+    at its gating position: ``prefix`` is (the prefix's ids, its forward's hidden states), where the gate of a
+    templated prompt lies). Index tensors live on the device of the tensor they index (a model split over GPUs ends
+    on another device than it starts)."""
     backbone, head = backbone_and_head(lm)
     ids, lengths = right_pad(new_seqs, 0, lm.device)
     pos = torch.arange(prefix_len, prefix_len + ids.shape[1], device=ids.device).expand_as(ids)
@@ -211,7 +199,12 @@ def rm_scores_shared(lm: LoadedModel, kv, prefix_len: int, new_seqs, prefix_hidd
     with shared_prefix(lm.model, kv), (_last_row_mlp(backbone) if same_length else contextlib.nullcontext()):
         hidden = backbone(input_ids=ids, position_ids=pos, use_cache=False).last_hidden_state
     last = hidden[torch.arange(len(new_seqs), device=hidden.device), lengths.to(hidden.device) - 1]
-    return head.score(last, gate_hidden(lm, prefix_len, new_seqs, hidden, prefix_hidden))
+    gate = None
+    if head.needs_gate:
+        if prefix is None or len(prefix[0]) != prefix_len:
+            raise SweepError("a gated head scored after a shared prefix needs the prefix's ids and hidden states")
+        gate = gate_hidden(lm, new_seqs, hidden, *prefix)
+    return head.score(last, gate)
 
 
 @torch.inference_mode()
@@ -278,7 +271,7 @@ def rm_scores_full(lm: LoadedModel, seqs) -> torch.Tensor:
     backbone, head = backbone_and_head(lm)
     hidden = backbone(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
     last = hidden[torch.arange(len(seqs), device=hidden.device), lengths.to(hidden.device) - 1]
-    return head.score(last, gate_hidden(lm, 0, seqs, hidden))
+    return head.score(last, gate_hidden(lm, seqs, hidden))
 
 
 def _read_score(lm: LoadedModel, out) -> torch.Tensor:

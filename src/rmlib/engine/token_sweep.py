@@ -20,7 +20,7 @@ from rmlib.config import progress_bar
 from rmlib.engine.checks import (SweepError, auto_batch_size, candidate_ids, check_batch_size, check_finite,
                                  check_length, resolve_model)
 from rmlib.engine.kernels import (prefix_kv, rm_scores_full, rm_scores_paper, rm_scores_shared,
-                                  rm_scores_shared_compiled, supports_shared_prefix, with_prefix_ids)
+                                  rm_scores_shared_compiled, supports_shared_prefix)
 from rmlib.engine.store import (SweepResult, cache_parent, dated_fields, digest, finish, model_settings, open_store,
                                 run_fields)
 from rmlib.models.templates import answer_slot
@@ -187,9 +187,8 @@ def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar, compiled=
         elif compiled:
             sc = rm_scores_shared_compiled(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch], bs)
         elif method == "shared_prefix":
-            with with_prefix_ids(lm, slot.prefix_ids):
-                sc = rm_scores_shared(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch],
-                                      prefix_hidden)
+            sc = rm_scores_shared(lm, kv, len(slot.prefix_ids), [[int(i), *slot.suffix_ids] for i in batch],
+                                  (slot.prefix_ids, prefix_hidden))
         else:
             sc = rm_scores_full(lm, [slot.ids_for([int(i)]) for i in batch])
         scores.append(sc.cpu().numpy())

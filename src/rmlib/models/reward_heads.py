@@ -56,6 +56,21 @@ class RewardHead:
                              " (the end of the user's turn), and this conversation has none")
         return j
 
+    def gate_indices(self, prefix_ids: Sequence[int], seqs) -> list[int]:
+        """:meth:`gate_index` of each conversation ``prefix_ids + seq``, with the prefix searched once: per row only
+        the windows that reach into the row (a sweep asks this of every token of the vocabulary)."""
+        prefix_ids = list(prefix_ids)
+        P, overlap = len(prefix_ids), len(self.pattern) - 1
+        in_prefix = find_last(prefix_ids, self.pattern) if P else None
+        edge = prefix_ids[max(0, P - overlap):]
+        out = []
+        for seq in seqs:
+            j = find_last([*edge, *seq], self.pattern)
+            if j is None and in_prefix is None:
+                self.gate_index([*prefix_ids, *seq])  # raises the reader's own error
+            out.append(in_prefix if j is None else P - len(edge) + j)
+        return out
+
     def score(self, last: torch.Tensor, gate: torch.Tensor | None = None) -> torch.Tensor:
         if self.needs_gate and gate is None:
             raise ModelError(f"the {self.reader} head needs the hidden state at its gating position")

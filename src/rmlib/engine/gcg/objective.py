@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from rmlib.engine.checks import SweepError, auto_batch_size
-from rmlib.engine.kernels import backbone_and_head, lm_logprobs_shared, prefix_kv, rm_scores_shared, with_prefix_ids
+from rmlib.engine.kernels import backbone_and_head, lm_logprobs_shared, prefix_kv, rm_scores_shared
 from rmlib.engine.prefix_attention import shared_prefix
 from rmlib.models import AnswerSlot, LoadedModel
 
@@ -86,9 +86,8 @@ class Objective:
             if self.lm.head == "lm":
                 out.append(lm_logprobs_shared(self.lm, self._kv, self._first, self.prefix_len, batch))
             else:
-                with with_prefix_ids(self.lm, self.slot.prefix_ids):
-                    out.append(rm_scores_shared(self.lm, self._kv, self.prefix_len, [r + self._suffix for r in batch],
-                                                self._prefix_hidden))
+                out.append(rm_scores_shared(self.lm, self._kv, self.prefix_len, [r + self._suffix for r in batch],
+                                            (self.slot.prefix_ids, self._prefix_hidden)))
         return torch.cat(out).double().cpu().numpy()
 
     def signed(self, rewards) -> np.ndarray:
