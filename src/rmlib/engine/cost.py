@@ -233,7 +233,7 @@ class Estimate:
             for c in self.costs:
                 sec = self.seconds(c)
                 lines.append(f"{c.job.name[:64]:<64} {c.path:<13} {c.candidates:>7,} {c.new:>3} {c.prefix:>3} "
-                             f"{c.flops / 1e15:>8.2f} {sec / 3600:>7.4f} {_dur(sec):>8}")
+                             f"{c.flops / 1e15:>8.2f} {sec / 3600:>7.4f} {duration(sec):>8}")
         lines += ["", f"per model (groups: how many workers share its prompts on {self.workers} worker"
                       f"{'s' if self.workers != 1 else ''})",
                   f"{'model':<40} {'non-emb':>7} {'weights':>13} {'jobs':>4} {'EFLOP':>6} {'GPU-h':>6} {'groups':>6}"]
@@ -267,15 +267,16 @@ class Estimate:
         big = max(models, key=models.get)
         longest = max(self.seconds(c) for c in self.costs)
         n = self.workers
-        return [f"wall time on {n} worker{'s' if n != 1 else ''}: {_dur(self.wall[n])} (makespan: {len(self.groups)} "
+        return [f"wall time on {n} worker{'s' if n != 1 else ''}: {duration(self.wall[n])} (makespan: {len(self.groups)} "
                 "worker groups, longest first)",
-                f"floor: one model's jobs on one GPU take {_dur(models[big])} ({big}); split, the longest job "
-                f"takes {_dur(longest)}",
+                f"floor: one model's jobs on one GPU take {duration(models[big])} ({big}); split, the longest job "
+                f"takes {duration(longest)}",
                 "workers " + " ".join(f"{w:>8}" for w in WORKER_COUNTS),
-                "wall    " + " ".join(f"{_dur(self.wall[w]):>8}" for w in WORKER_COUNTS)]
+                "wall    " + " ".join(f"{duration(self.wall[w]):>8}" for w in WORKER_COUNTS)]
 
 
-def _dur(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """A time as a person reads it: seconds, minutes or hours."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:

@@ -43,6 +43,7 @@ import numpy as np
 import torch
 
 from rmlib.engine.checks import auto_batch_size, candidate_ids
+from rmlib.engine.cost import duration
 from rmlib.engine.kernels import supports_shared_prefix
 from rmlib.engine.token_sweep import sweep
 from rmlib.models import LoadedModel, LoadOptions, load_model
@@ -105,28 +106,16 @@ def _tok(lm, i) -> str:
     return repr(lm.tokenizer.convert_ids_to_tokens(int(i)))
 
 
-def _reader(lm: LoadedModel) -> str:
-    return getattr(lm, "reader", None) or lm.spec.score
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.1f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 # --------------------------------------------------------------------------- the checks
 
 def check_load(lm: LoadedModel, seconds: float | None) -> CheckResult:
     n = sum(p.numel() for p in lm.model.parameters())
-    what = (f"RM, score reader {_reader(lm)}" if lm.head == "rm" else "LM, next-token log-probs (no score reader)")
+    what = (f"RM, score reader {lm.reader}" if lm.head == "rm" else "LM, next-token log-probs (no score reader)")
     if lm.head == "rm" and lm.untrained_head:
         what += " on an UNTRAINED random head (speed and arithmetic only, not a reward model)"
     took = f", loaded in {seconds:.1f} s" if seconds is not None else ""
     detail = (f"{lm.spec.id}: {what}; {n / 1e6:,.1f} M parameters, {dtype_name(lm.dtype)} on {lm.device}{took}")
-    return CheckResult("model loads", "PASS", detail, {"reader": _reader(lm) if lm.head == "rm" else None,
+    return CheckResult("model loads", "PASS", detail, {"reader": lm.reader if lm.head == "rm" else None,
                                                         "head": lm.head, "load_s": seconds})
 
 
@@ -316,7 +305,7 @@ def check_speed(lm, prompt, root, timing_tokens: int | None = None) -> CheckResu
         sweep(lm, prompt, cache=False, cache_root=root, progress=False)
         took = time.perf_counter() - t0
         return CheckResult("speed / ETA", "INFO", f"a full-vocabulary LM sweep ({vocab:,} tokens) is one forward of "
-                           f"the prompt: measured {_duration(took)} on {lm.device} (with decoding and writing every token's row)",
+                           f"the prompt: measured {duration(took)} on {lm.device} (with decoding and writing every token's row)",
                            {"tokens_per_s": vocab / took, "eta_s": took, "vocab": vocab, "timed_tokens": vocab})
     total = len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
     method = "shared_prefix" if supports_shared_prefix(lm, total) else "full"
@@ -328,7 +317,7 @@ def check_speed(lm, prompt, root, timing_tokens: int | None = None) -> CheckResu
     rate = n / took
     return CheckResult("speed / ETA", "INFO",
                        f"{n:,} tokens in {took:.2f} s = {rate:,.0f} tok/s ({method}, batch {bs}, {lm.device}); full "
-                       f"vocabulary {vocab:,} tokens: ETA {_duration(vocab / rate)} for one prompt",
+                       f"vocabulary {vocab:,} tokens: ETA {duration(vocab / rate)} for one prompt",
                        {"tokens_per_s": rate, "eta_s": vocab / rate, "vocab": vocab, "timed_tokens": n,
                         "batch_size": bs, "method": method})
 
