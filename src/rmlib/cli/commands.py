@@ -26,25 +26,21 @@ def _token_spec(text: str):
     return ids
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a positive integer (leave the option out for automatic)")
-    return value
+def _positive(what: str):
+    """An argparse type: a positive integer, or a usage error that says ``what`` to give."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{text!r}: give {what}")
+        return value
+    return parse
 
 
-def _rows(text: str) -> int:
-    """--top: a positive number of rows (a negative one would print nearly every row under "top -3")."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a positive number of rows (default 10)")
-    return value
+_positive_int = _positive("a positive integer (leave the option out for automatic)")
+_rows = _positive("a positive number of rows (default 10)")  # --top: "top -3" printed nearly every row
 
 
 def _cmd_models(args) -> int:
