@@ -10,10 +10,12 @@ from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, claims_
                                              source_chapters)
 from rmlib.analysis.claims.evidence import Evidence, Missing, Ref, resolve
 from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, TAU_HETEROGENEOUS, VERDICTS, Claim, Part,
-                                         exists_outcome, order_outcome, rules_markdown, share_outcome, test_outcome,
-                                         threshold_outcome, verdict)
+                                         bh_floor, equivalence_outcome, exact_two_group_floor, exists_outcome,
+                                         interval_outcome, order_outcome, rules_markdown, share_outcome,
+                                         test_outcome, threshold_outcome, verdict)
 
 __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref", "resolve",
            "Claim", "Part", "verdict", "rules_markdown", "share_outcome", "test_outcome", "exists_outcome",
-           "order_outcome", "threshold_outcome", "MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS",
+           "order_outcome", "threshold_outcome", "interval_outcome", "equivalence_outcome", "exact_two_group_floor",
+           "bh_floor", "MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS",
            "OUTCOMES"]

@@ -1,22 +1,35 @@
-"""How a claim gets a verdict: the rules for each part's outcome, their thresholds, and the rule from parts to a
-verdict. The thresholds are module constants, printed on the page (:func:`rules_markdown`).
+"""How a claim gets a verdict: one vocabulary of outcomes, the rules that give a part its outcome, and the rule from
+parts to a verdict. The thresholds are module constants, and the page prints the rules from this module
+(:func:`rules_markdown`), so what the page says is what the code does.
 
-* share rule (:func:`share_outcome`), for claims about most units: a part **holds** when at least ``MOST`` of the
-  units show the effect with their 95% interval (or test) on the claimed side, **fails** when fewer than half do and
-  at least as many show the opposite, and is **mixed** otherwise (e.g. the right direction everywhere, but clear in
-  few units);
-* test rule (:func:`test_outcome`): holds when the test's p (FDR-adjusted where the chapter corrects) is below
-  ``ALPHA`` *and* the effect has the claimed sign; fails otherwise;
-* existence rule (:func:`exists_outcome`), for "can" claims: holds when at least one unit shows the effect with an
-  interval that excludes zero;
-* order rule (:func:`order_outcome`): holds when the claimed order of two chapter numbers is seen;
-* threshold rule (:func:`threshold_outcome`): holds when a chapter number is on the claimed side of a stated
-  threshold (e.g. ``TAU_HETEROGENEOUS``).
+Every rule takes the claim's **direction** into account, and every rule that rests on a test its **attainable
+significance**: a part is only called *fails* when the evidence goes against the claim, never because a test with
+four and six models could not reach significance.
 
-A part that needs what this book does not have (the RMs' weights on a GPU, a model hub, the paper's training runs)
-is **untestable** with the reason. Verdict: every part holds -> **replicates**; every testable part fails ->
-**does not**; no testable part -> **not testable here**; anything else -> **partly** (the reason lists the parts).
-Parts marked ``context`` are shown but do not enter the verdict (e.g. the same method on stand-in models).
+Outcomes of a part (``OUTCOMES``):
+
+* **holds**: the evidence supports the claim, by the rule's threshold;
+* **mixed**: some units support it and others do not (or go the other way);
+* **not established**: the direction is as claimed, or the interval spans the null, but the test cannot exclude
+  chance (its smallest attainable p is stated where it is the limit);
+* **fails**: the evidence goes against the claim (a significant effect the other way, an interval on the wrong
+  side, more units clearly against than for);
+* **untestable**: the part needs what this book does not have, with the reason.
+
+Rules:
+
+* share rule (:func:`share_outcome`), for claims about most units;
+* test rule (:func:`test_outcome`), for one test with a claimed sign;
+* interval rule (:func:`interval_outcome`), for one interval with a claimed side;
+* equivalence rule (:func:`equivalence_outcome`), for "comparable" claims, with a stated margin;
+* existence rule (:func:`exists_outcome`), for "can" claims;
+* order and threshold rules (:func:`order_outcome`, :func:`threshold_outcome`), for a claimed order or a side of a
+  stated threshold (descriptive: no test).
+
+Verdicts (``VERDICTS``): every part holds -> **replicates**; every testable part fails -> **does not**; no part holds
+or is mixed and at least one is not established -> **not established**; no testable part -> **not testable here**;
+anything else -> **partly** (the reason names each part's outcome). Parts marked ``context`` are shown but do not
+enter the verdict (e.g. the same method on stand-in models, or RMs trained here with too little power).
 """
 from __future__ import annotations
 
@@ -25,41 +38,107 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
-           "exists_outcome", "order_outcome", "threshold_outcome", "Part", "Claim", "verdict", "rules_markdown"]
+           "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
+           "exact_two_group_floor", "bh_floor", "Part", "Claim", "verdict", "rules_markdown"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
 TAU_HETEROGENEOUS = 0.6  # median pairwise Kendall tau below this: RMs disagree on >= 20% of item pairs
 MULTIPLE = 2           # "multiple dimensions": at least this many panels
 
-VERDICTS = ("replicates", "partly", "does not", "not testable here")
-OUTCOMES = ("holds", "mixed", "fails", "untestable")
+VERDICTS = ("replicates", "partly", "not established", "does not", "not testable here")
+OUTCOMES = ("holds", "mixed", "not established", "fails", "untestable")
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+# --------------------------------------------------------------------------- what a test can reach
+
+def exact_two_group_floor(n_a: int, n_b: int) -> float:
+    """The smallest p an exact two-sided permutation test of two groups of ``n_a`` and ``n_b`` units can give: the
+    observed labelling and its mirror image are the two most extreme of C(n_a + n_b, n_a). With 4 vs 6 models this
+    is 2/210 = 0.0095, whatever the effect."""
+    if n_a < 1 or n_b < 1:
+        raise ValueError(f"need at least one unit per group, got {n_a} and {n_b}")
+    return min(1.0, 2 / math.comb(n_a + n_b, n_a))
+
+
+def bh_floor(p_floor: float, m: int, k: int = 1) -> float:
+    """The smallest Benjamini–Hochberg adjusted p that a panel can reach when ``k`` of ``m`` panels sit at the raw
+    floor ``p_floor`` (and the others above): p_floor * m / k. With one panel at the floor of 0.0095 among 10 that
+    is 0.095, so no single panel can pass at 0.05."""
+    if m < 1 or not 1 <= k <= m:
+        raise ValueError(f"need 1 <= k <= m, got k={k}, m={m}")
+    return min(1.0, p_floor * m / k)
 
 
 # --------------------------------------------------------------------------- rules
 
 def share_outcome(k: int, n: int, against: int | None = None) -> str:
-    """'holds' if k/n >= MOST; 'fails' if k/n < 1/2 and at least as many units show the opposite (``against``,
-    default n - k: every unit is on one side or the other); else 'mixed' (e.g. the right direction everywhere, but
-    clear in few units); 'untestable' when n == 0."""
+    """For claims about most units. ``k`` units show the effect clearly (interval or test on the claimed side),
+    ``against`` clearly the other way (default n - k: every unit is on one side or the other), the rest are unclear.
+
+    'holds' if k/n >= MOST; 'fails' if some units go against and at least as many as support it, with k/n < 1/2;
+    'not established' if no unit is clear either way; else 'mixed'; 'untestable' when n == 0."""
     if n <= 0:
         return "untestable"
     against = n - k if against is None else against
     if k / n >= MOST:
         return "holds"
+    if k == 0 and against == 0:
+        return "not established"
     return "fails" if (k / n < 0.5 and against >= k) else "mixed"
 
 
-def test_outcome(p: float | None, right_direction: bool) -> str:
-    """'holds' if p < ALPHA and the effect has the claimed sign, else 'fails' ('untestable' when p is missing)."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
+def test_outcome(p: float | None, right_direction: bool, floor: float | None = None) -> str:
+    """One test of an effect with a claimed sign: 'holds' if p < ALPHA and the effect has that sign; 'fails' if
+    p < ALPHA the other way; 'not established' if p >= ALPHA (the test cannot exclude chance, whichever way the
+    estimate points), and always when the smallest attainable p (``floor``) is itself >= ALPHA and the effect has the
+    claimed sign (no test at this size could pass); 'untestable' when p is missing."""
+    if _missing(p):
         return "untestable"
-    return "holds" if (p < ALPHA and right_direction) else "fails"
+    if floor is not None and floor >= ALPHA and right_direction:
+        return "not established"
+    if p < ALPHA:
+        return "holds" if right_direction else "fails"
+    return "not established"
+
+
+def interval_outcome(lo: float, hi: float, *, claimed: str, null: float = 0.0) -> str:
+    """One interval with a claimed side of ``null``: 'holds' if it lies entirely on the claimed side ('above' or
+    'below'), 'fails' if entirely on the other, 'not established' if it spans the null. The same rule for both
+    sides, so the burden of proof never depends on which way a claim is phrased."""
+    if claimed not in ("above", "below"):
+        raise ValueError(f"claimed must be 'above' or 'below', not {claimed!r}")
+    if _missing(lo) or _missing(hi):
+        return "untestable"
+    above, below = lo > null, hi < null
+    if not (above or below):
+        return "not established"
+    return "holds" if (above if claimed == "above" else below) else "fails"
+
+
+def equivalence_outcome(lo: float, hi: float, margin: float, *, better_ok: bool = False) -> str:
+    """'Comparable' (or, with ``better_ok``, 'comparable or better'): 'holds' if the interval lies inside
+    (-margin, +margin) (or above -margin); 'fails' if it lies entirely beyond the margin on the wrong side (below
+    -margin, or above +margin without ``better_ok``); else 'not established' (too wide to tell)."""
+    if margin <= 0:
+        raise ValueError(f"the equivalence margin must be positive, got {margin}")
+    if _missing(lo) or _missing(hi):
+        return "untestable"
+    if lo > -margin and (better_ok or hi < margin):
+        return "holds"
+    if hi < -margin or (not better_ok and lo > margin):
+        return "fails"
+    return "not established"
 
 
 def exists_outcome(k: int) -> str:
-    """'holds' if at least one unit shows the effect (interval excluding zero), else 'fails'."""
-    return "holds" if k >= 1 else "fails"
+    """For 'can' claims: 'holds' if at least one unit shows the effect (interval excluding zero, or beyond a stated
+    margin), else 'not established' (not finding an example does not show there is none)."""
+    return "holds" if k >= 1 else "not established"
 
 
 def order_outcome(first: float, second: float) -> str:
@@ -81,6 +160,7 @@ class Part:
     evidence: str
     refs: list = field(default_factory=list)  # the Ref of every number the evidence used
     context: bool = False  # shown, but not part of the verdict
+    floor: float | None = None  # the smallest p the part's test can attain at this size, where it rests on a test
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -100,6 +180,10 @@ class Claim:
     evaluate: Callable  # (Evidence) -> list[Part]
 
 
+def _listing(parts: list[Part]) -> str:
+    return "; ".join(f"{p.name}: {p.outcome}" for p in parts)
+
+
 def verdict(parts: list[Part]) -> tuple[str, str]:
     """(verdict, reason) from the parts' outcomes, by the rule in the module docstring."""
     counted = [p for p in parts if not p.context]
@@ -111,25 +195,42 @@ def verdict(parts: list[Part]) -> tuple[str, str]:
         return "replicates", "every part holds"
     if all(p.outcome == "fails" for p in testable):
         extra = f" ({len(untestable)} part(s) not testable here)" if untestable else ""
-        return "does not", "; ".join(f"{p.name} {p.outcome}" for p in testable) + extra
-    return "partly", "; ".join(f"{p.name}: {p.outcome}" for p in counted)
+        return "does not", _listing(testable) + extra
+    if not any(p.outcome in ("holds", "mixed") for p in testable):
+        return "not established", _listing(counted)
+    return "partly", _listing(counted)
 
 
 def rules_markdown() -> str:
-    """The verdict rules with their thresholds, for the page."""
-    return (f"- **Share rule** (claims about most units): a part *holds* when at least {MOST:.0%} of the units show "
-            "the effect with their 95% interval (or test) on the claimed side; it *fails* when fewer than half do and "
-            "at least as many show the opposite; otherwise it is *mixed* (for example, the right direction in every "
-            "unit but clear in few).\n"
-            f"- **Test rule**: a part *holds* when the chapter's test gives p < {ALPHA} (after its FDR correction, "
-            "where it corrects) *and* the effect has the claimed sign; otherwise it *fails*.\n"
-            "- **Existence rule** (claims that something *can* happen): a part *holds* when at least one unit shows "
-            "it with an interval that excludes zero.\n"
-            "- **Order rule**: a part *holds* when two of a chapter's numbers are in the claimed order.\n"
-            f"- **Threshold rule**: e.g. RMs are *heterogeneous* when their median pairwise Kendall τ is below "
-            f"{TAU_HETEROGENEOUS} (they disagree on the order of more than {(1 - TAU_HETEROGENEOUS) / 2:.0%} of item "
-            f"pairs); *multiple* dimensions means at least {MULTIPLE}.\n"
-            "- A part that needs what this book does not have is *untestable*, with the reason; *context* parts are "
-            "shown but do not count.\n"
-            "- **Verdict**: every part holds → **replicates**; every testable part fails → **does not**; no testable "
-            "part → **not testable here**; anything else → **partly** (the reason lists each part's outcome).")
+    """The outcomes, the rules with their thresholds, and the verdict rule, for the page."""
+    return (
+        "**Outcomes of a part.** *holds*: the evidence supports the claim by the rule below. *mixed*: some units "
+        "support it and others do not. *not established*: the direction is as claimed, or the interval spans the "
+        "null, but the test cannot exclude chance; where the number of units limits the test, the smallest p it "
+        "could ever give is stated. *fails*: the evidence goes against the claim (significant the other way, an "
+        "interval on the wrong side, more units clearly against than for). *untestable*: the part needs what this "
+        "book does not have.\n\n"
+        f"- **Share rule** (claims about most units): a part *holds* when at least {MOST:.0%} of the units show "
+        "the effect with their 95% interval (or test) on the claimed side; it *fails* when fewer than half do and "
+        "at least as many clearly show the opposite; it is *not established* when no unit is clear either way; "
+        "otherwise it is *mixed*.\n"
+        f"- **Test rule**: a part *holds* when the chapter's test gives p < {ALPHA} (after its FDR correction, "
+        "where it corrects) with the claimed sign, and *fails* when it does so with the other sign; otherwise it "
+        "is *not established*. A test whose smallest attainable p is not below "
+        f"{ALPHA} (for example 4 vs 6 models after FDR over many panels) can only give *not established*.\n"
+        "- **Interval rule**: *holds* when the 95% interval lies on the claimed side of the null, *fails* when it "
+        "lies on the other side, *not established* when it spans the null: the same rule whichever way the claim "
+        "is phrased.\n"
+        "- **Equivalence rule** (claims that two things are *comparable*): *holds* when the interval lies within "
+        "the stated margin, *fails* when it lies beyond it on the wrong side, otherwise *not established*.\n"
+        "- **Existence rule** (claims that something *can* happen): *holds* when at least one unit shows it beyond "
+        "its interval (or a stated margin); otherwise *not established*.\n"
+        "- **Order rule**: a part *holds* when two of a chapter's numbers are in the claimed order.\n"
+        f"- **Threshold rule**: e.g. RMs are *heterogeneous* when their median pairwise Kendall τ is below "
+        f"{TAU_HETEROGENEOUS} (they disagree on the order of more than {(1 - TAU_HETEROGENEOUS) / 2:.0%} of item "
+        f"pairs); *multiple* dimensions means at least {MULTIPLE}.\n"
+        "- *Context* parts (the same method on stand-in models, or RMs trained here with too little power to count) "
+        "are shown but do not count.\n"
+        "- **Verdict**: every part holds → **replicates**; every testable part fails → **does not**; no part holds "
+        "or is mixed and at least one is not established → **not established**; no testable part → **not testable "
+        "here**; anything else → **partly** (the reason names each part's outcome).")
