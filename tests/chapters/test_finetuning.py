@@ -24,7 +24,13 @@ def test_finetuning_chapter_tiny(chapter):
     uf100 = next(x for x in pub["runs"] if x["run"] == "ultrafeedback 100k BT")
     assert uf100["final_order"].startswith("Gemma < Llama")  # the published 100k run ends with the order flipped
     assert uf100["pair_flips"] >= 1 and pub["runs_with_flip"] >= 1
-    assert "Llama's gap is below Gemma's at" in text and "UltraFeedback 13k" not in text
+    # judged run by run: the largest-data run flips at step 8000 and stays flipped, so it fails, and so does the
+    # largest size
+    judged = next(x for x in pub["runs_judged"] if x["run"] == "ultrafeedback 100k BT")
+    assert (judged["holds"], judged["flip_step"], judged["persistent"]) == (False, 8000, True)
+    assert pub["n_runs_failed"] == 1 and pub["largest_run_holds"] is False and pub["final_n_failed"] == 1
+    assert "Judged run by run" in text and "stayed flipped to its final checkpoint" in text
+    assert "UltraFeedback 13k" not in text
     # one seed: no across-seed order and no base-effect test, and the page says so
     assert out["durability"]["ours"] is None and out["base_effect"] is None
     assert "One seed only" in text
@@ -55,6 +61,9 @@ def test_finetuning_chapter_seeds_and_ablations(chapter):
     assert "no across-seed interval" not in text and "η² =" in text
     assert "correlation with the number of pairs" in text
     ours = out["durability"]["ours"]
-    assert ours["n_seeds"] == 2 and 1 <= ours["n_seeds_modal_order"] <= 2 and ours["pairs"] == 1
+    assert ours["n_seeds"] == 2 and ours["pairs"] == 1
+    # two seeds either agree (a modal order given by both) or differ (no modal order, and none is printed)
+    assert (ours["modal_order_exists"], ours["n_seeds_modal_order"]) in ((True, 2), (False, None))
     assert ours["kendall_w"] is None or 0 <= ours["kendall_w"] <= 1
-    assert out["base_effect"]["n_prompts"] == 2 and "seeds give the most common order" in text
+    assert out["base_effect"]["n_prompts"] == 2
+    assert "seeds give the most common order" in text or "so there is no most common order" in text

@@ -10,7 +10,11 @@ families a correlation over families means little, so the statistics here are ma
 * **Kendall's W** (coefficient of concordance) of the blocks' rankings of the families: 1 when every block orders
   them alike, near 0 when orders are unrelated; and the mean **Kendall's tau** of each block's order with the
   reference order;
-* whether a **claimed pair order** holds (e.g. Llama's gap below Gemma's) in each block.
+* whether a **claimed pair order** holds (e.g. Llama's gap below Gemma's) in each block;
+* a **verdict per run** (:func:`judge_run`): a run whose claimed order is flipped at its final checkpoint fails,
+  whether the flip came earlier and stayed (persistent) or only at the end. Pooling checkpoints over runs would let
+  the many checkpoints of runs that hold outvote a run that ends flipped; the claim ("as data grow, the order
+  stays") is about runs, and about the largest data size most of all.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from scipy import stats
 from rmlib.stats import require_columns
 
 __all__ = ["kendall_w", "order_string", "family_orders", "pairwise_flips", "order_stability", "claimed_order",
-           "checkpoint_gaps",
+           "checkpoint_gaps", "judge_run", "final_outcomes",
            "published_run_orders", "published_durability", "seed_orders", "step_orders"]
 
 
@@ -101,7 +105,9 @@ def order_stability(df: pd.DataFrame, block: str, family: str = "family", value:
     of families whose order differs from the reference in at least one block; a tied reference pair never counts),
     n_pairs_inconsistent (pairs not ordered alike in every block, ties included: no reference needed), pair_flips
     (from :func:`pairwise_flips`), reference_order, modal_order (the most common block order; the first one on a
-    tie), n_modal (blocks with that order), orders (block -> order)}.
+    tie), n_modal (blocks with that order), modal_unique (one order is strictly more common than every other: when
+    all blocks' orders differ, or two orders tie for most common, there is no modal order and ``modal_order`` is
+    only the first of the tied ones), n_distinct_orders, orders (block -> order)}.
     """
     if reference not in ("first", "majority"):
         raise ValueError(f"reference must be 'first' or 'majority', not {reference!r}")
@@ -125,6 +131,7 @@ def order_stability(df: pd.DataFrame, block: str, family: str = "family", value:
             "n_pairs": int(len(flips)), "n_pair_flips": int((flips["n_flipped"] > 0).sum()),
             "n_pairs_inconsistent": int(inconsistent), "pair_flips": flips.to_dict(orient="records"),
             "reference_order": order_string(ref), "modal_order": modal, "n_modal": int(counts.max()),
+            "modal_unique": bool((counts == counts.max()).sum() == 1), "n_distinct_orders": int(len(counts)),
             "orders": orders}
 
 
@@ -159,44 +166,123 @@ def checkpoint_gaps(ranks: pd.DataFrame, first: str = "Agency", second: str = "C
     return w[keys + ["gap"]]
 
 
+def judge_run(ok: pd.DataFrame, block: str = "checkpoint") -> dict:
+    """One run's verdict on the claimed order from its per-checkpoint ``ok`` (:func:`claimed_order`: ``block``,
+    holds). A run **fails** when the claimed order does not hold at its final checkpoint: a flip that came earlier and
+    stayed to the end (``persistent``) or one at the final checkpoint only. A flip that reverts before the end is
+    reported (``flip_step``) but does not fail the run: the claim is about where training ends up.
+
+    Returns holds, flip_step (the first checkpoint where the order is flipped; None when never), flipped_from (the
+    first checkpoint of the flipped stretch that reaches the final one; None when the final holds), persistent (the
+    order flipped before the final checkpoint and stayed flipped to it), n_flipped, n_checkpoints, final_step."""
+    o = ok.sort_values(block)
+    held = o["holds"].astype(bool).to_numpy()
+    steps = o[block].to_numpy()
+    if not len(o):
+        raise ValueError("no checkpoints with both families: nothing to judge")
+    flipped = np.flatnonzero(~held)
+    tail = len(held)
+    while tail > 0 and not held[tail - 1]:
+        tail -= 1                                   # steps[tail:] is the flipped stretch that reaches the end
+    return {"holds": bool(held[-1]), "flip_step": int(steps[flipped[0]]) if len(flipped) else None,
+            "flipped_from": int(steps[tail]) if tail < len(held) else None,
+            "persistent": bool(tail < len(held) - 1), "n_flipped": int(len(flipped)), "n_checkpoints": int(len(o)),
+            "final_step": int(steps[-1])}
+
+
 def published_run_orders(ck: pd.DataFrame, lower: str = "Llama", higher: str = "Gemma") -> pd.DataFrame:
     """One row per published run (``ck``: :func:`checkpoint_gaps`): its checkpoints, first and final family order,
-    Kendall's W and pair flips across checkpoints against the first, and how often the claimed order (``lower``
-    below ``higher``) holds, at all checkpoints and at the final one."""
+    Kendall's W and pair flips across checkpoints against the first, how often the claimed order (``lower``
+    below ``higher``) holds, at all checkpoints and at the final one, and the run's verdict (:func:`judge_run`:
+    holds, flip_step, flipped_from, persistent)."""
     rows = []
     for (f, src, qty, meth), g in ck.groupby(["file", "data_source", "quantity_k", "method"], sort=False):
         st = order_stability(g, "checkpoint", family="base_family", reference="first")
         ok = claimed_order(g, ["checkpoint"], lower=lower, higher=higher, family="base_family")
-        rows.append({"run": f"{src} {qty}k {meth}", "checkpoints": st["n_blocks"], "first_order": st["reference_order"],
+        verdict = judge_run(ok)
+        rows.append({"run": f"{src} {qty}k {meth}", "file": f, "data_source": src, "quantity_k": qty, "method": meth,
+                     "checkpoints": st["n_blocks"], "first_order": st["reference_order"],
                      "final_order": list(st["orders"].values())[-1], "kendall_w": st["kendall_w"],
                      "pair_flips": st["n_pair_flips"], "pairs": st["n_pairs"], "llama_below_gemma": int(ok["holds"].sum()),
-                     "n_checkpoints": len(ok), "final_claimed": bool(ok.sort_values("checkpoint")["holds"].iloc[-1])})
-    return pd.DataFrame(rows)
+                     "n_checkpoints": len(ok), "final_claimed": verdict["holds"],
+                     **{k: verdict[k] for k in ("holds", "flip_step", "flipped_from", "persistent", "final_step")}})
+    out = pd.DataFrame(rows)
+    for col in ("flip_step", "flipped_from"):
+        out[col] = out[col].astype("Int64")         # a missing step stays missing, not a float NaN
+    return out
+
+
+def _step(v) -> int | None:
+    """A checkpoint step as a plain int, or None when missing."""
+    return None if pd.isna(v) else int(v)
+
+
+def _largest(runs: pd.DataFrame) -> dict:
+    """The run(s) at the largest data size, and whether all of them hold: the case the claim ("as data grow") is
+    about, so the claims page can fail the part on it."""
+    if not len(runs):
+        return {"largest_run": None, "largest_quantity_k": None, "largest_run_holds": None}
+    top = runs[runs["quantity_k"] == runs["quantity_k"].max()]
+    return {"largest_run": "; ".join(top["run"]), "largest_quantity_k": int(top["quantity_k"].iloc[0]),
+            "largest_run_holds": bool(top["holds"].all())}
+
+
+def final_outcomes(runs: pd.DataFrame) -> dict:
+    """Per-run outcomes at the final checkpoint over every published run (GRM included, one checkpoint each): the
+    data-source/size ablation, judged run by run like the checkpoint part. Returns final_runs (run, data_source,
+    quantity_k, method, final_step, holds), final_n_failed, final_failed_runs and the largest size's run(s)."""
+    rec = [{"run": r.run, "data_source": r.data_source, "quantity_k": int(r.quantity_k), "method": r.method,
+            "final_step": int(r.final_step), "holds": bool(r.holds)} for r in runs.itertuples()]
+    failed = [r["run"] for r in rec if not r["holds"]]
+    big = _largest(runs)
+    return {"final_runs": rec, "final_n_failed": len(failed), "final_failed_runs": failed,
+            **{f"final_{k}": v for k, v in big.items()}}
 
 
 def published_durability(runs: pd.DataFrame, sizes: dict) -> dict:
-    """The counts behind the published durability claim: final checkpoints where the order holds, checkpoints where
-    it holds over the multi-checkpoint runs, runs whose order flips; ``sizes``: :func:`order_stability` across data
-    sizes."""
+    """The counts behind the published durability claim, run by run (:func:`judge_run`): runs_judged (each
+    multi-checkpoint run: run, file, data_source, quantity_k, method, holds, flip_step, flipped_from, persistent,
+    n_checkpoints), n_runs_judged, n_runs_held, n_runs_failed, failed_runs, the largest data size's run and whether it
+    holds; the final-checkpoint outcomes of every run (:func:`final_outcomes`); and the pooled counts kept as
+    context (final checkpoints where the order holds, checkpoints where it holds over the multi-checkpoint runs, runs
+    whose order flips). ``sizes``: :func:`order_stability` across data sizes."""
     multi = runs[runs["checkpoints"] > 1]
+    judged = [{"run": r.run, "file": r.file, "data_source": r.data_source, "quantity_k": int(r.quantity_k),
+               "method": r.method, "holds": bool(r.holds), "flip_step": _step(r.flip_step),
+               "flipped_from": _step(r.flipped_from), "persistent": bool(r.persistent),
+               "n_checkpoints": int(r.n_checkpoints)} for r in multi.itertuples()]
+    failed = [r["run"] for r in judged if not r["holds"]]
     return {"final_claimed_holds": int(runs["final_claimed"].sum()), "final_n": int(len(runs)),
             "checkpoints_claimed_holds": int(multi["llama_below_gemma"].sum()),
             "checkpoints_n": int(multi["n_checkpoints"].sum()), "runs_with_flip": int((multi["pair_flips"] > 0).sum()),
-            "n_runs": int(len(multi)), "across_sizes": sizes, "runs": runs.to_dict("records")}
+            "n_runs": int(len(multi)), "runs_judged": judged, "n_runs_judged": len(judged),
+            "n_runs_held": len(judged) - len(failed), "n_runs_failed": len(failed), "failed_runs": failed,
+            **_largest(multi), **final_outcomes(runs), "across_sizes": sizes, "runs": runs.to_dict("records")}
 
 
 def seed_orders(gaps: pd.DataFrame) -> pd.DataFrame:
     """Per prompt with two or more seeds: whether the seeds (complete replicates) order the bases alike: the most
-    common order, how many seeds give it, Kendall's W, and base pairs not ordered alike in every seed."""
+    common order, how many seeds give it, Kendall's W, and base pairs not ordered alike in every seed.
+
+    When no order is strictly more common than the others (e.g. all seeds' orders differ), there is no modal order:
+    modal_order_exists is False and modal_order and n_seeds_modal_order are missing, so that "1 of 3 seeds give the
+    most common order" cannot be read as a share of agreeing seeds; n_distinct_orders says how many orders there are."""
     rows = []
     for label, g in gaps.groupby("prompt_label"):
         if g["seed"].nunique() < 2:
             continue
         st = order_stability(g, "seed", family="base_model", reference="majority")
-        rows.append({"prompt_label": label, "n_seeds": st["n_blocks"], "modal_order": st["modal_order"],
-                     "n_seeds_modal_order": st["n_modal"], "kendall_w": st["kendall_w"],
+        exists = st["modal_unique"]
+        rows.append({"prompt_label": label, "n_seeds": st["n_blocks"], "modal_order_exists": exists,
+                     "modal_order": st["modal_order"] if exists else None,
+                     "n_seeds_modal_order": st["n_modal"] if exists else None,
+                     "n_distinct_orders": st["n_distinct_orders"], "kendall_w": st["kendall_w"],
                      "pairs_inconsistent": st["n_pairs_inconsistent"], "pairs": st["n_pairs"]})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=["prompt_label", "n_seeds", "modal_order_exists", "modal_order",
+                                      "n_seeds_modal_order", "n_distinct_orders", "kendall_w", "pairs_inconsistent",
+                                      "pairs"])
+    out["n_seeds_modal_order"] = out["n_seeds_modal_order"].astype("Int64")
+    return out
 
 
 def step_orders(gaps: pd.DataFrame) -> list[dict]:

@@ -103,3 +103,75 @@ def test_published_run_orders_and_durability_counts():
     d = du.published_durability(runs, {"orders": {}})
     assert (d["final_claimed_holds"], d["final_n"], d["checkpoints_claimed_holds"], d["checkpoints_n"],
             d["runs_with_flip"], d["n_runs"]) == (1, 2, 1, 2, 1, 1)
+
+
+def _ok(holds: list[bool]) -> pd.DataFrame:
+    """A claimed-order table (:func:`claimed_order`) for checkpoints 1000, 2000, ..."""
+    return pd.DataFrame({"checkpoint": [(i + 1) * 1000 for i in range(len(holds))], "holds": holds})
+
+
+def test_a_run_fails_on_a_persistent_flip_or_a_flip_at_its_final_checkpoint():
+    persistent = du.judge_run(_ok([True, True, False, False, False]))
+    assert not persistent["holds"] and persistent["persistent"]
+    assert persistent["flip_step"] == persistent["flipped_from"] == 3000 and persistent["final_step"] == 5000
+    at_end = du.judge_run(_ok([True, True, True, False]))
+    assert not at_end["holds"] and not at_end["persistent"] and at_end["flipped_from"] == 4000
+    reverted = du.judge_run(_ok([True, False, True, True]))   # a transient flip is reported, but the run holds
+    assert reverted["holds"] and reverted["flip_step"] == 2000 and reverted["flipped_from"] is None
+    back_and_forth = du.judge_run(_ok([True, False, True, False, False]))
+    assert back_and_forth["flip_step"] == 2000 and back_and_forth["flipped_from"] == 4000
+    assert not back_and_forth["holds"] and back_and_forth["persistent"]
+    assert du.judge_run(_ok([True]))["holds"] and not du.judge_run(_ok([False]))["persistent"]
+
+
+def _published(flip_at_largest_only: bool) -> pd.DataFrame:
+    """Three planted runs (27k, 54k, 100k pairs, four checkpoints each, Llama below Gemma by 10 points); the 100k
+    run's order flips at its final checkpoint, or (``False``) nowhere."""
+    rows = []
+    for qty in (27, 54, 100):
+        for c in range(1, 5):
+            flip = flip_at_largest_only and qty == 100 and c == 4
+            for fam, gap in (("Llama", 10.0 if flip else -10.0), ("Gemma", 0.0)):
+                rows.append({"file": f"f{qty}", "data_source": "uf", "quantity_k": qty, "method": "BT",
+                             "checkpoint": c * 1000, "base_family": fam, "gap": gap})
+    return pd.DataFrame(rows)
+
+
+def test_a_flip_only_at_the_largest_size_fails_that_run_though_the_pooled_count_looks_fine():
+    runs = du.published_run_orders(_published(True))
+    d = du.published_durability(runs, {"orders": {}})
+    assert d["checkpoints_claimed_holds"] == 11 and d["checkpoints_n"] == 12      # pooled: 92% "holds"
+    assert (d["n_runs_judged"], d["n_runs_held"], d["n_runs_failed"]) == (3, 2, 1)
+    assert d["failed_runs"] == ["uf 100k BT"] and d["largest_run"] == "uf 100k BT" and d["largest_run_holds"] is False
+    big = next(r for r in d["runs_judged"] if r["quantity_k"] == 100)
+    assert big["flip_step"] == 4000 and big["persistent"] is False and big["holds"] is False
+    assert d["final_n_failed"] == 1 and d["final_largest_run_holds"] is False
+    assert [r["holds"] for r in d["final_runs"]] == [True, True, False]
+    clean = du.published_durability(du.published_run_orders(_published(False)), {"orders": {}})
+    assert clean["n_runs_failed"] == 0 and clean["largest_run_holds"] is True and clean["final_largest_run_holds"]
+    assert all(r["flip_step"] is None for r in clean["runs_judged"])
+
+
+def test_the_published_uf100k_run_flips_at_step_8000_and_stays_flipped():
+    from rmlib.data import DataError, load_checkpoint_ranks
+
+    try:
+        ranks = load_checkpoint_ranks()
+    except DataError as e:
+        pytest.skip(f"data directory not filled: {e}")
+    d = du.published_durability(du.published_run_orders(du.checkpoint_gaps(ranks)), {"orders": {}})
+    uf100 = next(r for r in d["runs_judged"] if r["run"] == "ultrafeedback 100k BT")
+    assert uf100 == {**uf100, "holds": False, "flip_step": 8000, "flipped_from": 8000, "persistent": True}
+    assert d["failed_runs"] == ["ultrafeedback 100k BT"] and d["largest_run_holds"] is False
+    assert (d["n_runs_judged"], d["final_n"], d["final_n_failed"]) == (4, 5, 1)
+
+
+def test_seeds_whose_orders_all_differ_have_no_modal_order():
+    three = pd.DataFrame({"prompt_label": ["pos"] * 9, "seed": np.repeat([0, 1, 2], 3), "base_model": list("abc") * 3,
+                          "gap": [1, 2, 3, 2, 1, 3, 3, 2, 1]})
+    row = du.seed_orders(three).iloc[0]
+    assert not row["modal_order_exists"] and row["modal_order"] is None and pd.isna(row["n_seeds_modal_order"])
+    assert row["n_distinct_orders"] == 3
+    two_agree = three.assign(gap=[1, 2, 3, 1, 2, 3, 3, 2, 1])
+    row = du.seed_orders(two_agree).iloc[0]
+    assert row["modal_order_exists"] and row["n_seeds_modal_order"] == 2 and row["modal_order"] == "a < b < c"

@@ -96,16 +96,41 @@ def accuracy_variance_markdown(metrics: pd.DataFrame, rho: float, p: float) -> s
                    f"accuracy {best_var['accuracy']:.2f}.")
 
 
+def _run_verdict(r: dict) -> str:
+    """'ultrafeedback 100k BT: flipped at step 8000 and stayed flipped to its final checkpoint' and the like."""
+    if r["holds"]:
+        return f"{r['run']}: holds" + (f" (a flip at step {r['flip_step']} reverted)" if r["flip_step"] is not None
+                                       else "")
+    if r["persistent"]:
+        return (f"{r['run']}: flipped at step {r['flipped_from']} and stayed flipped to its final checkpoint, "
+                f"so it fails")
+    return f"{r['run']}: flipped at its final checkpoint, so it fails"
+
+
 def published_durability_markdown(durable: dict, runs: pd.DataFrame) -> str:
     """Does Llama stay below Gemma in the published runs (``durable``:
-    :func:`rmlib.analysis.durability.published_durability`), which runs flip, and the orders across data sizes."""
+    :func:`rmlib.analysis.durability.published_durability`), judged run by run (a run whose order is flipped at its
+    final checkpoint fails), whether the largest data size holds, which runs change their family order, and the
+    orders across data sizes. The pooled checkpoint count is given as context only: it lets long runs that hold
+    outvote a run that ends flipped."""
     multi = runs[runs["checkpoints"] > 1]
     flipped = multi[multi["pair_flips"] > 0]
     sizes = durable["across_sizes"]
+    largest = (f"The largest data size, {durable['largest_run']}, "
+               + ("holds." if durable["largest_run_holds"] else "**fails**: that is the case the claim is about.")
+               if durable["largest_run"] else "")
     return (
-        f"In the {len(multi)} published runs with several checkpoints, Llama's gap is below Gemma's at "
-        f"{durable['checkpoints_claimed_holds']} of {durable['checkpoints_n']} checkpoints, and at the final "
-        f"checkpoint in {durable['final_claimed_holds']} of {len(runs)} runs (GRM included). "
+        f"Judged run by run (a run fails when Llama's gap is not below Gemma's at its final checkpoint, whether the "
+        f"flip came earlier and stayed or only at the end), {durable['n_runs_held']} of {durable['n_runs_judged']} "
+        f"published runs with several checkpoints hold: "
+        + "; ".join(_run_verdict(r) for r in durable["runs_judged"]) + f". {largest} "
+        f"At the final checkpoint, {durable['final_claimed_holds']} of {durable['final_n']} runs (GRM included) keep "
+        f"the order" + (f"; {', '.join(durable['final_failed_runs'])} "
+                               f"{'does' if len(durable['final_failed_runs']) == 1 else 'do'} not"
+                               if durable["final_failed_runs"] else "")
+        + f". Pooled over runs, the order holds at {durable['checkpoints_claimed_holds']} of "
+        f"{durable['checkpoints_n']} checkpoints, a count that lets the long runs that hold outvote one that ends "
+        f"flipped, so it is context, not the verdict. "
         f"{len(flipped)} of {len(multi)} runs change the order of their base families between the first and a later "
         "checkpoint" + ("".join(f"; {r.run}: {r.first_order} → {r.final_order}" for r in flipped.itertuples()))
         + f". Across the UltraFeedback sizes, the final-checkpoint orders are "
@@ -114,16 +139,29 @@ def published_durability_markdown(durable: dict, runs: pd.DataFrame) -> str:
         "against the smallest set).")
 
 
+def _seed_sentence(r) -> str:
+    """One prompt's across-seed order: the modal order and how many seeds give it, or that there is none (every
+    seed's order differs, or two orders tie) -- never '1 of 3 seeds give the most common order'."""
+    if r.modal_order_exists:
+        head = (f"under the {r.prompt_label} prompt {r.n_seeds_modal_order} of {r.n_seeds} seeds give the most "
+                f"common order, {r.modal_order}")
+    elif r.n_distinct_orders == r.n_seeds:
+        head = (f"under the {r.prompt_label} prompt the {r.n_seeds} seeds give {r.n_distinct_orders} different orders, "
+                "so there is no most common order")
+    else:
+        head = (f"under the {r.prompt_label} prompt the {r.n_seeds} seeds give {r.n_distinct_orders} orders, none "
+                "more common than another, so there is no most common order")
+    return (f"{head} (Kendall's W = {r.kendall_w:.2f}; {r.pairs_inconsistent} of {r.pairs} base pairs are not "
+            "ordered alike in every seed)")
+
+
 def seed_orders_markdown(seed_table: pd.DataFrame) -> str:
     """Whether the seeds order the bases alike (``seed_table``: :func:`rmlib.analysis.durability.seed_orders`), or
     that one seed cannot say."""
     if not len(seed_table):
         return ("One seed only (`SEEDS`): there is no across-seed order to compare. Add seeds to test whether "
                 "the bases keep their order.")
-    return "Across seeds: " + "; ".join(
-        f"under the {r.prompt_label} prompt {r.n_seeds_modal_order} of {r.n_seeds} seeds give the most common order, "
-        f"{r.modal_order} (Kendall's W = {r.kendall_w:.2f}; {r.pairs_inconsistent} of {r.pairs} base pairs are not "
-        "ordered alike in every seed)" for r in seed_table.itertuples()) + "."
+    return "Across seeds: " + "; ".join(_seed_sentence(r) for r in seed_table.itertuples()) + "."
 
 
 def step_orders_markdown(steps_rows: list[dict]) -> str:

@@ -43,3 +43,32 @@ def test_quantity_accuracy_and_order_sentences():
     assert pf.step_orders_markdown([]) == ""
     steps = [{"n_blocks": 3, "prompt_label": "positive", "kendall_w": 0.5, "n_pair_flips": 1, "n_pairs": 1}]
     assert pf.step_orders_markdown(steps).startswith("Across the first seed's 3 checkpoints: under the positive")
+
+
+def test_seed_orders_say_there_is_no_modal_order_when_every_seed_differs():
+    from rmlib.analysis import durability as du
+
+    three = pd.DataFrame({"prompt_label": ["positive"] * 9, "seed": np.repeat([0, 1, 2], 3),
+                          "base_model": list("abc") * 3, "gap": [1, 2, 3, 2, 1, 3, 3, 2, 1]})
+    text = pf.seed_orders_markdown(du.seed_orders(three))
+    assert "3 seeds give 3 different orders, so there is no most common order" in text
+    assert "most common order," not in text and "1 of 3 seeds" not in text
+    agree = pf.seed_orders_markdown(du.seed_orders(three.assign(gap=[1, 2, 3, 1, 2, 3, 3, 2, 1])))
+    assert "2 of 3 seeds give the most common order, a < b < c" in agree
+
+
+def test_published_durability_judges_runs_and_names_a_failing_largest_run():
+    from rmlib.analysis import durability as du
+
+    rows = [{"file": f"f{q}", "data_source": "uf", "quantity_k": q, "method": "BT", "checkpoint": c,
+             "base_family": fam, "gap": (5.0 if (q == 100 and c >= 2 and fam == "Llama") else -5.0 if fam == "Llama"
+                                          else 0.0)}
+            for q in (27, 100) for c in (1, 2, 3) for fam in ("Llama", "Gemma")]
+    runs = du.published_run_orders(pd.DataFrame(rows))
+    sizes = {"orders": {"27": "Llama < Gemma", "100": "Gemma < Llama"}, "kendall_w": 0.0, "n_pair_flips": 1,
+             "n_pairs": 1}
+    text = pf.published_durability_markdown(du.published_durability(runs, sizes), runs)
+    assert "1 of 2 published runs with several checkpoints hold" in text
+    assert "uf 100k BT: flipped at step 2 and stayed flipped to its final checkpoint, so it fails" in text
+    assert "The largest data size, uf 100k BT, **fails**" in text and "uf 100k BT does not" in text
+    assert "context, not the verdict" in text
