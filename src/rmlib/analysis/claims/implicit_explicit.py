@@ -5,14 +5,24 @@ shifts and in distribution, comparably or better under domain shifts) and *Unint
 Displacement in DPO* (DPO can make the preferred response less likely while the margin grows). The chapter trains one
 EX-RM and one IM-RM from one base on identical pairs, so each interval here is over pairs: a verdict is about these two
 RMs, which the claims' unit says; a statement about kinds of RMs needs more bases and seeds.
+
+Every rule puts the burden of proof on the same side whichever way the claim is phrased. The token-shift and
+in-distribution claims use the interval rule (holds on the claimed side of 0, fails on the other, not established
+when the interval spans 0). "Comparably or better" under domain shifts is a non-inferiority claim, so it needs a
+margin (:data:`DOMAIN_MARGIN`) and uses the equivalence rule with that margin: a source is comparable or better
+when its IM − EX interval lies above −margin, worse when it lies below −margin, and not established otherwise. A
+source on which either RM is below chance (the chapter's ``verdict.below_chance``) has labels that run against what
+training taught, so there a higher IM-RM accuracy can mean that it learnt less of the training preference: such a
+source is not established, whatever its interval.
 """
 from __future__ import annotations
 
 from rmlib.analysis.claims.evidence import Evidence
 from rmlib.analysis.claims.evidence import evaluate_part as _part
-from rmlib.analysis.claims.rules import Claim, Part, exists_outcome, share_outcome
+from rmlib.analysis.claims.rules import (Claim, Part, equivalence_outcome, exists_outcome, interval_outcome,
+                                         share_outcome)
 
-__all__ = ["IVE", "POOR_IMPLICIT", "DISPLACEMENT", "implicit_explicit_claims"]
+__all__ = ["IVE", "POOR_IMPLICIT", "DISPLACEMENT", "DOMAIN_MARGIN", "implicit_explicit_claims"]
 
 IVE = "implicit_vs_explicit"
 POOR_IMPLICIT = ("Razin, Lin, Yao & Arora 2025, Why is Your Language Model a Poor Implicit Reward Model? "
@@ -23,6 +33,14 @@ _DATA = ("one EX-RM (Bradley–Terry) and one IM-RM (DPO) trained here from one 
          "order and steps; held-out pairs, their meaning-preserving rewrites, and other preference sources")
 _UNIT = "pairs, for one IM-RM and one EX-RM"
 
+#: Non-inferiority margin for "comparably or better" under a domain shift, in pairwise accuracy (IM − EX). An IM-RM
+#: less than 5 points of accuracy behind the EX-RM is one a reader would still call comparable: 5 points are a tenth
+#: of the way from chance (0.5) to perfect (1.0). It is chosen on what accuracy means, not tuned to the results, and
+#: the page states it (in the claim's test).
+#: Without a margin, "not significantly worse" would count as comparable, so an interval too wide to tell anything
+#: would support the claim: the burden of proof on the other side from the token-shift and in-distribution claims.
+DOMAIN_MARGIN = 0.05
+
 
 def _f(x: float) -> str:
     return format(x, "+.3f")
@@ -32,15 +50,24 @@ def _interval(e: Evidence, eval_set: str) -> tuple[float, float, float, int]:
     return e.values(IVE, f"gaps[eval_set={eval_set}]", "gap", "ci_low", "ci_high", "n")
 
 
+_SIDE = {"holds": "lies {claim}", "fails": "lies {other}", "not established": "spans 0: not established"}
+
+
+def _said(outcome: str, claim: str, other: str) -> str:
+    return _SIDE[outcome].format(claim=claim, other=other)
+
+
 def _token_shift(e: Evidence) -> list[Part]:
     def fn():
         changed = e.get(IVE, "token_shift_changed")
         if changed == 0:
             return "untestable", "the rewrites changed none of the held-out pairs (nothing to rewrite in them)"
         gap, lo, hi, n = _interval(e, "token_shift_drop")
-        return ("holds" if lo > 0 else "fails",
+        outcome = interval_outcome(lo, hi, claimed="above")
+        return (outcome,
                 f"IM-RM's accuracy drop under the rewrite minus the EX-RM's: {_f(gap)} [{_f(lo)}, {_f(hi)}] over {n} "
-                f"pairs, paired bootstrap (the rewrite changed {changed:.0%} of them)")
+                f"pairs, paired bootstrap (the rewrite changed {changed:.0%} of them); the interval "
+                + _said(outcome, "above 0: the IM-RM loses more", "below 0: the EX-RM loses more"))
 
     return [_part("the IM-RM loses more accuracy under a token-level rewrite", e, fn)]
 
@@ -48,36 +75,66 @@ def _token_shift(e: Evidence) -> list[Part]:
 def _in_distribution(e: Evidence) -> list[Part]:
     def fn():
         gap, lo, hi, n = _interval(e, "in_distribution")
-        return ("holds" if hi < 0 else "fails",
+        outcome = interval_outcome(lo, hi, claimed="below")
+        return (outcome,
                 f"IM − EX accuracy on held-out pairs of the training source: {_f(gap)} [{_f(lo)}, {_f(hi)}] over {n} "
-                "pairs, paired bootstrap")
+                "pairs, paired bootstrap; the interval "
+                + _said(outcome, "below 0: the IM-RM is less accurate", "above 0: the IM-RM is more accurate"))
 
     return [_part("the IM-RM is less accurate on held-out pairs", e, fn)]
+
+
+_DOMAIN_SAID = {"holds": f"above −{DOMAIN_MARGIN:g}: comparable or better",
+                "fails": f"below −{DOMAIN_MARGIN:g}: worse",
+                "not established": f"reaches past −{DOMAIN_MARGIN:g}: not established"}
 
 
 def _domain_shift(e: Evidence) -> list[Part]:
     def fn():
         domains = [s for s in e.get(IVE, "sets") if s.startswith("domain:")]
-        rows = [(s.split(":", 1)[1], *_interval(e, s)) for s in domains]
-        below = sum(hi < 0 for _, _, _, hi, _ in rows)
-        return (share_outcome(len(rows) - below, len(rows), below),
-                "IM − EX accuracy per other source, paired bootstrap: " + "; ".join(
-                    f"{src} {_f(g)} [{_f(lo)}, {_f(hi)}]" for src, g, lo, hi, _ in rows))
+        low = {}  # eval_set -> the RMs below chance there, as the chapter flagged them
+        for b in e.get(IVE, "verdict.below_chance"):
+            low.setdefault(b["eval_set"], []).append(f"{b['rm']} {b['accuracy']:.3f} [{b['ci_low']:.3f}, "
+                                                     f"{b['ci_high']:.3f}]")
+        counts, texts = {"holds": 0, "fails": 0}, []
+        for s in domains:
+            gap, lo, hi, _ = _interval(e, s)
+            src = s.split(":", 1)[1]
+            shown = f"{src} {_f(gap)} [{_f(lo)}, {_f(hi)}]"
+            if s in low:
+                texts.append(f"{shown}: not established, below chance there ({'; '.join(low[s])}), so its labels "
+                             "run against what training taught and a higher IM-RM accuracy can mean it learnt less "
+                             "of the training preference")
+                continue
+            outcome = equivalence_outcome(lo, hi, DOMAIN_MARGIN, better_ok=True)
+            counts[outcome] = counts.get(outcome, 0) + 1
+            texts.append(f"{shown}: {_DOMAIN_SAID[outcome]}")
+        return (share_outcome(counts["holds"], len(domains), counts["fails"]),
+                f"IM − EX accuracy per other source, paired bootstrap, against the margin −{DOMAIN_MARGIN:g}: "
+                + "; ".join(texts) + f" ({counts['holds']} of {len(domains)} comparable or better, {counts['fails']} "
+                "worse)")
 
-    return [_part("no other source where the IM-RM is clearly worse", e, fn)]
+    return [_part(f"comparable or better on each other source (margin {DOMAIN_MARGIN:g} accuracy)", e, fn)]
 
 
 def _displacement(e: Evidence) -> list[Part]:
     def training():
         end, change = e.values(IVE, "displacement", "logratio_chosen_end", "margin_change")
-        return (exists_outcome(int(end < 0 and change > 0)),
+        shown = end < 0 and change > 0
+        return (exists_outcome(int(shown)),
                 f"the chosen completion's log-ratio to the reference ended at {end:+.2f} nats (batch means) while the "
-                f"margin changed by {change:+.3f}")
+                f"margin changed by {change:+.3f}: "
+                + ("displacement in this run" if shown else
+                   "no displacement in this run (that needs the log-ratio below 0 while the margin grows); one run "
+                   "without it does not show that DPO cannot displace"))
 
     def heldout():
         m, lo, hi, n = e.values(IVE, "heldout_logratios[completion=chosen]", "mean", "ci_low", "ci_high", "n")
         return (exists_outcome(int(hi < 0)), f"on {n} held-out pairs after training, the chosen completion's "
-                f"log πθ − log πref is {m:+.2f} nats [{lo:+.2f}, {hi:+.2f}]")
+                f"log πθ − log πref is {m:+.2f} nats [{lo:+.2f}, {hi:+.2f}]: "
+                + ("less likely than under the reference (the interval lies below 0)" if hi < 0 else
+                   "more likely than under the reference (the interval lies above 0), so no displacement there"
+                   if lo > 0 else "the interval spans 0, so displacement is not shown there"))
 
     return [_part("along DPO training", e, training), _part("on held-out pairs after training", e, heldout)]
 
@@ -88,18 +145,25 @@ def implicit_explicit_claims(paper: str) -> list[Claim]:
         Claim("im_token_shift", paper, "Implicit RMs (DPO's β·log πθ/πref) generalise worse than explicit RMs (a "
               "scalar head) under token-level shifts, because they lean more on the surface tokens of a response.",
               POOR_IMPLICIT, (IVE,), _DATA, _UNIT, "paired bootstrap interval of the IM-RM's accuracy drop under "
-              "the rewrite minus the EX-RM's; holds when it lies above 0", _token_shift),
+              "the rewrite minus the EX-RM's; interval rule: holds when it lies above 0, fails when below, not "
+              "established when it spans 0", _token_shift),
         Claim("im_in_distribution", paper, "Implicit RMs are often less accurate than explicit RMs even in "
               "distribution.", POOR_IMPLICIT, (IVE,), _DATA, _UNIT, "paired bootstrap interval of IM − EX accuracy "
-              "on held-out pairs of the training source; holds when it lies below 0", _in_distribution),
+              "on held-out pairs of the training source; interval rule: holds when it lies below 0, fails when "
+              "above, not established when it spans 0", _in_distribution),
         Claim("im_domain_shift", paper, "Under domain shifts, implicit RMs generalise comparably to or better than "
               "explicit RMs.", POOR_IMPLICIT, (IVE,), _DATA, _UNIT + " (sources as units of the share rule)",
-              "paired bootstrap interval of IM − EX accuracy per other source; a source counts unless its interval "
-              "lies below 0 (not significantly worse: comparable or better); share rule over the sources",
+              "paired bootstrap interval of IM − EX accuracy per other source, with a non-inferiority margin of "
+              f"{DOMAIN_MARGIN:g} accuracy ({DOMAIN_MARGIN * 100:g} points, {DOMAIN_MARGIN / 0.5:.0%} of the way "
+              f"from chance to perfect; chosen on what accuracy means, not on these results): a source is comparable or better when its interval lies above −{DOMAIN_MARGIN:g}, worse "
+              f"when it lies below −{DOMAIN_MARGIN:g}, otherwise not established; a source on which either RM is "
+              "below chance (the chapter's flag) is not established, its labels running against training; share "
+              "rule over the sources",
               _domain_shift),
         Claim("likelihood_displacement", paper, "DPO can make the preferred response less likely while it widens "
               "the preference margin (likelihood displacement).", DISPLACEMENT, (IVE,),
               "the IM-RM's DPO run: TRL's per-step log-ratios to the reference, and held-out pairs after training",
               "one DPO run", "existence: the chosen completion ends below its reference log-prob while the margin "
-              "grew (training), and its held-out interval lies below 0", _displacement),
+              "grew (training), and its held-out interval lies below 0; otherwise not established (one run "
+              "without it does not show that DPO cannot displace)", _displacement),
     ]
