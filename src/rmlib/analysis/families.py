@@ -17,7 +17,7 @@ from statsmodels.stats.multitest import multipletests
 
 from rmlib.stats import effect_size, group_tests, require_columns
 
-__all__ = ["family_analysis", "family_analyses", "word_contrast", "three_way_term", "summarise",
+__all__ = ["family_analysis", "family_analyses", "word_contrast", "three_way_term", "interaction_test", "summarise",
            "direction_agreement", "compare_with_published"]
 
 
@@ -126,6 +126,47 @@ def three_way_term(summary: dict) -> dict | None:
     if len(three) != 1:
         return None
     return {"term": three[0], **terms[three[0]]}
+
+
+def interaction_test(median_ranks: pd.DataFrame, *, families: Sequence[str] = ("Gemma", "Llama"),
+                     category: tuple[str, str] = ("Agency", "Communion"),
+                     valence: tuple[str, str] = ("positive", "negative"), n_resamples: int = 9999,
+                     seed: int = 0) -> dict:
+    """The family x category x valence interaction tested at the unit the claim is about: the model.
+
+    The mixed model of :func:`family_analysis` (as in the authors' R script) treats every prompt as an independent
+    replicate, so with 54 prompts even the family main effect looks significant. Here each model gives one number,
+    its interaction contrast ``(A - C)[positive] - (A - C)[negative]``, where ``A - C`` is the median rank of the
+    first ``category`` minus that of the second, averaged over the prompts of a valence. The two ``families`` are
+    compared by an exact permutation Welch test over models (:func:`rmlib.stats.group_tests.permutation_tests`).
+
+    Sign: ``difference`` is first family minus second. For the claim "Gemma favours communion, Llama agency, and
+    the preference turns round under negative prompts", Gemma's Agency - Communion rank gap is larger under
+    positive prompts than under negative ones, more than Llama's: ``claimed_sign`` +1.
+
+    Returns {contrast, difference, p, n_a, n_b, min_attainable_p, claimed_sign, per_model: [{model, family,
+    contrast}]}.
+    """
+    require_columns(median_ranks, ["model", "family", "category", "valence", "median_rank"])
+    per = (median_ranks[median_ranks["family"].isin(families)]
+           .groupby(["model", "family", "valence", "category"], observed=True)["median_rank"].mean()
+           .unstack(["valence", "category"]))
+    needed = [(v, c) for v in valence for c in category]
+    missing = [k for k in needed if k not in per.columns]
+    if missing:
+        raise ValueError(f"the interaction contrast needs every valence x category cell; missing {missing}")
+    if per[needed].isna().any().any():
+        raise ValueError("a model lacks a valence x category cell; the contrast needs all four per model")
+    gap = {v: per[(v, category[0])] - per[(v, category[1])] for v in valence}
+    contrast = (gap[valence[0]] - gap[valence[1]]).rename("contrast").reset_index()
+    perm = group_tests.permutation_tests(contrast, value="contrast", group="family", panels=(), unit="model",
+                                         levels=families, n_resamples=n_resamples, seed=seed).iloc[0]
+    n_a, n_b = int(perm["n_a"]), int(perm["n_b"])
+    return {"contrast": f"({category[0]} − {category[1]} median rank)[{valence[0]}] − (…)[{valence[1]}], "
+                        f"{families[0]} − {families[1]}",
+            "difference": float(perm["difference"]), "p": float(perm["p"]), "n_a": n_a, "n_b": n_b,
+            "min_attainable_p": float(min(1.0, 2 / math.comb(n_a + n_b, n_a))), "claimed_sign": 1,
+            "per_model": contrast.to_dict(orient="records")}
 
 
 def summarise(res: dict, families: Sequence[str] = ("Gemma", "Llama")) -> dict:

@@ -10,7 +10,7 @@ import pandas as pd
 from rmlib.analysis.claims.evidence import Evidence, Missing
 from rmlib.analysis.claims.evidence import evaluate_part as _part
 from rmlib.analysis.claims.implicit_explicit import implicit_explicit_claims
-from rmlib.analysis.claims.rules import (ALPHA, MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, exists_outcome,
+from rmlib.analysis.claims.rules import (ALPHA, MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, bh_floor, exists_outcome,
                                          order_outcome, share_outcome, test_outcome, threshold_outcome, verdict)
 from rmlib.storage import ResultsError, read_results
 
@@ -58,25 +58,32 @@ def _asymmetry(e: Evidence) -> list[Part]:
                         "released data; sweeping them needs the RM weights on a GPU")]
 
 
+def _lexicon_outcome(outcomes: dict[str, str]) -> tuple[str, str]:
+    """One part judged with several lexicons: their common outcome, or 'mixed' with a note naming the lexicons on
+    which it holds and fails (a result that rests on one lexicon's scoring of a few words is lexicon-dependent)."""
+    kinds = set(outcomes.values())
+    if len(kinds) == 1:
+        return kinds.pop(), ""
+    by = {o: [s.upper() for s, v in outcomes.items() if v == o] for o in ("holds", "mixed", "not established",
+                                                                          "fails")}
+    return "mixed", "lexicon-dependent: " + "; ".join(f"{o} with {', '.join(ls)}" for o, ls in by.items() if ls)
+
+
 def _framing(e: Evidence) -> list[Part]:
     def half(key, label):
         def fn():
             src = e.get("framing", "main_source")
-            k = e.get("framing", f"halves_summary.{key}.holds")
-            rev = e.get("framing", f"halves_summary.{key}.reversed")
-            n = e.get("framing", f"halves_summary.{key}.n")
+            sources = list(e.get("framing", "halves_by_source"))
+            counts = {o: e.values("framing", f"halves_by_source.{o}.{key}", "holds", "reversed", "n")
+                      for o in sources}
+            outcomes = {o: share_outcome(k, n, against=rev) for o, (k, rev, n) in counts.items()}
+            outcome, note = _lexicon_outcome(outcomes)
             cells = e.get("framing", f"cell_counts_by_half[half={key}].n_congruent_steeper")
             ncells = e.get("framing", f"cell_counts_by_half[half={key}].n_cells")
-            try:  # the other lexicons, for the reader; not part of the verdict
-                others = [o for o in e.get("framing", "halves_by_source") if o != src]
-                other_text = ", ".join(f"{o.upper()} {e.get('framing', f'halves_by_source.{o}.{key}.holds')}"
-                                       for o in others)
-            except Missing:
-                others, other_text = [], ""
-            return (share_outcome(k, n, against=rev),
-                    f"{label}: CI above 0 for {k} and below 0 for {rev} of {n} RMs ({str(src).upper()}); "
-                    f"{cells} of {ncells} model × prompt cells in the claimed direction"
-                    + (f"; CI above 0 with the other lexicons: {other_text}" if others else ""))
+            per = "; ".join(f"{o.upper()}: CI above 0 for {k} and below 0 for {rev} of {n} RMs ({outcomes[o]})"
+                            for o, (k, rev, n) in counts.items())
+            return (outcome, f"{label}, per affect lexicon: {per}; {cells} of {ncells} model × prompt cells in "
+                    f"the claimed direction ({str(src).upper()})", {"note": note})
         return fn
 
     return [_part("positive prompts: more sensitive to positive words", e, half("pos_prompts", "first half")),
@@ -144,50 +151,114 @@ def _love_freedom(e: Evidence) -> list[Part]:
             _part("R-Lla-3B puts freedom above love", e, model("R-Lla-3B", "freedom", "love"))]
 
 
+# The claimed sign of each Big Two panel's Gemma − Llama median-rank difference (a lower rank = ranked higher). Llama
+# RMs prefer agency: under positive prompts they rank it higher (difference > 0); under negative prompts ("the worst
+# thing") a preferred category is ranked *lower* as the worst answer, so the sign turns round. Communion mirrors it.
+BIG_TWO_SIGNS = {("Agency", "positive"): +1, ("Agency", "negative"): -1,
+                 ("Communion", "positive"): -1, ("Communion", "negative"): +1}
+
+
+def _floor_text(e: Evidence, chapter: str, summary: str, k: int = 1) -> tuple[float, str]:
+    """The smallest FDR-adjusted p a panel can reach with this many models and panels (``k`` panels at the floor),
+    and a sentence that says so."""
+    raw, m = e.values(chapter, summary, "min_attainable_p", "n_panels")
+    n = [e.derive(f"models in {fam}", v) for fam, v in e.get(chapter, f"{summary}.models_per_family").items()]
+    floor = e.derive(f"smallest FDR-adjusted p with {k} panel(s) at the floor", bh_floor(raw, m, k))
+    at = "one panel sits" if k == 1 else f"{k} panels sit"
+    return floor, (f"with {' vs '.join(str(v) for v in n)} models an exact test gives p ≥ {_n(raw, '.2g')}, "
+                   f"and after FDR over {m} panels ≥ {_n(floor, '.2g')} when {at} at that floor")
+
+
 def _big_two(e: Evidence) -> list[Part]:
-    def panel(category, sign):
+    def category(cat):
         def fn():
-            path = f"results.published.panels[category={category},valence=positive]"
-            diff = e.get("big_two", f"{path}.difference")
-            p = e.get("big_two", f"{path}.p_fdr")
-            higher = "Llama" if diff > 0 else "Gemma"
-            return (test_outcome(p, diff * sign > 0),
-                    f"{category}, positive prompts: {higher}-based RMs rank it higher (Gemma − Llama median rank "
-                    f"{_n(diff, '+.1f')}, FDR p = {_n(p, '.3g')})")
+            rows = []
+            for val in ("positive", "negative"):
+                path = f"results.published.panels[category={cat},valence={val}]"
+                diff, p = e.get("big_two", f"{path}.difference"), e.get("big_two", f"{path}.p_fdr")
+                rows.append((val, diff, p, diff * BIG_TWO_SIGNS[(cat, val)] > 0))
+            k = sum(right and p < ALPHA for _, _, p, right in rows)
+            against = sum((not right) and p < ALPHA for _, _, p, right in rows)
+            floor, floor_text = _floor_text(e, "big_two", "results.published")
+            lean = ("both panels point" if all(r[-1] for r in rows) else "neither panel points"
+                    if not any(r[-1] for r in rows) else "one of the two panels points")
+            return (share_outcome(k, len(rows), against),
+                    f"{lean} the claimed way: " + "; ".join(
+                        f"{val} prompts: Gemma − Llama median rank {_n(diff, '+.1f')} (claimed: "
+                        f"{'positive' if BIG_TWO_SIGNS[(cat, val)] > 0 else 'negative'}), FDR p = {_n(p, '.3g')}"
+                        for val, diff, p, _ in rows) + f"; {floor_text}", {"floor": floor})
         return fn
 
-    return [_part("Llama RMs rank agency higher", e, panel("Agency", +1)),
-            _part("Gemma RMs rank communion higher", e, panel("Communion", -1))]
+    return [_part("Llama RMs rank agency higher (positive prompts; lower under negative ones)", e,
+                  category("Agency")),
+            _part("Gemma RMs rank communion higher (positive prompts; lower under negative ones)", e,
+                  category("Communion"))]
+
+
+def _foundation_directions(e: Evidence, panels: list[dict]) -> tuple[int, str]:
+    """How many foundations' family differences turn round from positive to negative prompts (a difference in
+    what the RMs value should: the favoured foundation is ranked lower as 'the worst thing'), and who ranks
+    which foundation higher under positive prompts."""
+    by = {(r["foundation"], r["valence"]): r["difference"] for r in panels}
+    found = sorted({f for f, _ in by})
+    mirrored = [f for f in found if by[(f, "positive")] * by[(f, "negative")] < 0]
+    gemma = [f for f in found if by[(f, "positive")] < 0]
+    llama = [f for f in found if by[(f, "positive")] > 0]
+    return len(mirrored), (f"under positive prompts Gemma-based RMs rank {', '.join(gemma) or 'none'} higher and "
+                           f"Llama-based RMs {', '.join(llama) or 'none'}; the difference turns round under "
+                           f"negative prompts for {e.derive('foundations that turn round', len(mirrored))} of "
+                           f"{e.derive('foundations', len(found))} foundations "
+                           f"({', '.join(mirrored) or 'none'})")
 
 
 def _mfd2(e: Evidence) -> list[Part]:
+    # "Differ along several foundations" names no direction per foundation, so failing to find a difference is
+    # not evidence of none: short of MULTIPLE significant panels the part is not established, never fails.
     def pooled():
         k = e.get("moral_foundations", "by_foundation.n_significant_fdr")
         n = e.get("moral_foundations", "by_foundation.n_panels")
-        return ("holds" if k >= MULTIPLE else "fails",
+        raw = e.get("moral_foundations", "by_foundation.n_significant_raw")
+        floor, floor_text = _floor_text(e, "moral_foundations", "by_foundation", k=MULTIPLE)
+        _, directions = _foundation_directions(e, e.get("moral_foundations", "by_foundation.panels"))
+        return ("holds" if k >= MULTIPLE else "not established",
                 f"{k} of {n} foundation × valence panels (virtue and vice pooled, as the authors test it) differ "
-                "between Gemma- and Llama-based RMs after FDR")
+                f"between Gemma- and Llama-based RMs after FDR ({raw} before); {directions}; {floor_text}",
+                {"floor": floor})
 
     def split():
         k = e.get("moral_foundations", "results.published.n_significant_fdr")
         n = e.get("moral_foundations", "results.published.n_panels")
-        return ("holds" if k >= MULTIPLE else "fails",
-                f"{k} of {n} foundation × virtue/vice × valence panels differ after FDR")
+        floor, floor_text = _floor_text(e, "moral_foundations", "results.published", k=MULTIPLE)
+        return ("holds" if k >= MULTIPLE else "not established",
+                f"{k} of {n} foundation × virtue/vice × valence panels differ after FDR; {floor_text}",
+                {"floor": floor})
 
     return [_part("several foundations differ by base family", e, pooled),
             _part("the same with virtue and vice apart", e, split, context=True)]
 
 
 def _three_way(e: Evidence) -> list[Part]:
-    def fn():
+    def models():
+        d, p, floor, sign, na, nb = e.values("big_two", "three_way_models", "difference", "p", "min_attainable_p",
+                                             "claimed_sign", "n_a", "n_b")
+        return (test_outcome(p, d * sign > 0, floor),
+                f"per-model interaction contrast, (Agency − Communion median rank) under positive minus under "
+                f"negative prompts, Gemma − Llama: {_n(d, '+.1f')} rank points (claimed: positive), exact permutation "
+                f"p = {_n(p, '.3g')} over {na} vs {nb} models (smallest attainable p {_n(floor, '.2g')})",
+                {"floor": floor})
+
+    def mixed():
         term = e.get("big_two", "three_way.term")
         est = e.get("big_two", "three_way.estimate")
         p = e.get("big_two", "three_way.p")
-        return (test_outcome(p, True),
-                f"mixed model (random intercept per RM), {term}: {_n(est, '+.1f')} rank points, p = {_n(p, '.3g')} "
-                "(prompts count as independent replicates, as in the authors' model; the Big Two row's model-level "
-                "tests are stricter)")
-    return [_part("family × category × valence (Big Two)", e, fn)]
+        # With treatment coding (Gemma, Agency, negative as references) the term's estimate is the model-level
+        # contrast above with its sign: positive is the claimed direction.
+        return (test_outcome(p, est > 0),
+                f"mixed model (random intercept per RM), {term.replace('*', '×')}: {_n(est, '+.1f')} rank points, "
+                f"p = {_n(p, '.3g')}; it counts every prompt as an independent replicate, as in the authors' "
+                "model, so its p is far too small for a claim about models")
+    return [_part("family × category × valence (Big Two), models as the replicates", e, models),
+            _part("the authors' mixed model, prompts as replicates", e, mixed, context=True)]
 
 
 def _implicit(e: Evidence) -> list[Part]:
@@ -205,6 +276,18 @@ def _implicit(e: Evidence) -> list[Part]:
                   context=True)]
 
 
+def _trained_power(e: Evidence) -> str:
+    """Why the RMs trained here are context, not evidence: their held-out accuracy at the final checkpoints and the
+    number of runs (tiny RMs on a few hundred pairs, trained on 2 CPU cores, are weak teachers of any claim)."""
+    metrics = pd.DataFrame(e.get("finetuning", "metrics"))
+    final = metrics.sort_values("step").groupby("run").tail(1)
+    lo = e.derive("lowest final held-out accuracy", float(final["accuracy"].min()))
+    hi = e.derive("highest final held-out accuracy", float(final["accuracy"].max()))
+    return (f"context, not counted: these RMs reach held-out accuracy {_n(lo)}–{_n(hi)} at their final checkpoints "
+            f"({e.derive('trained runs', len(final))} runs), too little power for a "
+            "non-result to count against the claim")
+
+
 def _ablation(e: Evidence) -> list[Part]:
     def published():
         k, n = e.values("finetuning", "durability.published", "final_claimed_holds", "final_n")
@@ -216,9 +299,10 @@ def _ablation(e: Evidence) -> list[Part]:
         k, n = e.values("finetuning", "base_effect", "n_prompts_significant", "n_prompts")
         return (share_outcome(k, n),
                 f"our RMs on identical data: the base explains the gap (one-way ANOVA over seeds, p < {ALPHA}) under "
-                f"{k} of {n} prompts")
+                f"{k} of {n} prompts; {_trained_power(e)}")
 
-    return [_part("published runs, identical data per run", e, published), _part("RMs trained here", e, ours)]
+    return [_part("published runs, identical data per run", e, published),
+            _part("RMs trained here", e, ours, context=True)]
 
 
 def _durability(e: Evidence) -> list[Part]:
@@ -232,10 +316,11 @@ def _durability(e: Evidence) -> list[Part]:
     def seeds():
         k, n, w = e.values("finetuning", "durability.ours", "n_seeds_modal_order", "n_seeds", "kendall_w")
         return (share_outcome(k, n),
-                f"our RMs: {k} of {n} seeds give the most common order of the bases (Kendall's W = {_n(w)})")
+                f"our RMs: {k} of {n} seeds give the most common order of the bases (Kendall's W = {_n(w)}); "
+                f"{_trained_power(e)}")
 
     return [_part("published checkpoints keep the order", e, published),
-            _part("our RMs keep one order across seeds", e, seeds)]
+            _part("our RMs keep one order across seeds", e, seeds, context=True)]
 
 
 # --- Razin et al. 2025 (the good_teachers chapter) ------------------------------------------------------------------
@@ -377,16 +462,18 @@ def load_evidence(results_dir: str | os.PathLike) -> Evidence:
 
 
 def claims_table(evidence: Evidence) -> tuple[pd.DataFrame, dict[str, list[Part]]]:
-    """One row per claim (paper, claim, stated_in, chapters, data, unit, test, evidence, verdict, reason) and the
-    parts of each claim, with the references of every number used."""
+    """One row per claim (paper, claim, stated_in, chapters, data, unit, test, evidence, verdict, reason, and
+    attainable_p: the smallest p that the tests behind the counted parts could give at this number of units, None
+    when no part rests on such a test) and the parts of each claim, with the references of every number used."""
     rows, parts = [], {}
     for c in CLAIMS:
         ps = c.evaluate(evidence)
         v, why = verdict(ps)
         parts[c.key] = ps
+        floors = [p.floor for p in ps if p.floor is not None and not p.context and p.outcome != "untestable"]
         rows.append({"key": c.key, "paper": c.paper, "claim": c.claim, "stated_in": c.stated_in,
                      "chapter": ", ".join(c.chapters), "data": c.data, "unit": c.unit, "test": c.test,
                      "evidence": "; ".join(f"{p.name}: {p.evidence} [{p.outcome}{', context' if p.context else ''}]"
                                            for p in ps),
-                     "verdict": v, "reason": why})
+                     "verdict": v, "reason": why, "attainable_p": min(floors) if floors else None})
     return pd.DataFrame(rows), parts

@@ -83,6 +83,7 @@ class Evidence:
         self.results = results
         self.reasons = reasons or {}
         self.refs: list[Ref] = []
+        self.derived: list[Ref] = []
 
     def get(self, chapter: str, path: str) -> Any:
         data = self.results.get(chapter)
@@ -99,17 +100,31 @@ class Evidence:
         ``get(ch, "a.b.y")``."""
         return tuple(self.get(chapter, f"{prefix}.{n}") for n in names)
 
+    def derive(self, what: str, value: Any) -> Any:
+        """A number the claim computes from numbers it read (a count over panels, the floor of a test after FDR, a
+        range over runs): recorded with what it is, so the page can show it and a test can tell it from a typed-in
+        number. Returns ``value``."""
+        self.derived.append(Ref("derived", what, value))
+        return value
+
     def take(self) -> list[Ref]:
         refs, self.refs = self.refs, []
         return refs
 
+    def take_derived(self) -> list[Ref]:
+        derived, self.derived = self.derived, []
+        return derived
+
 
 def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple[str, str]], context: bool = False) -> Part:
-    """Run one part's evidence function ``fn`` (returning outcome and text) and attach the numbers it read; a
-    missing number makes the part untestable with the reason, rather than failing the page."""
+    """Run one part's evidence function ``fn`` and attach the numbers it read; a missing number makes the part
+    untestable with the reason, rather than failing the page. ``fn`` returns (outcome, text) or (outcome, text,
+    extras), extras holding the part's ``floor`` (smallest attainable p) and/or ``note`` (a qualifier)."""
     try:
-        outcome, text = fn()
+        outcome, text, *rest = fn()
     except Missing as err:
-        e.take()
+        e.take(), e.take_derived()
         return Part(name, "untestable", f"not available here: {err}", [], context)
-    return Part(name, outcome, text, e.take(), context)
+    extras = rest[0] if rest else {}
+    return Part(name, outcome, text, e.take(), context, floor=extras.get("floor"), note=extras.get("note", ""),
+                derived=e.take_derived())

@@ -161,6 +161,8 @@ class Part:
     refs: list = field(default_factory=list)  # the Ref of every number the evidence used
     context: bool = False  # shown, but not part of the verdict
     floor: float | None = None  # the smallest p the part's test can attain at this size, where it rests on a test
+    note: str = ""  # a qualifier the verdict's reason repeats, e.g. "lexicon-dependent: holds with WARRINER"
+    derived: list = field(default_factory=list)  # numbers computed from the refs (counts, floors), as Refs
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -181,7 +183,7 @@ class Claim:
 
 
 def _listing(parts: list[Part]) -> str:
-    return "; ".join(f"{p.name}: {p.outcome}" for p in parts)
+    return "; ".join(f"{p.name}: {p.outcome}" + (f" ({p.note})" if p.note else "") for p in parts)
 
 
 def verdict(parts: list[Part]) -> tuple[str, str]:

@@ -11,7 +11,7 @@ from rmlib.stats import require_columns
 
 __all__ = ["describe_prompt_subset", "contrast_lines", "describe_panel", "anova_sentence", "findings_markdown",
            "direction_markdown", "scores_markdown", "score_label", "missing_families_markdown", "word_pair_markdown",
-           "comparison_markdown"]
+           "comparison_markdown", "interaction_markdown"]
 
 
 def describe_prompt_subset(prompt_keys: Sequence[str]) -> str:
@@ -202,3 +202,20 @@ def comparison_markdown(comparison: dict | None, *, mode: str, families: Sequenc
             + ("Their scores are LM log-probs (implicit rewards), which mostly reflect how frequent and short a word "
                "is, not trained RM rewards: agreement or disagreement here is weak evidence either way."
                if c["implicit"] else ""))
+
+
+def interaction_markdown(t: dict) -> str:
+    """The model-level test of the family x category x valence interaction (:func:`rmlib.analysis.families.
+    interaction_test`), in words: its estimate, its sign against the claim, its p and the smallest p it could give."""
+    right = t["difference"] * t["claimed_sign"] > 0
+    sig = t["p"] < 0.05
+    if sig:
+        verdict = ("the interaction is clear at the level of models, in the claimed direction" if right else
+                   "the interaction is clear at the level of models, but in the opposite direction to the claim")
+    else:
+        verdict = ("the contrast points the claimed way, but with " f"{t['n_a']} vs {t['n_b']} models the test "
+                   "cannot exclude chance" if right else "the contrast does not point the claimed way, and the "
+                   "test cannot exclude chance")
+    return (f"Interaction contrast, {t['contrast']}: **{t['difference']:+.1f} rank points**, exact permutation "
+            f"p = {t['p']:.3g} over {t['n_a']} vs {t['n_b']} models (the smallest p this test can give is "
+            f"{t['min_attainable_p']:.2g}). In plain words: {verdict}.")

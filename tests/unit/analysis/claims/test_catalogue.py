@@ -5,19 +5,115 @@ from rmlib.analysis import claims
 from rmlib.analysis.claims import Evidence, verdict
 
 
+def _framing(by_source: dict) -> dict:
+    return {"main_source": "afinn", "halves_by_source": by_source,
+            "cell_counts_by_half": [{"half": "pos_prompts", "n_congruent_steeper": 540, "n_cells": 540},
+                                    {"half": "neg_prompts", "n_congruent_steeper": 3, "n_cells": 540}]}
+
+
+def _half(holds, reversed_, n=10):
+    return {"holds": holds, "reversed": reversed_, "unclear": n - holds - reversed_, "n": n}
+
+
+def _claim(key: str, e: Evidence):
+    parts = next(c for c in claims.CLAIMS if c.key == key).evaluate(e)
+    return parts, verdict(parts)
+
+
 def test_planted_results_give_the_verdicts_the_rules_say():
-    framing = {"main_source": "afinn",
-               "halves_summary": {"pos_prompts": {"holds": 10, "reversed": 0, "n": 10},
-                                  "neg_prompts": {"holds": 0, "reversed": 9, "n": 10}},
-               "cell_counts_by_half": [{"half": "pos_prompts", "n_congruent_steeper": 540, "n_cells": 540},
-                                       {"half": "neg_prompts", "n_congruent_steeper": 3, "n_cells": 540}]}
-    e = Evidence({"framing": framing})
-    claim = next(c for c in claims.CLAIMS if c.key == "framing")
-    parts = claim.evaluate(e)
+    framing = _framing({"afinn": {"pos_prompts": _half(10, 0), "neg_prompts": _half(0, 9)}})
+    parts, (v, _) = _claim("framing", Evidence({"framing": framing}))
     assert [p.outcome for p in parts] == ["holds", "fails"]
-    assert verdict(parts)[0] == "partly"  # opposite halves are reported as such, not as "no effect"
-    assert {r.path for p in parts for r in p.refs} >= {"halves_summary.pos_prompts.holds",
+    assert v == "partly"  # opposite halves are reported as such, not as "no effect"
+    assert {r.path for p in parts for r in p.refs} >= {"halves_by_source.afinn.pos_prompts.holds",
                                                        "cell_counts_by_half[half=neg_prompts].n_cells"}
+
+
+def test_a_half_that_fails_on_one_lexicon_only_is_lexicon_dependent():
+    # defect 10 of #25: AFINN alone (its -4/-5 slurs) made the negative half "fail"; Warriner gives 10 of 10
+    framing = _framing({"afinn": {"pos_prompts": _half(10, 0), "neg_prompts": _half(1, 8)},
+                        "vader": {"pos_prompts": _half(9, 0), "neg_prompts": _half(5, 0)},
+                        "warriner": {"pos_prompts": _half(10, 0), "neg_prompts": _half(10, 0)}})
+    parts, (v, reason) = _claim("framing", Evidence({"framing": framing}))
+    assert [p.outcome for p in parts] == ["holds", "mixed"]
+    assert parts[1].note == "lexicon-dependent: holds with WARRINER; mixed with VADER; fails with AFINN"
+    assert v == "partly" and "lexicon-dependent" in reason
+
+
+def _panels(diffs: dict, p_fdr: float, by=("category", "valence")) -> list[dict]:
+    return [{by[0]: a, by[1]: b, "difference": d, "p": p_fdr, "p_fdr": p_fdr, "reject": p_fdr < 0.05}
+            for (a, b), d in diffs.items()]
+
+
+def _summary(panels, n_sig: int, n_a=4, n_b=6) -> dict:
+    return {"panels": panels, "n_panels": len(panels), "n_significant_fdr": n_sig, "n_significant_raw": n_sig,
+            "min_attainable_p": claims.exact_two_group_floor(n_a, n_b), "models_per_family": {"Gemma": n_a, "Llama": n_b}}
+
+
+CLAIMED = {("Agency", "positive"): 4.2, ("Agency", "negative"): -5.6, ("Communion", "positive"): -4.2,
+           ("Communion", "negative"): 5.9}
+
+
+def test_big_two_in_the_claimed_direction_with_four_against_six_models_is_not_established():
+    # defect 2 of #25: 4 of 4 panels the claimed way, FDR p .33, read "does not"
+    big_two = {"results": {"published": _summary(_panels(CLAIMED, 0.33), 0)}}
+    parts, (v, _) = _claim("big_two", Evidence({"big_two": big_two}))
+    assert [p.outcome for p in parts] == ["not established", "not established"] and v == "not established"
+    assert "both panels point the claimed way" in parts[0].evidence
+    assert parts[0].floor == claims.bh_floor(2 / 210, 4) and "p ≥ 0.0095" in parts[0].evidence
+
+
+def test_big_two_reversed_and_significant_does_not_replicate():
+    reversed_ = {k: -d for k, d in CLAIMED.items()}
+    big_two = {"results": {"published": _summary(_panels(reversed_, 0.01), 4)}}
+    parts, (v, _) = _claim("big_two", Evidence({"big_two": big_two}))
+    assert [p.outcome for p in parts] == ["fails", "fails"] and v == "does not"
+    right = {"results": {"published": _summary(_panels(CLAIMED, 0.01), 4)}}
+    assert _claim("big_two", Evidence({"big_two": right}))[1][0] == "replicates"
+
+
+def _mfd2(n_sig: int) -> dict:
+    diffs = {(f, v): d for f, d in (("care", -36), ("fairness", 72), ("loyalty", -113), ("authority", 72),
+                                    ("sanctity", -57)) for v, d in (("positive", d), ("negative", -d / 2))}
+    panels = _panels(diffs, 0.12, by=("foundation", "valence"))
+    return {"by_foundation": _summary(panels, n_sig), "results": {"published": _summary(panels * 2, 0)}}
+
+
+def test_mfd2_without_significant_panels_is_not_established_and_states_its_floor():
+    parts, (v, _) = _claim("mfd2", Evidence({"moral_foundations": _mfd2(0)}))
+    assert parts[0].outcome == "not established" and v == "not established"
+    assert "Gemma-based RMs rank care, loyalty, sanctity higher" in parts[0].evidence
+    assert "turns round under negative prompts for 5 of 5 foundations" in parts[0].evidence
+    assert parts[0].floor == claims.bh_floor(2 / 210, 10, k=claims.MULTIPLE)
+    assert _claim("mfd2", Evidence({"moral_foundations": _mfd2(3)}))[1][0] == "replicates"
+
+
+def _three_way(d: float, p: float) -> dict:
+    return {"three_way_models": {"difference": d, "p": p, "min_attainable_p": 2 / 210, "claimed_sign": 1,
+                                 "n_a": 4, "n_b": 6},
+            "three_way": {"term": "family[T.Llama]:category[T.Communion]:valence[T.positive]", "estimate": d,
+                          "p": 2e-15}}
+
+
+def test_three_way_is_judged_on_models_not_on_prompts_as_replicates():
+    # defect 1 of #25: "replicates" on a mixed-model p that treats 54 prompts as independent replicates
+    parts, (v, _) = _claim("three_way", Evidence({"big_two": _three_way(19.8, 0.076)}))
+    assert [p.outcome for p in parts] == ["not established", "holds"] and parts[1].context
+    assert v == "not established" and "+19.8 rank points" in parts[0].evidence
+    parts, (v, _) = _claim("three_way", Evidence({"big_two": _three_way(-19.8, 0.01)}))
+    assert parts[0].outcome == "fails" and v == "does not"  # the sign is checked
+    assert _claim("three_way", Evidence({"big_two": _three_way(19.8, 0.01)}))[1][0] == "replicates"
+
+
+def test_rms_trained_here_are_context_with_their_power_stated():
+    finetuning = {"durability": {"published": {"final_claimed_holds": 4, "final_n": 5},
+                                 "ours": {"n_seeds_modal_order": 0, "n_seeds": 3, "kendall_w": 0.1}},
+                  "base_effect": {"n_prompts_significant": 0, "n_prompts": 2},
+                  "metrics": [{"run": r, "step": s, "accuracy": a} for r, a in (("a", 0.5), ("b", 0.77))
+                              for s in (16, 64)]}
+    parts, (v, _) = _claim("ablations", Evidence({"finetuning": finetuning}))
+    assert [(p.outcome, p.context) for p in parts] == [("holds", False), ("fails", True)]
+    assert v == "replicates" and "held-out accuracy 0.50–0.77" in parts[1].evidence
 
 
 def test_every_claim_names_its_source_and_unit():
@@ -57,7 +153,8 @@ def test_good_teachers_results_give_a_computed_verdict_for_razin_et_al():
     assert {r.path for r in var[0].refs} >= {"replication.published.variance_predicts_under"}
     everywhere = _razin(_good_teachers({"random 500": "predicts", "top 500 of R-Gem-2B": "predicts"}, 0, 0.3, 0.1))
     assert verdict(everywhere["low_variance_slow"])[0] == "replicates"
-    assert verdict(everywhere["accuracy_not_speed"])[0] == "does not"   # no such pair (the planted case is context)
+    # no such pair: not finding one does not show there is none (the planted case is context)
+    assert verdict(everywhere["accuracy_not_speed"])[0] == "not established"
 
 
 def test_razin_claims_say_not_computed_in_this_run_without_good_teachers_results():

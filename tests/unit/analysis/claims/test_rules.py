@@ -17,11 +17,50 @@ def test_share_rule_thresholds():
     assert claims.share_outcome(0, 10, against=9) == "fails" and claims.share_outcome(2, 10, against=2) == "fails"
 
 
-def test_test_existence_order_and_threshold_rules():
+def test_share_rule_with_every_unit_unclear_is_not_established_not_fails():
+    # defect 11 of #25: share_outcome(0, n, against=0) said "fails" when no unit was clear either way
+    assert claims.share_outcome(0, 10, against=0) == "not established"
+    assert claims.share_outcome(0, 2, against=0) == "not established"
+
+
+def test_test_rule_separates_not_established_from_fails():
     assert claims.test_outcome(0.01, True) == "holds"
     assert claims.test_outcome(0.01, False) == "fails"  # significant, but the other way round
-    assert claims.test_outcome(0.2, True) == "fails" and claims.test_outcome(None, True) == "untestable"
-    assert claims.exists_outcome(1) == "holds" and claims.exists_outcome(0) == "fails"
+    assert claims.test_outcome(0.2, True) == "not established"  # the right way, chance not excluded
+    assert claims.test_outcome(0.2, False) == "not established"  # the interval spans the null either way
+    assert claims.test_outcome(None, True) == "untestable"
+    # a test that can never pass at this size gives "not established" whatever p says
+    assert claims.test_outcome(0.01, True, floor=0.095) == "not established"
+
+
+def test_attainable_p_of_four_against_six_models():
+    floor = claims.exact_two_group_floor(4, 6)
+    assert floor == 2 / 210
+    assert claims.bh_floor(floor, 10) > claims.ALPHA        # one MFD2 panel of 10 can never pass
+    assert claims.bh_floor(floor, 10, k=2) < claims.ALPHA   # two at the floor could
+    with pytest.raises(ValueError):
+        claims.bh_floor(floor, 10, k=11)
+
+
+def test_interval_rule_puts_the_burden_on_both_sides_alike():
+    assert claims.interval_outcome(0.02, 0.2, claimed="above") == "holds"
+    assert claims.interval_outcome(-0.2, -0.02, claimed="above") == "fails"
+    assert claims.interval_outcome(-0.1, 0.1, claimed="above") == "not established"
+    assert claims.interval_outcome(-0.1, 0.1, claimed="below") == "not established"  # the same width, either way
+    assert claims.interval_outcome(-0.2, -0.02, claimed="below") == "holds"
+
+
+def test_equivalence_rule_needs_its_margin():
+    assert claims.equivalence_outcome(-0.03, 0.04, 0.05) == "holds"
+    assert claims.equivalence_outcome(-0.2, 0.1, 0.05) == "not established"    # too wide to call comparable
+    assert claims.equivalence_outcome(-0.2, -0.08, 0.05) == "fails"
+    assert claims.equivalence_outcome(-0.02, 0.3, 0.05, better_ok=True) == "holds"
+    with pytest.raises(ValueError, match="margin"):
+        claims.equivalence_outcome(-0.1, 0.1, 0)
+
+
+def test_existence_order_and_threshold_rules():
+    assert claims.exists_outcome(1) == "holds" and claims.exists_outcome(0) == "not established"
     assert claims.order_outcome(1, 3) == "holds" and claims.order_outcome(3, 1) == "fails"
     assert claims.threshold_outcome(0.4, claims.TAU_HETEROGENEOUS) == "holds"
     assert claims.threshold_outcome(0.7, claims.TAU_HETEROGENEOUS) == "fails"
@@ -31,14 +70,30 @@ def test_test_existence_order_and_threshold_rules():
     (["holds", "holds"], "replicates"),
     (["holds", "fails"], "partly"),
     (["holds", "mixed"], "partly"),
+    (["holds", "not established"], "partly"),
     (["fails", "fails"], "does not"),
     (["fails", "untestable"], "does not"),
+    (["not established", "not established"], "not established"),
+    (["not established", "fails"], "not established"),
+    (["mixed", "not established"], "partly"),
     (["holds", "untestable"], "partly"),
     (["untestable", "untestable"], "not testable here"),
 ])
 def test_verdict_from_parts(outcomes, expected):
     parts = [Part(f"p{i}", o, "e") for i, o in enumerate(outcomes)]
     assert verdict(parts)[0] == expected
+
+
+def test_every_outcome_and_verdict_is_explained_on_the_page():
+    text = claims.rules_markdown()
+    for word in (*claims.OUTCOMES[:-1], *claims.VERDICTS):
+        assert word in text, word
+    assert f"{claims.ALPHA}" in text and f"{claims.MOST:.0%}" in text
+
+
+def test_a_parts_note_reaches_the_verdicts_reason():
+    parts = [Part("a", "holds", "e"), Part("b", "mixed", "e", note="lexicon-dependent: holds with WARRINER")]
+    assert "lexicon-dependent: holds with WARRINER" in verdict(parts)[1]
 
 
 def test_context_parts_do_not_count():

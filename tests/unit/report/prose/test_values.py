@@ -29,3 +29,12 @@ def test_missing_families_markdown_lists_only_the_tables_left_out():
     tables = {"published": pd.DataFrame({"family": ["Gemma", "Llama"]}), "compute": pd.DataFrame({"family": ["Qwen"]})}
     text = prose.missing_families_markdown(tables, {"published": {}}, ("Gemma", "Llama"))
     assert text.startswith("**compute**") and "['Qwen']" in text and "published" not in text
+
+
+def test_interaction_markdown_separates_direction_from_significance():
+    t = {"contrast": "c", "difference": 19.8, "p": 0.076, "n_a": 4, "n_b": 6, "min_attainable_p": 0.0095,
+         "claimed_sign": 1}
+    text = prose.interaction_markdown(t)
+    assert "+19.8 rank points" in text and "points the claimed way, but with 4 vs 6 models" in text
+    assert "0.0095" in text
+    assert "opposite direction" in prose.interaction_markdown({**t, "difference": -19.8, "p": 0.01})
