@@ -12,7 +12,16 @@ __all__ = ["level_markdown", "coverage_markdown", "shares_markdown", "dictionary
            "agreement_markdown", "lm_control_markdown"]
 
 _VERDICT = {"holds": "holds with every matching", "fails": "fails with every matching",
-            "mixed": "is mixed with every matching (the right direction, but clear in too few models)"}
+            "not established": "is not established with any matching (no model's slope is clear either way)"}
+
+
+def _mixed_verdict(rows: pd.DataFrame) -> str:
+    """'Mixed' says why: clear in too few models, and (where it is so) clear the other way in some."""
+    against = rows[rows["n_below"] > 0]
+    if against.empty:
+        return "is mixed with every matching (the right direction, but clear in too few models)"
+    return ("is mixed with every matching: clear in too few models, and significantly the other way in "
+            + ", ".join(f"{r.n_below} ({FREQUENCY_LABELS[r.source]})" for r in against.itertuples()))
 
 
 def level_markdown(data: pd.DataFrame, mode: str) -> str:
@@ -73,7 +82,9 @@ def verdicts_markdown(by_model: pd.DataFrame) -> str:
     for pv in ("positive", "negative"):
         rows = by_model[by_model["prompts"] == pv]
         states = set(rows["outcome"])
-        verdict = (_VERDICT[states.pop()] if len(states) == 1 else "depends on the matching (" + ", ".join(
+        state = states.pop() if len(states) == 1 else None
+        verdict = ((_mixed_verdict(rows) if state == "mixed" else _VERDICT[state]) if state else
+                   "depends on the matching (" + ", ".join(
             f"{FREQUENCY_LABELS[r.source]}: {r.outcome}" for r in rows.itertuples()) + ")")
         lines.append(f"- **{pv.capitalize()} prompts:** the pooled frequency slope is above zero (95% CI, clustered "
                      "by word) for " + ", ".join(f"{r.n_above} of {r.n_models} models "

@@ -68,6 +68,16 @@ def halves_markdown(summary: dict, by_half: pd.DataFrame, outcome: dict, contras
         f"{main.upper()} the first half: **{outcome['pos_prompts']}**; the second half: **{outcome['neg_prompts']}**.")
 
 
+def _below_mean_note(down: pd.DataFrame) -> str:
+    """Under 'worst' prompts a word below the mean is one the RMs do not offer as the worst thing; say so only of
+    the words for which it is true (a positive value is not 'low')."""
+    low = [w for w, v in zip(down["word"], down["mean_y"]) if v < 0]
+    if not low:
+        return ". "
+    which = "all below the mean" if len(low) == len(down) else f"*{'*, *'.join(low)}* below the mean"
+    return f" ({which}: the RMs do *not* offer them as answers to a 'worst' question). "
+
+
 def disagreement_markdown(drivers: dict, ff: pd.DataFrame) -> str:
     """Why the lexicons disagree about the weaker half (:func:`rmlib.analysis.framing_sources.weak_half_drivers`)."""
     sources = list(drivers["summaries"])
@@ -81,8 +91,7 @@ def disagreement_markdown(drivers: dict, ff: pd.DataFrame) -> str:
         + ", ".join(f"{s.upper()}: {summaries[s][weak]['holds']}" for s in sources[1:]) + "). "
         f"The words that pull it down most are *{'*, *'.join(down['word'])}*, with mean standardised rewards "
         f"{', '.join(f'{v:+.1f}' for v in down['mean_y'])} under those prompts"
-        + (" (a low value: the RMs do *not* offer the word as an answer to a 'worst' question). "
-           if weak == "neg_prompts" else ". ")
+        + (_below_mean_note(down) if weak == "neg_prompts" else ". ")
         + "A slope is moved most by the words at the ends of the valence scale. The negative ones among these words "
         "sit at a median of " + ", ".join(f"{neg_side[f'{s}_extreme'].median():.2f} ({s.upper()})" for s in sources)
         + " of the way in from each lexicon's negative end (0 = the most negative word it lists), while the words the "
