@@ -152,22 +152,23 @@ def verdict_sentence(row: pd.Series | dict) -> str:
 _INSTRUCTION = {
     "backfires": "telling it to ignore the attribute **backfires** (the gap grows reliably): the paper's point that "
                  "the instruction fails replicates",
-    "does not help": "telling it to ignore the attribute does **not** reliably change the gap: the paper's point that "
-                     "the instruction fails replicates",
+    "does not help": "telling it to ignore the attribute does **not** reliably change the gap: consistent with the "
+                     "paper's point that the instruction fails (an interval that spans 0 does not show it has no "
+                     "effect)",
     "helps": "telling it to ignore the attribute reliably **reduces** the gap: the paper's point that the instruction "
              "fails does **not** replicate here",
 }
 _REPLICA = {
     "helps": "showing it the blinded replica's answer reliably **reduces** the gap: the paper's point replicates",
     "does not help": "showing it the blinded replica's answer does **not** reliably reduce the gap: the paper's point "
-                     "does **not** replicate here",
+                     "is **not established** here (the interval spans 0)",
     "hurts": "showing it the blinded replica's answer **increases** the gap: the paper's point does **not** "
              "replicate here",
 }
 _VERSUS = {
     "replica better": "the replica's answer leaves reliably less disparity than the instruction",
     "instruction better": "the instruction leaves reliably less disparity than the replica's answer",
-    "no reliable difference": "the two leave disparities that do not differ reliably",
+    "no reliable difference": "neither leaves reliably less disparity than the other",
 }
 
 

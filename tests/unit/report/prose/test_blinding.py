@@ -61,3 +61,15 @@ def test_the_conditions_are_quoted_from_the_design(blinding_design):
     text = P.conditions_markdown(own)
     assert f'plus "Set aside the {d["attribute"]} of this {t["noun"]}."' in text
     assert '"Your blind twin said Yes (…)."' in text and "must not influence" not in text
+
+
+def test_an_unclear_interval_is_not_read_as_a_failed_replication():
+    # #25: "does not reliably reduce the gap" was printed as "the paper's point does not replicate"
+    row = pd.DataFrame([{"model": "m", "instruction": "does not help", "replica": "does not help",
+                         "replica_vs_instruction": "no reliable difference", "responsive": True,
+                         "copies_replica": False, "instruction_point_replicates": True,
+                         "replica_point_replicates": False}])
+    text = P.points_markdown(row)
+    assert "is **not established** here" in text and "does **not** replicate" not in text
+    assert "consistent with the paper's point" in text
+    assert "neither leaves reliably less disparity than the other" in text
