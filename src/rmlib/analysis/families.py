@@ -81,11 +81,16 @@ def family_analysis(scores: pd.DataFrame, *, by: Sequence[str] = ("category", "v
         anova = group_tests.anova_type2(med, factors=(by[0], by[1], "model"))
     else:
         notes.append("one model only: no ANOVA with a model factor")
-    mixed = None
-    try:
-        mixed = group_tests.mixed_model(two, value="median_rank", fixed=("family", *by), groups="model", alpha=alpha)
-    except ValueError as e:
-        notes.append(f"mixed model skipped: {e}")
+    mixed, n_models = None, two["model"].nunique()
+    if n_models < 3:  # said in words: the page shows these notes to readers
+        notes.append(f"the mixed model (a random intercept per model) needs at least 3 models and this table has "
+                     f"{n_models}, so it is not fitted")
+    else:
+        try:
+            mixed = group_tests.mixed_model(two, value="median_rank", fixed=("family", *by), groups="model",
+                                            alpha=alpha)
+        except ValueError as e:
+            notes.append(f"the mixed model (a random intercept per model) could not be fitted to this table: {e}")
     return {"median_ranks": med, "model_medians": model_medians, "permutation": perm, "effects": effects,
             "posthoc": posthoc, "anova": anova, "mixed": mixed, "unit": unit or "prompt", "notes": notes}
 

@@ -47,7 +47,7 @@ def test_anova_and_mixed_model_degrees_of_freedom_match_design(family_scores):
     assert a.loc["Residual", "df"] == n_rows - n_models * n_cats * n_val
     # The random-intercept fit on ranks can be singular (ranks fix each model's mean); then it is reported, not hidden.
     if res["mixed"] is None:
-        assert any(n.startswith("mixed model skipped") for n in res["notes"])
+        assert any(n.startswith("the mixed model (a random intercept per model) could not") for n in res["notes"])
     else:
         assert res["mixed"].attrs["n_groups"] == n_models and len(res["mixed"]) == 8  # 2x2x2 fixed effects
     assert "F(1, " in prose.anova_sentence(res, "category")
@@ -134,3 +134,12 @@ def test_interaction_needs_every_cell():
     ranks = _interaction_ranks(20.0, 5.0)
     with pytest.raises(ValueError, match="valence x category"):
         fam.interaction_test(ranks[ranks["valence"] == "positive"])
+
+
+def test_a_mixed_model_on_two_models_is_explained_in_words(family_scores):
+    # #28 item 4: the page printed "mixed model skipped: ... needs at least 3 groups, got 2"
+    res = fam.family_analysis(family_scores(n_per_family=1), n_resamples=99)
+    assert res["mixed"] is None
+    assert "the mixed model (a random intercept per model) needs at least 3 models and this table has 2, so it is " \
+           "not fitted" in res["notes"]
+    assert not any("skipped" in n or "groups, got" in n for n in res["notes"])

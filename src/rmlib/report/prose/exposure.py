@@ -101,14 +101,24 @@ def agreement_markdown(agreement: pd.DataFrame) -> str:
         f"{r.same_sign:.0%} of cells" for r in agreement.itertuples()) + "."
 
 
+LM_CONTROL_HEADING = (
+    "## Does the RM double-count what the KL regulariser rewards?\n\n"
+    "In RLHF the policy is penalised for drifting from its reference LM, so frequent, high-probability tokens are "
+    "already favoured. The question is whether the RM adds its own frequency bonus on top. That needs token-level "
+    "scores and the reference LM's log-prob of each token under the same prompt, so it runs in compute mode only: for "
+    "an RM trained by rmlib the reference is its base LM; for an LM used as an implicit RM the \"reward\" *is* that "
+    "log-prob, so it double-counts by construction and the comparison below only describes the LM itself.\n\n")
+
+
 def lm_control_markdown(kl: pd.DataFrame, mode: str) -> str:
-    """What the KL term already rewards (LMs) and what an RM pays beyond its base LM (trained RMs)."""
+    """The section on what the KL term already rewards (LMs) and what an RM pays beyond its base LM (trained RMs),
+    heading included; empty in published mode, which has no token scores or base-LM log-probs (a page does not show
+    a section only to say that it is empty)."""
     if mode != "compute":
-        return ("This is a **published-mode** run: the paper RMs' full-vocabulary scores and their base LMs' "
-                "log-probs were not released, so this section is empty. Rerun with `-p MODE compute`.")
+        return ""
     if kl.empty:
-        return ("None of the models has a known reference LM (hub RMs do not record one), so there is nothing to "
-                "compare.")
+        return LM_CONTROL_HEADING + ("None of the models has a known reference LM (hub RMs do not record one), so "
+                                     "there is nothing to compare.")
     rm_part, lm_part = kl[kl["reward_kind"] == RM_SCORE], kl[kl["reward_kind"] != RM_SCORE]
     text = []
     if len(lm_part):
@@ -124,4 +134,4 @@ def lm_control_markdown(kl: pd.DataFrame, mode: str) -> str:
     else:
         text.append("No trained RM was given, so whether an RM double-counts frequency cannot be answered from "
                     "this run: pass `local:<name>` RMs in MODELS.")
-    return " ".join(text)
+    return LM_CONTROL_HEADING + " ".join(text)

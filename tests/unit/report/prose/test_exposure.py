@@ -20,3 +20,10 @@ def test_mixed_says_when_models_go_significantly_the_other_way():
     assert "significantly the other way in 2 (BNC, exact word form), 2 (wordfreq)" in neg
     assert "the right direction" not in neg
     assert "the right direction, but clear in too few models" in pos
+
+
+def test_the_lm_control_section_is_omitted_in_published_mode():
+    # #28 item 4: the published page printed a section only to say it was empty
+    assert prose.exposure.lm_control_markdown(pd.DataFrame(), "published") == ""
+    text = prose.exposure.lm_control_markdown(pd.DataFrame(), "compute")
+    assert text.startswith("## Does the RM double-count") and "has a known reference LM" in text
