@@ -37,6 +37,13 @@ def test_good_teachers_published_tiny(chapter, data_ready):
     assert f"In {len(pairs)} of 135 RM pairs" in text
     rep = out["replication"]["published"]
     assert rep["n_slower_more_accurate"] == len(pairs) > 0 and "part (1) **replicates**" in text
+    assert 0 < rep["n_slower_more_accurate_margin"] <= len(pairs) and rep["accuracy_margin"] == 0.01
+    # under the uniform π_0 every variance is 1: the variance mechanism explains none of its inversions
+    uniform = next(r for r in rep["variance_explains"] if r["pi0"] == "uniform")
+    assert uniform["n_lower_variance"] == 0 and rep["n_slower_lower_variance"] == sum(
+        r["n_lower_variance"] for r in rep["variance_explains"])
+    if rep["variance_reversed_under"]:
+        assert "is **reversed** under" in text
     non_uniform = {p for p in table["pi0"] if p != "uniform"}
     assert set(rep["variance_predicts_under"]) | set(rep["variance_does_not_predict_under"]) == non_uniform
     assert "Compute mode did not run" in text

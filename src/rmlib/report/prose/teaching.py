@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from rmlib.analysis.teaching import effective_size
+from rmlib.analysis.teaching_stats import ACCURACY_MARGIN
 
 __all__ = ["absent_markdown", "setup_markdown", "accuracy_markdown", "speed_markdown", "verdict_markdown",
            "slower_markdown", "replication_markdown", "planted_markdown", "compute_markdown"]
@@ -71,32 +72,70 @@ def verdict_markdown(name: str, verdicts: pd.DataFrame, gain_steps: int) -> str:
     return f"**{name}**, gain after {gain_steps} steps:\n\n" + "\n".join(lines)
 
 
-def slower_markdown(pairs: pd.DataFrame, counts: pd.DataFrame, n_pi0_pairs: int) -> str:
-    """How many RM pairs defy accuracy, how many of those the variance explains, and the same judged on π_0 pairs."""
+def slower_markdown(pairs: pd.DataFrame, counts: pd.DataFrame, n_pi0_pairs: int,
+                    margin: float = ACCURACY_MARGIN) -> str:
+    """How many RM pairs defy accuracy, how many by more than the accuracy margin, how many of those the variance
+    explains under each π_0 (``counts``: :func:`rmlib.analysis.teaching_stats.slower_counts`; under a uniform π_0
+    every variance is 1, so none), and the same judged on π_0 pairs."""
+    n_margin = int((pairs["accuracy_gap"] > margin).sum())
+    per = "; ".join(f"{int(r['... with lower variance'])} of {int(r['more accurate, slower'])} under *{p}*"
+                    for p, r in counts.iterrows())
     return (f"In {len(pairs)} of {int(counts['RM pairs'].sum())} RM pairs (over all π_0) the more accurate RM teaches "
-            "more slowly; "
-            f"in {int(pairs['lower_variance'].sum())} of them it also has the lower variance under π_0. Judged by "
-            f"accuracy over π_0's own pairs instead, there are {n_pi0_pairs} such pairs.")
+            f"more slowly; in {n_margin} of them its accuracy lead exceeds {margin:g} (a smaller lead is within what a "
+            f"benchmark's sampled pairs could show). In {int(pairs['lower_variance'].sum())} of the {len(pairs)} the "
+            f"slower RM also has the lower variance under π_0, the explanation the theory gives: {per}"
+            + (" (under a uniform π_0 every variance is 1, so the mechanism can explain none there)"
+               if "uniform" in counts.index else "")
+            + f". Judged by accuracy over π_0's own pairs instead, there are {n_pi0_pairs} such pairs.")
+
+
+def _rho_text(per: pd.DataFrame, predictor: str, stratum: str) -> str:
+    """'ρ = −0.71 [−0.99, −0.03]' for one predictor under one π_0."""
+    r = per[(per["predictor"] == predictor) & (per["stratum"] == stratum)].iloc[0]
+    return f"ρ = {r.rho:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
+
+
+def _variance_part(rep: dict, per: pd.DataFrame, n_var: int) -> str:
+    """Part (2) from each π_0's verdict: replicates (interval above 0), **reversed** (interval below 0: the
+    higher-variance RMs teach more slowly, the opposite of the claim) or not established (interval spans 0)."""
+    yes, rev = rep["variance_predicts_under"], rep.get("variance_reversed_under", [])
+    unclear = rep.get("variance_not_established_under",
+                      [s for s in rep["variance_does_not_predict_under"] if s not in rev])
+    if n_var and len(yes) == n_var:
+        return "part (2) **replicates** under every one."
+    bits = []
+    if yes:
+        bits.append("**replicates** under " + ", ".join(f"{s} ({_rho_text(per, 'variance_pi0', s)})" for s in yes))
+    if rev:
+        bits.append("is **reversed** under " + ", ".join(f"{s} ({_rho_text(per, 'variance_pi0', s)}, the whole "
+                                                         "interval below 0: the higher-variance RMs teach more "
+                                                         "slowly)" for s in rev))
+    if unclear:
+        bits.append("is **not established** under " + ", ".join(
+            f"{s} ({_rho_text(per, 'variance_pi0', s)}, an interval spanning 0)" for s in unclear))
+    return "part (2) " + "; it ".join(bits) + "." if bits else "part (2) cannot be judged (no non-uniform π_0)."
 
 
 def replication_markdown(name: str, rep: dict, correlations: pd.DataFrame, outcome: str = "gain_T") -> str:
-    """The verdict on both parts of the claim (:func:`rmlib.analysis.teaching_stats.replication`)."""
+    """The verdict on both parts of the claim (:func:`rmlib.analysis.teaching_stats.replication`): part (1) needs a
+    more-accurate-yet-slower pair whose accuracy lead exceeds the margin; part (2) is read from each π_0's verdict,
+    so an interval below 0 is called reversed, not 'does not replicate'."""
     per = correlations[(correlations["outcome"] == outcome) & correlations["defined"]
                        & (correlations["stratum"] != "pooled")]
     n_acc = int((per["predictor"] == "accuracy_uniform").sum())
     n_var = int((per["predictor"] == "variance_pi0").sum())
     n_tail = int((per["predictor"] == "reward_max").sum())
     n_slow, acc_yes = rep["n_slower_more_accurate"], rep["accuracy_predicts_under"]
-    var_yes, var_no = rep["variance_predicts_under"], rep["variance_does_not_predict_under"]
-    return (f"**{name}**: (1) in {n_slow} RM pairs the more accurate RM teaches more slowly, and accuracy over "
-            f"uniform pairs predicts the gain under {len(acc_yes)} of {n_acc} π_0"
-            + (f" ({', '.join(acc_yes)})" if acc_yes else "") + ": part (1) "
-            + ("**replicates**." if n_slow else "**does not replicate** (no such pair).")
+    n_margin, margin = rep["n_slower_more_accurate_margin"], rep["accuracy_margin"]
+    var_yes = rep["variance_predicts_under"]
+    part1 = ("**replicates**." if n_margin else
+             f"**is not established** (every such pair's accuracy lead is within {margin:g})." if n_slow else
+             "**does not replicate** (no such pair).")
+    return (f"**{name}**: (1) in {n_slow} RM pairs the more accurate RM teaches more slowly, {n_margin} of them with "
+            f"an accuracy lead above {margin:g}, and accuracy over uniform pairs predicts the gain under "
+            f"{len(acc_yes)} of {n_acc} π_0" + (f" ({', '.join(acc_yes)})" if acc_yes else "") + f": part (1) {part1}"
             + f" (2) Variance under π_0 predicts the gain under {len(var_yes)} of {n_var} non-uniform π_0"
-            + (f" ({', '.join(var_yes)})" if var_yes else "") + ": part (2) "
-            + ("**replicates** under every one." if n_var and not var_no else
-               f"**does not replicate** under {', '.join(var_no)}"
-               + (f" (it does under {', '.join(var_yes)})." if var_yes else "."))
+            + (f" ({', '.join(var_yes)})" if var_yes else "") + ": " + _variance_part(rep, per, n_var)
             + f" Exploratory: how far an RM's best response stands out (`reward_max`) predicts the gain under "
               f"{len(rep['reward_max_predicts_under'])} of {n_tail} π_0.")
 
