@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rmlib.analysis.claims.implicit_explicit import DOMAIN_MARGIN
+from rmlib.analysis.claims.rules import share_outcome
 from rmlib.analysis.token_shift import SHIFTS, jaccard, shift_pairs
 from rmlib.data.preferences import load_preferences, sample_pairs
 from rmlib.stats import require_columns, spearman_ci
@@ -241,37 +243,54 @@ def heldout_logratios(scored: pd.DataFrame, rm: str, eval_set: str = IN_DISTRIBU
     return mean_with_ci(long, "logratio", ["completion"], n_resamples=n_resamples, seed=seed)
 
 
-def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc: pd.DataFrame | None = None) -> dict:
-    """Does the published pattern hold for these two RMs?
+def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc: pd.DataFrame | None = None,
+                    margin: float = DOMAIN_MARGIN) -> dict:
+    """Does the published pattern hold for these two RMs? The same burden of proof on both halves.
 
     Token level: IM loses more accuracy under the rewrite than EX: 'replicates' when the drop difference's CI lies
-    above 0, 'does not replicate' when below, else 'inconclusive'. Domain ("comparable or better"): 'does not
-    replicate' when IM − EX lies below 0 (CI) on some domain set, else 'replicates'. ``replicates`` is both.
-    With ``changed_share`` = 0 (the rewrite changed no pair) the token level is 'not tested'.
+    above 0, 'does not replicate' when below, else 'inconclusive'. With ``changed_share`` = 0 (the rewrite changed
+    no pair) the token level is 'not tested'.
+
+    Domain ("comparable or better", a non-inferiority claim, so it needs a margin: ``margin``, 0.05 accuracy by
+    default, the claims page's :data:`~rmlib.analysis.claims.implicit_explicit.DOMAIN_MARGIN`): per domain set
+    (``domain_sets``), 'comparable or better' when the IM − EX CI lies above −margin, 'worse' when it lies below
+    −margin, else 'not established'. The half follows the claims page's share rule over the sets
+    (:func:`~rmlib.analysis.claims.rules.share_outcome`): 'replicates' when at least 75% are comparable or better,
+    'does not replicate' when fewer than half are and at least as many are worse, 'not established' when none is
+    either, else 'mixed'. ``domain_worse_sets`` lists the worse sets. ``replicates`` is both halves replicating.
 
     With ``acc`` (:func:`accuracy_table`), ``below_chance`` lists the RMs whose accuracy CI on a domain set lies
     below 0.5: that source's labels run against what training taught, so there a *higher* accuracy can mean that
-    an RM learnt less of the training preference rather than that it generalises better.
+    an RM learnt less of the training preference rather than that it generalises better. Such a set is 'not
+    established' for the domain half, whatever its CI.
     """
     require_columns(gaps, ["eval_set", "gap", "ci_low", "ci_high"], "gaps")
+    if not margin > 0:
+        raise ValueError(f"the domain margin must be positive, not {margin!r}")
     g = gaps.set_index("eval_set")
-    out = {"token": None, "domain": None, "domain_worse_sets": []}
+    out = {"token": None, "domain": None, "domain_margin": float(margin), "domain_sets": {}, "domain_worse_sets": []}
     if changed_share == 0:
         out["token"] = "not tested"
     elif "token_shift_drop" in g.index:
         r = g.loc["token_shift_drop"]
         out["token"] = ("replicates" if r["ci_low"] > 0 else "does not replicate" if r["ci_high"] < 0
                         else "inconclusive")
-    dom = g[g.index.str.startswith("domain:")]
-    if len(dom):
-        worse = dom["ci_high"] < 0
-        out["domain"] = "does not replicate" if worse.any() else "replicates"
-        out["domain_worse_sets"] = [s.split(":", 1)[1] for s in dom.index[worse]]
-    out["replicates"] = out["token"] == "replicates" and out["domain"] == "replicates"
     out["below_chance"] = []
     if acc is not None:
         require_columns(acc, ["rm", "eval_set", "accuracy", "ci_low", "ci_high"], "acc")
         low = acc[acc["eval_set"].str.startswith("domain:") & (acc["ci_high"] < 0.5)]
         out["below_chance"] = [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in r.items()}
                                for r in low[["rm", "eval_set", "accuracy", "ci_low", "ci_high"]].to_dict("records")]
+    flagged = {b["eval_set"] for b in out["below_chance"]}
+    for s, r in g[g.index.str.startswith("domain:")].iterrows():
+        out["domain_sets"][s.split(":", 1)[1]] = (
+            "not established (below chance)" if s in flagged else "comparable or better" if r["ci_low"] > -margin
+            else "worse" if r["ci_high"] < -margin else "not established")
+    if out["domain_sets"]:
+        kinds = list(out["domain_sets"].values())
+        better, worse = kinds.count("comparable or better"), kinds.count("worse")
+        share = share_outcome(better, len(kinds), worse)  # holds / mixed / not established / fails
+        out["domain"] = {"holds": "replicates", "fails": "does not replicate"}.get(share, share)
+        out["domain_worse_sets"] = [k for k, v in out["domain_sets"].items() if v == "worse"]
+    out["replicates"] = out["token"] == "replicates" and out["domain"] == "replicates"
     return out

@@ -45,7 +45,8 @@ def test_planted_token_reliance_replicates_the_published_pattern():
     assert g.loc["in_distribution", "gap"] == 0 and g.loc["domain:x", "gap"] == 0
     assert g.loc["token_shift_drop", "ci_low"] > 0.2  # IM loses more under the rewrite
     v = pattern_verdict(g.reset_index())
-    assert v == {"token": "replicates", "domain": "replicates", "domain_worse_sets": [], "replicates": True,
+    assert v == {"token": "replicates", "domain": "replicates", "domain_margin": 0.05,
+                 "domain_sets": {"x": "comparable or better"}, "domain_worse_sets": [], "replicates": True,
                  "below_chance": []}
     assert pattern_verdict(g.reset_index(), changed_share=0.0)["token"] == "not tested"
 
@@ -57,8 +58,31 @@ def test_no_token_reliance_is_not_called_a_replication():
     worse.loc[(worse.rm == "IM") & (worse.eval_set == "domain:x"), "correct"] = 0.0
     v = pattern_verdict(paired_gaps(worse, "IM", "EX", n_resamples=500))
     assert v["domain"] == "does not replicate" and v["domain_worse_sets"] == ["x"]
+    assert v["domain_sets"] == {"x": "worse"}
     with pytest.raises(ValueError, match="no scores"):
         paired_gaps(planted(), "IM", "DPO")
+
+
+def test_the_domain_half_needs_its_interval_above_the_margin_and_an_rm_above_chance():
+    """"Comparable or better" is a non-inferiority claim: a domain CI that spans -0.05 is not established
+    (the old rule counted any CI not below 0), and a set where an RM is below chance is not counted."""
+    def gaps(*rows):
+        return pd.DataFrame([{"eval_set": f"domain:{s}", "gap": (lo + hi) / 2, "ci_low": lo, "ci_high": hi}
+                             for s, lo, hi in rows])
+    g = gaps(("a", -0.03, 0.11), ("b", -0.10, 0.04), ("c", -0.21, -0.07))
+    v = pattern_verdict(g)
+    assert v["domain_sets"] == {"a": "comparable or better", "b": "not established", "c": "worse"}
+    # the claims page's share rule: 1 of 3 comparable and as many worse: does not replicate; 2 of 3: mixed
+    assert v["domain"] == "does not replicate" and v["domain_worse_sets"] == ["c"] and not v["replicates"]
+    assert pattern_verdict(gaps(("a", -0.03, 0.11), ("d", -0.02, 0.12), ("c", -0.21, -0.07)))["domain"] == "mixed"
+    assert pattern_verdict(gaps(("b", -0.10, 0.04)))["domain"] == "not established"
+    assert pattern_verdict(g, margin=0.15)["domain_sets"] == {"a": "comparable or better",
+                                                             "b": "comparable or better", "c": "not established"}
+    acc = pd.DataFrame([{"rm": "EX", "eval_set": "domain:a", "accuracy": 0.35, "ci_low": 0.28, "ci_high": 0.43}])
+    low = pattern_verdict(gaps(("a", -0.03, 0.11)), acc=acc)
+    assert low["domain_sets"] == {"a": "not established (below chance)"} and low["domain"] == "not established"
+    with pytest.raises(ValueError, match="margin"):
+        pattern_verdict(g, margin=0)
 
 
 def test_overlap_correlations_find_a_planted_dependence():

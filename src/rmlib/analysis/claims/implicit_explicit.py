@@ -86,7 +86,7 @@ def _in_distribution(e: Evidence) -> list[Part]:
 
 _DOMAIN_SAID = {"holds": f"above −{DOMAIN_MARGIN:g}: comparable or better",
                 "fails": f"below −{DOMAIN_MARGIN:g}: worse",
-                "not established": f"reaches past −{DOMAIN_MARGIN:g}: not established"}
+                "not established": f"spans −{DOMAIN_MARGIN:g}: not established"}
 
 
 def _domain_shift(e: Evidence) -> list[Part]:
@@ -155,11 +155,11 @@ def implicit_explicit_claims(paper: str) -> list[Claim]:
               "explicit RMs.", POOR_IMPLICIT, (IVE,), _DATA, _UNIT + " (sources as units of the share rule)",
               "paired bootstrap interval of IM − EX accuracy per other source, with a non-inferiority margin of "
               f"{DOMAIN_MARGIN:g} accuracy ({DOMAIN_MARGIN * 100:g} points, {DOMAIN_MARGIN / 0.5:.0%} of the way "
-              f"from chance to perfect; chosen on what accuracy means, not on these results): a source is comparable or better when its interval lies above −{DOMAIN_MARGIN:g}, worse "
-              f"when it lies below −{DOMAIN_MARGIN:g}, otherwise not established; a source on which either RM is "
-              "below chance (the chapter's flag) is not established, its labels running against training; share "
-              "rule over the sources",
-              _domain_shift),
+              "from chance to perfect; chosen on what accuracy means, not on these results): a source is "
+              f"comparable or better when its interval lies above −{DOMAIN_MARGIN:g}, worse when it lies below "
+              f"−{DOMAIN_MARGIN:g}, otherwise not established; a source on which either RM is below chance (the "
+              "chapter's flag) is not established, its labels running against training; share rule over the "
+              "sources", _domain_shift),
         Claim("likelihood_displacement", paper, "DPO can make the preferred response less likely while it widens "
               "the preference margin (likelihood displacement).", DISPLACEMENT, (IVE,),
               "the IM-RM's DPO run: TRL's per-step log-ratios to the reference, and held-out pairs after training",

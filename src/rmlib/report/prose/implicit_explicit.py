@@ -114,16 +114,18 @@ def verdict_markdown(verdict: dict, gaps: pd.DataFrame, base: str) -> str:
                      "more, as published).")
     if verdict["domain"] is not None:
         dom = g[g.index.str.startswith("domain:")]
-        listed = "; ".join(f"{s.split(':', 1)[1]} {r['gap']:+.3f} ({_ci(r)})" for s, r in dom.iterrows())
-        parts.append(f"**Domain shift: {verdict['domain']}.** IM − EX accuracy on the other sources: {listed} "
-                     + ("(published: comparable or better; here the IM-RM is worse on "
-                        + ", ".join(verdict["domain_worse_sets"]) + ")." if verdict["domain_worse_sets"] else
-                        "(published: comparable or better; no CI here lies below 0)."))
+        m, sets = verdict["domain_margin"], verdict["domain_sets"]
+        listed = "; ".join(f"{s.split(':', 1)[1]} {r['gap']:+.3f} ({_ci(r)}): {sets[s.split(':', 1)[1]]}"
+                           for s, r in dom.iterrows())
+        parts.append(f"**Domain shift: {verdict['domain']}.** Published: comparable or better. With a margin of "
+                     f"{m:g} accuracy, a source counts as comparable or better when its IM − EX CI lies above "
+                     f"−{m:g}, as worse when it lies below −{m:g}, and as not established when it spans −{m:g} "
+                     f"(too wide to tell). IM − EX accuracy on the other sources: {listed}.")
     for b in verdict.get("below_chance", []):
         parts.append(f"**Caveat:** on `{b['eval_set']}` the {b['rm']} is *below* chance ({b['accuracy']:.3f}, "
                      f"{_ci(b)}): that source's labels run against what the training pairs taught, so a higher "
                      "accuracy there can mean an RM learnt *less* of the training preference, not that it "
-                     "generalises better.")
+                     "generalises better; that source is not counted for the domain half.")
     halves = {"token-level": verdict["token"], "domain": verdict["domain"]}
     failed = [k for k, v in halves.items() if v == "does not replicate"]
     if verdict["replicates"]:

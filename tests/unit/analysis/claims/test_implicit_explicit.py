@@ -60,11 +60,11 @@ def test_the_full_runs_intervals_give_these_verdicts():
     assert "changed 99% of them" in parts["im_token_shift"][0].evidence
     assert "spans 0: not established" in parts["im_token_shift"][0].evidence
     assert verdict(parts["im_in_distribution"])[0] == "not established"
-    # HH-helpful lies above -0.05, UltraFeedback reaches past it: 1 of 2 sources, partly (it was "replicates" when
+    # HH-helpful lies above -0.05, UltraFeedback spans it: 1 of 2 sources, partly (it was "replicates" when
     # any interval not below 0 counted as comparable)
     assert verdict(parts["im_domain_shift"])[0] == "partly"
     assert ("hh_rlhf_helpful +0.130 [+0.030, +0.230]: above −0.05: comparable or better; ultrafeedback +0.040 "
-            "[-0.060, +0.140]: reaches past −0.05: not established" in parts["im_domain_shift"][0].evidence)
+            "[-0.060, +0.140]: spans −0.05: not established" in parts["im_domain_shift"][0].evidence)
     assert verdict(parts["likelihood_displacement"])[0] == "replicates"
     refs = {r.path for p in parts["likelihood_displacement"] for r in p.refs}
     assert refs >= {"displacement.logratio_chosen_end", "heldout_logratios[completion=chosen].ci_high"}
@@ -122,7 +122,7 @@ def test_comparable_needs_the_interval_above_the_stated_margin():
     inside = _evaluate(_results(uf=(0.08, -0.04, 0.2)))["im_domain_shift"][0]
     past = _evaluate(_results(uf=(0.07, -0.06, 0.2)))["im_domain_shift"][0]
     assert inside.outcome == "holds" and past.outcome == "mixed"
-    assert "ultrafeedback +0.070 [-0.060, +0.200]: reaches past −0.05: not established" in past.evidence
+    assert "ultrafeedback +0.070 [-0.060, +0.200]: spans −0.05: not established" in past.evidence
     assert "against the margin −0.05" in past.evidence and "(1 of 2 comparable or better, 0 worse)" in past.evidence
     test = next(c.test for c in claims.CLAIMS if c.key == "im_domain_shift")
     assert "non-inferiority margin of 0.05 accuracy" in test and "above −0.05" in test and "below −0.05" in test

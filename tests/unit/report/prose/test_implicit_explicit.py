@@ -18,16 +18,34 @@ def _gaps(drop, domain):
 @pytest.mark.parametrize("drop, domain, says", [
     ((0.10, 0.02, 0.18), (0.05, -0.02, 0.12), "The published pattern **replicates**"),
     ((-0.10, -0.18, -0.02), (0.05, -0.02, 0.12), "**does not replicate** for these two RMs: the token-level half"),
-    ((0.04, -0.07, 0.13), (-0.10, -0.18, -0.02), "**does not replicate** for these two RMs: the domain half"),
-    # the full run's case: an interval across 0 is no evidence against the paper
+    ((0.04, -0.07, 0.13), (-0.15, -0.24, -0.06), "**does not replicate** for these two RMs: the domain half"),
+    # below 0 but reaching past the margin of -0.05: not shown to be worse by more than the margin
+    ((0.04, -0.07, 0.13), (-0.10, -0.18, -0.02), "**not established** for these two RMs: the token-level half is "
+                                                  "inconclusive; the domain half is not established."),
+    # the full run's case: an interval across 0 (or across -0.05) is evidence neither for nor against the paper
     ((0.04, -0.07, 0.13), (0.04, -0.06, 0.14), "**not established** for these two RMs: the token-level half is "
-                                                "inconclusive."),
+                                                "inconclusive; the domain half is not established."),
 ])
 def test_the_overall_sentence_follows_the_halves(drop, domain, says):
     gaps = _gaps(drop, domain)
     text = verdict_markdown(pattern_verdict(gaps), gaps, "tiny-llama")
     assert says in text
     assert ("does not replicate" in text.split("\n\n")[-1]) == ("does not replicate" in says)
+    assert "With a margin of 0.05 accuracy, a source counts as comparable or better when its IM − EX CI lies above " \
+           "−0.05, as worse when it lies below −0.05" in text
+    kind = pattern_verdict(gaps)["domain_sets"]["ultrafeedback"]
+    assert f"ultrafeedback {domain[0]:+.3f} ({domain[1]:.3f} to {domain[2]:.3f}): {kind}." in text
+
+
+def test_the_same_width_on_either_side_of_the_margin_gives_mirror_outcomes():
+    """Comparable-or-better and worse are judged on the same footing around -0.05: an interval 0.02 clear of it on
+    either side is comparable or worse; the same interval nearer than its half-width is not established either way
+    (the old rule called any interval not below 0 comparable, so [-0.12, +0.02] 'replicated')."""
+    def kind(lo, hi):
+        return pattern_verdict(_gaps((0.1, 0.02, 0.18), ((lo + hi) / 2, lo, hi)))["domain_sets"]["ultrafeedback"]
+    assert (kind(-0.03, 0.11), kind(-0.21, -0.07)) == ("comparable or better", "worse")
+    assert kind(-0.12, 0.02) == kind(-0.08, 0.06) == "not established"
+    assert pattern_verdict(_gaps((0.1, 0.02, 0.18), (-0.05, -0.12, 0.02)))["domain"] == "not established"
 
 
 def _summary(**kw):
@@ -83,7 +101,12 @@ def test_an_rm_below_chance_on_a_domain_set_is_flagged():
         {"rm": "EX-RM", "eval_set": "in_distribution", "accuracy": 0.3, "ci_low": 0.2, "ci_high": 0.4}])
     v = pattern_verdict(gaps, acc=acc)
     assert [(b["rm"], b["eval_set"]) for b in v["below_chance"]] == [("EX-RM", "domain:ultrafeedback")]
+    # the set is not counted as evidence of generalisation, though its CI lies above -0.05
+    assert v["domain_sets"] == {"ultrafeedback": "not established (below chance)"} and v["domain"] == "not established"
+    assert pattern_verdict(gaps)["domain"] == "replicates"
     text = verdict_markdown(v, gaps, "smollm2")
     assert "**Caveat:** on `domain:ultrafeedback` the EX-RM is *below* chance (0.347, 0.273 to 0.420)" in text
+    assert "that source is not counted for the domain half" in text
+    assert "**Domain shift: not established.**" in text
     assert "IM-RM is *below*" not in text and "in_distribution" not in text
     assert "**Caveat:**" not in verdict_markdown(pattern_verdict(gaps), gaps, "smollm2")
