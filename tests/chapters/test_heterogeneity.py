@@ -15,6 +15,13 @@ def test_heterogeneity_published_and_compute(chapter, data_ready):
     assert abs(tau_floor["shuffled mean"]) < 0.05 < pub["tau_min"]  # real agreement is far above the noise floor
     assert pub["floor"][2]["shuffled mean"] > 0  # RBO of unrelated rankings is not 0
     assert len(pub["rsa"]) == 3 and all(0 < x["p"] <= 1 for x in pub["rsa"])
+    # base family tested with size held fixed (partial Mantel), and every design given every other one
+    pm = pub["partial_mantel"]
+    assert (pm["design"], pm["given"], pm["n_models"]) == ("same base family", "similar size (log10 params)", 5)
+    assert pm["r"] is None or (-1 <= pm["r"] <= 1 and 0 < pm["p"] <= 1)
+    assert len(pub["partial_mantels"]) == 6 and "held fixed" in md
+    best = max(pub["rsa"], key=lambda x: x["r"])
+    assert ("best matches the τ matrix" in md) == (best["r"] > 0 and best["p"] < 0.05)
     assert sum(pub["mds_explained"]) <= 1 + 1e-9
     assert set(comp["reward_kinds"].values()) == {"LM log-prob (implicit reward)"}
     assert comp["rsa"] == [] and "RSA needs at least 4 models" in md

@@ -5,7 +5,9 @@ A *run* is one set of models scored on one set of items: the published EloEveryt
 (:func:`computed_run`). For each run the chapter computes the similarity matrices (Kendall, Spearman, RBO from the top
 and from the bottom) and an MDS map (:func:`similarities`), a shuffled-score floor (:func:`noise_floor`), the most and
 least alike pairs (:func:`tau_extremes`), and whether shared base, developer or size explains the similarity (RSA,
-:func:`similarity_designs`, :func:`design_rsa`). :func:`run_results` gives the numbers the chapter writes.
+:func:`similarity_designs`, :func:`design_rsa`), and, because the designs overlap (models that share a base are often of
+similar size), whether each still matches with another held fixed (partial Mantel tests, :func:`design_partial_mantel`).
+:func:`run_results` gives the numbers the chapter writes.
 """
 from __future__ import annotations
 
@@ -21,9 +23,11 @@ from rmlib.stats import similarity
 from rmlib.errors import as_list
 
 __all__ = ["SimilarityRun", "MODES", "published_run", "computed_run", "similarities", "noise_floor",
-           "tau_extremes", "similarity_designs", "design_rsa", "run_results", "statistic_titles"]
+           "tau_extremes", "similarity_designs", "design_rsa", "design_partial_mantel", "base_given_size",
+           "run_results", "statistic_titles", "BASE_DESIGN", "SIZE_DESIGN"]
 
 MODES = ("published", "compute", "both")
+BASE_DESIGN, SIZE_DESIGN = "same base family", "similar size (log10 params)"
 
 
 def statistic_titles(rbo_p: float) -> dict[str, str]:
@@ -53,6 +57,7 @@ class SimilarityRun:
     explained: pd.Series | None = None
     floor: pd.DataFrame | None = None
     rsa: pd.DataFrame = field(default_factory=pd.DataFrame)
+    partial: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def n_implicit(self) -> int:
@@ -140,14 +145,14 @@ def similarity_designs(meta: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], lis
     """RSA design matrices the models' labels support (same base family, same developer, similar size) and the
     ones skipped, with why (unknown labels, all equal or all distinct)."""
     designs, skipped = {}, []
-    for dname, col in (("same base family", "base"), ("same developer", "developer")):
+    for dname, col in ((BASE_DESIGN, "base"), ("same developer", "developer")):
         v = meta[col]
         if v.isin(["unknown"]).any() or v.nunique() in (1, len(v)):
             skipped.append(f"{dname} (labels {'unknown' if v.isin(['unknown']).any() else 'constant or all distinct'})")
         else:
             designs[dname] = similarity.same_group_design(v)
     if meta["size_b"].notna().all() and meta["size_b"].nunique() > 1:
-        designs["similar size (log10 params)"] = similarity.difference_design(meta["size_b"].astype(float))
+        designs[SIZE_DESIGN] = similarity.difference_design(meta["size_b"].astype(float))
     else:
         skipped.append("similar size (sizes unknown or equal)")
     return designs, skipped
@@ -162,8 +167,40 @@ def design_rsa(run: SimilarityRun, designs: dict[str, pd.DataFrame], *, n_resamp
     return run.rsa
 
 
+def design_partial_mantel(run: SimilarityRun, designs: dict[str, pd.DataFrame], *,
+                          n_resamples: int = 999) -> pd.DataFrame:
+    """Partial Mantel tests of the Kendall τ matrix against each design given each other one (``run.partial``:
+    design, given, r, p, r_design (its plain Mantel r), r_given_design (how far the two designs overlap), n_models;
+    empty with fewer than 4 models or fewer than 2 designs). Why: a design's plain Mantel r includes whatever it
+    shares with another design, so "similarity follows the base" is only shown by base's partial r with size held
+    fixed (:func:`similarity.partial_mantel_test`)."""
+    rows = []
+    if len(run.models) >= 4 and len(designs) >= 2:
+        tau = run.mats["kendall"]
+        for d, b in designs.items():
+            for g, c in designs.items():
+                if d != g:
+                    res = similarity.partial_mantel_test(tau, b.loc[tau.index, tau.index], c.loc[tau.index, tau.index],
+                                                         n_resamples=n_resamples)
+                    rows.append({"design": d, "given": g, "r": res["r"], "p": res["p"], "r_design": res["r_ab"],
+                                 "r_given_design": res["r_bc"], "n_models": res["n_models"]})
+    run.partial = pd.DataFrame(rows)
+    return run.partial
+
+
+def base_given_size(run: SimilarityRun) -> dict | None:
+    """The partial Mantel test the base-model claim rests on: same base family given similar size (a row of
+    ``run.partial``), or None when either design was not available."""
+    p = run.partial
+    if not len(p):
+        return None
+    hit = p[(p["design"] == BASE_DESIGN) & (p["given"] == SIZE_DESIGN)]
+    return hit.iloc[0].to_dict() if len(hit) else None
+
+
 def run_results(run: SimilarityRun) -> dict:
-    """The numbers the chapter writes for one run."""
+    """The numbers the chapter writes for one run: ``partial_mantel`` is base given size (:func:`base_given_size`),
+    ``partial_mantels`` every design given every other one."""
     ex = tau_extremes(run)
     return {"models": run.models, "reward_kinds": run.kinds, "n_items": len(run.scores),
             "tau_min": float(ex["tau"].min()), "tau_median": float(np.median(ex["tau"])),
@@ -171,4 +208,5 @@ def run_results(run: SimilarityRun) -> dict:
             "rbo_bottom_median": float(np.median(ex["rbo_bottom"])),
             "floor": run.floor.drop(columns=["pairs above shuffled max"]).to_dict("records"),
             "mds_explained": run.explained.tolist(), "rsa": run.rsa.to_dict("records"),
+            "partial_mantel": base_given_size(run), "partial_mantels": run.partial.to_dict("records"),
             "kendall": run.mats["kendall"].to_dict()}

@@ -177,3 +177,55 @@ def test_shuffled_baseline():
     observed = sim.pairwise_similarity(df, "rbo", p=0.98)
     # Unrelated full rankings still overlap: the RBO floor is above 0, and same-family pairs sit well above it.
     assert 0.0 < rbo0["similarity"].mean() < observed.loc["fam0_m0", "fam0_m1"]
+
+
+def _size_driven(seed=0, n=10, noise=0.05):
+    """A similarity matrix driven by (log) size only, and a base design that is a proxy of size: the five largest
+    models share one base, the five smallest another, so the plain Mantel r of base is high for size's sake."""
+    rng = np.random.default_rng(seed)
+    names = [f"m{i}" for i in range(n)]
+    log_size = pd.Series(np.sort(rng.uniform(0, 2, size=n)), index=names)
+    e = rng.normal(scale=noise, size=(n, n))
+    values = 1 - np.abs(log_size.to_numpy()[:, None] - log_size.to_numpy()[None, :]) + (e + e.T) / 2
+    np.fill_diagonal(values, 1.0)
+    simil = pd.DataFrame(values, index=names, columns=names)
+    base = pd.Series(["big" if i >= n // 2 else "small" for i in range(n)], index=names)
+    return simil, sim.same_group_design(base), sim.difference_design(10 ** log_size)
+
+
+def test_partial_mantel_drops_a_base_design_that_is_a_proxy_of_size():
+    simil, base, size = _size_driven()
+    plain = sim.mantel_test(simil, base, n_resamples=999)
+    part = sim.partial_mantel_test(simil, base, size, n_resamples=999)
+    assert plain["r"] > 0.4 and plain["p"] < 0.05                     # base "matches" on its own ...
+    assert part["r_ab"] == pytest.approx(plain["r"]) and part["r_bc"] > 0.4
+    assert abs(part["r"]) < 0.25 and part["p"] > 0.05                 # ... but not with size held fixed
+    kept = sim.partial_mantel_test(simil, size, base, n_resamples=999)
+    assert kept["r"] > 0.8 and kept["p"] < 0.01                       # size keeps its match given base
+
+
+def test_partial_mantel_r_is_the_correlation_of_residuals_on_the_third_matrix():
+    simil, base, size = _size_driven(seed=1, noise=0.3)
+    iu = np.triu_indices(10, 1)
+    x, y, z = (stats.rankdata(m.to_numpy()[iu]) for m in (simil, base, size))
+
+    def resid(v):
+        return v - np.polyval(np.polyfit(z, v, 1), z)
+
+    res = sim.partial_mantel_test(simil, base, size, n_resamples=99)
+    assert res["r"] == pytest.approx(np.corrcoef(resid(x), resid(y))[0, 1])
+    assert res["n_pairs"] == 45 and res["method"] == "spearman"
+    with pytest.raises(ValueError, match="constant"):
+        sim.partial_mantel_test(simil, base, pd.DataFrame(np.ones((10, 10)), index=simil.index,
+                                                          columns=simil.index))
+
+
+def test_partial_mantel_null_rate():
+    rng = np.random.default_rng(0)
+    n, hits, n_seeds = 7, 0, 60
+    for seed in range(n_seeds):
+        a, b, c = (rng.normal(size=(n, n)) for _ in range(3))
+        a, b, c = (pd.DataFrame(m + m.T) for m in (a, b, c))
+        hits += sim.partial_mantel_test(a, b, c, n_resamples=199, seed=seed)["p"] < 0.05
+    # Under the null, P(p < .05) = .05; a binomial(60, .05) exceeds 9 with probability < 0.002.
+    assert hits <= 9

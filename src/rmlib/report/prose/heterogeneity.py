@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmlib.analysis.heterogeneity import SimilarityRun, tau_extremes
+from rmlib.analysis.heterogeneity import BASE_DESIGN, SIZE_DESIGN, SimilarityRun, tau_extremes
 
 __all__ = ["run_markdown", "agreement_markdown", "mds_markdown", "rsa_markdown"]
 
@@ -36,13 +36,52 @@ def mds_markdown(run: SimilarityRun) -> str:
     return f"*{run.name}*: the two axes carry {ex.iloc[0]:.0%} and {ex.iloc[1]:.0%} of the eigenvalue mass."
 
 
-def rsa_markdown(run: SimilarityRun, designs: dict, skipped: list[str]) -> str:
-    """Which design best matches the τ matrix, or why RSA was skipped."""
+def _best_design_sentence(run: SimilarityRun, alpha: float) -> str:
+    """Which design matches the τ matrix: the one with the largest Mantel r, if that r is positive and its
+    permutation p below ``alpha``. A null or negative r matches nothing, so then the sentence says no design does."""
+    best = run.rsa.loc[run.rsa["r"].idxmax()]
+    stat = f"Mantel r = {best.r:.2f}, permutation p = {best.p:.2g}, {int(best.n_models)} models"
+    if best.r <= 0:
+        return (f"*{run.name}*: **no design matches** the τ matrix: every Mantel r is at or below 0 (the largest, "
+                f"{best.design}: {stat}).")
+    if best.p >= alpha:
+        return (f"*{run.name}*: **no design matches** the τ matrix beyond chance: the closest is {best.design} "
+                f"({stat}; p ≥ {alpha:g}).")
+    return f"*{run.name}*: the design that best matches the τ matrix is **{best.design}** ({stat})."
+
+
+def _partial_sentence(run: SimilarityRun) -> str:
+    """Base family with size held fixed (and size with base held fixed), from the partial Mantel tests: how much of
+    the base design's match is the size design's, named as the confound."""
+    p = run.partial
+    if not len(p):
+        return ""
+    pair = p[(p["design"] == BASE_DESIGN) & (p["given"] == SIZE_DESIGN)]
+    back = p[(p["design"] == SIZE_DESIGN) & (p["given"] == BASE_DESIGN)]
+    if not len(pair):
+        return ""
+    b = pair.iloc[0]
+    if b.r != b.r:   # NaN: size fixes base completely
+        return (f" Size and base family are confounded here (the designs correlate {b.r_given_design:+.2f}), so "
+                "the base design cannot be tested with size held fixed.")
+    overlap = (f"Base family and size overlap: the two designs correlate {b.r_given_design:+.2f} over model pairs "
+               "(models that share a base family tend to be of similar size)" if b.r_given_design > 0 else
+               f"The two designs correlate {b.r_given_design:+.2f} over model pairs")
+    text = (f" {overlap}, so each is also tested with the other held fixed (partial Mantel test, the τ matrix's "
+            f"labels permuted): {BASE_DESIGN} has r = {b.r_design:.2f} alone and a partial r = {b.r:.2f} "
+            f"(p = {b.p:.3g}) with size held fixed")
+    if len(back):
+        s = back.iloc[0]
+        text += f"; {SIZE_DESIGN} has a partial r = {s.r:.2f} (p = {s.p:.3g}) with base family held fixed"
+    return text + "."
+
+
+def rsa_markdown(run: SimilarityRun, designs: dict, skipped: list[str], alpha: float = 0.05) -> str:
+    """Which design matches the τ matrix (none, if the best Mantel r is not positive or not beyond chance at
+    ``alpha``), how much of base family's match survives with size held fixed, or why RSA was skipped."""
     if len(run.models) < 4:
         return f"*{run.name}*: RSA needs at least 4 models; this run has {len(run.models)}, so it is skipped."
     if not designs:
         return f"*{run.name}*: no usable design matrix for these models: {', '.join(skipped)}."
-    best = run.rsa.loc[run.rsa["r"].idxmax()]
-    return (f"*{run.name}*: the design that best matches the τ matrix is **{best.design}** (Mantel r = {best.r:.2f}, "
-            f"permutation p = {best.p:.2g}, {int(best.n_models)} models)."
+    return (_best_design_sentence(run, alpha) + _partial_sentence(run)
             + (f" Skipped: {', '.join(skipped)}." if skipped else ""))
