@@ -34,3 +34,9 @@ def test_elo_misalignment(chapter, data_ready):
     assert {row["topic"] for row in t["themes"]} <= {"nature", "life", "technology", "human sexuality"}
     assert all(0 < row["p_fdr"] <= 1 and row["direction"] in ("over", "under", "") for row in t["supersenses"])
     assert f"{t['n_with_topic']:,} of {t['n_items']:,} items" in md and "got a topic" in md
+    # themes per prompt first (one FDR over themes x prompts), every theme summarised by prompt
+    assert {(row["topic"], row["prompt"]) for row in t["themes_by_prompt"]} <= {
+        (th, "greatest") for th in ("nature", "life", "technology", "human sexuality")}
+    assert all(row["direction"] in ("over", "under", "none") for row in t["themes_by_prompt"])
+    assert set(t["theme_prompts"]) == {row["topic"] for row in t["themes_by_prompt"]}
+    assert "Per prompt (the primary test)" in md and "Pooled over prompts (secondary)" in md

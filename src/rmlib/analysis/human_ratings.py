@@ -4,7 +4,8 @@
 :func:`human_agreement` correlates each model with people; :func:`consensus_tables` finds the items the models
 together over- and under-value, :func:`method_robustness` whether that depends on how models and scores are
 combined, :func:`form_summary` which kinds of item they misjudge, :func:`undervalued_topics` which WordNet topics
-and the paper's themes are over-represented among the most undervalued items, and :func:`rank_trajectories` how
+and the paper's themes are over-represented among the most undervalued items (per prompt first: pooling the
+prompts cancels opposite effects; pooled second), and :func:`rank_trajectories` how
 single items move between rankers.
 """
 from __future__ import annotations
@@ -21,11 +22,12 @@ from rmlib.analysis.topics import item_topics, theme_members
 from rmlib.data import ELO_FILES, ELO_PROMPTS, RM_SCORE_PUBLISHED, elo_items, elo_models, load_elo
 from rmlib.registry import get_spec
 from rmlib.stats import rank_strata, spearman_ci, topic_enrichment
+from rmlib.stats.enrichment import topic_enrichment_by
 from rmlib.errors import as_list
 
 __all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement", "agreement_summary",
-           "consensus_tables", "method_robustness", "form_summary", "undervalued_topics", "topics_summary",
-           "rank_trajectories"]
+           "consensus_tables", "method_robustness", "form_summary", "undervalued_topics", "theme_prompts",
+           "topics_summary", "rank_trajectories"]
 
 MODES = ("published", "compute")
 AGGREGATES = ("median", "mean")
@@ -180,26 +182,57 @@ def form_summary(mis: pd.DataFrame, consensus: pd.DataFrame, *, n_resamples: int
             "agree_sign": float((np.sign(form_mean["rank_diff"]) == np.sign(form_mean["z_diff"])).mean())}
 
 
-def undervalued_topics(consensus: pd.DataFrame, *, share: float = 0.1, strata: int = 10,
-                       n_permutations: int = 999) -> dict:
-    """Which WordNet supersenses and which of the paper's themes are over- or under-represented among the ``share``
-    most undervalued items (permutation test within ``strata`` bins of the human rank, and without them), and
-    whether items without a topic are. Returns topics (per item), with_topic, n_flagged, enrich (supersense,
-    theme) and no_topic."""
+def undervalued_topics(consensus: pd.DataFrame, *, per_prompt: pd.DataFrame | None = None, share: float = 0.1,
+                       strata: int = 10, n_permutations: int = 999) -> dict:
+    """Which of the paper's themes are over- or under-represented among the ``share`` most undervalued items under
+    each prompt, and, pooled over prompts, which themes and WordNet supersenses are (permutation test within
+    ``strata`` bins of the human rank, and without them), and whether items without a topic are.
+
+    ``per_prompt`` is the per-prompt consensus (rows with a ``prompt_key``; a 'pooled' row set is ignored). Each
+    prompt flags its own ``share`` most undervalued items, and the themes are tested per prompt with one FDR across
+    themes x prompts (:func:`rmlib.stats.enrichment.topic_enrichment_by`): the prompts ask different questions
+    ('greatest' vs what humans most prefer), and a theme the models undervalue under one and overvalue under
+    another would cancel in the pooled consensus. The pooled test is kept as the secondary summary. Returns topics
+    (per item), with_topic, n_flagged, enrich (supersense, theme: pooled), by_prompt (theme x prompt) and
+    no_topic."""
     tp = item_topics(consensus["item"])
     with_topic = tp.dropna(subset=["topic"])
     n_flag = max(1, int(round(share * len(consensus))))
     flagged = consensus.nsmallest(n_flag, "rank_diff")["item"]
     bins = rank_strata(consensus.set_index("item")["human_rank"], strata)
+    themes = theme_members(with_topic).rename(columns={"theme": "topic"})
     enrich = {}
-    for name, labels in (("supersense", with_topic[["item", "topic"]]),
-                         ("theme", theme_members(with_topic).rename(columns={"theme": "topic"}))):
+    for name, labels in (("supersense", with_topic[["item", "topic"]]), ("theme", themes)):
         strat = topic_enrichment(labels, flagged, universe=with_topic["item"], strata=bins, n_resamples=n_permutations)
         plain = topic_enrichment(labels, flagged, universe=with_topic["item"], n_resamples=n_permutations)
         enrich[name] = strat.merge(plain[["topic", "ratio", "p_fdr"]], on="topic", suffixes=("", "_unstratified"))
+    by_prompt = pd.DataFrame()
+    if per_prompt is not None:
+        pp = per_prompt[per_prompt["prompt_key"] != "pooled"]
+        flagged_by = {key: d.nsmallest(max(1, int(round(share * len(d)))), "rank_diff")["item"]
+                      for key, d in pp.groupby("prompt_key", sort=False)}
+        by_prompt = topic_enrichment_by(themes, flagged_by, group="prompt", universe=with_topic["item"], strata=bins,
+                                        n_resamples=n_permutations)
     no_topic = topic_enrichment(tp.assign(topic=np.where(tp["topic"].isna(), "no topic", "has a topic")), flagged,
                                 strata=bins, n_resamples=n_permutations).set_index("topic")
-    return {"topics": tp, "with_topic": with_topic, "n_flagged": n_flag, "enrich": enrich, "no_topic": no_topic}
+    return {"topics": tp, "with_topic": with_topic, "n_flagged": n_flag, "enrich": enrich, "by_prompt": by_prompt,
+            "no_topic": no_topic}
+
+
+def theme_prompts(by_prompt: pd.DataFrame) -> dict:
+    """Per theme, the prompts on which it is over- and under-represented among the most undervalued items (joint
+    FDR of :func:`undervalued_topics`): {theme: {"over": [...], "under": [...]}}; every tested theme is a key."""
+    return {t: {d: g.loc[g["direction"] == d, "prompt"].tolist() for d in ("over", "under")}
+            for t, g in by_prompt.groupby("topic", sort=True)}
+
+
+def _by_prompt_records(by_prompt: pd.DataFrame) -> list[dict]:
+    """The per-prompt theme table as records: topic, prompt, direction ('over'|'under'|'none'), ratio, p, p_fdr,
+    n_flagged, expected, n_items."""
+    if by_prompt.empty:
+        return []
+    cols = ["topic", "prompt", "direction", "ratio", "p", "p_fdr", "n_flagged", "expected", "n_items"]
+    return by_prompt.assign(direction=by_prompt["direction"].replace("", "none"))[cols].to_dict("records")
 
 
 def topics_summary(tp: dict, *, share: float, strata: int, n_permutations: int) -> dict:
@@ -207,6 +240,9 @@ def topics_summary(tp: dict, *, share: float, strata: int, n_permutations: int) 
     return {"n_items": int(len(tp["topics"])), "n_with_topic": int(len(tp["with_topic"])), "n_flagged": tp["n_flagged"],
             "undervalued_share": share, "strata": strata, "n_permutations": n_permutations,
             "no_topic": tp["no_topic"].reset_index().to_dict("records"),
+            "themes_by_prompt": _by_prompt_records(tp["by_prompt"]),
+            "theme_prompts": theme_prompts(tp["by_prompt"]) if len(tp["by_prompt"]) else {},
+            "themes_fdr_family": "themes x prompts (Benjamini-Hochberg)",
             "themes": tp["enrich"]["theme"].to_dict("records"),
             "supersenses": tp["enrich"]["supersense"].to_dict("records")}
 

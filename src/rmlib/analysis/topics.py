@@ -11,6 +11,19 @@ WordNet noun ('Black hole' -> black_hole) use it; otherwise cut the title before
 Liberty' -> 'Statue') and take the last word (English noun compounds are head-final: 'Food allergy' -> allergy).
 Titles whose head is not a WordNet noun (most names of places, works and people) get no topic; the chapter says how
 many.
+
+'Human sexuality' is a subject rather than a kind of thing: a sex toy is an artifact and a sex position a location by
+their head nouns, yet both are about sex. So that theme (``"title_words": True`` in :data:`THEMES`) also looks at the
+*other* words of a title, by WordNet's relations only: a noun whose most frequent sense lies under one of the theme's
+synsets ('Spoons sex position': sex -> sexual_activity), or an adjective whose most frequent sense is derivationally
+related to, or pertains to, a noun sense under them ('Sexual fetishism': sexual -> sex.n.04; 'Lesbian erotica';
+'pornographic' -> pornography). Its synsets also take in WordNet's sexual feelings (sex.n.03), sexual arousal
+(sexual_arousal.n.01, under which WordNet files eroticism and erection) and the erogenous zones (erogenous_zone.n.01:
+'any area of the body especially sensitive to sexual stimulation'), the body parts WordNet itself ties to sex
+besides the genitalia. No item is listed by hand; what WordNet files elsewhere stays out ('Nudity': nakedness is a
+noun.state under 'condition'; 'Fingering' has no sexual sense in WordNet 3.0), and a title word's sexual first sense
+can bring in a title that is not about sex (a band or song named with an obscenity); :func:`item_topics` records which
+word placed each item (``sexuality_word``) so the page can show them.
 """
 from __future__ import annotations
 
@@ -21,7 +34,8 @@ import pandas as pd
 
 from rmlib.stats import require_columns
 
-__all__ = ["NOUN_SUPERSENSES", "THEMES", "head_noun", "item_topics", "theme_members", "theme_table"]
+__all__ = ["NOUN_SUPERSENSES", "THEMES", "head_noun", "title_word_theme", "item_topics", "theme_members",
+           "theme_table"]
 
 # The 26 noun lexicographer files of WordNet 3.0 with their descriptions (lexnames(5WN)).
 NOUN_SUPERSENSES: dict[str, str] = {
@@ -72,9 +86,12 @@ THEMES: dict[str, dict] = {
     "human sexuality": {
         "supersenses": [],
         "synsets": ["sexual_activity.n.01", "sex.n.04", "sex_organ.n.01", "genitalia.n.01", "pornography.n.01",
-                    "sexual_desire.n.01"],
+                    "sexual_desire.n.01", "sex.n.03", "sexual_arousal.n.01", "erogenous_zone.n.01"],
         "exclude": [],
-        "why": "sexual activity, sexuality, sex organs, pornography and sexual desire",
+        "title_words": True,
+        "why": "sexual activity, sexuality, sex organs, pornography, sexual desire, sexual feelings and arousal, and "
+               "the erogenous zones; a subject, so any word of the title counts (a noun by its first sense, an "
+               "adjective by the noun it derives from)",
     },
 }
 
@@ -110,9 +127,44 @@ def head_noun(item: str, wn) -> tuple[str | None, str]:
     return (head, rule) if _is_noun(wn, head) else (None, "not a WordNet noun")
 
 
+def _above(syn) -> set[str]:
+    """The synset, the wholes it is part of (part holonyms) and all their hypernyms, by name."""
+    starts = [syn, *syn.part_holonyms()]  # a penis is part of the male genitalia, a keyboard part of a computer
+    return {s.name() for s in starts} | {h.name() for s in starts
+                                         for h in s.closure(lambda x: x.hypernyms() + x.instance_hypernyms())}
+
+
+def _word_senses(word: str, wn) -> list:
+    """The synsets a non-head title word stands for: its most frequent noun sense, or else the noun senses its most
+    frequent adjective sense derives from or pertains to ('sexual' -> sex.n.04)."""
+    nouns = wn.synsets(word, pos="n")
+    if nouns:
+        return nouns[:1]
+    adjs = wn.synsets(word, pos="a") + wn.synsets(word, pos="s")
+    if not adjs:
+        return []
+    lemmas = [l for l in adjs[0].lemmas() if l.name().lower() == word] or adjs[0].lemmas()[:1]
+    return [r.synset() for l in lemmas for r in l.derivationally_related_forms() + l.pertainyms()
+            if r.synset().pos() == "n"]
+
+
+def title_word_theme(item: str, head: str | None, wn, theme_synsets: set[str]) -> str | None:
+    """The first title word other than the head whose sense (:func:`_word_senses`) lies under ``theme_synsets``."""
+    words = [w.lower() for w in _WORD.findall(_DISAMBIG.sub("", str(item)))]
+    if len(words) < 2:
+        return None
+    for w in words:
+        if w == head:
+            continue
+        if any(_above(s) & theme_synsets for s in _word_senses(w, wn)):
+            return w
+    return None
+
+
 def item_topics(items: Iterable[str], wn=None) -> pd.DataFrame:
     """One row per item: item, head, rule, synset (the head's most frequent noun sense), topic (its supersense; None
-    without a WordNet noun), themes (the :data:`THEMES` it belongs to, as a list).
+    without a WordNet noun), themes (the :data:`THEMES` it belongs to, as a list), sexuality_word (the title word
+    that put the item in 'human sexuality' when the head did not; None otherwise).
 
     WordNet orders each word's senses by their frequency in the SemCor corpus, so the first noun sense is the most
     common reading; titles are mostly nouns, and a wrong sense for a rare reading is the price of a rule that needs
@@ -124,20 +176,23 @@ def item_topics(items: Iterable[str], wn=None) -> pd.DataFrame:
         wn = load_wordnet()
     rows = []
     theme_sets = {t: set(spec["synsets"]) for t, spec in THEMES.items()}
+    by_words = [t for t, spec in THEMES.items() if spec.get("title_words")]
     for item in dict.fromkeys(items):
         head, rule = head_noun(item, wn)
         if head is None:
-            rows.append((item, None, rule, None, None, []))
+            rows.append((item, None, rule, None, None, [], None))
             continue
         syn = wn.synsets(head, pos="n")[0]
         lex = syn.lexname()
-        starts = [syn, *syn.part_holonyms()]  # a penis is part of the male genitalia, a keyboard part of a computer
-        above = {s.name() for s in starts} | {h.name() for s in starts
-                                              for h in s.closure(lambda x: x.hypernyms() + x.instance_hypernyms())}
+        above = _above(syn)
         themes = [t for t, spec in THEMES.items()
                   if lex not in spec["exclude"] and (lex in spec["supersenses"] or above & theme_sets[t])]
-        rows.append((item, head, rule, syn.name(), lex, themes))
-    return pd.DataFrame(rows, columns=["item", "head", "rule", "synset", "topic", "themes"])
+        word = None
+        for t in by_words:
+            if t not in themes and (word := title_word_theme(item, head, wn, theme_sets[t])):
+                themes.append(t)
+        rows.append((item, head, rule, syn.name(), lex, themes, word))
+    return pd.DataFrame(rows, columns=["item", "head", "rule", "synset", "topic", "themes", "sexuality_word"])
 
 
 def theme_members(topics: pd.DataFrame) -> pd.DataFrame:

@@ -57,3 +57,31 @@ def test_universe_counts_items_without_a_label_as_non_members():
         stats.topic_enrichment(lab, ["x"], universe=["x"], n_resamples=9)
     with pytest.raises(ValueError, match="no flagged item"):
         stats.topic_enrichment(lab, ["q"], n_resamples=9)
+
+
+def test_opposite_effects_in_two_sets_are_reported_per_set_not_cancelled():
+    """Topic a is over-represented among set p1's flagged items and absent from set p2's: pooled, the two cancel to
+    about the base rate; per set, each is found, with one FDR over topics x sets."""
+    from rmlib.stats.enrichment import topic_enrichment_by
+
+    lab = _labels()
+    rng = np.random.default_rng(2)
+    a_items = lab.loc[lab["topic"] == "a", "item"].tolist()
+    others = lab.loc[lab["topic"] != "a", "item"].tolist()
+    share_a = len(a_items) / len(lab)
+    n = 60
+    k = int(round(2 * share_a * n))  # twice a's share in p1, none in p2: the pooled count is a's share
+    p1 = rng.choice(a_items, k, replace=False).tolist() + rng.choice(others, n - k, replace=False).tolist()
+    p2 = rng.choice(others, n, replace=False).tolist()
+    pooled = stats.topic_enrichment(lab, p1 + p2, n_resamples=999).set_index("topic")
+    assert pooled.loc["a", "direction"] == "" and pooled.loc["a", "ratio"] == pytest.approx(1, abs=0.2)
+    by = topic_enrichment_by(lab, {"p1": p1, "p2": p2}, group="prompt", n_resamples=999)
+    assert len(by) == 8 and list(by["prompt"].unique()) == ["p1", "p2"]
+    a = by[by["topic"] == "a"].set_index("prompt")
+    assert a.loc["p1", "direction"] == "over" and a.loc["p2", "direction"] == "under"
+    assert a.loc["p2", "n_flagged"] == 0 and a.loc["p1", "ratio"] > 1.5
+    from statsmodels.stats.multitest import multipletests
+    assert np.allclose(by["p_fdr"], multipletests(by["p"], method="fdr_bh")[1])  # one family: topics x sets
+    assert not np.allclose(by["p_fdr"], by["p_fdr_within"])
+    with pytest.raises(ValueError, match="no set"):
+        topic_enrichment_by(lab, {})

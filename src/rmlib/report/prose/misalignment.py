@@ -5,8 +5,8 @@ import pandas as pd
 
 from rmlib.analysis.human_ratings import EloScores
 
-__all__ = ["run_markdown", "agreement_markdown", "robustness_markdown", "forms_markdown", "topics_markdown",
-           "spread_markdown"]
+__all__ = ["run_markdown", "agreement_markdown", "robustness_markdown", "forms_markdown", "themes_by_prompt_markdown",
+           "topics_markdown", "spread_markdown"]
 
 _DIRECTION = {"over": "**over-represented** among the most undervalued items",
               "under": "**under-represented**: the models undervalue these items *less* often than others"}
@@ -65,9 +65,43 @@ def forms_markdown(fs: dict, min_items: int) -> str:
             f"(n = {int(val_mean['n_items'].get('negative', 0))}).")
 
 
+def _prompt_list(prompts: list[str]) -> str:
+    return ", ".join(f"*{p}*" for p in prompts) if prompts else "none"
+
+
+def themes_by_prompt_markdown(tp: dict, *, share: float, aggregate: str) -> str:
+    """The primary theme result: per theme, the prompts on which it is over- and under-represented among each
+    prompt's most undervalued items, with the ratio and FDR p of every theme x prompt test
+    (``by_prompt`` of :func:`rmlib.analysis.human_ratings.undervalued_topics`)."""
+    from rmlib.analysis.human_ratings import theme_prompts
+
+    bp = tp["by_prompt"]
+    if bp.empty:
+        return "No per-prompt consensus was given, so the themes are tested only pooled over prompts (below)."
+    where = theme_prompts(bp)
+    n_prompts = bp["prompt"].nunique()
+    lines = []
+    for t, g in bp.groupby("topic", sort=True):
+        cells = "; ".join(f"*{r.prompt}* ×{r.ratio:.2f} ({r.n_flagged} vs {r.expected:.1f}, FDR p = {r.p_fdr:.3g})"
+                          for r in g.itertuples())
+        over, under = where[t]["over"], where[t]["under"]
+        verdict = ("over-represented on " + _prompt_list(over) if over else "") + \
+                  ("; " if over and under else "") + ("under-represented on " + _prompt_list(under) if under else "")
+        lines.append(f"- **{t}**: {verdict or 'on no prompt different from other items after FDR'}. {cells}.")
+    mixed = [t for t, d in where.items() if d["over"] and d["under"]]
+    return (f"**Per prompt (the primary test).** Each prompt's {share:.0%} most undervalued items ({aggregate} over "
+            f"models under that prompt) are tested for each theme, with one Benjamini–Hochberg FDR across the "
+            f"{len(bp)} theme × prompt tests ({bp['topic'].nunique()} themes × {n_prompts} "
+            f"{'prompt' if n_prompts == 1 else 'prompts'}); ×ratio = "
+            f"count among the undervalued / count expected within the human-rank bins.\n\n" + "\n".join(lines)
+            + ("\n\n" + ", ".join(f"**{t}**" for t in mixed) + (" goes" if len(mixed) == 1 else " go")
+               + " opposite ways on different prompts, so a pooled figure averages opposite effects." if mixed else ""))
+
+
 def topics_markdown(tp: dict, *, share: float, aggregate: str, strata: int) -> str:
-    """Topic coverage, items without a topic, and the supersenses and themes among the most undervalued items
-    (:func:`rmlib.analysis.human_ratings.undervalued_topics`)."""
+    """Topic coverage, items without a topic, and the supersenses and the pooled themes among the most undervalued
+    items (:func:`rmlib.analysis.human_ratings.undervalued_topics`); the per-prompt themes, the primary result, are
+    :func:`themes_by_prompt_markdown`."""
     topics, with_topic, n_flag, no_topic = tp["topics"], tp["with_topic"], tp["n_flagged"], tp["no_topic"]
     supersense, theme = tp["enrich"]["supersense"], tp["enrich"]["theme"]
     rules = topics["rule"].value_counts()
@@ -82,12 +116,15 @@ def topics_markdown(tp: dict, *, share: float, aggregate: str, strata: int) -> s
             f"{int(rules.get('not a WordNet noun', 0)):,}; no word at all: {int(rules.get('no word', 0))}). Items "
             f"without a topic make up {no_topic.loc['no topic', 'n_flagged']} of the {n_flag} most undervalued items "
             f"vs {no_topic.loc['no topic', 'expected']:.1f} expected (FDR p = {no_topic.loc['no topic', 'p_fdr']:.3g}), "
-            f"so the topic test below covers the items WordNet can name.\n\n"
-            f"Among the {n_flag} most undervalued items ({share:.0%}, {aggregate} over models, pooled over "
-            f"prompts), {len(sig)} of {len(supersense)} supersenses differ from their share among all items after "
-            f"FDR: " + ("; ".join(f"{r.topic} {r.direction} ({r.n_flagged} vs {r.expected:.1f})"
-                                  for r in sig.itertuples()) or "none")
-            + ". The paper's themes:\n\n" + "\n".join(theme_lines))
+            f"so the topic test covers the items WordNet can name. "
+            f"{int(topics['themes'].apply(lambda t: 'human sexuality' in t).sum())} items are in *human sexuality*, "
+            f"{int(topics['sexuality_word'].notna().sum())} of them through a word of the title other than its head."
+            f"\n\n**Pooled over prompts (secondary).** Among the {n_flag} most undervalued items ({share:.0%}, "
+            f"{aggregate} over models and prompts), {len(sig)} of {len(supersense)} supersenses differ from their "
+            f"share among all items after FDR: " + ("; ".join(f"{r.topic} {r.direction} ({r.n_flagged} vs "
+                                                        f"{r.expected:.1f})" for r in sig.itertuples()) or "none")
+            + ". The paper's themes, pooled (where the per-prompt results above disagree between prompts, this "
+              "average hides it):\n\n" + "\n".join(theme_lines))
 
 
 def spread_markdown(traj: dict) -> str:
