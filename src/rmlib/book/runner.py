@@ -72,6 +72,7 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
     # rmlib's long loops write their bars to a progress file instead (rmlib.config.progress_bar), which is echoed here.
     tmp = tempfile.TemporaryDirectory(prefix=f"rmlib-{name}-")
     book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+                "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
                 PROGRESS_FILE_ENV: str(Path(tmp.name) / "progress.txt")}
     previous = {k: os.environ.get(k) for k in book_env}
     os.environ.update(book_env)

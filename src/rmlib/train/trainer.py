@@ -265,9 +265,9 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     else:
         trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok,
                                 data_collator=collator, peft_config=peft_config, callbacks=callbacks)
-    if not progress:
+    if args.disable_tqdm:  # no bar (asked for none, or TQDM_DISABLE in a book run): the trainer would print instead
         from transformers.trainer_callback import PrinterCallback
-        trainer.remove_callback(PrinterCallback)  # with the bar off, the trainer would print every log line
+        trainer.remove_callback(PrinterCallback)  # every log line as a dict, onto the page
     last = resume_checkpoint(trainer_dir)  # the newest intact one; damaged ones are set aside with a warning
     trainer.train(resume_from_checkpoint=str(last) if last else None)
 

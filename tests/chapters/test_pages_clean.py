@@ -1,0 +1,69 @@
+"""What a reader sees: no chapter's page carries library debris (#28 item 1 and 5). The finetuning and
+implicit_vs_explicit runs train on a cold, isolated cache, which is when TRL and transformers print: their log dicts,
+tqdm bars saved as widgets, warnings with the machine's paths. Every chapter's visible outputs are checked, on the
+same runs the chapter tests use."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from rmlib.book import chapters
+from rmlib.config import PROJECT_ROOT
+
+# what must never reach a page: (what it is, a pattern)
+DEBRIS = [
+    ("a trainer log dict", re.compile(r"\{'(loss|train_runtime|grad_norm|eval_loss)'")),
+    ("a progress bar", re.compile(r"\d+%\|[^|]*\|\s*\d+/\d+")),
+    ("a saved tqdm widget", re.compile(r"(Float|Int)Progress\(")),  # the book's own Accordions are content
+    ("a Python warning", re.compile(r"\b\w*Warning: ")),
+    ("a Path's repr", re.compile(r"PosixPath\(|WindowsPath\(")),
+    ("the building machine's path", re.compile(re.escape(str(PROJECT_ROOT)))),
+]
+
+
+def _visible_outputs(path) -> list[str]:
+    """The text of every output a reader sees: cells tagged remove-cell or remove-output are not on the page."""
+    nb = json.loads(path.read_text())
+    texts = []
+    for cell in nb["cells"]:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell["cell_type"] != "code" or tags & {"remove-cell", "remove-output"}:
+            continue
+        for o in cell.get("outputs", []):
+            texts.append(json.dumps(o))
+    return texts
+
+
+def debris(path) -> list[str]:
+    found = []
+    for text in _visible_outputs(path):
+        for what, pattern in DEBRIS:
+            m = pattern.search(text)
+            if m:
+                found.append(f"{what}: …{text[max(0, m.start() - 60):m.end() + 60]}…")
+    return found
+
+
+def test_the_debris_check_finds_what_it_looks_for(tmp_path):
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": "{'loss': 0.69, 'grad_norm': 1.2}\n"},
+        {"output_type": "stream", "name": "stderr", "text": f"{PROJECT_ROOT}/.venv/x.py:3: FutureWarning: old\n"},
+        {"output_type": "execute_result", "data": {"text/plain": "PosixPath('/x/results/a.json')"}},
+        {"output_type": "display_data", "data": {"text/plain": "HBox(children=(HTML(value=''), FloatProgress(value=0.0"}},
+        {"output_type": "display_data", "data": {"text/plain": "Accordion(children=(HTML(value='<table>"}}]},
+        {"cell_type": "code", "metadata": {"tags": ["remove-cell"]}, "source": "",
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": "{'loss': 1}"}]}]}
+    p = tmp_path / "x.ipynb"
+    p.write_text(json.dumps(nb))
+    kinds = {d.split(":")[0] for d in debris(p)}
+    assert kinds == {"a trainer log dict", "a Python warning", "a Path's repr", "the building machine's path",
+                     "a saved tqdm widget"}
+
+
+@pytest.mark.parametrize("name", [c for c in chapters() if c != "claims"])  # the claims page: test_claims
+def test_no_page_carries_library_output(chapter, name):
+    run = chapter(name)
+    assert not run.errors, run.errors
+    assert debris(run.path) == []
