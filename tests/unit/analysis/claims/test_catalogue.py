@@ -111,6 +111,8 @@ def test_rms_trained_here_are_context_with_their_power_stated():
                   "base_effect": {"n_prompts_significant": 0, "n_prompts": 2},
                   "metrics": [{"run": r, "step": s, "accuracy": a} for r, a in (("a", 0.5), ("b", 0.77))
                               for s in (16, 64)]}
+    finetuning["durability"]["published"] |= {"final_n_failed": 0, "final_largest_run": "uf 100k",
+                                              "final_largest_run_holds": True, "final_failed_runs": []}
     parts, (v, _) = _claim("ablations", Evidence({"finetuning": finetuning}))
     assert [(p.outcome, p.context) for p in parts] == [("holds", False), ("fails", True)]
     assert v == "replicates" and "held-out accuracy 0.50–0.77" in parts[1].evidence
@@ -122,12 +124,18 @@ def test_every_claim_names_its_source_and_unit():
     assert len({c.key for c in claims.CLAIMS}) == len(claims.CLAIMS)
 
 
-def _good_teachers(var_verdicts: dict, n_slower: int, accurate_gain=0.01, noisy_gain=0.2) -> dict:
+def _good_teachers(var_verdicts: dict, n_slower: int, accurate_gain=0.01, noisy_gain=0.2,
+                   n_margin: int | None = None) -> dict:
     """A good_teachers results file in miniature: the replication block, the correlations it summarises, the
     planted case."""
     yes = [s for s, v in var_verdicts.items() if v == "predicts"]
     return {"parameters": {"subset_size": 500}, "replication": {"published": {
-        "n_slower_more_accurate": n_slower, "variance_predicts_under": yes,
+        "n_slower_more_accurate": n_slower, "accuracy_margin": 0.01,
+        "n_slower_more_accurate_margin": n_slower if n_margin is None else n_margin,
+        "n_slower_lower_variance": 0, "variance_explains": [
+            {"pi0": "uniform", "n_inversions": n_slower, "n_inversions_margin": n_slower, "n_lower_variance": 0,
+             "share": 0.0}],
+        "variance_predicts_under": yes,
         "variance_does_not_predict_under": [s for s in var_verdicts if s not in yes],
         "accuracy_predicts_under": [], "reward_max_predicts_under": []}},
         "correlations": {"published": [
@@ -145,7 +153,7 @@ def _razin(results) -> dict:
 def test_good_teachers_results_give_a_computed_verdict_for_razin_et_al():
     parts = _razin(_good_teachers({"random 500": "predicts the opposite", "top 500 of R-Gem-2B": "predicts"}, 54))
     acc, var = parts["accuracy_not_speed"], parts["low_variance_slow"]
-    assert [p.outcome for p in acc] == ["holds", "holds"] and acc[1].context
+    assert [p.outcome for p in acc][:2] == ["holds", "holds"] and acc[1].context and acc[2].context
     assert verdict(acc)[0] == "replicates" and "in 54 pairs" in acc[0].evidence
     assert var[0].outcome == "mixed" and verdict(var)[0] == "partly"  # predicts under one π_0, the opposite under one
     assert "top 500 of R-Gem-2B: +0.80 [+0.20, +0.90] (predicts)" in var[0].evidence
@@ -163,3 +171,40 @@ def test_razin_claims_say_not_computed_in_this_run_without_good_teachers_results
             assert all(p.outcome == "untestable" and p.evidence.startswith("not computed in this run") for p in parts)
             assert verdict(parts)[0] == "not testable here", key
     assert "good_teachers.json not found" in _razin(None)["low_variance_slow"][0].evidence
+
+
+def test_a_margin_keeps_a_0002_accuracy_inversion_from_proving_the_claim():
+    # defect 8 of #25: any inversion met the existence rule, including accuracy gaps of 0.002
+    parts = _razin(_good_teachers({"random 500": "predicts"}, 7, n_margin=0))
+    assert parts["accuracy_not_speed"][0].outcome == "not established"
+    assert "in 0 of them its accuracy lead exceeds 0.01" in parts["accuracy_not_speed"][0].evidence
+
+
+def _durability(largest_holds: bool, n_failed: int) -> dict:
+    runs = [{"run": "uf 27k", "flip_step": None}, {"run": "uf 100k", "flip_step": None if largest_holds else 8000}]
+    return {"durability": {"published": {
+        "n_runs_held": 2 - n_failed, "n_runs_judged": 2, "n_runs_failed": n_failed, "largest_run": "uf 100k",
+        "largest_run_holds": largest_holds, "runs_judged": runs, "checkpoints_claimed_holds": 28,
+        "checkpoints_n": 35}}}
+
+
+def test_durability_fails_when_the_largest_data_size_ends_flipped():
+    # defect 4 of #25: 28 of 35 pooled checkpoints read "holds" although UF-100k ends flipped
+    parts, (v, _) = _claim("durability", Evidence({"finetuning": _durability(False, 1)}))
+    assert parts[0].outcome == "fails" and v == "does not"
+    assert "flips at step 8000 and stays flipped" in parts[0].evidence
+    assert _claim("durability", Evidence({"finetuning": _durability(True, 1)}))[0][0].outcome == "mixed"
+    assert _claim("durability", Evidence({"finetuning": _durability(True, 0)}))[0][0].outcome == "holds"
+
+
+def test_similarity_by_base_is_judged_with_size_held_fixed():
+    # defect 7 of #25: "holds" read the same-base design alone; size matches better and overlaps with base
+    het = {"runs": {"published": {"tau_median": 0.4, "tau_min": 0.1, "tau_max": 0.8,
+                                  "partial_mantel": {"design": "same base family", "given": "similar size", "r": 0.27,
+                                                     "p": 0.0504, "r_design": 0.59, "r_given_design": 0.62,
+                                                     "n_models": 10},
+                                  "partial_mantels": [{"design": "similar size", "given": "same base family",
+                                                       "r": 0.55, "p": 0.0001}]}}}
+    parts, (v, reason) = _claim("heterogeneity", Evidence({"heterogeneity": het}))
+    assert [p.outcome for p in parts] == ["holds", "not established"] and v == "partly"
+    assert "partial r is 0.27" in parts[1].evidence and "size is the confound" in parts[1].evidence
