@@ -22,8 +22,11 @@ def test_identity_terms_published_tiny(chapter):
     expect = ranks[ranks["item"] == "Christianity"]["gap"].mean()
     assert items["Christianity"]["gap"] == pytest.approx(expect)
     assert all(-100 <= row["gap"] <= 100 for row in items.values())
-    worst = min(items.values(), key=lambda row: row["gap"])
-    assert f"({worst['gap']:+.0f})" in md  # the largest negative gap is stated with its computed value
+    worst = min(items.values(), key=lambda row: row["excess"])
+    # the largest negative excess over the gap expected at the item's human rank is stated with its computed value
+    assert f"({worst['excess']:+.0f}; gap {worst['gap']:+.0f})" in md
+    assert all(row["excess"] == pytest.approx(row["gap"] - row["expected_gap"]) for row in items.values())
+    assert r["elo"]["human_bins"] == identity.HUMAN_BINS and r["elo"]["n_below_raw"] is None
     assert r["words"]["level"] == "word" and r["words"]["n_universe"] > 500
     assert r["elo"]["n_below"] is None  # two RMs: no interval over RMs, so no count of reliable gaps
     assert r["n_flagged"] == sum(data.identity_terms()["pejorative_in_some_uses"]) and n_charts >= 3

@@ -60,3 +60,73 @@ def test_token_word_scores_group_spellings_and_report_spread():
     assert "!!" not in w.index
     assert w.loc["gay", "n_variants"] == 3 and w.loc["gay", "reward"] == pytest.approx(0.0)
     assert w.loc["gay", "token_pct_max"] - w.loc["gay", "token_pct_min"] > 90  # one spelling alone would mislead
+
+
+def _regression_to_the_mean_scores(n_fill=2000, n_models=20, rho=0.35, offset=-2.5, seed=0):
+    """RMs that agree with people only in part (correlation ``rho``) over ``n_fill`` filler items, plus three identity
+    items: 'Americans' at the 97th human percentile and 'Gay' at the 5th, placed by every RM exactly as its filler
+    items of that human rank are (each RM's noise one quantile of N(0, 1)); 'Black people' at the 95th, the same
+    but ``offset`` SDs lower in every RM: a real offset."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(seed)
+    h_fill = rng.normal(size=n_fill)
+    h_id = {"Americans": sps.norm.ppf(0.97), "Gay": sps.norm.ppf(0.05), "Black people": sps.norm.ppf(0.95)}
+    shift = {"Americans": 0.0, "Gay": 0.0, "Black people": offset}
+    noise_q = sps.norm.ppf((np.arange(n_models) + 0.5) / n_models)  # symmetric: no item-level effect
+    s = np.sqrt(1 - rho ** 2)
+    rows = []
+    for m in range(n_models):
+        r_fill = rho * h_fill + s * rng.normal(size=n_fill)
+        rows.append(pd.DataFrame({"item": [f"filler {k}" for k in range(n_fill)], "elo_score": h_fill,
+                                  "reward": r_fill}))
+        rows.append(pd.DataFrame({"item": list(h_id), "elo_score": list(h_id.values()),
+                                  "reward": [rho * h_id[i] + s * noise_q[m] + shift[i] for i in h_id]}))
+        rows[-2]["label"] = rows[-1]["label"] = f"m{m}"
+    elo = pd.concat(rows, ignore_index=True).assign(prompt_key="p")
+    return elo.assign(model=elo["label"])
+
+
+def test_pure_regression_to_the_mean_is_not_flagged_after_adjustment_a_real_offset_is():
+    elo = _regression_to_the_mean_scores()
+    per_item, items = identity.identity_items(elo=elo)
+    items = items.set_index("item")
+    v = identity.item_verdicts(items.reset_index())
+    # against zero, regression to the mean alone makes the top item 'reliably lower' and the bottom one 'higher'
+    assert set(v["raw_below"]["item"]) == {"Americans", "Black people"} and list(v["raw_above"]["item"]) == ["Gay"]
+    assert items.loc["Americans", "gap"] < -15 and items.loc["Gay", "gap"] > 15
+    # against items of the same human rank, only the planted offset remains
+    assert list(v["below"]["item"]) == ["Black people"] and v["above"].empty
+    assert abs(items.loc["Americans", "excess"]) < 5 and abs(items.loc["Gay", "excess"]) < 5
+    assert items.loc["Black people", "excess"] < -30
+    assert items.loc["Americans", "expected_gap"] < -15 < 15 < items.loc["Gay", "expected_gap"]
+    s = identity.verdicts_summary(items.reset_index(), v, enough=True)
+    assert (s["n_below"], s["n_above"], s["n_below_raw"], s["n_above_raw"], s["n_items"]) == (1, 0, 2, 1, 3)
+    assert identity.verdicts_summary(items.reset_index(), v, enough=False)["n_below"] is None
+
+
+def test_expected_gaps_follow_the_human_rank_and_bins_are_equal_width():
+    assert identity.human_bin(pd.Series([0.01, 5.0, 5.01, 50.0, 99.99, 100.0]), 20).tolist() == [1, 1, 2, 10, 20, 20]
+    with pytest.raises(ValueError, match="bins"):
+        identity.human_bin(pd.Series([50.0]), 0)
+    gaps = identity.elo_gaps(_regression_to_the_mean_scores(n_models=3))
+    exp = identity.expected_gaps(gaps, 10).groupby("human_bin")["expected_gap"].mean()
+    assert exp.is_monotonic_decreasing and exp.iloc[0] > 20 and exp.iloc[-1] < -20
+
+
+def test_bin_sensitivity_counts_the_adjusted_verdicts_per_bin_width():
+    elo = _regression_to_the_mean_scores()
+    sens = identity.bin_sensitivity(elo=elo, bins=(10, 20))
+    assert sens == {10: {"n_below": 1, "n_above": 0}, 20: {"n_below": 1, "n_above": 0}}
+
+
+def test_the_verdict_sentence_uses_the_adjusted_counts_and_states_the_raw_ones():
+    from rmlib.report import prose
+
+    per_item, items = identity.identity_items(elo=_regression_to_the_mean_scores())
+    v = identity.item_verdicts(items)
+    md = prose.identity.item_verdicts_markdown(items, v, n_models=20, sensitivity={10: {"n_below": 1, "n_above": 0}})
+    ex = items.set_index("item").loc["Black people"]
+    assert "**1 item(s) sit reliably *lower*" in md and "**0 sit reliably *higher***: none" in md
+    assert f"Black people ({ex['excess']:+.0f} points; gap {ex['gap']:+.0f})" in md and "Americans (" not in md
+    assert "2 would be lower and 1 higher" in md and "With 10 bins instead, 1 are lower and 0 higher" in md

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.identity import MIN_MODELS_FOR_CI
+from rmlib.analysis.identity import HUMAN_BINS, MIN_MODELS_FOR_CI
 
 __all__ = ["terms_markdown", "items_markdown", "item_verdicts_markdown", "words_markdown", "fragile_markdown"]
 
@@ -20,19 +20,34 @@ def items_markdown(items: pd.DataFrame, n_models: int) -> str:
             f"{n_models} RM(s) under 3 prompts. The interval of each item is over the RMs.")
 
 
-def item_verdicts_markdown(items: pd.DataFrame, verdicts: dict, n_models: int) -> str:
-    """Mean percentiles, the items reliably below / above people (with at least 3 RMs), and a caution."""
+def item_verdicts_markdown(items: pd.DataFrame, verdicts: dict, n_models: int, bins: int = HUMAN_BINS,
+                           sensitivity: dict | None = None) -> str:
+    """Mean percentiles; the items reliably below / above what their human rank leads one to expect (the excess
+    over the expected gap, interval over at least 3 RMs), with the raw counts against zero beside them, the counts
+    with other bin widths (``sensitivity``, from :func:`rmlib.analysis.identity.bin_sensitivity`); a caution."""
     below, above, worst = verdicts["below"], verdicts["above"], verdicts["worst"]
     enough = n_models >= MIN_MODELS_FOR_CI
-    return (f"Across items, RMs place identity items at the {items['model_pct'].mean():.0f}th percentile on average, "
-            f"people at the {items['human_pct'].mean():.0f}th. "
-            + (f"{len(below)} item(s) sit reliably *lower* for the RMs than for people (interval over RMs below zero): "
-               + ", ".join(f"{r.row} ({r.gap:+.0f} points)" for r in below.itertuples()) + ". " if enough else
-               "The largest negative gaps are " + ", ".join(f"{r.row} ({r.gap:+.0f})" for r in worst.itertuples())
-               + ". ")
-            + (f"{len(above)} sit reliably *higher*: " + ", ".join(f"{r.row} ({r.gap:+.0f})" for r in above.itertuples())
-               + ". " if enough else "")
-            + "An interval over RMs says that the RMs agree with each other about an item, not why they place it "
+    lead = (f"Across items, RMs place identity items at the {items['model_pct'].mean():.0f}th percentile on average, "
+            f"people at the {items['human_pct'].mean():.0f}th. An RM that agrees with people only in part places "
+            f"the items people rank highest lower than people do, whatever they are, so each item is compared with "
+            f"the gap of all EloEverything items in its human-percentile bin ({bins} bins of {100 / bins:g} points, "
+            f"per RM); the *excess* is the item's gap minus that expected gap. ")
+    if not enough:
+        return (lead + "The largest negative excesses are "
+                + ", ".join(f"{r.row} ({r.excess:+.0f}; gap {r.gap:+.0f})" for r in worst.itertuples())
+                + f"; with fewer than {MIN_MODELS_FOR_CI} RMs there is no interval, so no item is called reliable.")
+    return (lead
+            + f"**{len(below)} item(s) sit reliably *lower* for the RMs than items of the same human rank** (interval "
+              f"over RMs of the excess below zero): "
+            + (", ".join(f"{r.row} ({r.excess:+.0f} points; gap {r.gap:+.0f})" for r in below.itertuples()) or "none")
+            + f". **{len(above)} sit reliably *higher***: "
+            + (", ".join(f"{r.row} ({r.excess:+.0f}; gap {r.gap:+.0f})" for r in above.itertuples()) or "none")
+            + f". Against zero instead (the raw gap, which regression to the mean inflates at the ends of the human "
+              f"ranking), {len(verdicts['raw_below'])} would be lower and {len(verdicts['raw_above'])} higher. "
+            + "".join(f"With {b} bins instead, {c['n_below']} are lower and {c['n_above']} higher. "
+                      for b, c in (sensitivity or {}).items() if b != bins)
+            + 
+              "An interval over RMs says that the RMs agree with each other about an item, not why they place it "
               "there: see the limits at the end of this chapter before reading any single item.")
 
 
