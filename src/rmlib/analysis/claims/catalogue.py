@@ -131,17 +131,29 @@ def _identity(e: Evidence) -> list[Part]:
 
 
 def _themes(e: Evidence) -> list[Part]:
+    # Per prompt: the "humans most prefer" prompt and the two "greatest" prompts undervalue different themes, and a
+    # pooled test averages opposite effects away (the framing chapter's lesson). A theme holds where it is
+    # over-represented among the most undervalued items on every prompt, fails where it is only ever
+    # under-represented, is not established where no prompt shows it, and is mixed otherwise, naming the prompts.
     def theme(t):
         def fn():
-            d = e.get("elo_misalignment", f"topics.themes[topic={t}].direction")
-            ratio = e.get("elo_misalignment", f"topics.themes[topic={t}].ratio")
-            p = e.get("elo_misalignment", f"topics.themes[topic={t}].p_fdr")
-            k = e.get("elo_misalignment", f"topics.themes[topic={t}].n_flagged")
-            exp = e.get("elo_misalignment", f"topics.themes[topic={t}].expected")
-            word = {"over": "over-represented", "under": "under-represented (the reverse)"}.get(d, "not different")
-            return ("holds" if d == "over" else "fails",
-                    f"{word}: {k} among the most undervalued vs {_n(exp, '.1f')} expected (ratio {_n(ratio)}, "
-                    f"FDR p = {_n(p, '.3g')})")
+            prompts = sorted({r["prompt"] for r in e.get("elo_misalignment", "topics.themes_by_prompt")})
+            rows = [(pr, *e.values("elo_misalignment", f"topics.themes_by_prompt[topic={t},prompt={pr}]",
+                                   "direction", "ratio", "p_fdr")) for pr in prompts]
+            over = [pr for pr, d, *_ in rows if d == "over"]
+            under = [pr for pr, d, *_ in rows if d == "under"]
+            if over and len(over) == len(rows):
+                outcome, note = "holds", ""
+            elif not over:
+                outcome, note = ("fails" if under else "not established"), ""
+            else:
+                outcome = "mixed"
+                note = f"over-represented on {', '.join(over)}" + (f"; the reverse on {', '.join(under)}"
+                                                                  if under else "")
+            word = {"over": "over-represented", "under": "under-represented", "none": "not different"}
+            return (outcome, "per prompt, among each prompt's most undervalued items (FDR over themes × prompts): "
+                    + "; ".join(f"{pr}: {word.get(d, d)} (ratio {_n(ratio)}, FDR p = {_n(p, '.3g')})"
+                                for pr, d, ratio, p in rows), {"note": note})
         return fn
 
     return [_part(t, e, theme(t)) for t in ("nature", "life", "technology", "human sexuality")]
@@ -441,8 +453,8 @@ CLAIMS: list[Claim] = [
     Claim("misalignment_themes", FACCT, "Compared with human ratings, RMs undervalue concepts related to nature, "
           "life, technology and human sexuality.", "FAccT 2025, EloEverything section", ("elo_misalignment",),
           "published EloEverything scores of 10 RMs vs human Elo; WordNet topics", "items",
-          "permutation test over items (within human-rank bins) of each theme among the 10% most undervalued, "
-          "FDR across themes", _themes),
+          "per prompt, permutation test over items (within human-rank bins) of each theme among the 10% most "
+          "undervalued, FDR across themes × prompts", _themes),
     Claim("love_freedom", FACCT, "RMs from one developer and one data set differ at the top: R-Gem-2B's best "
           "answer to 'the greatest thing ever' is LOVE, R-Lla-3B's is freedom.",
           "FAccT 2025, optimal tokens (figure 1); the ICLR paper's figure 3 contrasts the same two words",

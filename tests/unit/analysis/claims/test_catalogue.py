@@ -208,3 +208,23 @@ def test_similarity_by_base_is_judged_with_size_held_fixed():
     parts, (v, reason) = _claim("heterogeneity", Evidence({"heterogeneity": het}))
     assert [p.outcome for p in parts] == ["holds", "not established"] and v == "partly"
     assert "partial r is 0.27" in parts[1].evidence and "size is the confound" in parts[1].evidence
+
+
+def _themes_by_prompt(directions: dict) -> dict:
+    return {"topics": {"themes_by_prompt": [
+        {"topic": t, "prompt": pr, "direction": d, "ratio": {"over": 1.6, "under": 0.6, "none": 1.0}[d],
+         "p_fdr": 0.001 if d != "none" else 0.8} for t, per in directions.items() for pr, d in per.items()]}}
+
+
+def test_a_theme_that_holds_on_one_prompt_and_reverses_on_another_is_reported_per_prompt():
+    # defect 5 of #25: the pooled test cancelled nature x1.57 on one prompt against its reverse on the others
+    plan = {"nature": {"prefer": "over", "greatest": "under", "single": "none"},
+            "life": {"prefer": "none", "greatest": "under", "single": "under"},
+            "technology": {"prefer": "over", "greatest": "over", "single": "over"},
+            "human sexuality": {"prefer": "none", "greatest": "none", "single": "none"}}
+    parts, (v, reason) = _claim("misalignment_themes", Evidence({"elo_misalignment": _themes_by_prompt(plan)}))
+    got = {p.name: p.outcome for p in parts}
+    assert got == {"nature": "mixed", "life": "fails", "technology": "holds", "human sexuality": "not established"}
+    nature = next(p for p in parts if p.name == "nature")
+    assert nature.note == "over-represented on prefer; the reverse on greatest"
+    assert v == "partly" and "over-represented on prefer; the reverse on greatest" in reason
