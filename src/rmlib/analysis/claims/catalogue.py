@@ -118,12 +118,15 @@ def _exposure(e: Evidence) -> list[Part]:
 
 def _identity(e: Evidence) -> list[Part]:
     def placement():
-        below = e.get("identity_terms", "elo.n_below")
-        above = e.get("identity_terms", "elo.n_above")
-        n = e.get("identity_terms", "elo.n_items")
+        # Items people rank high get negative gaps from any imperfect ranker (regression to the mean), so each
+        # item's gap is compared with the gap expected at its human rank (identity_terms chapter).
+        below, above, n = e.values("identity_terms", "elo", "n_below", "n_above", "n_items")
+        below_raw, above_raw, bins = e.values("identity_terms", "elo", "n_below_raw", "n_above_raw", "human_bins")
         return (exists_outcome(below),
-                f"{below} of {n} identity items sit reliably lower for the RMs than for people (interval over "
-                f"RMs below 0), {above} reliably higher")
+                f"{below} of {n} identity items sit reliably lower for the RMs than expected at their human rank "
+                f"(the gap minus the mean gap of all items in the same of {bins} human-percentile bins; interval over "
+                f"RMs below 0), {above} reliably higher; against zero, as before, it would be {below_raw} and "
+                f"{above_raw}")
 
     return [_part("some identity terms placed below human ratings", e, placement),
             _untestable("caused by harmlessness training", "needs the RMs' training data or an ablation of "
@@ -449,7 +452,8 @@ CLAIMS: list[Claim] = [
     Claim("identity_terms", FACCT, "RMs can encode biases toward identity groups, possibly as a side effect of "
           "harmlessness training.", FACCT_ABSTRACT, ("identity_terms",),
           "published EloEverything scores of identity items vs human Elo", "identity items",
-          "RM percentile − human percentile, bootstrap interval over RMs", _identity),
+          "RM percentile − human percentile, minus the gap expected at the item's human rank, bootstrap interval "
+          "over RMs", _identity),
     Claim("misalignment_themes", FACCT, "Compared with human ratings, RMs undervalue concepts related to nature, "
           "life, technology and human sexuality.", "FAccT 2025, EloEverything section", ("elo_misalignment",),
           "published EloEverything scores of 10 RMs vs human Elo; WordNet topics", "items",

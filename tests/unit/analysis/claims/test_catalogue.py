@@ -228,3 +228,13 @@ def test_a_theme_that_holds_on_one_prompt_and_reverses_on_another_is_reported_pe
     nature = next(p for p in parts if p.name == "nature")
     assert nature.note == "over-represented on prefer; the reverse on greatest"
     assert v == "partly" and "over-represented on prefer; the reverse on greatest" in reason
+
+
+def test_identity_counts_are_the_ones_adjusted_for_regression_to_the_mean():
+    # defect 6 of #25: gaps were tested against zero; the chapter now writes the adjusted counts as n_below/n_above
+    elo = {"n_below": 0, "n_above": 0, "n_items": 31, "n_below_raw": 18, "n_above_raw": 10, "human_bins": 20}
+    parts, (v, _) = _claim("identity_terms", Evidence({"identity_terms": {"elo": elo}}))
+    assert parts[0].outcome == "not established"  # all 18 raw "lower" items were regression to the mean
+    assert "against zero, as before, it would be 18 and 10" in parts[0].evidence
+    parts, _ = _claim("identity_terms", Evidence({"identity_terms": {"elo": {**elo, "n_below": 13}}}))
+    assert parts[0].outcome == "holds" and "13 of 31" in parts[0].evidence
