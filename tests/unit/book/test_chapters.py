@@ -97,3 +97,17 @@ def test_every_template_sets_up_its_page(template):
     code = "\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
                      if c["cell_type"] == "code")
     assert "setup_page()" in code
+
+
+@pytest.mark.parametrize("path", sorted((book.ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_every_template_is_a_valid_notebook(path):
+    """A cell added by a script without an id passes papermill with a warning today and fails a future nbformat."""
+    import warnings
+
+    import nbformat
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+    assert len({c.get("id") for c in nb.cells}) == len(nb.cells)
