@@ -10,13 +10,18 @@ __all__ = ["instruct_evidence_markdown", "logit_logprob_markdown", "zipf_markdow
            "design_prompts_markdown", "lexicon_scores_markdown"]
 
 
+def _present(x) -> bool:
+    """A field a sentence may mention: not missing (None or NaN, as a table read back gives it) and not empty."""
+    return x is not None and not (isinstance(x, float) and x != x) and x != ""
+
+
 def instruct_evidence_markdown(evidence: pd.DataFrame, both: list[str]) -> str:
     """One bullet per model with its base/instruct verdict and the evidence behind it, then whether any family has
     both kinds (``both``), which decides whether the DPO log-ratio can be computed from these models."""
     lines = [f"- **{r.model}** ({r.family}): **{r.verdict}**"
-             + (f" — chat template shipped: {r.chat_template_shipped}" if r.chat_template_shipped is not None else "")
-             + (f"; GGUF name {r.gguf_name!r}" if r.gguf_name else "")
-             + (f", finetune tag {r.gguf_finetune!r}" if r.gguf_finetune else "")
+             + (f" — chat template shipped: {r.chat_template_shipped}" if _present(r.chat_template_shipped) else "")
+             + (f"; GGUF name {r.gguf_name!r}" if _present(r.gguf_name) else "")
+             + (f", finetune tag {r.gguf_finetune!r}" if _present(r.gguf_finetune) else "")
              + (f" (registry says {r.registry_says})" if r.registry_says != "unknown" else "")
              for r in evidence.itertuples()]
     lines.append("")

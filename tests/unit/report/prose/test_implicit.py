@@ -39,3 +39,11 @@ def test_lexicon_and_prompt_sentences():
     assert "a subset of the 54" in implicit.design_prompts_markdown(["best_ever_one", "worst_ever_one"], 2)
     assert implicit.design_prompts_markdown(["best_ever_one", "worst_ever_one"], 54).endswith(".")
     assert "mean Zipf frequency of 1.5" in implicit.zipf_markdown("Q?", 1.51, 4.0)
+
+
+def test_a_missing_gguf_field_is_left_out_not_printed_as_nan():
+    # #28 item 5: "finetune tag nan" in the implicit_rewards prose
+    ev = pd.DataFrame([{"model": "m", "family": "Gemma", "verdict": "base", "chat_template_shipped": float("nan"),
+                        "gguf_name": "Gemma 3 270m", "gguf_finetune": float("nan"), "registry_says": "base"}])
+    text = implicit.instruct_evidence_markdown(ev, [])
+    assert "nan" not in text and "GGUF name 'Gemma 3 270m'" in text
