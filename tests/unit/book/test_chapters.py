@@ -111,3 +111,18 @@ def test_every_template_is_a_valid_notebook(path):
         nb = nbformat.read(path, as_version=4)
         nbformat.validate(nb)
     assert len({c.get("id") for c in nb.cells}) == len(nb.cells)
+
+
+# The pages that show pessimal tokens or EloEverything extremes (slurs among them), as the FAccT paper warns.
+CONTENT_WARNING_PAGES = ("about", "distributions", "elo_misalignment", "identity_terms")
+
+
+@pytest.mark.parametrize("name", CONTENT_WARNING_PAGES)
+def test_pages_that_show_slurs_open_with_a_content_warning(name):
+    import json
+
+    first = json.loads((book.ROOT / "notebooks" / f"{name}.ipynb").read_text())["cells"][0]
+    text = "".join(first["source"])
+    assert first["cell_type"] == "markdown" and "```{admonition} Content warning" in text
+    assert text.index("Content warning") < 200  # at the top, under the title, before any content
+    assert "Content warning" in (book.ROOT / "book" / "intro.md").read_text()
