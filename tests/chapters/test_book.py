@@ -24,10 +24,13 @@ def tiny_book(tmp_path_factory, chapter):
     book.write_vendor(log=lambda *_: None)  # npm pack once; cached in book/_static/vendor afterwards
     shutil.copy(book.ROOT / "_config.yml", root / "_config.yml")
     toc = yaml.safe_load((book.ROOT / "_toc.yml").read_text())
-    tiny_toc = {"format": toc["format"], "root": toc["root"], "chapters": [{"file": f"book/_executed/{CHAPTER}"}]}
+    # the glossary comes along: chapters link their terms to it, and the build treats a broken link as an error
+    tiny_toc = {"format": toc["format"], "root": toc["root"],
+                "chapters": [{"file": f"book/_executed/{CHAPTER}"}, {"file": "book/glossary"}]}
     (root / "_toc.yml").write_text(yaml.safe_dump(tiny_toc))
     (root / "book").mkdir()
     shutil.copy(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
+    shutil.copy(book.ROOT / "book" / "glossary.md", root / "book" / "glossary.md")
     shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static")  # rmlib.css + vendor/
     result = chapter.tiny(CHAPTER, output_dir=root / "book" / "_executed")
     html = book.build_html(root)
