@@ -478,7 +478,10 @@ CLAIMS: list[Claim] = [
           "family × category × valence interaction).", "ICLR 2026 main text; the authors' "
           "figures/generate_figure_1_and_A1.R fits lme(median rank ~ base_model*Category*prompt_framing, "
           "random = ~1|model_id)", ("big_two",), "published Big Two median ranks per RM × prompt × category",
-          "RMs (random intercept) with prompts as replicates", "mixed model, three-way term", _three_way),
+          "RMs (4 Gemma vs 6 Llama), one interaction contrast per model",
+          "exact permutation Welch test between the families of each model's (Agency − Communion median rank) "
+          "under positive minus under negative prompts; the authors' mixed model, which counts prompts as "
+          "replicates, is shown as context", _three_way),
     Claim("implicit_rewards", ICLR, "Log-probability differences between instruction-tuned and pretrained LMs "
           "form implicit RMs that show the same agency/communion difference.", ICLR_ABSTRACT,
           ("implicit_rewards",), "embedded LMs only (the paper's LMs are not available here)", "words",
