@@ -124,8 +124,8 @@ def _identity(e: Evidence) -> list[Part]:
         below_raw, above_raw, bins = e.values("identity_terms", "elo", "n_below_raw", "n_above_raw", "human_bins")
         return (exists_outcome(below),
                 f"{below} of {n} identity items sit reliably lower for the RMs than expected at their human rank "
-                f"(the gap minus the mean gap of all items in the same of {bins} human-percentile bins; interval over "
-                f"RMs below 0), {above} reliably higher; against zero, as before, it would be {below_raw} and "
+                f"(the gap minus the mean gap of all items in its human-percentile bin, one of {bins}; interval over "
+                f"RMs below 0), {above} reliably higher; tested against zero, as before, it would be {below_raw} and "
                 f"{above_raw}")
 
     return [_part("some identity terms placed below human ratings", e, placement),

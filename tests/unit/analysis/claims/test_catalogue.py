@@ -235,6 +235,6 @@ def test_identity_counts_are_the_ones_adjusted_for_regression_to_the_mean():
     elo = {"n_below": 0, "n_above": 0, "n_items": 31, "n_below_raw": 18, "n_above_raw": 10, "human_bins": 20}
     parts, (v, _) = _claim("identity_terms", Evidence({"identity_terms": {"elo": elo}}))
     assert parts[0].outcome == "not established"  # all 18 raw "lower" items were regression to the mean
-    assert "against zero, as before, it would be 18 and 10" in parts[0].evidence
+    assert "tested against zero, as before, it would be 18 and 10" in parts[0].evidence
     parts, _ = _claim("identity_terms", Evidence({"identity_terms": {"elo": {**elo, "n_below": 13}}}))
     assert parts[0].outcome == "holds" and "13 of 31" in parts[0].evidence
