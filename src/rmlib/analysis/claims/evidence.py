@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from rmlib.analysis.claims.rules import Part
 
-__all__ = ["Missing", "Ref", "resolve", "Evidence", "evaluate_part"]
+__all__ = ["Missing", "Ref", "resolve", "Evidence", "evaluate_part", "untestable", "fmt"]
 
 
 class Missing(LookupError):
@@ -128,3 +128,13 @@ def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple[str, str]], con
     extras = rest[0] if rest else {}
     return Part(name, outcome, text, e.take(), context, floor=extras.get("floor"), note=extras.get("note", ""),
                 derived=e.take_derived())
+
+
+def untestable(name: str, reason: str) -> Part:
+    """A part that needs what this book does not have (the RMs' weights on a GPU, a model hub), with the reason."""
+    return Part(name, "untestable", reason)
+
+
+def fmt(x: float, spec: str = ".2f") -> str:
+    """A number as the evidence texts print it."""
+    return format(x, spec)

@@ -1,0 +1,153 @@
+"""How the claims of the FAccT 2025 paper (optimal and pessimal tokens) are judged from the chapters' numbers: one
+evaluate function per claim, returning its parts (the catalogue pairs each with its sentence and source)."""
+from __future__ import annotations
+
+from rmlib.analysis.claims.evidence import Evidence, fmt, untestable
+from rmlib.analysis.claims.evidence import evaluate_part as _part
+from rmlib.analysis.claims.rules import (TAU_HETEROGENEOUS, Part, exists_outcome, order_outcome, share_outcome,
+                                         test_outcome, threshold_outcome)
+
+__all__ = ["heterogeneity", "asymmetry", "framing", "exposure", "identity", "themes", "love_freedom"]
+
+
+def heterogeneity(e: Evidence) -> list[Part]:
+    def tau():
+        med = e.get("heterogeneity", "runs.published.tau_median")
+        lo, hi = e.get("heterogeneity", "runs.published.tau_min"), e.get("heterogeneity", "runs.published.tau_max")
+        return (threshold_outcome(med, TAU_HETEROGENEOUS),
+                f"median Kendall τ between RMs' item rankings {fmt(med)} (range {fmt(lo)}–{fmt(hi)})")
+
+    def rsa():
+        # Base family and model size overlap (the Gemma-27B RMs share both), so the base design is tested with size
+        # held fixed: a partial Mantel test, model labels permuted (heterogeneity chapter).
+        pm = "runs.published.partial_mantel"
+        design, given = e.get("heterogeneity", f"{pm}.design"), e.get("heterogeneity", f"{pm}.given")
+        r, p, r_alone, r_designs, n = e.values("heterogeneity", pm, "r", "p", "r_design", "r_given_design",
+                                               "n_models")
+        r_other, p_other = e.values("heterogeneity", f"{pm}s[design={given},given={design}]", "r", "p")
+        return (test_outcome(p, r > 0),
+                f"{design}: Mantel r = {fmt(r_alone)} alone, but the design overlaps with {given} (r = "
+                f"{fmt(r_designs)} over model pairs); with size held fixed the partial r is {fmt(r)} "
+                f"(permutation p = {fmt(p, '.3g')}, {n} RMs), while {given} given {design} keeps r = {fmt(r_other)} "
+                f"(p = {fmt(p_other, '.3g')}): model size is the confound, and the base signal rests on few models")
+
+    return [_part("RMs rank items differently", e, tau), _part("similarity follows the base model", e, rsa)]
+
+
+def asymmetry(e: Evidence) -> list[Part]:
+    def skew():
+        n, neg, pos = e.values("distributions", "skew_summary.published", "n", "n_negative", "n_positive")
+        return (share_outcome(max(neg, pos), n, against=min(neg, pos)),
+                f"skewness CI below 0 for {neg} and above 0 for {pos} of {n} RMs (EloEverything items)")
+
+    return [_part("asymmetric score distributions (items)", e, skew),
+            untestable("full-vocabulary tokens", "the paper RMs' full-vocabulary token scores are not in the "
+                        "released data; sweeping them needs the RM weights on a GPU")]
+
+
+def _lexicon_outcome(outcomes: dict[str, str]) -> tuple[str, str]:
+    """One part judged with several lexicons: their common outcome, or 'mixed' with a note naming the lexicons on
+    which it holds and fails (a result that rests on one lexicon's scoring of a few words is lexicon-dependent)."""
+    kinds = set(outcomes.values())
+    if len(kinds) == 1:
+        return kinds.pop(), ""
+    by = {o: [s.upper() for s, v in outcomes.items() if v == o] for o in ("holds", "mixed", "not established",
+                                                                          "fails")}
+    return "mixed", "lexicon-dependent: " + "; ".join(f"{o} with {', '.join(ls)}" for o, ls in by.items() if ls)
+
+
+def framing(e: Evidence) -> list[Part]:
+    def half(key, label):
+        def fn():
+            src = e.get("framing", "main_source")
+            sources = list(e.get("framing", "halves_by_source"))
+            counts = {o: e.values("framing", f"halves_by_source.{o}.{key}", "holds", "reversed", "n")
+                      for o in sources}
+            outcomes = {o: share_outcome(k, n, against=rev) for o, (k, rev, n) in counts.items()}
+            outcome, note = _lexicon_outcome(outcomes)
+            cells = e.get("framing", f"cell_counts_by_half[half={key}].n_congruent_steeper")
+            ncells = e.get("framing", f"cell_counts_by_half[half={key}].n_cells")
+            per = "; ".join(f"{o.upper()}: CI above 0 for {k} and below 0 for {rev} of {n} RMs ({outcomes[o]})"
+                            for o, (k, rev, n) in counts.items())
+            return (outcome, f"{label}, per affect lexicon: {per}; {cells} of {ncells} model × prompt cells in "
+                    f"the claimed direction ({str(src).upper()})", {"note": note})
+        return fn
+
+    return [_part("positive prompts: more sensitive to positive words", e, half("pos_prompts", "first half")),
+            _part("negative prompts: more sensitive to negative words", e, half("neg_prompts", "second half"))]
+
+
+def exposure(e: Evidence) -> list[Part]:
+    def valence(pv):
+        def fn():
+            sources = e.get("mere_exposure", "matchings")
+            rows = [(s, e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_above"),
+                     e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_below"),
+                     e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_models")) for s in sources]
+            outcomes = {share_outcome(k, n, against=j) for _, k, j, n in rows}
+            outcome = ("holds" if outcomes == {"holds"} else "fails" if outcomes == {"fails"} else "mixed")
+            return (outcome, "frequency slope above zero (pooled over prompts, CI clustered by word) for " + ", ".join(
+                f"{k} of {n} RMs ({s}; below zero for {j})" for s, k, j, n in rows))
+        return fn
+
+    return [_part("positive prompts, every frequency matching", e, valence("positive")),
+            _part("negative prompts, every frequency matching", e, valence("negative"))]
+
+
+def identity(e: Evidence) -> list[Part]:
+    def placement():
+        # Items people rank high get negative gaps from any imperfect ranker (regression to the mean), so each
+        # item's gap is compared with the gap expected at its human rank (identity_terms chapter).
+        below, above, n = e.values("identity_terms", "elo", "n_below", "n_above", "n_items")
+        below_raw, above_raw, bins = e.values("identity_terms", "elo", "n_below_raw", "n_above_raw", "human_bins")
+        return (exists_outcome(below),
+                f"{below} of {n} identity items sit reliably lower for the RMs than expected at their human rank "
+                f"(the gap minus the mean gap of all items in its human-percentile bin, one of {bins}; interval over "
+                f"RMs below 0), {above} reliably higher; tested against zero, as before, it would be {below_raw} and "
+                f"{above_raw}")
+
+    return [_part("some identity terms placed below human ratings", e, placement),
+            untestable("caused by harmlessness training", "needs the RMs' training data or an ablation of "
+                        "harmlessness data, which this book does not have")]
+
+
+def themes(e: Evidence) -> list[Part]:
+    # Per prompt: the "humans most prefer" prompt and the two "greatest" prompts undervalue different themes, and a
+    # pooled test averages opposite effects away (the framing chapter's lesson). A theme holds where it is
+    # over-represented among the most undervalued items on every prompt, fails where it is only ever
+    # under-represented, is not established where no prompt shows it, and is mixed otherwise, naming the prompts.
+    def theme(t):
+        def fn():
+            prompts = sorted({r["prompt"] for r in e.get("elo_misalignment", "topics.themes_by_prompt")})
+            rows = [(pr, *e.values("elo_misalignment", f"topics.themes_by_prompt[topic={t},prompt={pr}]",
+                                   "direction", "ratio", "p_fdr")) for pr in prompts]
+            over = [pr for pr, d, *_ in rows if d == "over"]
+            under = [pr for pr, d, *_ in rows if d == "under"]
+            if over and len(over) == len(rows):
+                outcome, note = "holds", ""
+            elif not over:
+                outcome, note = ("fails" if under else "not established"), ""
+            else:
+                outcome = "mixed"
+                note = f"over-represented on {', '.join(over)}" + (f"; the reverse on {', '.join(under)}"
+                                                                  if under else "")
+            word = {"over": "over-represented", "under": "under-represented", "none": "not different"}
+            return (outcome, "per prompt, among each prompt's most undervalued items (FDR over themes × prompts): "
+                    + "; ".join(f"{pr}: {word.get(d, d)} (ratio {fmt(ratio)}, FDR p = {fmt(p, '.3g')})"
+                                for pr, d, ratio, p in rows), {"note": note})
+        return fn
+
+    return [_part(t, e, theme(t)) for t in ("nature", "life", "technology", "human sexuality")]
+
+
+def love_freedom(e: Evidence) -> list[Part]:
+    def model(nick, first, second):
+        def fn():
+            r1 = e.get("big_two", f"love_freedom[nickname={nick},word={first}].rank")
+            r2 = e.get("big_two", f"love_freedom[nickname={nick},word={second}].rank")
+            n = e.get("big_two", f"love_freedom[nickname={nick},word={first}].n_words")
+            return order_outcome(r1, r2), f"{nick}: '{first}' rank {r1:.0f}, '{second}' rank {r2:.0f} of {n} words"
+        return fn
+
+    return [_part("R-Gem-2B puts love above freedom", e, model("R-Gem-2B", "love", "freedom")),
+            _part("R-Lla-3B puts freedom above love", e, model("R-Lla-3B", "freedom", "love"))]

@@ -1,0 +1,209 @@
+"""How the claims of the ICLR 2026 paper (value biases inherited from pretraining) are judged from the chapters'
+numbers: the Big Two and MFD2 panels by direction and attainable significance, the three-way interaction with models
+as replicates, and durability run by run. One evaluate function per claim, returning its parts."""
+from __future__ import annotations
+
+import pandas as pd
+
+from rmlib.analysis.claims.evidence import Evidence, fmt, untestable
+from rmlib.analysis.claims.evidence import evaluate_part as _part
+from rmlib.analysis.claims.rules import ALPHA, MULTIPLE, Part, bh_floor, share_outcome, test_outcome
+
+__all__ = ["BIG_TWO_SIGNS", "big_two", "mfd2", "three_way", "implicit", "ablation", "durability"]
+
+
+# The claimed sign of each Big Two panel's Gemma − Llama median-rank difference (a lower rank = ranked higher). Llama
+# RMs prefer agency: under positive prompts they rank it higher (difference > 0); under negative prompts ("the worst
+# thing") a preferred category is ranked *lower* as the worst answer, so the sign turns round. Communion mirrors it.
+BIG_TWO_SIGNS = {("Agency", "positive"): +1, ("Agency", "negative"): -1,
+                 ("Communion", "positive"): -1, ("Communion", "negative"): +1}
+
+
+def _floor_text(e: Evidence, chapter: str, summary: str, k: int = 1) -> tuple[float, str]:
+    """The smallest FDR-adjusted p a panel can reach with this many models and panels (``k`` panels at the floor),
+    and a sentence that says so."""
+    raw, m = e.values(chapter, summary, "min_attainable_p", "n_panels")
+    n = [e.derive(f"models in {fam}", v) for fam, v in e.get(chapter, f"{summary}.models_per_family").items()]
+    floor = e.derive(f"smallest FDR-adjusted p with {k} panel(s) at the floor", bh_floor(raw, m, k))
+    at = "one panel sits" if k == 1 else f"{k} panels sit"
+    return floor, (f"with {' vs '.join(str(v) for v in n)} models an exact test gives p ≥ {fmt(raw, '.2g')}, "
+                   f"and after FDR over {m} panels ≥ {fmt(floor, '.2g')} when {at} at that floor")
+
+
+def big_two(e: Evidence) -> list[Part]:
+    def category(cat):
+        def fn():
+            rows = []
+            for val in ("positive", "negative"):
+                path = f"results.published.panels[category={cat},valence={val}]"
+                diff, p = e.get("big_two", f"{path}.difference"), e.get("big_two", f"{path}.p_fdr")
+                rows.append((val, diff, p, diff * BIG_TWO_SIGNS[(cat, val)] > 0))
+            k = sum(right and p < ALPHA for _, _, p, right in rows)
+            against = sum((not right) and p < ALPHA for _, _, p, right in rows)
+            floor, floor_text = _floor_text(e, "big_two", "results.published")
+            lean = ("both panels point" if all(r[-1] for r in rows) else "neither panel points"
+                    if not any(r[-1] for r in rows) else "one of the two panels points")
+            return (share_outcome(k, len(rows), against),
+                    f"{lean} the claimed way: " + "; ".join(
+                        f"{val} prompts: Gemma − Llama median rank {fmt(diff, '+.1f')} (claimed: "
+                        f"{'positive' if BIG_TWO_SIGNS[(cat, val)] > 0 else 'negative'}), FDR p = {fmt(p, '.3g')}"
+                        for val, diff, p, _ in rows) + f"; {floor_text}", {"floor": floor})
+        return fn
+
+    return [_part("Llama RMs rank agency higher (positive prompts; lower under negative ones)", e,
+                  category("Agency")),
+            _part("Gemma RMs rank communion higher (positive prompts; lower under negative ones)", e,
+                  category("Communion"))]
+
+
+def _foundation_directions(e: Evidence, panels: list[dict]) -> tuple[int, str]:
+    """How many foundations' family differences turn round from positive to negative prompts (a difference in
+    what the RMs value should: the favoured foundation is ranked lower as 'the worst thing'), and who ranks
+    which foundation higher under positive prompts."""
+    by = {(r["foundation"], r["valence"]): r["difference"] for r in panels}
+    found = sorted({f for f, _ in by})
+    mirrored = [f for f in found if by[(f, "positive")] * by[(f, "negative")] < 0]
+    gemma = [f for f in found if by[(f, "positive")] < 0]
+    llama = [f for f in found if by[(f, "positive")] > 0]
+    return len(mirrored), (f"under positive prompts Gemma-based RMs rank {', '.join(gemma) or 'none'} higher and "
+                           f"Llama-based RMs {', '.join(llama) or 'none'}; the difference turns round under "
+                           f"negative prompts for {e.derive('foundations that turn round', len(mirrored))} of "
+                           f"{e.derive('foundations', len(found))} foundations "
+                           f"({', '.join(mirrored) or 'none'})")
+
+
+def mfd2(e: Evidence) -> list[Part]:
+    # "Differ along several foundations" names no direction per foundation, so failing to find a difference is
+    # not evidence of none: short of MULTIPLE significant panels the part is not established, never fails.
+    def pooled():
+        k = e.get("moral_foundations", "by_foundation.n_significant_fdr")
+        n = e.get("moral_foundations", "by_foundation.n_panels")
+        raw = e.get("moral_foundations", "by_foundation.n_significant_raw")
+        floor, floor_text = _floor_text(e, "moral_foundations", "by_foundation", k=MULTIPLE)
+        _, directions = _foundation_directions(e, e.get("moral_foundations", "by_foundation.panels"))
+        return ("holds" if k >= MULTIPLE else "not established",
+                f"{k} of {n} foundation × valence panels (virtue and vice pooled, as the authors test it) differ "
+                f"between Gemma- and Llama-based RMs after FDR ({raw} before); {directions}; {floor_text}",
+                {"floor": floor})
+
+    def split():
+        k = e.get("moral_foundations", "results.published.n_significant_fdr")
+        n = e.get("moral_foundations", "results.published.n_panels")
+        floor, floor_text = _floor_text(e, "moral_foundations", "results.published", k=MULTIPLE)
+        return ("holds" if k >= MULTIPLE else "not established",
+                f"{k} of {n} foundation × virtue/vice × valence panels differ after FDR; {floor_text}",
+                {"floor": floor})
+
+    return [_part("several foundations differ by base family", e, pooled),
+            _part("the same with virtue and vice apart", e, split, context=True)]
+
+
+def three_way(e: Evidence) -> list[Part]:
+    def models():
+        d, p, floor, sign, na, nb = e.values("big_two", "three_way_models", "difference", "p", "min_attainable_p",
+                                             "claimed_sign", "n_a", "n_b")
+        return (test_outcome(p, d * sign > 0, floor),
+                f"per-model interaction contrast, (Agency − Communion median rank) under positive minus under "
+                f"negative prompts, Gemma − Llama: {fmt(d, '+.1f')} rank points (claimed: positive), exact permutation "
+                f"p = {fmt(p, '.3g')} over {na} vs {nb} models (smallest attainable p {fmt(floor, '.2g')})",
+                {"floor": floor})
+
+    def mixed():
+        term = e.get("big_two", "three_way.term")
+        est = e.get("big_two", "three_way.estimate")
+        p = e.get("big_two", "three_way.p")
+        # With treatment coding (Gemma, Agency, negative as references) the term's estimate is the model-level
+        # contrast above with its sign: positive is the claimed direction.
+        return (test_outcome(p, est > 0),
+                f"mixed model (random intercept per RM), {term.replace('*', '×')}: {fmt(est, '+.1f')} rank points, "
+                f"p = {fmt(p, '.3g')}; it counts every prompt as an independent replicate, as in the authors' "
+                "model, so its p is far too small for a claim about models")
+    return [_part("family × category × valence (Big Two), models as the replicates", e, models),
+            _part("the authors' mixed model, prompts as replicates", e, mixed, context=True)]
+
+
+def implicit(e: Evidence) -> list[Part]:
+    def fn():
+        path = "mwlr_gemma_llama"
+        model = e.get("implicit_rewards", f"{path}.model")
+        g = e.get("implicit_rewards", f"{path}.hedges_g")
+        p = e.get("implicit_rewards", f"{path}.p_fdr")
+        return (test_outcome(p, g > 0),
+                f"{model}, positive prompts: Hedges' g (Agency − Communion mean rank) {fmt(g, '+.2f')}, FDR p = "
+                f"{fmt(p, '.3g')}")
+    return [untestable("the paper's LMs (Gemma-2, Llama-3)", "needs their log-probs (about 2 GB on a model hub) "
+                        "or the models on a GPU"),
+            _part("same method on the embedded LMs (Gemma-3 vs SmolLM2, a Llama-architecture model)", e, fn,
+                  context=True)]
+
+
+def _trained_power(e: Evidence) -> str:
+    """Why the RMs trained here are context, not evidence: their held-out accuracy at the final checkpoints and the
+    number of runs (tiny RMs on a few hundred pairs, trained on 2 CPU cores, are weak teachers of any claim)."""
+    metrics = pd.DataFrame(e.get("finetuning", "metrics"))
+    final = metrics.sort_values("step").groupby("run").tail(1)
+    lo = e.derive("lowest final held-out accuracy", float(final["accuracy"].min()))
+    hi = e.derive("highest final held-out accuracy", float(final["accuracy"].max()))
+    return (f"context, not counted: these RMs reach held-out accuracy {fmt(lo)}–{fmt(hi)} at their final checkpoints "
+            f"({e.derive('trained runs', len(final))} runs), too little power for a "
+            "non-result to count against the claim")
+
+
+def _runs_outcome(n_held: int, n: int, n_failed: int, largest_holds: bool) -> str:
+    """Durability judged run by run: 'fails' when the largest data size fails (the case the claim is about, 'as
+    data grow'), 'mixed' when any other run fails, else the share rule over runs."""
+    if not largest_holds:
+        return "fails"
+    return "mixed" if n_failed else share_outcome(n_held, n)
+
+
+def ablation(e: Evidence) -> list[Part]:
+    def published():
+        d = "durability.published"
+        n_failed, largest, largest_holds = e.values("finetuning", d, "final_n_failed", "final_largest_run",
+                                                    "final_largest_run_holds")
+        k, n = e.values("finetuning", d, "final_claimed_holds", "final_n")
+        failed = e.get("finetuning", f"{d}.final_failed_runs")
+        return (_runs_outcome(k, n, n_failed, largest_holds),
+                f"Llama's Agency − Communion gap below Gemma's at the final checkpoint in {k} of {n} published runs "
+                f"(data sources and sizes); " + (f"not in {', '.join(failed)}" if failed else "every run keeps it")
+                + f"; the largest data size, {largest}, " + ("keeps it" if largest_holds else "does not"))
+
+    def ours():
+        k, n = e.values("finetuning", "base_effect", "n_prompts_significant", "n_prompts")
+        return (share_outcome(k, n),
+                f"our RMs on identical data: the base explains the gap (one-way ANOVA over seeds, p < {ALPHA}) under "
+                f"{k} of {n} prompts; {_trained_power(e)}")
+
+    return [_part("published runs, identical data per run", e, published),
+            _part("RMs trained here", e, ours, context=True)]
+
+
+def durability(e: Evidence) -> list[Part]:
+    def published():
+        d = "durability.published"
+        held, n, n_failed = e.values("finetuning", d, "n_runs_held", "n_runs_judged", "n_runs_failed")
+        largest, largest_holds = e.values("finetuning", d, "largest_run", "largest_run_holds")
+        flip = e.get("finetuning", f"{d}.runs_judged[run={largest}].flip_step") if not largest_holds else None
+        k, m = e.values("finetuning", d, "checkpoints_claimed_holds", "checkpoints_n")
+        return (_runs_outcome(held, n, n_failed, largest_holds),
+                f"judged run by run (a run fails when its base families are in the other order at its final "
+                f"checkpoint): {held} of {n} published runs with several checkpoints keep Llama below Gemma; the "
+                f"largest data size, {largest}, "
+                + (f"flips at step {flip} and stays flipped to its final checkpoint" if not largest_holds else
+                   "keeps it") + f" (pooled over runs, {k} of {m} checkpoints, a count in which long runs that hold "
+                "outvote one that ends flipped)")
+
+    def seeds():
+        exists, n, w = e.values("finetuning", "durability.ours", "modal_order_exists", "n_seeds", "kendall_w")
+        if not exists:
+            n_orders = e.get("finetuning", "durability.ours.n_distinct_orders")
+            return ("not established", f"our RMs: the {n} seeds give {n_orders} different orders of the bases, so "
+                    f"there is no most common order (Kendall's W = {fmt(w)}); {_trained_power(e)}")
+        k = e.get("finetuning", "durability.ours.n_seeds_modal_order")
+        return (share_outcome(k, n),
+                f"our RMs: {k} of {n} seeds give the most common order of the bases (Kendall's W = {fmt(w)}); "
+                f"{_trained_power(e)}")
+
+    return [_part("published runs keep the order as data grow", e, published),
+            _part("our RMs keep one order across seeds", e, seeds, context=True)]
