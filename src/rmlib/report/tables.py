@@ -49,12 +49,13 @@ def _meaningless_index(index: pd.Index) -> bool:
 
 
 def table_html(df: pd.DataFrame, *, max_rows: int = MAX_ROWS_SHOWN) -> str:
-    """``df`` as HTML for a page: without a default 0..n-1 index, every row kept, and inside a scrollable box of
-    about ``max_rows`` rows when it is longer (the row count is said above it)."""
+    """``df`` as HTML for a page: without a default 0..n-1 index, every row kept, always inside a box that scrolls
+    sideways when the table is wider than the page (a 17-column table would otherwise be cut off at the right), and
+    that scrolls down when it has more than about ``max_rows`` rows (the row count is said above it)."""
     html = df.to_html(index=not _meaningless_index(df.index), max_rows=None, max_cols=None, border=0,
                       classes="dataframe rmlib-table")
     if len(df) <= max_rows:
-        return html
+        return f'<div class="rmlib-scroll" style="max-width: 100%; overflow-x: auto;">{html}</div>'
     height = f"{1.9 * (max_rows + 1):.0f}em"
     return (f'<div class="rmlib-table-note">{len(df):,} rows (scroll)</div>'
-            f'<div class="rmlib-scroll" style="max-height: {height}; overflow: auto;">{html}</div>')
+            f'<div class="rmlib-scroll" style="max-width: 100%; max-height: {height}; overflow: auto;">{html}</div>')

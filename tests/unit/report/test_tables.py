@@ -39,3 +39,14 @@ def test_top_bottom_tokens():
     assert t["bottom reward"].tolist() == [-2.0, 0.0]
     with pytest.raises(ValueError, match="lower k"):
         tables.top_bottom_table(df, "text", "reward", k=3, name="token", whitespace=True)
+
+
+def test_a_short_wide_table_scrolls_sideways_instead_of_being_cut_off():
+    # #28 item 6: tables of 14-17 columns were cut off at the right of the page
+    from rmlib.report.tables import table_html
+
+    wide = pd.DataFrame([{f"column {i}": i for i in range(17)}])
+    html = table_html(wide)
+    assert html.startswith('<div class="rmlib-scroll" style="max-width: 100%; overflow-x: auto;">')
+    long = table_html(pd.DataFrame({"a": range(40)}), max_rows=15)
+    assert "40 rows (scroll)" in long and "overflow: auto" in long
