@@ -125,6 +125,9 @@ def test_page_shows_the_parameters_once_as_a_table(tiny_book):
     assert raw and all("remove-cell" in c.metadata["tags"] for c in raw)  # kept in the notebook, hidden on the page
     text = (tiny_book["html"] / "book" / "_executed" / f"{CHAPTER}.html").read_text(encoding="utf-8")
     assert text.count("Parameters of this run") == 1
+    # collapsed (sphinx-togglebutton opens it), so the chapter's content comes first
+    box = text[:text.index("Parameters of this run")].rsplit("<div", 1)[1]
+    assert 'class="dropdown admonition"' in box and "what it is" in text
     assert "PROMPT_KEY = " not in text  # no raw parameters cell
 
 
