@@ -23,3 +23,18 @@ def test_slope_ci_rejects_estimates_outside_their_interval():
     ok = df.assign(lo=[0.2, 0.0])
     spec = charts.slope_ci(ok, "m", "est", "lo", "hi").to_dict()
     assert len(spec["layer"]) == 3  # reference line, CI rules, dots
+
+
+def _groups(n: int) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"score": rng.normal(size=200 * n), "model": np.repeat([f"rm{i}" for i in range(n)], 200)})
+
+
+def test_a_histogram_by_group_keeps_each_shape_instead_of_stacking():
+    # #28 item 6: the stacked histograms of 10 RMs (about, method) hid each distribution's shape
+    few = charts.histogram(_groups(3), "score", by="model", bins=20).to_dict()
+    assert few["mark"]["type"] == "line" and few["encoding"]["y"]["stack"] is None
+    many = charts.histogram(_groups(10), "score", by="model", bins=20).to_dict()
+    assert many["facet"]["row"]["field"] == "group" and many["spec"]["encoding"]["y"]["stack"] is None
+    values = next(iter(many["datasets"].values()))
+    assert len(values) == 10 * 20 and sum(v["y"] for v in values) == 2000  # still bins, not rows
