@@ -11,7 +11,7 @@ from rmlib.registry import get_spec
 from rmlib.stats import require_columns
 from rmlib.errors import as_list
 
-__all__ = ["live_sweeps", "sweep_overview", "extremes", "roundtrip_table", "compare_modes",
+__all__ = ["live_sweeps", "sweep_head", "sweep_overview", "extremes", "roundtrip_table", "compare_modes",
            "mode_differences"]
 
 
@@ -29,6 +29,16 @@ def live_sweeps(models: Sequence[str], prompts: Sequence[str], tokens: int | Non
                        ignore_index=True)
     sweeps["model_label"] = sweeps["model"].map({m: (get_spec(m).nickname or m) for m in models})
     return sweeps
+
+
+def sweep_head(sweeps: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """The first ``n`` rows of the first model x prompt sweep, as a reader should first meet the table: the columns
+    that vary per token (the model, prompt and label, the same in every row, are said in the caption instead) and
+    none that is empty in every row shown."""
+    require_columns(sweeps, ["model", "prompt"])
+    first = sweeps[(sweeps["model"] == sweeps["model"].iloc[0]) & (sweeps["prompt"] == sweeps["prompt"].iloc[0])]
+    head = first.head(n).drop(columns=[c for c in ("model", "prompt", "model_label") if c in first])
+    return head.dropna(axis="columns", how="all").reset_index(drop=True)
 
 
 def sweep_overview(sweeps: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:

@@ -44,3 +44,14 @@ def test_mode_differences_counts_ids_beyond_one_percent_of_the_spread():
     d = method.mode_differences(both)
     assert d["share_diff"] == 0.25 and d["tol"] == pytest.approx(0.01 * both.score_id_exact.std())
     assert d["by_mode"].loc["round trip ok", "max"] == 0.5 and 0.9 < d["r_modes"] < 1
+
+
+def test_sweep_head_shows_what_varies_per_token_and_no_empty_column():
+    # #28 item 5: method's first table repeated the prompt in every row and had an all-NaN column
+    long_prompt = "What, in one word, is the greatest thing ever?"
+    sweeps = pd.DataFrame({"model": ["m"] * 8 + ["n"] * 2, "prompt": [long_prompt] * 10, "model_label": "M",
+                           "token_id": range(10), "text": list("abcdefghij"), "reward": np.arange(10.0),
+                           "note": [np.nan] * 10, "reward_kind": "RM score"})
+    head = method.sweep_head(sweeps, n=5)
+    assert list(head.columns) == ["token_id", "text", "reward", "reward_kind"]
+    assert head["token_id"].tolist() == [0, 1, 2, 3, 4]
