@@ -45,7 +45,11 @@ def top_bottom_panels(df: pd.DataFrame, label: str, models, k: int = 10):
 
 
 def _meaningless_index(index: pd.Index) -> bool:
-    return (isinstance(index, pd.RangeIndex) and index.name is None and index.start == 0 and index.step == 1)
+    """An index a reader learns nothing from: unnamed row numbers, whether 0..n-1 or what is left of them after a
+    filter (a table of 9 rows numbered 12, 40, 41, ... reads as a column of data)."""
+    if index.name is not None or isinstance(index, pd.MultiIndex):
+        return False
+    return isinstance(index, pd.RangeIndex) or pd.api.types.is_integer_dtype(index.dtype)
 
 
 def table_html(df: pd.DataFrame, *, max_rows: int = MAX_ROWS_SHOWN) -> str:

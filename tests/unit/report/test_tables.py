@@ -50,3 +50,14 @@ def test_a_short_wide_table_scrolls_sideways_instead_of_being_cut_off():
     assert html.startswith('<div class="rmlib-scroll" style="max-width: 100%; overflow-x: auto;">')
     long = table_html(pd.DataFrame({"a": range(40)}), max_rows=15)
     assert "40 rows (scroll)" in long and "overflow: auto" in long
+
+
+def test_the_row_numbers_left_by_a_filter_are_not_shown_as_a_column():
+    # #28 item 5: the identity_terms page showed the pandas index (12, 40, ...) of a filtered table as a column
+    from rmlib.report.tables import table_html
+
+    df = pd.DataFrame({"term": ["a", "b", "c"], "n": [1, 2, 3]})
+    filtered = df[df["n"] > 1]
+    assert "<th>1</th>" not in table_html(filtered) and "<td>b</td>" in table_html(filtered)
+    named = df.set_index("term")
+    assert "<th>a</th>" in table_html(named)  # a named index is data
