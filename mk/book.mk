@@ -5,7 +5,8 @@
 #   make chapter NB=about MODELS='["org/model"]' rerun one chapter with other models, then the HTML
 #   make chapter NB=about PARAMS=my.yaml ARGS='-p TOP_K 20'     any parameters (YAML file and/or -p KEY VALUE)
 #   make lab                                    JupyterLab on 127.0.0.1 with rmlib in the kernel
-#   make browser-check                          headless Chromium opens a chapter from file:// and checks a chart drew
+#   make browser-check                          headless Chromium opens every page from file:// and judges it by what it
+#                                               should contain (charts drawn, math rendered, no logs or machine paths)
 #
 # `make chapter NB=x MODELS='[...]'` is the same as
 #   RMLIB_BOOK=1 TQDM_DISABLE=1 .venv/bin/papermill notebooks/x.ipynb book/_executed/x.ipynb \
@@ -21,7 +22,7 @@ MODELS ?=
 PARAMS ?=
 ARGS ?=
 FORCE ?=
-CHECK_PAGE ?= _build/html/book/_executed/about.html
+CHECK_PAGE ?= _build/html
 
 .PHONY: book book-vendor book-html chapter lab browser-check
 

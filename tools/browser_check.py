@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Open a built book page in headless Chromium from file:// (no network) and check that its charts drew.
+"""Open built book pages in headless Chromium from file:// (no network) and judge each by what it should contain.
 
-Usage: python tools/browser_check.py _build/html/book/_executed/about.html [--budget-ms 20000]
+Usage: python tools/browser_check.py _build/html/book/_executed/about.html [more pages ...] [--budget-ms 20000]
+       python tools/browser_check.py _build/html                # every page of a built book
 
-Installs Debian's `chromium` with apt-get when it is missing (as root). Passes when every
-`rmlib-chart` container holds a Vega-drawn <svg> (or <canvas>) with marks; it also reports
-whether saved widgets and MathJax rendered. Exit status 0 = pass, 1 = a chart did not draw,
-2 = set-up problem (no page, no browser).
+Installs Debian's `chromium` with apt-get when it is missing (as root). A page passes when:
+- every `rmlib-chart` container holds a Vega-drawn <svg> (or <canvas>) with marks (a page without charts, such as
+  the intro or the claims page, has nothing to draw and is not failed for it);
+- every formula the page's source marks as math was rendered by MathJax;
+- it shows no library debris: trainer log dicts, progress bars, Python warnings, Path reprs, or the building
+  machine's absolute paths.
+Exit status 0 = every page passes, 1 = a page fails, 2 = set-up problem (no page, no browser).
 """
 from __future__ import annotations
 
@@ -53,8 +57,24 @@ def dump_dom(browser: str, page: Path, budget_ms: int) -> str:
     return proc.stdout
 
 
+# what no page may show (the same kinds as tests/chapters/test_pages_clean.py checks in the executed notebooks)
+DEBRIS = [
+    ("a trainer log dict", re.compile(r"\{(?:'|&#39;)(?:loss|train_runtime|grad_norm|eval_loss)(?:'|&#39;)")),
+    ("a progress bar", re.compile(r"\d+%\|[^|<]*\|\s*\d+/\d+")),
+    ("a Python warning", re.compile(r"\b\w+Warning: ")),
+    ("a Path's repr", re.compile(r"PosixPath\(|WindowsPath\(")),
+    ("an absolute path of the building machine", re.compile(r"(?<![\w/])/(?:root|home|tmp|work)/[\w.-]+/")),
+]
+
+
+def _visible(dom: str) -> str:
+    """The page without scripts, styles and the embedded chart specs (which may hold any text)."""
+    return re.sub(r"<(script|style)\b.*?</\1>", "", dom, flags=re.S | re.I)
+
+
 def check(dom: str) -> dict:
-    """Count chart containers and those that hold drawn Vega marks."""
+    """What the rendered page holds: chart containers and those with drawn Vega marks, math marked in the source
+    and rendered, widgets, sliders, and any library debris among the visible text."""
     starts = [m.start() for m in re.finditer(r'<div[^>]*class="[^"]*rmlib-chart', dom)]
     drawn, failed = 0, []
     for i, s in enumerate(starts):
@@ -68,34 +88,74 @@ def check(dom: str) -> dict:
         else:
             err = re.search(r'rmlib-chart-error">([^<]*)', chunk)
             failed.append(err.group(1) if err else chunk[:200])
+    visible = _visible(dom)
+    debris = []
+    for what, pattern in DEBRIS:
+        m = pattern.search(visible)
+        if m:
+            debris.append(f"{what}: ...{visible[max(0, m.start() - 60):m.end() + 60]}...")
     return {
         "charts": len(starts),
         "drawn": drawn,
         "failed": failed,
         "widgets": len(re.findall(r'class="lm-Widget[^"]*\bjupyter-widgets\b', dom)),
+        "math_marked": len(re.findall(r'class="[^"]*\bmath\b[^"]*"', dom)),
         "math": dom.count("<mjx-container"),
         "sliders": len(re.findall(r'<input[^>]*type="range"', dom)),
+        "debris": debris,
     }
+
+
+def problems(res: dict) -> list[str]:
+    """Why a page fails, judged by what it should contain; empty when it passes."""
+    out = [f"chart not drawn: {f}" for f in res["failed"]]
+    if res["charts"] != res["drawn"] and not res["failed"]:
+        out.append(f"{res['charts'] - res['drawn']} chart(s) not drawn")
+    if res["math_marked"] and res["math"] < res["math_marked"]:
+        out.append(f"math not rendered: {res['math']} of {res['math_marked']} formulas")
+    out += res["debris"]
+    return out
+
+
+def pages(paths: list[Path], every: bool) -> list[Path]:
+    """The pages to check: the given files, and every .html page under a given folder (or under every path, with
+    ``every``); the book's own pages (search, genindex, the _static folder) are left out."""
+    found = []
+    for root in paths:
+        if not (every or root.is_dir()):
+            found.append(root)
+            continue
+        found += [p for p in sorted(root.rglob("*.html")) if "_static" not in p.parts and "_sources" not in p.parts
+                  and p.name not in ("search.html", "genindex.html")]
+    return found
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("page", type=Path)
+    ap.add_argument("page", type=Path, nargs="+")
+    ap.add_argument("--all", action="store_true", help="check every page under the given folder(s)")
     ap.add_argument("--budget-ms", type=int, default=20000, help="Chromium virtual-time budget")
     args = ap.parse_args()
-    if not args.page.is_file():
-        print(f"error: {args.page} not found; build the book first (make book)", file=sys.stderr)
+    todo = pages(args.page, args.all)
+    missing = [p for p in todo if not p.is_file()]
+    if missing or not todo:
+        print(f"error: {missing[0] if missing else args.page[0]} not found; build the book first (make book)",
+              file=sys.stderr)
         return 2
     browser = find_browser() or install_chromium()
     version = subprocess.run([browser, "--version"], capture_output=True, text=True).stdout.strip()
-    res = check(dump_dom(browser, args.page, args.budget_ms))
-    print(f"[browser-check] {version}; {args.page}: {res['drawn']}/{res['charts']} charts drawn, "
-          f"{res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math formulas rendered")
-    for f in res["failed"]:
-        print(f"[browser-check] chart not drawn: {f}")
-    ok = res["charts"] > 0 and res["drawn"] == res["charts"]
-    print("[browser-check] PASS" if ok else "[browser-check] FAIL")
-    return 0 if ok else 1
+    print(f"[browser-check] {version}")
+    failed = 0
+    for page in todo:
+        res = check(dump_dom(browser, page, args.budget_ms))
+        bad = problems(res)
+        failed += bool(bad)
+        print(f"[browser-check] {'FAIL' if bad else 'PASS'} {page}: {res['drawn']}/{res['charts']} charts drawn, "
+              f"{res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math formulas rendered")
+        for b in bad:
+            print(f"[browser-check]   {b}")
+    print(f"[browser-check] {len(todo) - failed} of {len(todo)} pages pass")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

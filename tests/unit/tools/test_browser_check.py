@@ -1,0 +1,51 @@
+"""tools/browser_check.py judges a rendered page by what it should contain (#28 item 7): a page without charts
+passes, an undrawn chart, unrendered math or library debris fails it. The DOMs here are planted; the tool's run in
+Chromium over a built book is `make browser-check`."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("browser_check",
+                                               Path(__file__).resolve().parents[3] / "tools" / "browser_check.py")
+bc = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bc)
+
+DRAWN = '<div class="rmlib-chart"><svg class="marks"><g class="mark-rect"></g></svg></div>'
+UNDRAWN = '<div class="rmlib-chart"></div>'
+
+
+def _page(body: str) -> str:
+    return f"<html><body>{body}<script>var spec = {{'loss': 1}};</script></body></html>"
+
+
+def test_a_page_without_charts_passes():
+    # the intro, scale_out and claims pages were reported as FAIL for having no chart
+    assert bc.problems(bc.check(_page("<p>How to read this book</p>"))) == []
+
+
+def test_drawn_charts_and_rendered_math_pass_and_their_absence_fails():
+    assert bc.problems(bc.check(_page(DRAWN + '<span class="math"><mjx-container></mjx-container></span>'))) == []
+    assert bc.problems(bc.check(_page(DRAWN + UNDRAWN)))
+    assert any("math not rendered" in p for p in bc.problems(bc.check(_page('<span class="math notranslate">x'))))
+
+
+def test_library_debris_and_machine_paths_fail_a_page():
+    for text, kind in [("<pre>{'loss': 0.69, 'grad_norm': 1.2}</pre>", "a trainer log dict"),
+                       ("<pre>{&#39;loss&#39;: 0.69}</pre>", "a trainer log dict"),
+                       ("<pre> 45%|####5     | 29/64 [00:10&lt;00:12]</pre>", "a progress bar"),
+                       ("<pre>x.py:3: FutureWarning: old</pre>", "a Python warning"),
+                       ("<pre>PosixPath('/a/b.json')</pre>", "a Path's repr"),
+                       ("<p>/work/main/book/_executed/results/a.json</p>", "an absolute path")]:
+        bad = bc.problems(bc.check(_page(text)))
+        assert len(bad) == 1 and bad[0].startswith(kind), (text, bad)
+    # the chart specs in scripts may hold any text: not judged as page content
+    assert bc.check(_page(DRAWN))["debris"] == []
+
+
+def test_every_page_of_a_built_book_is_found(tmp_path):
+    for rel in ("index.html", "book/intro.html", "book/_executed/about.html", "_static/x.html", "search.html"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("<html></html>")
+    found = {p.relative_to(tmp_path).as_posix() for p in bc.pages([tmp_path], every=True)}
+    assert found == {"index.html", "book/intro.html", "book/_executed/about.html"}
