@@ -63,7 +63,10 @@ def test_every_claim_has_a_verdict_and_a_reason(page):
 
 def test_every_number_is_one_a_chapter_produced(page):
     _, out, results = page
-    constants = [claims.MOST, claims.ALPHA, claims.TAU_HETEROGENEOUS, claims.MULTIPLE]
+    from rmlib.analysis.claims.implicit_explicit import DOMAIN_MARGIN
+
+    # the rules' constants, and the non-inferiority margin of implicit vs explicit RMs (stated as ±)
+    constants = [claims.MOST, claims.ALPHA, claims.TAU_HETEROGENEOUS, claims.MULTIPLE, DOMAIN_MARGIN, -DOMAIN_MARGIN]
     n_refs = 0
     for key, parts in out["parts"].items():
         for p in parts:
@@ -85,8 +88,12 @@ def test_tiny_verdicts_follow_from_the_chapters(page):
     _, out, _ = page
     parts = {k: {p["name"]: p for p in ps} for k, ps in out["parts"].items()}
     rows = {r["key"]: r for r in out["rows"]}
-    # the tiny framing run scores two RMs whose negative-prompt half is reversed: that half fails
-    assert parts["framing"]["negative prompts: more sensitive to negative words"]["outcome"] == "fails"
+    # the tiny framing run scores two RMs whose negative-prompt half is reversed with the main lexicon: that half
+    # fails there, and the part fails outright only when every lexicon agrees (else it is lexicon-dependent)
+    neg = parts["framing"]["negative prompts: more sensitive to negative words"]
+    assert "(fails)" in neg["evidence"]
+    assert (neg["outcome"], bool(neg["note"])) in {("fails", False), ("mixed", True)}
+    assert not neg["note"] or ("lexicon-dependent" in neg["note"] and "fails with" in neg["note"])
     # one seed in the default run is not used: the claims test reads the two-seed finetuning run
     assert parts["durability"]["our RMs keep one order across seeds"]["outcome"] != "untestable"
     # the paper's implicit-reward LMs are not here: that claim is not testable, whatever the stand-ins show

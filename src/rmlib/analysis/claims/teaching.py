@@ -32,9 +32,10 @@ def accuracy_speed(e: Evidence) -> list[Part]:
     def mechanism():
         rows = e.get(TEACHING, f"{_RUN}.variance_explains")
         for r in rows:  # recorded, so the page's numbers trace back
-            e.get(TEACHING, f"{_RUN}.variance_explains[pi0={r['pi0']}].n_lower_variance")
+            e.values(TEACHING, f"{_RUN}.variance_explains[pi0={r['pi0']}]", "n_lower_variance", "n_inversions")
         k = e.get(TEACHING, f"{_RUN}.n_slower_lower_variance")
         n = e.get(TEACHING, f"{_RUN}.n_slower_more_accurate")
+        e.get(TEACHING, "parameters.subset_size")  # the π_0 names carry it ("top 500 of ...")
         return (share_outcome(k, n), f"the slower RM also has the clearly lower variance under π_0 in {k} of {n} "
                 "inversions: " + "; ".join(f"{r['n_lower_variance']} of {r['n_inversions']} under {r['pi0']}"
                                            for r in rows) + " (under a uniform π_0 every variance is 1)")
