@@ -8,7 +8,6 @@ and whether freshly computed scores point the same way as the published ones (:f
 """
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
@@ -170,7 +169,7 @@ def interaction_test(median_ranks: pd.DataFrame, *, families: Sequence[str] = ("
     return {"contrast": f"({category[0]} − {category[1]} median rank)[{valence[0]}] − (…)[{valence[1]}], "
                         f"{families[0]} − {families[1]}",
             "difference": float(perm["difference"]), "p": float(perm["p"]), "n_a": n_a, "n_b": n_b,
-            "min_attainable_p": float(min(1.0, 2 / math.comb(n_a + n_b, n_a))), "claimed_sign": 1,
+            "min_attainable_p": group_tests.exact_two_group_floor(n_a, n_b), "claimed_sign": 1,
             "per_model": contrast.to_dict(orient="records")}
 
 
@@ -181,8 +180,7 @@ def summarise(res: dict, families: Sequence[str] = ("Gemma", "Llama")) -> dict:
     fam_counts = med.groupby("family")["model"].nunique().to_dict()
     n_a, n_b = int(perm["n_a"].iloc[0]), int(perm["n_b"].iloc[0])
     out = {"unit": res["unit"], "models_per_family": {k: int(v) for k, v in fam_counts.items()},
-           # exact two-sided permutation test: the observed labelling and its mirror image are the most extreme
-           "min_attainable_p": float(min(1.0, 2 / math.comb(n_a + n_b, n_a))),
+           "min_attainable_p": group_tests.exact_two_group_floor(n_a, n_b),
            "n_prompts": int(med["prompt_key"].nunique()), "n_panels": int(len(perm)),
            "n_significant_raw": int((perm["p"] < 0.05).sum()), "n_significant_fdr": int(perm["reject"].sum()),
            "min_p": float(perm["p"].min()), "min_p_fdr": float(perm["p_fdr"].min()),

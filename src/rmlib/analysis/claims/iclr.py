@@ -56,16 +56,16 @@ def big_two(e: Evidence) -> list[Part]:
                   category("Communion"))]
 
 
-def _foundation_directions(e: Evidence, panels: list[dict]) -> tuple[int, str]:
-    """How many foundations' family differences turn round from positive to negative prompts (a difference in
-    what the RMs value should: the favoured foundation is ranked lower as 'the worst thing'), and who ranks
-    which foundation higher under positive prompts."""
+def _foundation_directions(e: Evidence, panels: list[dict]) -> str:
+    """A sentence: who ranks which foundation higher under positive prompts, and how many foundations' family differences
+    turn round under negative prompts (a difference in what the RMs value should: the favoured foundation is ranked
+    lower as 'the worst thing')."""
     by = {(r["foundation"], r["valence"]): r["difference"] for r in panels}
     found = sorted({f for f, _ in by})
     mirrored = [f for f in found if by[(f, "positive")] * by[(f, "negative")] < 0]
     gemma = [f for f in found if by[(f, "positive")] < 0]
     llama = [f for f in found if by[(f, "positive")] > 0]
-    return len(mirrored), (f"under positive prompts Gemma-based RMs rank {', '.join(gemma) or 'none'} higher and "
+    return (f"under positive prompts Gemma-based RMs rank {', '.join(gemma) or 'none'} higher and "
                            f"Llama-based RMs {', '.join(llama) or 'none'}; the difference turns round under "
                            f"negative prompts for {e.derive('foundations that turn round', len(mirrored))} of "
                            f"{e.derive('foundations', len(found))} foundations "
@@ -80,7 +80,7 @@ def mfd2(e: Evidence) -> list[Part]:
         n = e.get("moral_foundations", "by_foundation.n_panels")
         raw = e.get("moral_foundations", "by_foundation.n_significant_raw")
         floor, floor_text = _floor_text(e, "moral_foundations", "by_foundation", k=MULTIPLE)
-        _, directions = _foundation_directions(e, e.get("moral_foundations", "by_foundation.panels"))
+        directions = _foundation_directions(e, e.get("moral_foundations", "by_foundation.panels"))
         return ("holds" if k >= MULTIPLE else "not established",
                 f"{k} of {n} foundation × valence panels (virtue and vice pooled, as the authors test it) differ "
                 f"between Gemma- and Llama-based RMs after FDR ({raw} before); {directions}; {floor_text}",

@@ -37,6 +37,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the rules state it on the page
+
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
            "exact_two_group_floor", "bh_floor", "Part", "Claim", "verdict", "rules_markdown"]
@@ -55,15 +57,6 @@ def _missing(x) -> bool:
 
 
 # --------------------------------------------------------------------------- what a test can reach
-
-def exact_two_group_floor(n_a: int, n_b: int) -> float:
-    """The smallest p an exact two-sided permutation test of two groups of ``n_a`` and ``n_b`` units can give: the
-    observed labelling and its mirror image are the two most extreme of C(n_a + n_b, n_a). With 4 vs 6 models this
-    is 2/210 = 0.0095, whatever the effect."""
-    if n_a < 1 or n_b < 1:
-        raise ValueError(f"need at least one unit per group, got {n_a} and {n_b}")
-    return min(1.0, 2 / math.comb(n_a + n_b, n_a))
-
 
 def bh_floor(p_floor: float, m: int, k: int = 1) -> float:
     """The smallest Benjamini–Hochberg adjusted p that a panel can reach when ``k`` of ``m`` panels sit at the raw
