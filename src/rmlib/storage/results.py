@@ -1,12 +1,16 @@
-"""Chapter results as JSON (``RESULTS_DIR/<chapter>.json``): what a chapter computed, written where tests and the claims page read it.
+"""Chapter results as typed objects stored as JSON (``RESULTS_DIR/<chapter>.json``): what a chapter computed, written
+where tests and the claims page read it.
 
-Every chapter that states findings has a ``RESULTS_DIR`` parameter. When it is set (the book runner always sets it,
-to ``book/_executed/results/``; tests set it to a temporary folder), the chapter's last cell calls
-:func:`write_results` with the numbers its prose shows, and they land in ``RESULTS_DIR/<chapter>.json``. The claims page
-and the tests read them back with :func:`read_results`, so a verdict can never drift from the chapter that computed it.
+Each chapter's analysis module defines one results type, a subclass of :class:`ChapterResults` (a pydantic model), and
+one function that builds it. The chapter's last cell calls :func:`write_results` with it when ``RESULTS_DIR`` is set
+(the book runner always sets it, to ``book/_executed/results/``; tests set a temporary folder). The claims page reads
+it back with :func:`read_results` and the type, by attribute, so a renamed field is an error in a unit test rather
+than a silently untestable claim.
 
-Values are made JSON-safe on the way out: numpy scalars become Python numbers, NaN and infinities become ``null``
-(strict JSON), DataFrames become lists of records. Writes are atomic, so a killed run leaves the old file or none.
+The file carries its schema (``{"schema": {"type": ..., "version": ...}, ...}``); reading a file of another type, of
+another version or from before results were typed is a clear error that says which chapter to rerun. Values are made
+JSON-safe on the way in: numpy scalars become Python numbers, NaN and infinities become ``null`` (strict JSON),
+DataFrames become lists of records. Writes are atomic, so a killed run leaves the old file or none.
 """
 from __future__ import annotations
 
@@ -14,12 +18,15 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, JsonValue, ValidationError, model_validator
 
 from rmlib.storage import atomic
 from rmlib.errors import RmlibError
 
-__all__ = ["ResultsError", "results_path", "write_results", "read_results", "jsonable"]
+__all__ = ["ResultsError", "ChapterResults", "Record", "Num", "Table", "JsonData", "results_path", "write_results",
+           "read_results", "jsonable"]
 
 
 class ResultsError(RmlibError, RuntimeError):
@@ -62,25 +69,120 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def write_results(name: str, results: dict, results_dir: str | os.PathLike | None) -> Path | None:
-    """Write ``results`` to ``results_dir/<name>.json`` (atomically); do nothing when ``results_dir`` is None."""
+def _finite_or_none(value: Any) -> Any:
+    value = jsonable(value)
+    if value is not None and not isinstance(value, (int, float)):
+        raise ValueError(f"expected a number, got {value!r}")
+    return value
+
+
+#: A number that a run may not have (NaN, infinity and None are all stored as ``null``).
+Num = Annotated[float | None, BeforeValidator(_finite_or_none)]
+#: Any JSON-able value (frames, arrays and numpy scalars are converted): for what is shown, not what is judged.
+JsonData = Annotated[JsonValue, BeforeValidator(jsonable)]
+#: A table shown or diffed but not read field by field: a DataFrame (or records) as a list of JSON records.
+Table = Annotated[list[dict[str, JsonValue]], BeforeValidator(jsonable)]
+
+
+def _plain(value: Any) -> Any:
+    """Frames, series, arrays and numpy scalars made plain (NaN -> None) all through dicts and lists, leaving typed
+    records alone: so a field can be given a DataFrame, and a NaN given to a plain ``float`` field is refused when the
+    results are built (declare it :data:`Num`), not when they are read back."""
+    if isinstance(value, BaseModel):
+        return value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return jsonable(value)
+
+
+class _Plain(BaseModel):
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_input(cls, data: Any) -> Any:
+        return _plain(data) if isinstance(data, dict) else data
+
+
+class Record(_Plain):
+    """One row of a table that the claims page reads: the fields it reads are declared (and checked), the table's
+    other columns are kept as they are. Build a ``list[MyRecord]`` field straight from a DataFrame."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class ChapterResults(_Plain):
+    """Base of every chapter's results type. A subclass declares ``CHAPTERS`` (the chapter names it serves; one
+    template can serve several) and bumps ``SCHEMA_VERSION`` whenever a field is renamed, removed or retyped, so a
+    stored file of the old shape is refused rather than misread."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    CHAPTERS: ClassVar[tuple[str, ...]] = ()
+    SCHEMA_VERSION: ClassVar[int] = 1
+
+    @classmethod
+    def schema_tag(cls) -> dict[str, Any]:
+        return {"type": cls.__name__, "version": cls.SCHEMA_VERSION}
+
+
+R = TypeVar("R", bound=ChapterResults)
+
+
+def write_results(results: ChapterResults, results_dir: str | os.PathLike | None,
+                  chapter: str | None = None) -> Path | None:
+    """Write ``results`` to ``results_dir/<chapter>.json`` (atomically) with its schema tag; do nothing when
+    ``results_dir`` is None. ``chapter`` defaults to the type's one chapter; a type serving several needs it."""
+    if isinstance(results, str):  # TRANSITIONAL: write_results(name, dict, results_dir), until every chapter is typed
+        name, data, folder = results, results_dir, chapter
+        if folder is None:
+            return None
+        target = results_path(name, folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_bytes(target, json.dumps(jsonable(data), indent=1, allow_nan=False).encode("utf-8"))
+        return target
+    if not isinstance(results, ChapterResults):
+        raise TypeError(f"results must be a chapter's results type (a ChapterResults), got {type(results).__name__}")
+    cls = type(results)
+    if chapter is None:
+        if len(cls.CHAPTERS) != 1:
+            raise ValueError(f"{cls.__name__} serves chapters {cls.CHAPTERS}: say which one with chapter=")
+        chapter = cls.CHAPTERS[0]
+    elif chapter not in cls.CHAPTERS:
+        raise ValueError(f"{cls.__name__} holds the results of {cls.CHAPTERS}, not of chapter {chapter!r}")
     if results_dir is None:
         return None
-    if not isinstance(results, dict):
-        raise TypeError(f"results must be a dict, got {type(results).__name__}")
-    target = results_path(name, results_dir)
+    target = results_path(chapter, results_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_bytes(target, json.dumps(jsonable(results), indent=1, allow_nan=False).encode("utf-8"))
+    data = {"schema": cls.schema_tag(), **jsonable(results.model_dump(mode="python"))}
+    atomic.write_bytes(target, json.dumps(data, indent=1, allow_nan=False).encode("utf-8"))
     return target
 
 
-def read_results(name: str, results_dir: str | os.PathLike) -> dict:
-    """The results chapter ``name`` wrote into ``results_dir``; a clear error when it has not run."""
+def read_results(name: str, results_dir: str | os.PathLike, as_type: type[R] | None = None) -> R | dict:
+    """The results chapter ``name`` wrote into ``results_dir``: validated into ``as_type`` when given (a file of
+    another type or schema version, or an old untyped one, is refused), else the stored JSON as a dict. A clear error
+    when the chapter has not run."""
     p = results_path(name, results_dir)
     if not p.is_file():
         raise ResultsError(f"no results from chapter {name!r} in {Path(results_dir)}: run it first "
                            f"(`python -m rmlib.book run {name}`, or `make book`)")
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(p.read_text(encoding="utf-8"))
     except ValueError as e:
         raise ResultsError(f"{p} is not valid JSON ({e}); rerun chapter {name!r}") from None
+    if as_type is None:
+        return data
+    rerun = f"rerun chapter {name!r} (`python -m rmlib.book run {name}`)"
+    tag = data.pop("schema", None) if isinstance(data, dict) else None
+    if tag is None:
+        raise ResultsError(f"{p} has no schema tag: it was written before results were typed; {rerun}")
+    if tag != as_type.schema_tag():
+        raise ResultsError(f"{p} holds {tag.get('type')} v{tag.get('version')}, not {as_type.__name__} "
+                           f"v{as_type.SCHEMA_VERSION}: it comes from another chapter or another rmlib; {rerun}")
+    if name not in as_type.CHAPTERS:
+        raise ResultsError(f"{as_type.__name__} holds chapters {as_type.CHAPTERS}, not {name!r}")
+    try:
+        return as_type.model_validate(data)
+    except ValidationError as e:
+        raise ResultsError(f"{p} does not fit {as_type.__name__} ({e.error_count()} problems; first: "
+                           f"{e.errors()[0]['loc']}: {e.errors()[0]['msg']}); {rerun}") from None

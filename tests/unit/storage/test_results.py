@@ -1,22 +1,93 @@
-"""rmlib.storage.results: each chapter's numbers as strict JSON, written atomically."""
+"""rmlib.storage.results: each chapter's typed results as strict JSON with a schema tag, written atomically, and
+refused when the file is of another type, another version or from before results were typed."""
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from rmlib import storage
+from rmlib.storage import ChapterResults, JsonData, Num, Record, ResultsError, Table
 
-def test_results_are_strict_json_written_atomically(tmp_path):
-    from rmlib import storage as results
 
-    path = results.write_results("x", {"a": np.float32(1.5), "b": float("nan"), "c": [np.int64(3), np.inf],
-                               "d": pd.DataFrame({"k": [1, 2]}), "e": np.array([True, False])}, tmp_path)
-    assert path == tmp_path / "x.json" and sorted(p.name for p in tmp_path.iterdir()) == ["x.json"]
-    assert json.loads(path.read_text()) == {"a": 1.5, "b": None, "c": [3, None], "d": [{"k": 1}, {"k": 2}],
-                                            "e": [True, False]}
-    assert results.read_results("x", tmp_path)["a"] == 1.5
-    assert results.write_results("x", {}, None) is None
-    with pytest.raises(results.ResultsError, match="run it first"):
-        results.read_results("missing", tmp_path)
+class Row(Record):
+    k: int
+
+
+class DemoResults(ChapterResults):
+    CHAPTERS = ("demo",)
+    mode: Literal["published", "compute"]
+    a: Num
+    b: Num
+    rows: list[Row]
+    table: Table
+    shown: JsonData = None
+
+
+class TwoChapters(ChapterResults):
+    CHAPTERS = ("one", "two")
+    n: int
+
+
+def demo(**kw):
+    base = dict(mode="published", a=np.float32(1.5), b=float("nan"), rows=pd.DataFrame({"k": [1, 2], "extra": [0.5, np.nan]}),
+                table=pd.DataFrame({"v": [np.inf, 2.0]}), shown={"arr": np.array([True, False])})
+    return DemoResults(**{**base, **kw})
+
+
+def test_typed_results_are_strict_json_with_a_schema_tag(tmp_path):
+    path = storage.write_results(demo(), tmp_path)
+    assert path == tmp_path / "demo.json" and sorted(p.name for p in tmp_path.iterdir()) == ["demo.json"]
+    data = json.loads(path.read_text())
+    assert data["schema"] == {"type": "DemoResults", "version": 1}
+    assert data["a"] == 1.5 and data["b"] is None and data["table"] == [{"v": None}, {"v": 2.0}]
+    assert data["rows"] == [{"k": 1, "extra": 0.5}, {"k": 2, "extra": None}] and data["shown"] == {"arr": [True, False]}
+    back = storage.read_results("demo", tmp_path, DemoResults)
+    assert isinstance(back, DemoResults) and back.rows[0].k == 1 and back.b is None
+    assert storage.read_results("demo", tmp_path)["a"] == 1.5  # untyped read: the stored JSON
+    assert storage.write_results(demo(), None) is None
+
+
+def test_bad_results_are_refused_when_built():
+    with pytest.raises(ValueError):
+        demo(mode="both")
+    with pytest.raises(ValueError):
+        demo(a="high")
+    with pytest.raises(ValueError):
+        DemoResults(**{**demo().model_dump(), "unknown_field": 1})
+    with pytest.raises(TypeError, match="results type"):
+        storage.write_results({"a": 1}, "/tmp")
+
+
+def test_a_type_serving_several_chapters_needs_the_name(tmp_path):
+    with pytest.raises(ValueError, match="say which one"):
+        storage.write_results(TwoChapters(n=1), tmp_path)
+    with pytest.raises(ValueError, match="not of chapter"):
+        storage.write_results(TwoChapters(n=1), tmp_path, chapter="three")
+    storage.write_results(TwoChapters(n=2), tmp_path, chapter="two")
+    assert storage.read_results("two", tmp_path, TwoChapters).n == 2
+
+
+def test_old_foreign_and_damaged_files_are_refused_with_the_chapter_to_rerun(tmp_path):
+    with pytest.raises(ResultsError, match="run it first"):
+        storage.read_results("missing", tmp_path, DemoResults)
+    (tmp_path / "demo.json").write_text(json.dumps({"mode": "published"}))
+    with pytest.raises(ResultsError, match="before results were typed.*rerun chapter 'demo'"):
+        storage.read_results("demo", tmp_path, DemoResults)
+    storage.write_results(TwoChapters(n=1), tmp_path, chapter="one")
+    (tmp_path / "demo.json").write_text((tmp_path / "one.json").read_text())
+    with pytest.raises(ResultsError, match="holds TwoChapters v1, not DemoResults v1"):
+        storage.read_results("demo", tmp_path, DemoResults)
+    data = json.loads(storage.write_results(demo(), tmp_path).read_text())
+    (tmp_path / "demo.json").write_text(json.dumps({**data, "schema": {"type": "DemoResults", "version": 0}}))
+    with pytest.raises(ResultsError, match="v0, not DemoResults v1"):
+        storage.read_results("demo", tmp_path, DemoResults)
+    (tmp_path / "demo.json").write_text(json.dumps({**data, "a": "high"}))
+    with pytest.raises(ResultsError, match="does not fit DemoResults.*'a'"):
+        storage.read_results("demo", tmp_path, DemoResults)
+    (tmp_path / "demo.json").write_text("{not json")
+    with pytest.raises(ResultsError, match="not valid JSON"):
+        storage.read_results("demo", tmp_path, DemoResults)

@@ -2,19 +2,20 @@
 
 Each :class:`Claim` (``catalogue.py``) names the sentence it tests, where the paper says it, the chapter and data
 that test it, and the unit the claim is about (models, cells, items, checkpoints). Its ``evaluate`` function reads
-*only* numbers that the chapters wrote to their results JSON, through an :class:`Evidence` object (``evidence.py``)
+*only* numbers that the chapters wrote to their typed results, by attribute, through an :class:`Evidence` object (``evidence.py``)
 that records every number it hands out with the chapter and the path it came from. Each part of a claim gets an
 outcome by a stated rule, and the claim's verdict follows from its parts (``rules.py``).
 """
 from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, claims_table, load_evidence,
                                              source_chapters)
-from rmlib.analysis.claims.evidence import Evidence, Missing, Ref, resolve
+from rmlib.analysis.claims.evidence import Evidence, Missing, Node, Ref, SchemaError, follow
 from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, TAU_HETEROGENEOUS, VERDICTS, Claim, Part,
                                          bh_floor, equivalence_outcome, exact_two_group_floor, exists_outcome,
                                          interval_outcome, order_outcome, rules_markdown, share_outcome,
                                          test_outcome, threshold_outcome, verdict)
 
-__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref", "resolve",
+__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref",
+           "SchemaError", "Node", "follow",
            "Claim", "Part", "verdict", "rules_markdown", "share_outcome", "test_outcome", "exists_outcome",
            "order_outcome", "threshold_outcome", "interval_outcome", "equivalence_outcome", "exact_two_group_floor",
            "bh_floor", "MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS",

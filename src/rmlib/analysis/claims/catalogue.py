@@ -12,6 +12,7 @@ from rmlib.analysis.claims.evidence import Evidence
 from rmlib.analysis.claims.implicit_explicit import implicit_explicit_claims
 from rmlib.analysis.claims.rules import MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, verdict
 from rmlib.analysis.claims.teaching import RAZIN, RAZIN_PAPER, TEACHING
+from rmlib.analysis.results import result_type
 from rmlib.storage import ResultsError, read_results
 
 __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "source_chapters", "load_evidence", "claims_table"]
@@ -110,12 +111,16 @@ def source_chapters() -> list[str]:
 
 
 def load_evidence(results_dir: str | os.PathLike) -> Evidence:
-    """Read every source chapter's results from ``results_dir`` (a missing chapter becomes a reason, not an
-    error, so the page still shows what can be shown)."""
+    """Read every source chapter's typed results from ``results_dir`` (a missing, old or foreign file becomes a
+    reason, not an error, so the page still shows what can be shown)."""
     results, reasons = {}, {}
     for name in source_chapters():
         try:
-            results[name] = read_results(name, results_dir)
+            try:  # TRANSITIONAL: chapters without a results type yet are read as dicts
+                as_type = result_type(name)
+            except ModuleNotFoundError:
+                as_type = None
+            results[name] = read_results(name, results_dir, as_type)
         except ResultsError as err:
             results[name], reasons[name] = None, str(err)
     return Evidence(results, reasons)
