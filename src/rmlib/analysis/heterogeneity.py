@@ -7,7 +7,7 @@ and from the bottom) and an MDS map (:func:`similarities`), a shuffled-score flo
 least alike pairs (:func:`tau_extremes`), and whether shared base, developer or size explains the similarity (RSA,
 :func:`similarity_designs`, :func:`design_rsa`), and, because the designs overlap (models that share a base are often of
 similar size), whether each still matches with another held fixed (partial Mantel tests, :func:`design_partial_mantel`).
-:func:`run_results` gives the numbers the chapter writes.
+The chapter's results type is :mod:`rmlib.analysis.results.heterogeneity`.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from rmlib.errors import as_list
 
 __all__ = ["SimilarityRun", "MODES", "published_run", "computed_run", "similarities", "noise_floor",
            "tau_extremes", "similarity_designs", "design_rsa", "design_partial_mantel", "base_given_size",
-           "run_results", "statistic_titles", "BASE_DESIGN", "SIZE_DESIGN"]
+           "statistic_titles", "BASE_DESIGN", "SIZE_DESIGN"]
 
 MODES = ("published", "compute", "both")
 BASE_DESIGN, SIZE_DESIGN = "same base family", "similar size (log10 params)"
@@ -197,16 +197,3 @@ def base_given_size(run: SimilarityRun) -> dict | None:
     hit = p[(p["design"] == BASE_DESIGN) & (p["given"] == SIZE_DESIGN)]
     return hit.iloc[0].to_dict() if len(hit) else None
 
-
-def run_results(run: SimilarityRun) -> dict:
-    """The numbers the chapter writes for one run: ``partial_mantel`` is base given size (:func:`base_given_size`),
-    ``partial_mantels`` every design given every other one."""
-    ex = tau_extremes(run)
-    return {"models": run.models, "reward_kinds": run.kinds, "n_items": len(run.scores),
-            "tau_min": float(ex["tau"].min()), "tau_median": float(np.median(ex["tau"])),
-            "tau_max": float(ex["tau"].max()), "rbo_top_median": float(np.median(ex["rbo_top"])),
-            "rbo_bottom_median": float(np.median(ex["rbo_bottom"])),
-            "floor": run.floor.drop(columns=["pairs above shuffled max"]).to_dict("records"),
-            "mds_explained": run.explained.tolist(), "rsa": run.rsa.to_dict("records"),
-            "partial_mantel": base_given_size(run), "partial_mantels": run.partial.to_dict("records"),
-            "kendall": run.mats["kendall"].to_dict()}

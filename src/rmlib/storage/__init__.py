@@ -6,10 +6,10 @@
 * :mod:`rmlib.storage.results`: a chapter's numbers as strict JSON (``RESULTS_DIR/<chapter>.json``).
 """
 from rmlib.storage import atomic, integrity
-from rmlib.storage.results import (ChapterResults, JsonData, Num, Record, ResultsError, Table, jsonable, read_results,
+from rmlib.storage.results import (ChapterResults, JsonData, Num, Record, ResultsError, Section, Table, jsonable, read_results,
                                    results_path, write_results)
 from rmlib.storage.shards import ENGINE_VERSION, FORMAT, CorruptShardError, ShardError, ShardStore, sweep_key
 
 __all__ = ["atomic", "integrity", "ShardStore", "ShardError", "CorruptShardError", "sweep_key", "ENGINE_VERSION",
-           "FORMAT", "ResultsError", "ChapterResults", "Record", "Num", "Table", "JsonData", "results_path", "write_results",
+           "FORMAT", "ResultsError", "ChapterResults", "Section", "Record", "Num", "Table", "JsonData", "results_path", "write_results",
            "read_results", "jsonable"]

@@ -25,7 +25,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, JsonValue, Validati
 from rmlib.storage import atomic
 from rmlib.errors import RmlibError
 
-__all__ = ["ResultsError", "ChapterResults", "Record", "Num", "Table", "JsonData", "results_path", "write_results",
+__all__ = ["ResultsError", "ChapterResults", "Section", "Record", "Num", "Table", "JsonData", "results_path", "write_results",
            "read_results", "jsonable"]
 
 
@@ -109,6 +109,13 @@ class Record(_Plain):
     other columns are kept as they are. Build a ``list[MyRecord]`` field straight from a DataFrame."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class Section(_Plain):
+    """A named group of fields inside a chapter's results (one data set's run, one test's numbers): closed like the
+    results type, so an unknown field is refused when the results are built."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ChapterResults(_Plain):

@@ -12,19 +12,20 @@ __all__ = ["heterogeneity", "asymmetry", "framing", "exposure", "identity", "the
 
 def heterogeneity(e: Evidence) -> list[Part]:
     def tau():
-        med = e.get("heterogeneity", "runs.published.tau_median")
-        lo, hi = e.get("heterogeneity", "runs.published.tau_min"), e.get("heterogeneity", "runs.published.tau_max")
+        run = e.of("heterogeneity").runs["published"]
+        med, lo, hi = run.tau_median, run.tau_min, run.tau_max
         return (threshold_outcome(med, TAU_HETEROGENEOUS),
                 f"median Kendall τ between RMs' item rankings {fmt(med)} (range {fmt(lo)}–{fmt(hi)})")
 
     def rsa():
         # Base family and model size overlap (the Gemma-27B RMs share both), so the base design is tested with size
         # held fixed: a partial Mantel test, model labels permuted (heterogeneity chapter).
-        pm = "runs.published.partial_mantel"
-        design, given = e.get("heterogeneity", f"{pm}.design"), e.get("heterogeneity", f"{pm}.given")
-        r, p, r_alone, r_designs, n = e.values("heterogeneity", pm, "r", "p", "r_design", "r_given_design",
-                                               "n_models")
-        r_other, p_other = e.values("heterogeneity", f"{pm}s[design={given},given={design}]", "r", "p")
+        run = e.of("heterogeneity").runs["published"]
+        pm = run.partial_mantel
+        design, given = pm.design, pm.given
+        r, p, r_alone, r_designs, n = pm.r, pm.p, pm.r_design, pm.r_given_design, pm.n_models
+        other = run.partial_mantels.where(design=given, given=design)
+        r_other, p_other = other.r, other.p
         return (test_outcome(p, r > 0),
                 f"{design}: Mantel r = {fmt(r_alone)} alone, but the design overlaps with {given} (r = "
                 f"{fmt(r_designs)} over model pairs); with size held fixed the partial r is {fmt(r)} "

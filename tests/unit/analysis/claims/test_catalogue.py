@@ -197,7 +197,7 @@ def test_durability_fails_when_the_largest_data_size_ends_flipped():
     assert _claim("durability", Evidence({"finetuning": _durability(True, 0)}))[0][0].outcome == "holds"
 
 
-def test_similarity_by_base_is_judged_with_size_held_fixed():
+def test_similarity_by_base_is_judged_with_size_held_fixed(planted):
     # defect 7 of #25: "holds" read the same-base design alone; size matches better and overlaps with base
     het = {"runs": {"published": {"tau_median": 0.4, "tau_min": 0.1, "tau_max": 0.8,
                                   "partial_mantel": {"design": "same base family", "given": "similar size", "r": 0.27,
@@ -205,7 +205,7 @@ def test_similarity_by_base_is_judged_with_size_held_fixed():
                                                      "n_models": 10},
                                   "partial_mantels": [{"design": "similar size", "given": "same base family",
                                                        "r": 0.55, "p": 0.0001}]}}}
-    parts, (v, reason) = _claim("heterogeneity", Evidence({"heterogeneity": het}))
+    parts, (v, reason) = _claim("heterogeneity", planted({"heterogeneity": het}))
     assert [p.outcome for p in parts] == ["holds", "not established"] and v == "partly"
     assert "partial r is 0.27" in parts[1].evidence and "size is the confound" in parts[1].evidence
 
