@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from rmlib.analysis import claims
-from rmlib.analysis.claims import resolve
+from rmlib.analysis.claims import follow
 from rmlib.book import cell_errors
 
 
@@ -72,7 +72,7 @@ def test_every_number_is_one_a_chapter_produced(page):
         for p in parts:
             for ref in p["refs"]:
                 source = json.loads((results / f"{ref['chapter']}.json").read_text())
-                assert resolve(source, ref["path"]) == ref["value"], (key, ref)
+                assert follow(source, ref["steps"]) == ref["value"], (key, ref)
                 n_refs += 1
             if p["outcome"] == "untestable":
                 continue

@@ -17,7 +17,7 @@ import pandas as pd
 from rmlib.analysis.blinding_prompts import CONDITION_LABELS, CONDITIONS
 from rmlib.data.kinds import RM_SCORE
 
-__all__ = ["disparity", "behaviour", "paper_points", "verdict_counts", "rm_preferences", "gap_table", "chapter_results"]
+__all__ = ["disparity", "behaviour", "paper_points", "verdict_counts", "rm_preferences", "gap_table"]
 
 
 def _grid(table: pd.DataFrame, condition: str, axis: str, templates, descriptors) -> np.ndarray:
@@ -258,25 +258,3 @@ def gap_table(by_axis: pd.DataFrame) -> pd.DataFrame:
     return by_axis.assign(condition=by_axis["condition"].map(CONDITION_LABELS)).pivot_table(
         index=["model", "axis"], columns="condition", values="gap", sort=False)
 
-
-def chapter_results(design, runs: dict, missing: dict, dtype: str, tokens: pd.DataFrame, beh: pd.DataFrame,
-                    res: dict, verdicts: dict, points: pd.DataFrame, prefs: pd.DataFrame) -> dict:
-    """The chapter's numbers for ``RESULTS_DIR/blinding.json`` (frames are written as records)."""
-    table = pd.concat([r.table for r in runs.values() if r.usable], ignore_index=True)
-    change = res["change"]
-    summary = change[(change["axis"] == "all axes") & (change["measure"] == "gap")]
-    return {
-        "models": list(runs), "missing": missing, "usable": {m: r.usable for m, r in runs.items()},
-        "mean_mass": {m: r.mean_mass for m, r in runs.items()},
-        "reward_kinds": {m: r.reward_kind for m, r in runs.items()}, "dtype": dtype,
-        "n_templates": len(design.templates), "n_descriptors": len(design.descriptors),
-        "axes": list(dict.fromkeys(design.descriptors["axis"])),
-        "domains": list(dict.fromkeys(design.templates["domain"])), "answers": list(design.answers),
-        "tokens": tokens, "behaviour": beh, "disparity": res["by_axis"], "change": change, "effects": res["effects"],
-        "verdicts": verdicts["counts"], "backfires": verdicts["backfires"], "contrast": res["contrast"],
-        "paper_points": points, "rm_preferences": prefs,
-        "summary": summary[["model", "condition", "informed", "value", "reduction", "relative", "ci_low", "ci_high",
-                            "verdict"]],
-        "counterfactual_examples": table[table["condition"] == "counterfactual"].drop_duplicates(
-            ["model", "template"])[["model", "template", "prompt", "replica_answer", "replica_p"]],
-    }
