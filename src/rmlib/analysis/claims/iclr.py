@@ -124,10 +124,8 @@ def three_way(e: Evidence) -> list[Part]:
 
 def implicit(e: Evidence) -> list[Part]:
     def fn():
-        path = "mwlr_gemma_llama"
-        model = e.get("implicit_rewards", f"{path}.model")
-        g = e.get("implicit_rewards", f"{path}.hedges_g")
-        p = e.get("implicit_rewards", f"{path}.p_fdr")
+        panel = e.of("implicit_rewards").mwlr_gemma_llama
+        model, g, p = panel.model, panel.hedges_g, panel.p_fdr
         return (test_outcome(p, g > 0),
                 f"{model}, positive prompts: Hedges' g (Agency − Communion mean rank) {fmt(g, '+.2f')}, FDR p = "
                 f"{fmt(p, '.3g')}")
