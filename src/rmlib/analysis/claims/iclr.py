@@ -138,7 +138,8 @@ def implicit(e: Evidence) -> list[Part]:
 def _trained_power(e: Evidence) -> str:
     """Why the RMs trained here are context, not evidence: their held-out accuracy at the final checkpoints and the
     number of runs (tiny RMs on a few hundred pairs, trained on 2 CPU cores, are weak teachers of any claim)."""
-    metrics = pd.DataFrame(e.get("finetuning", "metrics"))
+    metrics = pd.DataFrame([(m.run, m.step, m.accuracy) for m in e.of("finetuning").metrics],
+                           columns=["run", "step", "accuracy"])
     final = metrics.sort_values("step").groupby("run").tail(1)
     lo = e.derive("lowest final held-out accuracy", float(final["accuracy"].min()))
     hi = e.derive("highest final held-out accuracy", float(final["accuracy"].max()))
@@ -157,18 +158,17 @@ def _runs_outcome(n_held: int, n: int, n_failed: int, largest_holds: bool) -> st
 
 def ablation(e: Evidence) -> list[Part]:
     def published():
-        d = "durability.published"
-        n_failed, largest, largest_holds = e.values("finetuning", d, "final_n_failed", "final_largest_run",
-                                                    "final_largest_run_holds")
-        k, n = e.values("finetuning", d, "final_claimed_holds", "final_n")
-        failed = e.get("finetuning", f"{d}.final_failed_runs")
+        d = e.of("finetuning").durability.published
+        n_failed, largest, largest_holds = d.final_n_failed, d.final_largest_run, d.final_largest_run_holds
+        k, n, failed = d.final_claimed_holds, d.final_n, d.final_failed_runs
         return (_runs_outcome(k, n, n_failed, largest_holds),
                 f"Llama's Agency − Communion gap below Gemma's at the final checkpoint in {k} of {n} published runs "
                 f"(data sources and sizes); " + (f"not in {', '.join(failed)}" if failed else "every run keeps it")
                 + f"; the largest data size, {largest}, " + ("keeps it" if largest_holds else "does not"))
 
     def ours():
-        k, n = e.values("finetuning", "base_effect", "n_prompts_significant", "n_prompts")
+        effect = e.of("finetuning").base_effect
+        k, n = effect.n_prompts_significant, effect.n_prompts
         return (share_outcome(k, n),
                 f"our RMs on identical data: the base explains the gap (one-way ANOVA over seeds, p < {ALPHA}) under "
                 f"{k} of {n} prompts; {_trained_power(e)}")
@@ -179,11 +179,11 @@ def ablation(e: Evidence) -> list[Part]:
 
 def durability(e: Evidence) -> list[Part]:
     def published():
-        d = "durability.published"
-        held, n, n_failed = e.values("finetuning", d, "n_runs_held", "n_runs_judged", "n_runs_failed")
-        largest, largest_holds = e.values("finetuning", d, "largest_run", "largest_run_holds")
-        flip = e.get("finetuning", f"{d}.runs_judged[run={largest}].flip_step") if not largest_holds else None
-        k, m = e.values("finetuning", d, "checkpoints_claimed_holds", "checkpoints_n")
+        d = e.of("finetuning").durability.published
+        held, n, n_failed = d.n_runs_held, d.n_runs_judged, d.n_runs_failed
+        largest, largest_holds = d.largest_run, d.largest_run_holds
+        flip = d.runs_judged.where(run=largest).flip_step if not largest_holds else None
+        k, m = d.checkpoints_claimed_holds, d.checkpoints_n
         return (_runs_outcome(held, n, n_failed, largest_holds),
                 f"judged run by run (a run fails when its base families are in the other order at its final "
                 f"checkpoint): {held} of {n} published runs with several checkpoints keep Llama below Gemma; the "
@@ -193,12 +193,13 @@ def durability(e: Evidence) -> list[Part]:
                 "outvote one that ends flipped)")
 
     def seeds():
-        exists, n, w = e.values("finetuning", "durability.ours", "modal_order_exists", "n_seeds", "kendall_w")
+        ours = e.of("finetuning").durability.ours
+        exists, n, w = ours.modal_order_exists, ours.n_seeds, ours.kendall_w
         if not exists:
-            n_orders = e.get("finetuning", "durability.ours.n_distinct_orders")
+            n_orders = ours.n_distinct_orders
             return ("not established", f"our RMs: the {n} seeds give {n_orders} different orders of the bases, so "
                     f"there is no most common order (Kendall's W = {fmt(w)}); {_trained_power(e)}")
-        k = e.get("finetuning", "durability.ours.n_seeds_modal_order")
+        k = ours.n_seeds_modal_order
         return (share_outcome(k, n),
                 f"our RMs: {k} of {n} seeds give the most common order of the bases (Kendall's W = {fmt(w)}); "
                 f"{_trained_power(e)}")

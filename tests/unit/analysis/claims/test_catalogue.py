@@ -105,7 +105,7 @@ def test_three_way_is_judged_on_models_not_on_prompts_as_replicates():
     assert _claim("three_way", Evidence({"big_two": _three_way(19.8, 0.01)}))[1][0] == "replicates"
 
 
-def test_rms_trained_here_are_context_with_their_power_stated():
+def test_rms_trained_here_are_context_with_their_power_stated(planted):
     finetuning = {"durability": {"published": {"final_claimed_holds": 4, "final_n": 5},
                                  "ours": {"n_seeds_modal_order": 0, "n_seeds": 3, "kendall_w": 0.1}},
                   "base_effect": {"n_prompts_significant": 0, "n_prompts": 2},
@@ -113,7 +113,7 @@ def test_rms_trained_here_are_context_with_their_power_stated():
                               for s in (16, 64)]}
     finetuning["durability"]["published"] |= {"final_n_failed": 0, "final_largest_run": "uf 100k",
                                               "final_largest_run_holds": True, "final_failed_runs": []}
-    parts, (v, _) = _claim("ablations", Evidence({"finetuning": finetuning}))
+    parts, (v, _) = _claim("ablations", planted({"finetuning": finetuning}))
     assert [(p.outcome, p.context) for p in parts] == [("holds", False), ("fails", True)]
     assert v == "replicates" and "held-out accuracy 0.50–0.77" in parts[1].evidence
 
@@ -185,16 +185,17 @@ def _durability(largest_holds: bool, n_failed: int) -> dict:
     return {"durability": {"published": {
         "n_runs_held": 2 - n_failed, "n_runs_judged": 2, "n_runs_failed": n_failed, "largest_run": "uf 100k",
         "largest_run_holds": largest_holds, "runs_judged": runs, "checkpoints_claimed_holds": 28,
-        "checkpoints_n": 35}}}
+        "checkpoints_n": 35}, "ours": None}}
 
 
-def test_durability_fails_when_the_largest_data_size_ends_flipped():
+def test_durability_fails_when_the_largest_data_size_ends_flipped(planted):
     # defect 4 of #25: 28 of 35 pooled checkpoints read "holds" although UF-100k ends flipped
-    parts, (v, _) = _claim("durability", Evidence({"finetuning": _durability(False, 1)}))
+    parts, (v, _) = _claim("durability", planted({"finetuning": _durability(False, 1)}))
     assert parts[0].outcome == "fails" and v == "does not"
     assert "flips at step 8000 and stays flipped" in parts[0].evidence
-    assert _claim("durability", Evidence({"finetuning": _durability(True, 1)}))[0][0].outcome == "mixed"
-    assert _claim("durability", Evidence({"finetuning": _durability(True, 0)}))[0][0].outcome == "holds"
+    assert "durability.published.runs_judged.where(run='uf 100k').flip_step" in {r.path for r in parts[0].refs}
+    assert _claim("durability", planted({"finetuning": _durability(True, 1)}))[0][0].outcome == "mixed"
+    assert _claim("durability", planted({"finetuning": _durability(True, 0)}))[0][0].outcome == "holds"
 
 
 def test_similarity_by_base_is_judged_with_size_held_fixed(planted):
