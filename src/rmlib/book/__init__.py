@@ -1,7 +1,7 @@
 """The book (layer 7): chapters run with papermill, only when stale, and rendered offline by Jupyter Book.
 
-* ``chapters.py``: which chapters exist (``_toc.yml``), their templates (one may serve several chapters) and
-  parameters, their run order;
+* ``chapters.py``: which chapters exist (``_toc.yml``), each resolved once into a :class:`Chapter` (its template,
+  which may serve several chapters, its defaults, full-run and test parameters, the results it reads), the run order;
 * ``parameter_check.py``: the check every chapter runs on its own parameters (:func:`check_parameters`);
 * ``stamps.py``: what an executed chapter depends on, and whether it is stale;
 * ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill, progress and time left);
@@ -9,7 +9,7 @@
 * ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build; ``cli.py``: ``python -m rmlib.book``.
 """
 from rmlib.book.chapters import (CHAPTER_PARAMETER, EXECUTED, NOTEBOOKS, PARAMS, RESULTS_PARAMETER, ROOT, TOC,
-                                 BookError, chapter_cells, chapter_defaults, chapters, declared_parameters,
+                                 BookError, Chapter, chapter, chapter_cells, chapter_defaults, chapters, declared_parameters,
                                  declares_results, in_run_order, missing_results, parameters, reads_results,
                                  results_dir, template, with_results_dir)
 from rmlib.book.html import build_html
@@ -20,7 +20,7 @@ from rmlib.book.stamps import content_hash, dependencies, is_current, stale_reas
 from rmlib.book.vendor import PAGE_JS, VEGA_BUNDLE, VENDOR, VENDOR_FILES, write_vendor
 
 __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER", "BookError",
-           "chapters", "template", "chapter_defaults", "chapter_cells", "declared_parameters", "declares_results",
+           "Chapter", "chapter", "chapters", "template", "chapter_defaults", "chapter_cells", "declared_parameters", "declares_results",
            "reads_results", "results_dir", "parameters",
            "with_results_dir", "missing_results", "in_run_order", "check_parameters", "ParameterError",
            "content_hash", "dependencies", "stale_reason", "is_current", "stamp_path", "RunResult", "run_chapter",

@@ -4,6 +4,7 @@ Layout (all paths relative to the repository root):
 
 * ``notebooks/<template>.ipynb``       a chapter template; its ``parameters`` cell holds tiny defaults (tests)
 * ``notebooks/params/<name>.yaml``     full-run values of chapter ``<name>``, used by ``make book``
+* ``notebooks/params/<name>.test.yaml``  what its tests run it with, on top of the tiny defaults (optional)
 * ``book/_executed/<name>.ipynb``      papermill output, rendered by the book (git-ignored)
 * ``book/_executed/results/<name>.json``  the chapter's numbers (``RESULTS_DIR``, :mod:`rmlib.storage.results`)
 
@@ -16,12 +17,16 @@ parameter file, stamp and results; a template that declares ``CHAPTER`` gets the
 A chapter whose parameters cell declares ``RESULTS_DIR`` always gets one from the runner (``<output_dir>/results``,
 unless the caller sets it). A chapter whose notebook metadata lists ``rmlib.reads_results`` (the claims page) runs
 after those chapters and refuses to run while one of their results is missing.
+
+:func:`chapter` resolves all of this once into a :class:`Chapter`, which the runner, the stamps and the chapter
+tests use; the functions below that take a name are shorthands for it.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -31,7 +36,7 @@ from rmlib.config import PROJECT_ROOT
 from rmlib.errors import RmlibError
 
 __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER", "BookError",
-           "chapters", "template", "chapter_defaults", "chapter_cells", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
+           "Chapter", "chapter", "chapters", "template", "chapter_defaults", "chapter_cells", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
            "with_results_dir", "missing_results", "in_run_order"]
 
 ROOT = PROJECT_ROOT
@@ -90,80 +95,17 @@ def _shared_templates() -> dict[str, tuple[Path, dict]]:
     return out
 
 
-def template(name: str) -> Path:
-    """The notebook that chapter ``name`` runs: ``notebooks/<name>.ipynb``, or the shared template listing it."""
+def _find_template(name: str) -> tuple[Path, dict]:
+    """The notebook that chapter ``name`` runs (``notebooks/<name>.ipynb``, or the shared template listing it) and
+    the chapter's own defaults in it."""
     p = NOTEBOOKS / f"{name}.ipynb"
     if p.is_file():
-        return p
+        return p, {}
     shared = _shared_templates()
     if name in shared:
-        return shared[name][0]
+        return shared[name][0], dict(shared[name][1])
     plain = [q.stem for q in NOTEBOOKS.glob("*.ipynb") if q.stem not in {t.stem for t, _ in shared.values()}]
     raise BookError(f"no notebook template for chapter {name!r}; known chapters: {sorted(plain + list(shared))}")
-
-
-def _template_json(name: str) -> dict:
-    try:
-        return json.loads(template(name).read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise BookError(f"{template(name)} is not a valid notebook: {e}") from None
-
-
-def chapter_defaults(name: str) -> dict:
-    """The parameters that make chapter ``name`` out of a shared template (empty for a template of its own)."""
-    if (NOTEBOOKS / f"{name}.ipynb").is_file():
-        return {}
-    return dict(_shared_templates().get(name, (None, {}))[1])
-
-
-def chapter_cells(name: str) -> dict:
-    """Chapter ``name``'s notebook: its template without the cells kept for other chapters (metadata
-    ``rmlib.chapters`` on a cell lists the chapters that show it)."""
-    nb = _template_json(name)
-    keep = []
-    for cell in nb.get("cells", []):
-        only = cell.get("metadata", {}).get("rmlib", {}).get("chapters")
-        if only is None or name in only:
-            keep.append(cell)
-    return {**nb, "cells": keep}
-
-
-def _declares(name: str, parameter: str) -> bool:
-    """Whether the template's parameters cell declares ``parameter`` (read from the JSON; no papermill import)."""
-    for cell in _template_json(name).get("cells", []):
-        if "parameters" in cell.get("metadata", {}).get("tags", []):
-            src = "".join(cell.get("source", ""))
-            return re.search(rf"^{parameter}\s*=", src, flags=re.M) is not None
-    return False
-
-
-def declares_results(name: str) -> bool:
-    """Whether the template's parameters cell declares ``RESULTS_DIR``."""
-    return _declares(name, RESULTS_PARAMETER)
-
-
-def reads_results(name: str) -> list[str]:
-    """Chapters whose results this chapter reads (notebook metadata ``rmlib.reads_results``), in order."""
-    meta = _template_json(name).get("metadata", {}).get("rmlib", {})
-    names = meta.get("reads_results", [])
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise BookError(f"{template(name)}: metadata rmlib.reads_results must be a list of chapter names")
-    return list(names)
-
-
-def results_dir(output_dir: str | os.PathLike = EXECUTED) -> Path:
-    """Where the runner points ``RESULTS_DIR`` for chapters executed into ``output_dir``."""
-    return (Path(output_dir) / RESULTS_SUBDIR).resolve()
-
-
-def declared_parameters(name: str) -> dict:
-    """The template's ``parameters`` cell: {name: default}, as papermill reads it."""
-    import papermill
-
-    info = papermill.inspect_notebook(str(template(name)))
-    if not info:
-        raise BookError(f"{template(name)} has no cell tagged 'parameters' (add the tag so papermill can inject values)")
-    return {k: v["default"] for k, v in info.items()}
 
 
 def _read_yaml(path: Path) -> dict:
@@ -180,35 +122,157 @@ def _read_yaml(path: Path) -> dict:
     return data
 
 
+TEST_KEYS = {"parameters", "isolated_cache"}
+
+
+def _declares(nb: dict, parameter: str) -> bool:
+    for cell in nb.get("cells", []):
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            return re.search(rf"^{parameter}\s*=", "".join(cell.get("source", "")), flags=re.M) is not None
+    return False
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One chapter, resolved once: its template (and the notebook JSON), its own defaults when it shares the
+    template, its full-run and test parameter files, whether it writes results and which chapters' results it reads.
+
+    ``test_parameters`` and ``test_isolated_cache`` come from ``notebooks/params/<name>.test.yaml``
+    (``parameters:`` a mapping on top of the tiny defaults; ``isolated_cache: true`` when the tests must point
+    ``RMLIB_CACHE_DIR`` at a session folder, for chapters that sweep or train tiny random models)."""
+
+    name: str
+    template: Path
+    notebook: dict = field(repr=False)
+    defaults: dict
+    params_file: Path | None
+    test_parameters: dict
+    test_isolated_cache: bool
+    declares_results: bool
+    reads: tuple[str, ...]
+
+    def declares(self, parameter: str) -> bool:
+        """Whether the parameters cell declares ``parameter`` (read from the JSON; no papermill import)."""
+        return _declares(self.notebook, parameter)
+
+    def declared_parameters(self) -> dict:
+        """The template's ``parameters`` cell: {name: default}, as papermill reads it."""
+        import papermill
+
+        info = papermill.inspect_notebook(str(self.template))
+        if not info:
+            raise BookError(f"{self.template} has no cell tagged 'parameters' (add the tag so papermill can inject "
+                            "values)")
+        return {k: v["default"] for k, v in info.items()}
+
+    def sources(self, *, tiny: bool = False, params_file=None, overrides: dict | None = None) -> list[tuple]:
+        """Where a run's parameters come from, in order: (origin, values)."""
+        out = []
+        if self.defaults:
+            out.append((f"the defaults of chapter {self.name} (notebook metadata rmlib.chapters)", self.defaults))
+        if not tiny and self.params_file is not None:
+            out.append((self.params_file, _read_yaml(self.params_file)))
+        if params_file is not None:
+            out.append((Path(params_file), _read_yaml(Path(params_file))))
+        if overrides:
+            out.append(("overrides", dict(overrides)))
+        return out
+
+    def check(self, sources: list[tuple]) -> None:
+        """Refuse a source with keys that the parameters cell does not declare, saying which source and name."""
+        declared = self.declared_parameters()
+        for origin, values in sources:
+            unknown = sorted(set(values) - set(declared))
+            if unknown:
+                named = [u + unknown_parameter_hint(u, declared) for u in unknown]
+                raise BookError(f"{origin}: parameters {named} are not in the parameters cell of {self.template} "
+                                f"(declared: {sorted(declared)})")
+
+    def parameters(self, *, tiny: bool = False, params_file=None, overrides: dict | None = None,
+                   validate: bool = True) -> dict:
+        """Parameters for one run: :meth:`sources` merged in order; with ``validate`` every key must be declared."""
+        sources = self.sources(tiny=tiny, params_file=params_file, overrides=overrides)
+        if validate:
+            self.check(sources)
+        merged: dict = {}
+        for _, values in sources:
+            merged.update(values)
+        return merged
+
+    def cells(self) -> dict:
+        """The chapter's notebook: its template without the cells kept for other chapters (metadata
+        ``rmlib.chapters`` on a cell lists the chapters that show it)."""
+        keep = [c for c in self.notebook.get("cells", [])
+                if c.get("metadata", {}).get("rmlib", {}).get("chapters") is None
+                or self.name in c["metadata"]["rmlib"]["chapters"]]
+        return {**self.notebook, "cells": keep}
+
+
+def chapter(name: str) -> Chapter:
+    """Chapter ``name`` resolved from its files (a clear error for an unknown chapter or a damaged file)."""
+    path, defaults = _find_template(name)
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise BookError(f"{path} is not a valid notebook: {e}") from None
+    reads = nb.get("metadata", {}).get("rmlib", {}).get("reads_results", [])
+    if not isinstance(reads, list) or not all(isinstance(n, str) for n in reads):
+        raise BookError(f"{path}: metadata rmlib.reads_results must be a list of chapter names")
+    test_file = PARAMS / f"{name}.test.yaml"
+    test = _read_yaml(test_file) if test_file.is_file() else {}
+    if set(test) - TEST_KEYS or not isinstance(test.get("parameters", {}), dict):
+        raise BookError(f"{test_file} may hold only `parameters:` (a mapping) and `isolated_cache:`; "
+                        f"found {sorted(test)}")
+    params_file = PARAMS / f"{name}.yaml"
+    if _declares(nb, CHAPTER_PARAMETER) and CHAPTER_PARAMETER not in defaults:
+        defaults = {**defaults, CHAPTER_PARAMETER: name}
+    return Chapter(name, path, nb, defaults, params_file if params_file.is_file() else None,
+                   dict(test.get("parameters") or {}), bool(test.get("isolated_cache", False)),
+                   _declares(nb, RESULTS_PARAMETER), tuple(reads))
+
+
+def template(name: str) -> Path:
+    """The notebook that chapter ``name`` runs: ``notebooks/<name>.ipynb``, or the shared template listing it."""
+    return _find_template(name)[0]
+
+
+def chapter_defaults(name: str) -> dict:
+    """The parameters that make chapter ``name`` out of a shared template (empty for a template of its own)."""
+    return dict(_find_template(name)[1])
+
+
+def chapter_cells(name: str) -> dict:
+    """Chapter ``name``'s notebook, less the cells kept for other chapters (:meth:`Chapter.cells`)."""
+    return chapter(name).cells()
+
+
+def declares_results(name: str) -> bool:
+    """Whether the template's parameters cell declares ``RESULTS_DIR``."""
+    return chapter(name).declares_results
+
+
+def reads_results(name: str) -> list[str]:
+    """Chapters whose results this chapter reads (notebook metadata ``rmlib.reads_results``), in order."""
+    return list(chapter(name).reads)
+
+
+def results_dir(output_dir: str | os.PathLike = EXECUTED) -> Path:
+    """Where the runner points ``RESULTS_DIR`` for chapters executed into ``output_dir``."""
+    return (Path(output_dir) / RESULTS_SUBDIR).resolve()
+
+
+def declared_parameters(name: str) -> dict:
+    """The template's ``parameters`` cell: {name: default}, as papermill reads it."""
+    return chapter(name).declared_parameters()
+
+
 def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike | None = None,
                overrides: dict | None = None, validate: bool = True) -> dict:
     """Parameters for one run: the chapter's own defaults when it shares a template (:func:`chapter_defaults`,
     with ``CHAPTER`` set to its name when the template declares it), notebooks/params/<name>.yaml (unless ``tiny``),
     then ``params_file``, then ``overrides``. With ``validate`` every key must be declared in the template's
     parameters cell."""
-    merged: dict = {}
-    sources = []
-    own = chapter_defaults(name)
-    if _declares(name, CHAPTER_PARAMETER) and CHAPTER_PARAMETER not in own:
-        own[CHAPTER_PARAMETER] = name
-    if own:
-        sources.append((f"the defaults of chapter {name} (notebook metadata rmlib.chapters)", own))
-    default_file = PARAMS / f"{name}.yaml"
-    if not tiny and default_file.is_file():
-        sources.append((default_file, _read_yaml(default_file)))
-    if params_file is not None:
-        sources.append((Path(params_file), _read_yaml(Path(params_file))))
-    if overrides:
-        sources.append(("overrides", dict(overrides)))
-    declared = declared_parameters(name) if validate else None
-    for origin, values in sources:
-        unknown = sorted(set(values) - set(declared)) if validate else []
-        if unknown:
-            named = [u + unknown_parameter_hint(u, declared) for u in unknown]
-            raise BookError(f"{origin}: parameters {named} are not in the parameters cell of "
-                            f"{template(name)} (declared: {sorted(declared)})")
-        merged.update(values)
-    return merged
+    return chapter(name).parameters(tiny=tiny, params_file=params_file, overrides=overrides, validate=validate)
 
 
 def with_results_dir(name: str, params: dict, output_dir: str | os.PathLike = EXECUTED) -> dict:

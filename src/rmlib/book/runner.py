@@ -14,8 +14,8 @@ from pathlib import Path
 import yaml
 
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
-from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, chapter_cells, chapters,
-                                 in_run_order, missing_results, parameters, with_results_dir)
+from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, Chapter, chapter, chapters,
+                                 in_run_order, missing_results, with_results_dir)
 from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
@@ -35,25 +35,29 @@ class RunResult:
     parameters: dict
 
 
-def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: dict | None = None,
+def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, overrides: dict | None = None,
                 output_dir: str | os.PathLike = EXECUTED, force: bool = False, timeout: int | None = None,
                 log=print, progress_every: float = 30.0) -> RunResult:
     """Execute chapter ``name`` (its template: :func:`rmlib.book.chapters.template`) into
     ``output_dir/<name>.ipynb`` unless its stamp is current.
 
-    ``tiny=True`` uses the template's own (tiny) defaults instead of notebooks/params/<name>.yaml.
+    ``tiny=True`` uses the template's own (tiny) defaults instead of notebooks/params/<name>.yaml. ``name`` may be
+    a :class:`~rmlib.book.chapters.Chapter` already resolved.
     """
+    ch = name if isinstance(name, Chapter) else chapter(name)
+    name = ch.name
     output_dir = Path(output_dir)
     # Checking the stamp needs no papermill (slow to import); unknown keys change the hash, so
     # they are always caught by the validation below before anything runs.
-    params = parameters(name, tiny=tiny, params_file=params_file, overrides=overrides, validate=False)
-    params = with_results_dir(name, params, output_dir)
+    sources = ch.sources(tiny=tiny, params_file=params_file, overrides=overrides)
+    params = with_results_dir(name, ch.parameters(tiny=tiny, params_file=params_file, overrides=overrides,
+                                                  validate=False), output_dir)
     out = output_dir / f"{name}.ipynb"
-    reason = "forced" if force else stale_reason(name, params, output_dir)
+    reason = "forced" if force else stale_reason(ch, params, output_dir)
     if reason is None:
         log(f"[book] {name}: up to date")
         return RunResult(name, out, False, 0.0, params)
-    parameters(name, tiny=tiny, params_file=params_file, overrides=overrides)  # raises on unknown keys
+    ch.check(sources)  # raises on unknown keys
     missing = missing_results(name, params)
     if missing:
         raise BookError(f"{name} reads the results of {missing}, which have not been written to "
@@ -65,7 +69,7 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
     log(f"[book] {name}: running ({reason}) with "
         f"{json.dumps(params, default=str) if params else 'the template defaults'}")
     # Hash the inputs *before* running: an edit made while the chapter runs must leave it stale.
-    stamp = {"hash": content_hash(name, params), "parameters": params, "dependencies": dependencies(name, params)}
+    stamp = {"hash": content_hash(ch, params), "parameters": params, "dependencies": dependencies(ch, params)}
     t0 = time.perf_counter()
     # The kernel inherits these: charts rely on the page's vendored vega bundle, and tqdm progress
     # bars (saved as widgets) would only clutter a static page.
@@ -79,7 +83,7 @@ def run_chapter(name: str, *, tiny: bool = False, params_file=None, overrides: d
     try:
         with tmp, echo_progress(book_env[PROGRESS_FILE_ENV], name, log, every=progress_every):
             source = Path(tmp.name) / f"{name}.ipynb"  # the template, less the cells kept for other chapters
-            source.write_text(json.dumps(chapter_cells(name)), encoding="utf-8")
+            source.write_text(json.dumps(ch.cells()), encoding="utf-8")
             papermill.execute_notebook(str(source), str(out), parameters=params, cwd=str(NOTEBOOKS),
                                        kernel_name="python3", progress_bar=False, execution_timeout=timeout,
                                        config=kernel_config(tmp.name))
@@ -184,21 +188,22 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
     log = kwargs.get("log", print)
     output_dir = kwargs.get("output_dir", EXECUTED)
     order = in_run_order(list(names or chapters()))
-    stale = [n for n in order if _is_stale(n, output_dir, kwargs)]
+    resolved = {n: chapter(n) for n in order}
+    stale = [n for n in order if _is_stale(resolved[n], output_dir, kwargs)]
     seconds = {n: previous_seconds(n, output_dir) for n in stale}
     reference = {} if kwargs.get("tiny") or kwargs.get("params_file") or kwargs.get("overrides") else reference_seconds()
     if stale:
         log(f"[book] {len(stale)} of {len(order)} chapter(s) to run, {remaining_estimate(stale, seconds, reference)}")
     results, failures = [], []
     for i, n in enumerate(order, 1):
-        if n not in stale and _is_stale(n, output_dir, kwargs):  # e.g. claims, once the results it reads changed
+        if n not in stale and _is_stale(resolved[n], output_dir, kwargs):  # e.g. claims, once the results it reads changed
             stale.append(n)
             seconds[n] = previous_seconds(n, output_dir)
         todo = [m for m in stale if order.index(m) >= i - 1]
         if n in stale:
             log(f"[book] chapter {i}/{len(order)}: {n}, {remaining_estimate(todo, seconds, reference)}")
         try:
-            results.append(run_chapter(n, **kwargs))
+            results.append(run_chapter(resolved[n], **kwargs))
         except BookError as e:
             if not keep_going:
                 raise
@@ -209,17 +214,17 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
     return results
 
 
-def _is_stale(name: str, output_dir, kwargs: dict) -> bool:
+def _is_stale(ch: Chapter, output_dir, kwargs: dict) -> bool:
     """Whether :func:`run_chapter` with these arguments would run ``name`` (as planned before the run starts;
     a page reading others' results may become stale once they ran, and then runs too)."""
     if kwargs.get("force"):
         return True
     try:
-        params = parameters(name, tiny=kwargs.get("tiny", False), params_file=kwargs.get("params_file"),
-                            overrides=kwargs.get("overrides"), validate=False)
+        params = ch.parameters(tiny=kwargs.get("tiny", False), params_file=kwargs.get("params_file"),
+                               overrides=kwargs.get("overrides"), validate=False)
     except BookError:
         return True  # run_chapter reports the error
-    return stale_reason(name, with_results_dir(name, params, Path(output_dir)), Path(output_dir)) is not None
+    return stale_reason(ch, with_results_dir(ch.name, params, Path(output_dir)), Path(output_dir)) is not None
 
 
 def glued(notebook: str | os.PathLike) -> dict[str, str]:

@@ -11,7 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from rmlib.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, declares_results, reads_results, template
+from rmlib.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, Chapter, chapter
 
 __all__ = ["RMLIB_SRC", "PROJECT_DATA", "rmlib_source_files", "project_data_files", "dependencies", "content_hash",
            "stamp_path", "stale_reason", "is_current"]
@@ -34,21 +34,30 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def dependencies(name: str, params: dict) -> dict:
+def _chapter(ch: str | Chapter) -> Chapter:
+    return ch if isinstance(ch, Chapter) else chapter(ch)
+
+
+def _hash(deps: dict) -> str:
+    return _sha(json.dumps(deps, sort_keys=True).encode())
+
+
+def dependencies(ch: str | Chapter, params: dict) -> dict:
     """Hashes of everything an executed chapter depends on: template, parameters, each rmlib source file, each of the
     project's data files, and the results files of the chapters it reads (``rmlib.reads_results``, under its
     ``RESULTS_DIR``).
 
     ``RESULTS_DIR`` itself is left out of the parameter hash: it says where results go, not what is computed.
     """
+    ch = _chapter(ch)
     inputs = {k: v for k, v in params.items() if k != RESULTS_PARAMETER}
     deps = {
-        "template": _sha(template(name).read_bytes()),
+        "template": _sha(ch.template.read_bytes()),
         "parameters": _sha(json.dumps(inputs, sort_keys=True, default=str).encode()),
         "rmlib": {str(p.relative_to(RMLIB_SRC)): _sha(p.read_bytes()) for p in rmlib_source_files()},
         "data": {p.name: _sha(p.read_bytes()) for p in project_data_files()},
     }
-    sources = reads_results(name)
+    sources = ch.reads
     if sources:
         from rmlib.storage.results import results_path
 
@@ -60,36 +69,38 @@ def dependencies(name: str, params: dict) -> dict:
     return deps
 
 
-def content_hash(name: str, params: dict) -> str:
+def content_hash(ch: str | Chapter, params: dict) -> str:
     """One hash over :func:`dependencies`; the stamp stores it."""
-    return _sha(json.dumps(dependencies(name, params), sort_keys=True).encode())
+    return _hash(dependencies(ch, params))
 
 
 def stamp_path(name: str, output_dir: Path = EXECUTED) -> Path:
     return Path(output_dir) / f"{name}.stamp"
 
 
-def stale_reason(name: str, params: dict, output_dir: Path = EXECUTED) -> str | None:
-    """Why ``name`` must run again (None when its executed copy is current)."""
+def stale_reason(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -> str | None:
+    """Why chapter ``ch`` must run again (None when its executed copy is current)."""
+    ch = _chapter(ch)
+    name = ch.name
     out, stamp = Path(output_dir) / f"{name}.ipynb", stamp_path(name, output_dir)
     if not (out.is_file() and stamp.is_file()):
         return "never executed (or its last run failed)"
     folder = params.get(RESULTS_PARAMETER)
-    if folder and declares_results(name):
+    if folder and ch.declares_results:
         from rmlib.storage.results import results_path
 
         if not results_path(name, folder).is_file():
             return f"its results file {results_path(name, folder)} is missing"
+    now = dependencies(ch, params)
     try:
         old = json.loads(stamp.read_text())
-        if old["hash"] == content_hash(name, params):
+        if old["hash"] == _hash(now):
             return None
         was = old["dependencies"]
     except (ValueError, KeyError):
         return "unreadable stamp"
-    now = dependencies(name, params)
     if was["template"] != now["template"]:
-        return f"{template(name).relative_to(ROOT)} changed"
+        return f"{ch.template.relative_to(ROOT)} changed"
     if was["parameters"] != now["parameters"]:
         return "parameters changed"
     changed_results = sorted(k for k in set(was.get("results", {})) | set(now.get("results", {}))
@@ -104,5 +115,5 @@ def stale_reason(name: str, params: dict, output_dir: Path = EXECUTED) -> str | 
     return "rmlib changed: " + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
 
 
-def is_current(name: str, params: dict, output_dir: Path = EXECUTED) -> bool:
-    return stale_reason(name, params, output_dir) is None
+def is_current(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -> bool:
+    return stale_reason(ch, params, output_dir) is None

@@ -159,3 +159,29 @@ def test_every_term_link_has_a_glossary_entry():
     linked = set().union(*links.values())
     assert {"rlhf", "policy", "dpo", "kl penalty", "chat template", "logit", "keys and values", "hc3",
             "wilson interval", "mantel test", "eigenvalue mass", "mwlr"} <= linked  # #28 item 3's terms
+
+
+def test_each_chapter_is_resolved_once_with_its_test_parameters():
+    ch = book.chapter("big_two")
+    assert ch.template == book.NOTEBOOKS / "value_profiles.ipynb" and ch.defaults["CHAPTER"] == "big_two"
+    assert ch.test_isolated_cache and ch.test_parameters["MODE"] == "compute" and ch.declares_results
+    assert book.chapter("claims").reads and not book.chapter("about").declares_results
+    for name in book.chapters():  # every test file names only parameters its template declares
+        c = book.chapter(name)
+        c.check([(f"{name}.test.yaml", c.test_parameters)])
+
+
+def test_a_bad_test_parameter_file_is_a_clear_error(tmp_path, monkeypatch):
+    import importlib
+
+    chapters = importlib.import_module("rmlib.book.chapters")  # the module (the package exports a function of that name)
+    params = tmp_path / "params"
+    params.mkdir()
+    monkeypatch.setattr(chapters, "PARAMS", params)
+    (params / "about.test.yaml").write_text("MODE: compute\n")  # not under `parameters:`
+    with pytest.raises(book.BookError, match="may hold only `parameters:`"):
+        book.chapter("about")
+    (params / "about.test.yaml").write_text("parameters: {MODLES: [x]}\n")
+    ch = book.chapter("about")
+    with pytest.raises(book.BookError, match="MODLES"):
+        ch.check([("about.test.yaml", ch.test_parameters)])

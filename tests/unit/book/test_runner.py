@@ -35,7 +35,7 @@ def test_a_cold_build_shows_the_time_left_from_the_reference_file(tmp_path, monk
     ref = tmp_path / "reference_times.yaml"
     ref.write_text("machine: {cpus: 2}\nseconds: {about: 60, heterogeneity: 540.0}\n")
     monkeypatch.setattr(runner, "REFERENCE_TIMES", ref)
-    monkeypatch.setattr(runner, "run_chapter", lambda name, **kw: runner.RunResult(name, tmp_path, True, 0.0, {}))
+    monkeypatch.setattr(runner, "run_chapter", lambda ch, **kw: runner.RunResult(ch.name, tmp_path, True, 0.0, {}))
     lines = []
     runner.run_chapters(["about", "heterogeneity", "method"], output_dir=tmp_path, log=lines.append)
     assert lines[0] == ("[book] 3 of 3 chapter(s) to run, about 10 min left (by the reference timings) "
@@ -63,9 +63,9 @@ def test_run_chapters_logs_each_stale_chapter_with_its_place_and_the_time_left(t
         book.stamp_path(name, tmp_path).write_text(json.dumps({"hash": "old", "seconds": seconds}))
     ran = []
 
-    def fake_run(name, **kwargs):
-        ran.append(name)
-        return runner.RunResult(name, tmp_path / f"{name}.ipynb", True, 0.0, {})
+    def fake_run(ch, **kwargs):  # run_chapters hands over each chapter resolved once
+        ran.append(ch.name)
+        return runner.RunResult(ch.name, tmp_path / f"{ch.name}.ipynb", True, 0.0, {})
 
     monkeypatch.setattr(runner, "run_chapter", fake_run)
     lines = []
@@ -78,10 +78,10 @@ def test_run_chapters_logs_each_stale_chapter_with_its_place_and_the_time_left(t
 
 
 def test_run_chapters_says_which_chapter_failed_and_goes_on(tmp_path, monkeypatch):
-    def fake_run(name, **kwargs):
-        if name == "about":
+    def fake_run(ch, **kwargs):
+        if ch.name == "about":
             raise book.BookError("about: cell 3 raised ValueError")
-        return runner.RunResult(name, tmp_path / f"{name}.ipynb", True, 0.0, {})
+        return runner.RunResult(ch.name, tmp_path / f"{ch.name}.ipynb", True, 0.0, {})
 
     monkeypatch.setattr(runner, "run_chapter", fake_run)
     lines = []
@@ -92,11 +92,11 @@ def test_run_chapters_says_which_chapter_failed_and_goes_on(tmp_path, monkeypatc
 
 def test_a_chapter_that_becomes_stale_during_the_run_is_counted_when_it_runs(tmp_path, monkeypatch):
     stale_now = {"about"}
-    monkeypatch.setattr(runner, "_is_stale", lambda name, output_dir, kwargs: name in stale_now)
+    monkeypatch.setattr(runner, "_is_stale", lambda ch, output_dir, kwargs: ch.name in stale_now)
 
-    def fake_run(name, **kwargs):
+    def fake_run(ch, **kwargs):
         stale_now.add("method")  # as the claims page does once the results it reads changed
-        return runner.RunResult(name, tmp_path / f"{name}.ipynb", True, 0.0, {})
+        return runner.RunResult(ch.name, tmp_path / f"{ch.name}.ipynb", True, 0.0, {})
 
     monkeypatch.setattr(runner, "run_chapter", fake_run)
     lines = []
