@@ -22,7 +22,7 @@ help:
 	@echo "make data       fill \$$RMLIB_DATA_DIR from the mirror or the original URLs, verifying checksums"
 	@echo "make chapter NB=<name> [MODELS='[...]'] [PARAMS=file.yaml] [ARGS='-p KEY VALUE'] [FORCE=1]"
 	@echo "               rerun one chapter with other parameters: MODELS= the models it scores, PARAMS= a YAML"
-	@echo "               file of parameter values, ARGS= more options of python -m rmlib.book run (-p KEY VALUE,"
+	@echo "               file of parameter values, ARGS= more options of rmlib book run (-p KEY VALUE,"
 	@echo "               the value read as YAML; --tiny), FORCE=1 rerun even if its stamp is current"
 	@echo "make book FORCE=1   rerun every chapter, stale or not"
 	@echo "make lab        JupyterLab on 127.0.0.1 with rmlib in the kernel"

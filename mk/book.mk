@@ -10,13 +10,13 @@
 #
 # `make chapter NB=x MODELS='[...]'` is the same as
 #   RMLIB_BOOK=1 TQDM_DISABLE=1 .venv/bin/papermill notebooks/x.ipynb book/_executed/x.ipynb \
-#       -f notebooks/params/x.yaml -y 'MODELS: [...]' --cwd notebooks && .venv/bin/python -m rmlib.book html
+#       -f notebooks/params/x.yaml -y 'MODELS: [...]' --cwd notebooks && .venv/bin/rmlib book html
 # except for a chapter of a shared template (big_two, moral_foundations: value_profiles.ipynb), where the runner
 # also sets CHAPTER and the chapter's defaults and keeps only that chapter's cells: use `make chapter` for those.
 # `make book` prints each stale chapter as "chapter i/N" with the estimated time left (from its last run times, else
 # from book/reference_times.yaml: see tools/reference_times.py).
 
-BOOK := $(BIN)/python -m rmlib.book
+BOOK := $(BIN)/rmlib book
 NB ?=
 MODELS ?=
 PARAMS ?=
@@ -33,7 +33,7 @@ book-html: $(STAMP) book-vendor
 	$(BOOK) html
 
 # The finetuning chapter trains the compute-mode RMs (local:ft-...) that other chapters sweep, so it runs first.
-# Every chapter writes its numbers to book/_executed/results/; the claims page reads them, so `rmlib.book run`
+# Every chapter writes its numbers to book/_executed/results/; the claims page reads them, so `rmlib book run`
 # puts it after the chapters it reads (whatever its place in _toc.yml) and reruns it when their results change.
 book: $(STAMP) data book-vendor
 	$(BOOK) run finetuning $(if $(FORCE),--force)

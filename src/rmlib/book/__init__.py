@@ -6,7 +6,8 @@
 * ``stamps.py``: what an executed chapter depends on, and whether it is stale;
 * ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill, progress and time left);
 * ``parameters_table.py``: the parameters of a run shown once on its page;
-* ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build; ``cli.py``: ``python -m rmlib.book``.
+* ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build (the command is ``rmlib book``:
+  :mod:`rmlib.cli.book`).
 """
 from rmlib.book.chapters import (CHAPTER_PARAMETER, EXECUTED, NOTEBOOKS, PARAMS, RESULTS_PARAMETER, ROOT, TOC,
                                  BookError, Chapter, chapter, chapter_cells, chapter_defaults, chapters, declared_parameters,

@@ -38,7 +38,7 @@ def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = N
     missing = [f for f in VENDOR_FILES if not (root / "book" / "_static" / "vendor" / f).is_file()]
     if missing:
         raise BookError(f"vendored JS {missing} missing under {root}/book/_static/vendor: run "
-                        "`python -m rmlib.book vendor` (or `make book`) first")
+                        "`rmlib book vendor` (or `make book`) first")
     out = Path(out) if out else root
     html = out / "_build" / "html"
     stamp = out / "_build" / "html.stamp"

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from rmlib.cli.book import add_subparser as add_book_commands
 from rmlib.cli.check import add_subparser as add_check_command
 from rmlib.cli.commands import add_model_commands
 from rmlib.cli.data import add_subparser as add_data_commands
@@ -17,13 +18,14 @@ __all__ = ["main", "build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rmlib", description="reward-model interpretability: sweeps, the model registry, audits, cache verification and data")
+    parser = argparse.ArgumentParser(prog="rmlib", description="reward-model interpretability: sweeps, the model registry, audits, cache verification, data and the book")
     sub = parser.add_subparsers(dest="command", required=True)
     add_model_commands(sub)
     add_gcg_command(sub)
     add_data_commands(sub)
     add_plan_commands(sub)
     add_check_command(sub)
+    add_book_commands(sub)
     return parser
 
 

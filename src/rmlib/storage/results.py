@@ -172,14 +172,14 @@ def read_results(name: str, results_dir: str | os.PathLike, as_type: type[R] | N
     p = results_path(name, results_dir)
     if not p.is_file():
         raise ResultsError(f"no results from chapter {name!r} in {Path(results_dir)}: run it first "
-                           f"(`python -m rmlib.book run {name}`, or `make book`)")
+                           f"(`rmlib book run {name}`, or `make book`)")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except ValueError as e:
         raise ResultsError(f"{p} is not valid JSON ({e}); rerun chapter {name!r}") from None
     if as_type is None:
         return data
-    rerun = f"rerun chapter {name!r} (`python -m rmlib.book run {name}`)"
+    rerun = f"rerun chapter {name!r} (`rmlib book run {name}`)"
     tag = data.pop("schema", None) if isinstance(data, dict) else None
     if tag is None:
         raise ResultsError(f"{p} has no schema tag: it was written before results were typed; {rerun}")

@@ -1,0 +1,65 @@
+"""`rmlib book vendor|run|html`: the book's chapters and HTML (what `make book` and `make chapter` call); the main CLI
+(:mod:`rmlib.cli.main`) mounts these with add_subparser().
+
+    rmlib book vendor
+    rmlib book run [NAME ...] [--params FILE] [-p KEY VALUE ...] [--force] [--tiny]
+    rmlib book html [--out DIR] [--force]
+"""
+from __future__ import annotations
+
+import argparse
+
+import yaml
+
+from rmlib.book import ROOT, BookError, build_html, run_chapters, write_vendor
+
+__all__ = ["add_subparser", "parse_overrides"]
+
+
+def parse_overrides(pairs: list[list[str]] | None) -> dict:
+    """``-p KEY VALUE`` pairs as parameters, each VALUE read as YAML (a clear error when it is not)."""
+    out = {}
+    for key, value in pairs or []:
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError as e:
+            raise BookError(f"-p {key} {value!r}: not a YAML value ({e}); quote lists like '[\"a\", \"b\"]'") from None
+    return out
+
+
+def _vendor(args: argparse.Namespace) -> int:
+    for p in write_vendor():
+        print(f"[book] {p.relative_to(ROOT)}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    run_chapters(args.names or None, keep_going=True, tiny=args.tiny, params_file=args.params,
+                 overrides=parse_overrides(args.parameter), force=args.force)
+    return 0
+
+
+def _html(args: argparse.Namespace) -> int:
+    html = build_html(out=args.out, force=args.force)
+    print(f"[book] HTML in {html}/index.html")
+    return 0
+
+
+def add_subparser(subparsers) -> argparse.ArgumentParser:
+    """Register `book vendor`, `book run` and `book html` on an argparse subparsers object."""
+    book = subparsers.add_parser("book", help="run the book's chapters (only the stale ones) and build its HTML")
+    sub = book.add_subparsers(dest="book_command", required=True)
+    sub.add_parser("vendor", help="write the offline JS into book/_static/vendor").set_defaults(func=_vendor)
+    r = sub.add_parser("run", help="execute chapters with papermill (only the stale ones)")
+    r.add_argument("names", nargs="*", help="chapter names (default: every chapter in _toc.yml)")
+    r.add_argument("--params", help="YAML file of parameter values (applied after notebooks/params/<name>.yaml)")
+    r.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
+                   help="one parameter; VALUE is parsed as YAML, e.g. -p MODELS '[\"org/model\"]'")
+    r.add_argument("--tiny", action="store_true", help="use the template's tiny defaults (as the tests do)")
+    r.add_argument("--force", action="store_true", help="rerun even if the stamp is current")
+    r.set_defaults(func=_run)
+    h = sub.add_parser("html", help="build the HTML from book/_executed (skipped when nothing changed)")
+    h.add_argument("--out", default=None, help="folder to hold _build/ (default: the repository root)")
+    h.add_argument("--force", action="store_true", help="rebuild even if no input changed")
+    h.set_defaults(func=_html)
+    return book
