@@ -145,37 +145,41 @@ def _good_teachers(var_verdicts: dict, n_slower: int, accurate_gain=0.01, noisy_
         "planted": [{"model": "accurate", "gain_T": accurate_gain}, {"model": "noisy", "gain_T": noisy_gain}]}
 
 
-def _razin(results) -> dict:
-    e = Evidence({"good_teachers": results}, {"good_teachers": "good_teachers.json not found in /x"})
+def _razin(planted, results) -> dict:
+    e = planted({"good_teachers": results})
+    e.reasons = {"good_teachers": "good_teachers.json not found in /x"}
     return {c.key: c.evaluate(e) for c in claims.CLAIMS if c.chapters == ("good_teachers",)}
 
 
-def test_good_teachers_results_give_a_computed_verdict_for_razin_et_al():
-    parts = _razin(_good_teachers({"random 500": "predicts the opposite", "top 500 of R-Gem-2B": "predicts"}, 54))
+def test_good_teachers_results_give_a_computed_verdict_for_razin_et_al(planted):
+    parts = _razin(planted, _good_teachers({"random 500": "predicts the opposite", "top 500 of R-Gem-2B": "predicts"},
+                                           54))
     acc, var = parts["accuracy_not_speed"], parts["low_variance_slow"]
     assert [p.outcome for p in acc][:2] == ["holds", "holds"] and acc[1].context and acc[2].context
     assert verdict(acc)[0] == "replicates" and "in 54 pairs" in acc[0].evidence
     assert var[0].outcome == "mixed" and verdict(var)[0] == "partly"  # predicts under one π_0, the opposite under one
     assert "top 500 of R-Gem-2B: +0.80 [+0.20, +0.90] (predicts)" in var[0].evidence
     assert "holds 500 items" in var[0].evidence  # every number shown is one the chapter wrote
-    assert {r.path for r in var[0].refs} >= {"replication.published.variance_predicts_under"}
-    everywhere = _razin(_good_teachers({"random 500": "predicts", "top 500 of R-Gem-2B": "predicts"}, 0, 0.3, 0.1))
+    assert {r.path for r in var[0].refs} >= {"replication['published'].variance_predicts_under",
+                                             "parameters.subset_size"}
+    everywhere = _razin(planted, _good_teachers({"random 500": "predicts", "top 500 of R-Gem-2B": "predicts"}, 0, 0.3,
+                                                0.1))
     assert verdict(everywhere["low_variance_slow"])[0] == "replicates"
     # no such pair: not finding one does not show there is none (the planted case is context)
     assert verdict(everywhere["accuracy_not_speed"])[0] == "not established"
 
 
-def test_razin_claims_say_not_computed_in_this_run_without_good_teachers_results():
+def test_razin_claims_say_not_computed_in_this_run_without_good_teachers_results(planted):
     for results in (None, {"replication": {}, "correlations": {}, "planted": []}):
-        for key, parts in _razin(results).items():
+        for key, parts in _razin(planted, results).items():
             assert all(p.outcome == "untestable" and p.evidence.startswith("not computed in this run") for p in parts)
             assert verdict(parts)[0] == "not testable here", key
-    assert "good_teachers.json not found" in _razin(None)["low_variance_slow"][0].evidence
+    assert "good_teachers.json not found" in _razin(planted, None)["low_variance_slow"][0].evidence
 
 
-def test_a_margin_keeps_a_0002_accuracy_inversion_from_proving_the_claim():
+def test_a_margin_keeps_a_0002_accuracy_inversion_from_proving_the_claim(planted):
     # defect 8 of #25: any inversion met the existence rule, including accuracy gaps of 0.002
-    parts = _razin(_good_teachers({"random 500": "predicts"}, 7, n_margin=0))
+    parts = _razin(planted, _good_teachers({"random 500": "predicts"}, 7, n_margin=0))
     assert parts["accuracy_not_speed"][0].outcome == "not established"
     assert "in 0 of them its accuracy lead exceeds 0.01" in parts["accuracy_not_speed"][0].evidence
 

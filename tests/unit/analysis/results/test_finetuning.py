@@ -27,10 +27,10 @@ def _pieces(n_seeds: int = 2):
     runs = durability.published_run_orders(ck)
     sizes = durability.order_stability(ck[ck["final"]], "quantity_k", family="base_family", reference="first")
     pub = durability.published_durability(runs, sizes)
-    gaps = pd.DataFrame([{"base_model": b, "seed": s, "prompt_label": p, "gap": g + s}
-                         for s in range(n_seeds) for p in ("positive", "negative") for b, g in (("a", 0.1), ("b", 0.3))])
-    metrics = pd.DataFrame({"run": ["r1", "r1", "r2", "r2"], "step": [4, 8, 4, 8], "accuracy": [0.6, 0.8, 0.5, float("nan")],
-                            "reward_var_whitened": [0.1, 0.2, 0.3, 0.4]})
+    gaps = pd.DataFrame([{"base_model": b, "seed": s, "prompt_label": p, "gap": g + s} for s in range(n_seeds)
+                         for p in ("positive", "negative") for b, g in (("a", 0.1), ("b", 0.3))])
+    metrics = pd.DataFrame({"run": ["r1", "r1", "r2", "r2"], "step": [4, 8, 4, 8],
+                            "accuracy": [0.6, 0.8, 0.5, float("nan")], "reward_var_whitened": [0.1, 0.2, 0.3, 0.4]})
     anova = pd.DataFrame({"prompt_label": ["positive", "negative"], "factor": "base_model", "p": [0.01, 0.2]})
     summary = pd.DataFrame({"base": ["a", "b"], "run": ["r1", "r2"], "data_hash": ["h", "h"]})
     return (summary, True, metrics, pd.DataFrame({"base_model": ["a"], "rm_gap": [0.1]}),
@@ -42,8 +42,8 @@ def _pieces(n_seeds: int = 2):
 def test_the_results_of_planted_frames_are_typed_and_read_back(tmp_path):
     res = results.chapter_results(*_pieces())
     pub = res.durability.published
-    assert (pub.n_runs_judged, pub.n_runs_failed, pub.largest_run, pub.largest_run_holds) == (2, 1, "ultrafeedback 100k BT",
-                                                                                             False)
+    assert (pub.n_runs_judged, pub.n_runs_failed, pub.largest_run_holds) == (2, 1, False)
+    assert pub.largest_run == "ultrafeedback 100k BT"
     flipped = next(r for r in pub.runs_judged if not r.holds)
     assert (flipped.flip_step, flipped.persistent) == (20, True)
     assert res.metrics[3].accuracy is None and res.metrics[0].step == 4  # a NaN accuracy is stored as missing
