@@ -7,7 +7,8 @@ are data (:func:`rmlib.data.identity_terms`).
 
 The identity chapter reads two levels: EloEverything items that name a term, scored by the paper RMs
 (:func:`identity_items`, :func:`item_verdicts`, :func:`gap_matrix`), and identity words among the dictionary words or
-swept tokens of any model (:func:`identity_words`).
+swept tokens of any model (:func:`identity_words`). The chapter's results type is
+:mod:`rmlib.analysis.results.identity_terms`.
 
 **Regression to the mean.** An RM that agrees with people only in part (Spearman ρ ≈ .35 here) places the items
 people rank highest lower than people do, and the lowest higher, whatever the items are: an item at the 95th human
@@ -32,7 +33,7 @@ from rmlib.data import AMBIGUOUS_ITEMS, NOUN_FORMS, identity_terms, published_el
 from rmlib.stats import mean_with_ci, percentile_ranks, require_columns
 
 __all__ = ["HUMAN_BINS", "elo_gaps", "human_bin", "expected_gaps", "match_identity_items", "identity_elo_ranks", "identity_word_ranks", "token_word_scores", "flag",
-           "identity_items", "item_verdicts", "verdicts_summary", "bin_sensitivity", "gap_matrix", "axis_gaps", "identity_words", "words_summary",
+           "identity_items", "item_verdicts", "verdicts_summary", "bin_sensitivity", "gap_matrix", "axis_gaps", "identity_words",
            "axis_rows", "MIN_MODELS_FOR_CI"]
 
 MIN_MODELS_FOR_CI = 3   # an interval over RMs needs at least this many RMs
@@ -282,14 +283,6 @@ def identity_words(mode: str = "published", models=None, prompt_keys=None, token
     out.update(table=table, per_word=per_word,
                by_axis=mean_with_ci(per_word, "gap", ["axis", "prompt_valence"], cluster="word"))
     return out
-
-
-def words_summary(words: dict, mode: str) -> dict:
-    """The numbers the chapter keeps of :func:`identity_words` (a run with identity terms among its words)."""
-    return {"level": "word" if mode == "published" else "token",
-            "rows": words["table"].drop(columns=["row"]).to_dict(orient="records"),
-            "by_axis": words["by_axis"].to_dict(orient="records"),
-            "n_universe": int(words["ranks"]["n_universe"].median())}
 
 
 def axis_rows(by_axis: pd.DataFrame) -> pd.DataFrame:
