@@ -6,7 +6,7 @@ together over- and under-value, :func:`method_robustness` whether that depends o
 combined, :func:`form_summary` which kinds of item they misjudge, :func:`undervalued_topics` which WordNet topics
 and the paper's themes are over-represented among the most undervalued items (per prompt first: pooling the
 prompts cancels opposite effects; pooled second), and :func:`rank_trajectories` how
-single items move between rankers.
+single items move between rankers. The chapter's results type is :mod:`rmlib.analysis.results.elo_misalignment`.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from rmlib.stats import rank_strata, spearman_ci, topic_enrichment
 from rmlib.stats.enrichment import topic_enrichment_by
 from rmlib.errors import as_list
 
-__all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement", "agreement_summary",
+__all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement",
            "consensus_tables", "method_robustness", "form_summary", "undervalued_topics", "theme_prompts",
            "topics_summary", "rank_trajectories"]
 
@@ -50,10 +50,6 @@ class EloScores:
     @property
     def items(self) -> list[str]:
         return self.human["item"].tolist()
-
-    def summary(self) -> dict:
-        return {"models": self.models, "reward_kinds": self.kinds, "prompt_keys": self.prompt_keys,
-                "n_items": len(self.items), "human_elo_same_across_prompts": self.same_elo}
 
 
 def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: int | None = None, *,
@@ -113,13 +109,6 @@ def human_agreement(scores: pd.DataFrame, models, label: dict | None = None) -> 
     out = pd.DataFrame(rows)
     out["model_prompt"] = out["model"] + " · " + out["prompt_key"]
     return out
-
-
-def agreement_summary(agreement: pd.DataFrame) -> dict:
-    """The numbers the chapter keeps of :func:`human_agreement`."""
-    return {"agreement": agreement[["prompt_key", "model", "rho", "ci_low", "ci_high", "tau"]].to_dict("records"),
-            "agreement_median_rho": float(agreement["rho"].median()), "n_agreement_cells": int(len(agreement)),
-            "n_agreement_ci_above_0": int((agreement["ci_low"] > 0).sum())}
 
 
 def consensus_tables(elo: EloScores) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
