@@ -24,8 +24,9 @@ LAYERS = {
     "rmlib.cli": 8,
 }
 MAX_LINES = 400
+# the faces of the torch packages import lazily (rmlib.lazy): importing them loads no torch until a name is used
 TORCH_FREE = ["rmlib.registry", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmlib.analysis", "rmlib.report",
-              "rmlib.book"]
+              "rmlib.book", "rmlib.engine", "rmlib.models", "rmlib.train"]
 
 
 def _module_name(path: Path) -> str:

@@ -12,16 +12,22 @@
 Sweep options (tokens, mode, method, batch size, cache) are arguments of these functions; how a model is loaded is
 a separate :class:`rmlib.models.LoadOptions` (``load=``).
 """
-from rmlib.engine.answers import score_answers
-from rmlib.engine.audit import roundtrip_audit
-from rmlib.engine.checks import SweepError, candidate_ids, resolve_model
-from rmlib.engine.rewards import (answer_rewards, token_range, token_reward_table, token_rewards, token_rewards_many,
-                                  with_reward)
-from rmlib.engine.plan import Job, Plan, expand, load_plan, plan_status
-from rmlib.engine.plan_runner import JobResult, PlanReport, run_plan
-from rmlib.engine.store import SweepResult
-from rmlib.engine.token_sweep import CHUNK, MODES, sweep
-from rmlib.engine.verify import Finding, print_report, verify_cache
+from rmlib.lazy import lazy_face
+
+# where each public name lives: imported on first use (rmlib.lazy), so importing this package loads no torch
+_WHERE = {
+    **dict.fromkeys(["score_answers"], "answers"),
+    **dict.fromkeys(["roundtrip_audit"], "audit"),
+    **dict.fromkeys(["SweepError", "candidate_ids", "resolve_model"], "checks"),
+    **dict.fromkeys(["answer_rewards", "token_range", "token_reward_table", "token_rewards", "token_rewards_many",
+                     "with_reward"], "rewards"),
+    **dict.fromkeys(["Job", "Plan", "expand", "load_plan", "plan_status"], "plan"),
+    **dict.fromkeys(["JobResult", "PlanReport", "run_plan"], "plan_runner"),
+    **dict.fromkeys(["SweepResult"], "store"),
+    **dict.fromkeys(["CHUNK", "MODES", "sweep"], "token_sweep"),
+    **dict.fromkeys(["Finding", "print_report", "verify_cache"], "verify"),
+}
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = ["sweep", "SweepResult", "SweepError", "score_answers", "roundtrip_audit", "token_rewards",
            "token_rewards_many", "token_range", "answer_rewards", "token_reward_table", "with_reward", "verify_cache",

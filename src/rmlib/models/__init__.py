@@ -8,13 +8,19 @@
 
 What exists (ids, nicknames, families) is :mod:`rmlib.registry`, which loads nothing.
 """
-from rmlib.models.base import (CacheWarning, HubUnavailableError, LoadedModel, LoadOptions, ModelError,
-                               RemoteCodeError, Source)
-from rmlib.models.cache import cached_model, clear, release
-from rmlib.models.devices import DTYPE_BY_NAME, dtype_name, resolve_device, resolve_dtype
-from rmlib.models.evidence import instruct_evidence
-from rmlib.models.loading import SOURCES, load_model, load_tokenizer
-from rmlib.models.templates import AnswerSlot, TemplateError, answer_slot, chat_template_of
+from rmlib.lazy import lazy_face
+
+# where each public name lives: imported on first use (rmlib.lazy), so importing this package loads no torch
+_WHERE = {
+    **dict.fromkeys(["CacheWarning", "HubUnavailableError", "LoadOptions", "LoadedModel", "ModelError",
+                     "RemoteCodeError", "Source"], "base"),
+    **dict.fromkeys(["cached_model", "clear", "release"], "cache"),
+    **dict.fromkeys(["DTYPE_BY_NAME", "dtype_name", "resolve_device", "resolve_dtype"], "devices"),
+    **dict.fromkeys(["instruct_evidence"], "evidence"),
+    **dict.fromkeys(["SOURCES", "load_model", "load_tokenizer"], "loading"),
+    **dict.fromkeys(["AnswerSlot", "TemplateError", "answer_slot", "chat_template_of"], "templates"),
+}
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = ["load_model", "load_tokenizer", "LoadOptions", "LoadedModel", "cached_model", "release", "clear",
            "SOURCES", "Source", "ModelError", "RemoteCodeError", "HubUnavailableError", "CacheWarning",

@@ -8,20 +8,27 @@ what they learnt. TRL's ``RewardTrainer`` does the optimisation; rmlib adds arou
 * ``pairs.py``: tokenizer-independent data (selection, split by prompt, seeded nested subsamples, the schedule);
 * ``encode.py``: one rendering per base (its chat template; truncation keeps the end);
 * ``trainer.py``: :func:`train` (TRL wiring, resume, data order), :func:`load_run`;
-* ``export.py``: atomic checkpoints with sha256 manifests, loadable as ``local:<name>[@step<N>]``;
+* ``export.py``: atomic checkpoints with sha256 manifests, loadable as ``local:<name>[@step<N>]``
+  (``rmlib.train.export.export``: the face does not re-export it, since the name is the module's);
 * ``evaluate.py``: held-out pairwise accuracy and reward variance.
 
 * ``dpo.py``: the DPO objective (``TrainConfig(objective='dpo', beta=...)``), an implicit RM trained by TRL's
   ``DPOTrainer`` on the same stream, exported as a causal LM whose implicit reward ``score_pairs`` computes.
 """
-from rmlib.train.config import DTYPES, METHODS, OBJECTIVES, SYNTHETIC, TrainConfig, TrainConfigError, TrainResult, validate
-from rmlib.train.encode import TRUNCATION_POLICY, PairEncoder, encode_pairs, template_overhead
-from rmlib.train.evaluate import EvalError, completion_logps, pairwise_accuracy, reward_variance, score_pairs
-from rmlib.train.export import export
-from rmlib.train.pairs import data_hash, schedule, select_pairs, synthetic_marker_pairs
-from rmlib.train.trainer import TrainingDiverged, load_run, prepare, train
+from rmlib.lazy import lazy_face
+
+# where each public name lives: imported on first use (rmlib.lazy), so importing this package loads no torch
+_WHERE = {
+    **dict.fromkeys(["DTYPES", "METHODS", "OBJECTIVES", "SYNTHETIC", "TrainConfig", "TrainConfigError",
+                     "TrainResult", "validate"], "config"),
+    **dict.fromkeys(["PairEncoder", "TRUNCATION_POLICY", "encode_pairs", "template_overhead"], "encode"),
+    **dict.fromkeys(["EvalError", "completion_logps", "pairwise_accuracy", "reward_variance", "score_pairs"], "evaluate"),
+    **dict.fromkeys(["data_hash", "schedule", "select_pairs", "synthetic_marker_pairs"], "pairs"),
+    **dict.fromkeys(["TrainingDiverged", "load_run", "prepare", "train"], "trainer"),
+}
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "train", "prepare", "load_run",
            "synthetic_marker_pairs", "data_hash", "select_pairs", "schedule", "PairEncoder", "encode_pairs",
-           "template_overhead", "TRUNCATION_POLICY", "export", "score_pairs", "pairwise_accuracy", "reward_variance",
+           "template_overhead", "TRUNCATION_POLICY", "score_pairs", "pairwise_accuracy", "reward_variance",
            "EvalError", "TrainingDiverged", "SYNTHETIC", "METHODS", "OBJECTIVES", "DTYPES", "completion_logps"]
