@@ -21,7 +21,7 @@ from rmlib.stats import moments, require_columns, tail_asymmetry, tail_compariso
 from rmlib.errors import as_list
 
 __all__ = ["tail_composition", "shared_vocabulary", "vocabulary_overlap", "MODES", "ANSWER_KIND", "answer_runs",
-           "tail_size", "shape_statistics", "skew_counts", "tail_compositions", "token_feature_tails"]
+           "tail_size", "shape_statistics", "tail_compositions", "token_feature_tails"]
 
 MODES = ("published", "compute", "both")
 ANSWER_KIND = "kind of answer"   # the feature column of every run: an item's form or a token's category
@@ -172,13 +172,6 @@ def shape_statistics(runs: dict[str, pd.DataFrame], *, n_resamples: int = 999) -
     for frame in (mom, asym):
         frame["model_run"] = frame["model"] + " · " + frame["run"]
     return mom, asym
-
-
-def skew_counts(mom: pd.DataFrame) -> dict:
-    """Per run: how many distributions there are, and how many are skewed negatively / positively (CI excludes 0)."""
-    sk = mom[mom["moment"] == "skewness"]
-    return {run: {"n": int(len(g)), "n_negative": int((g["ci_high"] < 0).sum()),
-                  "n_positive": int((g["ci_low"] > 0).sum())} for run, g in sk.groupby("run")}
 
 
 def tail_compositions(runs: dict[str, pd.DataFrame], k: int) -> dict[str, pd.DataFrame]:

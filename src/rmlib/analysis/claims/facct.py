@@ -37,7 +37,8 @@ def heterogeneity(e: Evidence) -> list[Part]:
 
 def asymmetry(e: Evidence) -> list[Part]:
     def skew():
-        n, neg, pos = e.values("distributions", "skew_summary.published", "n", "n_negative", "n_positive")
+        sk = e.of("distributions").skew_summary["published"]
+        n, neg, pos = sk.n, sk.n_negative, sk.n_positive
         return (share_outcome(max(neg, pos), n, against=min(neg, pos)),
                 f"skewness CI below 0 for {neg} and above 0 for {pos} of {n} RMs (EloEverything items)")
 
@@ -60,14 +61,14 @@ def _lexicon_outcome(outcomes: dict[str, str]) -> tuple[str, str]:
 def framing(e: Evidence) -> list[Part]:
     def half(key, label):
         def fn():
-            src = e.get("framing", "main_source")
-            sources = list(e.get("framing", "halves_by_source"))
-            counts = {o: e.values("framing", f"halves_by_source.{o}.{key}", "holds", "reversed", "n")
-                      for o in sources}
+            res = e.of("framing")
+            src, by_source = res.main_source, res.halves_by_source
+            halves = {o: getattr(by_source[o], key) for o in by_source.keys()}
+            counts = {o: (h.holds, h.reversed, h.n) for o, h in halves.items()}
             outcomes = {o: share_outcome(k, n, against=rev) for o, (k, rev, n) in counts.items()}
             outcome, note = _lexicon_outcome(outcomes)
-            cells = e.get("framing", f"cell_counts_by_half[half={key}].n_congruent_steeper")
-            ncells = e.get("framing", f"cell_counts_by_half[half={key}].n_cells")
+            cc = res.cell_counts_by_half.where(half=key)
+            cells, ncells = cc.n_congruent_steeper, cc.n_cells
             per = "; ".join(f"{o.upper()}: CI above 0 for {k} and below 0 for {rev} of {n} RMs ({outcomes[o]})"
                             for o, (k, rev, n) in counts.items())
             return (outcome, f"{label}, per affect lexicon: {per}; {cells} of {ncells} model × prompt cells in "
@@ -81,10 +82,9 @@ def framing(e: Evidence) -> list[Part]:
 def exposure(e: Evidence) -> list[Part]:
     def valence(pv):
         def fn():
-            sources = e.get("mere_exposure", "matchings")
-            rows = [(s, e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_above"),
-                     e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_below"),
-                     e.get("mere_exposure", f"by_model[source={s},prompts={pv}].n_models")) for s in sources]
+            res = e.of("mere_exposure")
+            verdicts = [(s, res.by_model.where(source=s, prompts=pv)) for s in res.matchings]
+            rows = [(s, v.n_above, v.n_below, v.n_models) for s, v in verdicts]
             outcomes = {share_outcome(k, n, against=j) for _, k, j, n in rows}
             outcome = ("holds" if outcomes == {"holds"} else "fails" if outcomes == {"fails"} else "mixed")
             return (outcome, "frequency slope above zero (pooled over prompts, CI clustered by word) for " + ", ".join(
@@ -99,8 +99,9 @@ def identity(e: Evidence) -> list[Part]:
     def placement():
         # Items people rank high get negative gaps from any imperfect ranker (regression to the mean), so each
         # item's gap is compared with the gap expected at its human rank (identity_terms chapter).
-        below, above, n = e.values("identity_terms", "elo", "n_below", "n_above", "n_items")
-        below_raw, above_raw, bins = e.values("identity_terms", "elo", "n_below_raw", "n_above_raw", "human_bins")
+        elo = e.of("identity_terms").elo
+        below, above, n = elo.n_below, elo.n_above, elo.n_items
+        below_raw, above_raw, bins = elo.n_below_raw, elo.n_above_raw, elo.human_bins
         return (exists_outcome(below),
                 f"{below} of {n} identity items sit reliably lower for the RMs than expected at their human rank "
                 f"(the gap minus the mean gap of all items in its human-percentile bin, one of {bins}; interval over "
@@ -119,9 +120,10 @@ def themes(e: Evidence) -> list[Part]:
     # under-represented, is not established where no prompt shows it, and is mixed otherwise, naming the prompts.
     def theme(t):
         def fn():
-            prompts = sorted({r["prompt"] for r in e.get("elo_misalignment", "topics.themes_by_prompt")})
-            rows = [(pr, *e.values("elo_misalignment", f"topics.themes_by_prompt[topic={t},prompt={pr}]",
-                                   "direction", "ratio", "p_fdr")) for pr in prompts]
+            by_prompt = e.of("elo_misalignment").topics.themes_by_prompt
+            prompts = sorted({r.prompt for r in by_prompt})
+            picked = {pr: by_prompt.where(topic=t, prompt=pr) for pr in prompts}
+            rows = [(pr, r.direction, r.ratio, r.p_fdr) for pr, r in picked.items()]
             over = [pr for pr, d, *_ in rows if d == "over"]
             under = [pr for pr, d, *_ in rows if d == "under"]
             if over and len(over) == len(rows):
@@ -144,9 +146,9 @@ def themes(e: Evidence) -> list[Part]:
 def love_freedom(e: Evidence) -> list[Part]:
     def model(nick, first, second):
         def fn():
-            r1 = e.get("big_two", f"love_freedom[nickname={nick},word={first}].rank")
-            r2 = e.get("big_two", f"love_freedom[nickname={nick},word={second}].rank")
-            n = e.get("big_two", f"love_freedom[nickname={nick},word={first}].n_words")
+            ranks = e.of("big_two").love_freedom
+            one, two = ranks.where(nickname=nick, word=first), ranks.where(nickname=nick, word=second)
+            r1, r2, n = one.rank, two.rank, one.n_words
             return order_outcome(r1, r2), f"{nick}: '{first}' rank {r1:.0f}, '{second}' rank {r2:.0f} of {n} words"
         return fn
 

@@ -20,24 +20,38 @@ def _claim(key: str, e: Evidence):
     return parts, verdict(parts)
 
 
-def test_planted_results_give_the_verdicts_the_rules_say():
+def test_planted_results_give_the_verdicts_the_rules_say(planted):
     framing = _framing({"afinn": {"pos_prompts": _half(10, 0), "neg_prompts": _half(0, 9)}})
-    parts, (v, _) = _claim("framing", Evidence({"framing": framing}))
+    parts, (v, _) = _claim("framing", planted({"framing": framing}))
     assert [p.outcome for p in parts] == ["holds", "fails"]
     assert v == "partly"  # opposite halves are reported as such, not as "no effect"
-    assert {r.path for p in parts for r in p.refs} >= {"halves_by_source.afinn.pos_prompts.holds",
-                                                       "cell_counts_by_half[half=neg_prompts].n_cells"}
+    assert {r.path for p in parts for r in p.refs} >= {"halves_by_source['afinn'].pos_prompts.holds",
+                                                       "cell_counts_by_half.where(half='neg_prompts').n_cells"}
 
 
-def test_a_half_that_fails_on_one_lexicon_only_is_lexicon_dependent():
+def test_a_half_that_fails_on_one_lexicon_only_is_lexicon_dependent(planted):
     # defect 10 of #25: AFINN alone (its -4/-5 slurs) made the negative half "fail"; Warriner gives 10 of 10
     framing = _framing({"afinn": {"pos_prompts": _half(10, 0), "neg_prompts": _half(1, 8)},
                         "vader": {"pos_prompts": _half(9, 0), "neg_prompts": _half(5, 0)},
                         "warriner": {"pos_prompts": _half(10, 0), "neg_prompts": _half(10, 0)}})
-    parts, (v, reason) = _claim("framing", Evidence({"framing": framing}))
+    parts, (v, reason) = _claim("framing", planted({"framing": framing}))
     assert [p.outcome for p in parts] == ["holds", "mixed"]
     assert parts[1].note == "lexicon-dependent: holds with WARRINER; mixed with VADER; fails with AFINN"
     assert v == "partly" and "lexicon-dependent" in reason
+
+
+def test_skewness_and_the_frequency_preference_are_read_from_typed_results(planted):
+    parts, _ = _claim("asymmetry", planted({"distributions": {
+        "skew_summary": {"published": {"n": 10, "n_negative": 1, "n_positive": 8}}}}))
+    assert parts[0].outcome == "holds" and "below 0 for 1 and above 0 for 8 of 10 RMs" in parts[0].evidence
+    assert {r.path for r in parts[0].refs} == {"skew_summary['published'].n", "skew_summary['published'].n_negative",
+                                               "skew_summary['published'].n_positive"}
+    verdicts = [{"source": s, "prompts": pv, "n_above": 10 if pv == "positive" else k, "n_below": 0, "n_models": 10}
+                for s, k in (("bnc", 10), ("wordfreq", 3)) for pv in ("positive", "negative")]
+    parts, (v, _) = _claim("mere_exposure", planted({"mere_exposure": {"matchings": ["bnc", "wordfreq"],
+                                                                       "by_model": verdicts}}))
+    assert [p.outcome for p in parts] == ["holds", "mixed"] and v == "partly"
+    assert "by_model.where(prompts='negative', source='wordfreq').n_above" in {r.path for r in parts[1].refs}
 
 
 def _panels(diffs: dict, p_fdr: float, by=("category", "valence")) -> list[dict]:
@@ -54,22 +68,24 @@ CLAIMED = {("Agency", "positive"): 4.2, ("Agency", "negative"): -5.6, ("Communio
            ("Communion", "negative"): 5.9}
 
 
-def test_big_two_in_the_claimed_direction_with_four_against_six_models_is_not_established():
+def test_big_two_in_the_claimed_direction_with_four_against_six_models_is_not_established(planted):
     # defect 2 of #25: 4 of 4 panels the claimed way, FDR p .33, read "does not"
     big_two = {"results": {"published": _summary(_panels(CLAIMED, 0.33), 0)}}
-    parts, (v, _) = _claim("big_two", Evidence({"big_two": big_two}))
+    parts, (v, _) = _claim("big_two", planted({"big_two": big_two}))
     assert [p.outcome for p in parts] == ["not established", "not established"] and v == "not established"
     assert "both panels point the claimed way" in parts[0].evidence
+    assert "results['published'].panels.where(category='Agency', valence='positive').p_fdr" in {
+        r.path for r in parts[0].refs}
     assert parts[0].floor == claims.bh_floor(2 / 210, 4) and "p ≥ 0.0095" in parts[0].evidence
 
 
-def test_big_two_reversed_and_significant_does_not_replicate():
+def test_big_two_reversed_and_significant_does_not_replicate(planted):
     reversed_ = {k: -d for k, d in CLAIMED.items()}
     big_two = {"results": {"published": _summary(_panels(reversed_, 0.01), 4)}}
-    parts, (v, _) = _claim("big_two", Evidence({"big_two": big_two}))
+    parts, (v, _) = _claim("big_two", planted({"big_two": big_two}))
     assert [p.outcome for p in parts] == ["fails", "fails"] and v == "does not"
     right = {"results": {"published": _summary(_panels(CLAIMED, 0.01), 4)}}
-    assert _claim("big_two", Evidence({"big_two": right}))[1][0] == "replicates"
+    assert _claim("big_two", planted({"big_two": right}))[1][0] == "replicates"
 
 
 def _mfd2(n_sig: int) -> dict:
@@ -79,13 +95,13 @@ def _mfd2(n_sig: int) -> dict:
     return {"by_foundation": _summary(panels, n_sig), "results": {"published": _summary(panels * 2, 0)}}
 
 
-def test_mfd2_without_significant_panels_is_not_established_and_states_its_floor():
-    parts, (v, _) = _claim("mfd2", Evidence({"moral_foundations": _mfd2(0)}))
+def test_mfd2_without_significant_panels_is_not_established_and_states_its_floor(planted):
+    parts, (v, _) = _claim("mfd2", planted({"moral_foundations": _mfd2(0)}))
     assert parts[0].outcome == "not established" and v == "not established"
     assert "Gemma-based RMs rank care, loyalty, sanctity higher" in parts[0].evidence
     assert "turns round under negative prompts for 5 of 5 foundations" in parts[0].evidence
     assert parts[0].floor == claims.bh_floor(2 / 210, 10, k=claims.MULTIPLE)
-    assert _claim("mfd2", Evidence({"moral_foundations": _mfd2(3)}))[1][0] == "replicates"
+    assert _claim("mfd2", planted({"moral_foundations": _mfd2(3)}))[1][0] == "replicates"
 
 
 def _three_way(d: float, p: float) -> dict:
@@ -95,14 +111,25 @@ def _three_way(d: float, p: float) -> dict:
                           "p": 2e-15}}
 
 
-def test_three_way_is_judged_on_models_not_on_prompts_as_replicates():
+def test_love_and_freedom_are_read_per_model_and_word(planted):
+    ranks = [{"model": f"org/{nick}", "nickname": nick, "family": "x", "word": w, "rank": r, "n_words": 263}
+             for nick, got in (("R-Gem-2B", {"love": 3, "freedom": 40}), ("R-Lla-3B", {"love": 2, "freedom": 9}))
+             for w, r in got.items()]
+    parts, (v, _) = _claim("love_freedom", planted({"big_two": {"love_freedom": ranks}}))
+    assert [p.outcome for p in parts] == ["holds", "fails"] and v == "partly"
+    assert "R-Lla-3B: 'freedom' rank 9, 'love' rank 2 of 263 words" == parts[1].evidence
+    assert "love_freedom.where(nickname='R-Gem-2B', word='love').rank" in {r.path for r in parts[0].refs}
+
+
+def test_three_way_is_judged_on_models_not_on_prompts_as_replicates(planted):
     # defect 1 of #25: "replicates" on a mixed-model p that treats 54 prompts as independent replicates
-    parts, (v, _) = _claim("three_way", Evidence({"big_two": _three_way(19.8, 0.076)}))
+    parts, (v, _) = _claim("three_way", planted({"big_two": _three_way(19.8, 0.076)}))
     assert [p.outcome for p in parts] == ["not established", "holds"] and parts[1].context
     assert v == "not established" and "+19.8 rank points" in parts[0].evidence
-    parts, (v, _) = _claim("three_way", Evidence({"big_two": _three_way(-19.8, 0.01)}))
+    assert {r.path for r in parts[0].refs} >= {"three_way_models.difference", "three_way_models.claimed_sign"}
+    parts, (v, _) = _claim("three_way", planted({"big_two": _three_way(-19.8, 0.01)}))
     assert parts[0].outcome == "fails" and v == "does not"  # the sign is checked
-    assert _claim("three_way", Evidence({"big_two": _three_way(19.8, 0.01)}))[1][0] == "replicates"
+    assert _claim("three_way", planted({"big_two": _three_way(19.8, 0.01)}))[1][0] == "replicates"
 
 
 def test_rms_trained_here_are_context_with_their_power_stated(planted):
@@ -221,25 +248,29 @@ def _themes_by_prompt(directions: dict) -> dict:
          "p_fdr": 0.001 if d != "none" else 0.8} for t, per in directions.items() for pr, d in per.items()]}}
 
 
-def test_a_theme_that_holds_on_one_prompt_and_reverses_on_another_is_reported_per_prompt():
+def test_a_theme_that_holds_on_one_prompt_and_reverses_on_another_is_reported_per_prompt(planted):
     # defect 5 of #25: the pooled test cancelled nature x1.57 on one prompt against its reverse on the others
     plan = {"nature": {"prefer": "over", "greatest": "under", "single": "none"},
             "life": {"prefer": "none", "greatest": "under", "single": "under"},
             "technology": {"prefer": "over", "greatest": "over", "single": "over"},
             "human sexuality": {"prefer": "none", "greatest": "none", "single": "none"}}
-    parts, (v, reason) = _claim("misalignment_themes", Evidence({"elo_misalignment": _themes_by_prompt(plan)}))
+    parts, (v, reason) = _claim("misalignment_themes", planted({"elo_misalignment": _themes_by_prompt(plan)}))
     got = {p.name: p.outcome for p in parts}
     assert got == {"nature": "mixed", "life": "fails", "technology": "holds", "human sexuality": "not established"}
     nature = next(p for p in parts if p.name == "nature")
     assert nature.note == "over-represented on prefer; the reverse on greatest"
+    assert "topics.themes_by_prompt.where(prompt='greatest', topic='nature').direction" in {r.path for r in nature.refs}
     assert v == "partly" and "over-represented on prefer; the reverse on greatest" in reason
 
 
-def test_identity_counts_are_the_ones_adjusted_for_regression_to_the_mean():
+def test_identity_counts_are_the_ones_adjusted_for_regression_to_the_mean(planted):
     # defect 6 of #25: gaps were tested against zero; the chapter now writes the adjusted counts as n_below/n_above
     elo = {"n_below": 0, "n_above": 0, "n_items": 31, "n_below_raw": 18, "n_above_raw": 10, "human_bins": 20}
-    parts, (v, _) = _claim("identity_terms", Evidence({"identity_terms": {"elo": elo}}))
+    parts, (v, _) = _claim("identity_terms", planted({"identity_terms": {"elo": elo}}))
     assert parts[0].outcome == "not established"  # all 18 raw "lower" items were regression to the mean
     assert "tested against zero, as before, it would be 18 and 10" in parts[0].evidence
-    parts, _ = _claim("identity_terms", Evidence({"identity_terms": {"elo": {**elo, "n_below": 13}}}))
+    assert {r.path for r in parts[0].refs} >= {"elo.n_below", "elo.n_below_raw", "elo.human_bins"}
+    parts, _ = _claim("identity_terms", planted({"identity_terms": {"elo": {**elo, "n_below": 13}}}))
     assert parts[0].outcome == "holds" and "13 of 31" in parts[0].evidence
+    parts, _ = _claim("identity_terms", planted({"identity_terms": {"mode": "compute", "elo": None}}))
+    assert parts[0].outcome == "untestable"  # a compute-mode run has no item-level numbers
