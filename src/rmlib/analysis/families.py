@@ -5,6 +5,7 @@ rewards alike) and returns tables a test can check: permutation tests with the m
 effect sizes, ANOVA, post-hoc tests and a mixed model (:func:`family_analysis`); the same comparison for every
 table of a run (:func:`family_analyses`); a word-level contrast inside one (pseudo-)model (:func:`word_contrast`);
 and whether freshly computed scores point the same way as the published ones (:func:`compare_with_published`).
+The chapters' results type is :mod:`rmlib.analysis.results.value_profiles`.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from statsmodels.stats.multitest import multipletests
 
 from rmlib.stats import effect_size, group_tests, require_columns
 
-__all__ = ["family_analysis", "family_analyses", "word_contrast", "three_way_term", "interaction_test", "summarise",
+__all__ = ["family_analysis", "family_analyses", "word_contrast", "interaction_test", "summarise",
            "direction_agreement", "compare_with_published"]
 
 
@@ -120,16 +121,6 @@ def word_contrast(scores: pd.DataFrame, *, group: str = "category", panels: Sequ
         cis.append((e["ci_low"], e["ci_high"]))
     res["g_ci_low"], res["g_ci_high"] = zip(*cis)
     return res
-
-
-def three_way_term(summary: dict) -> dict | None:
-    """The family x category x valence term of the mixed model in :func:`summarise` output: {term, estimate,
-    ci_low, ci_high, p}; None when the model was not fitted or has several such terms (use the table then)."""
-    terms = (summary.get("mixed") or {}).get("terms", {})
-    three = [t for t in terms if t.count(":") == 2]
-    if len(three) != 1:
-        return None
-    return {"term": three[0], **terms[three[0]]}
 
 
 def interaction_test(median_ranks: pd.DataFrame, *, families: Sequence[str] = ("Gemma", "Llama"),
