@@ -47,7 +47,8 @@ def _f(x: float) -> str:
 
 
 def _interval(e: Evidence, eval_set: str) -> tuple[float, float, float, int]:
-    return e.values(IVE, f"gaps[eval_set={eval_set}]", "gap", "ci_low", "ci_high", "n")
+    g = e.of(IVE).gaps.where(eval_set=eval_set)
+    return g.gap, g.ci_low, g.ci_high, g.n
 
 
 _SIDE = {"holds": "lies {claim}", "fails": "lies {other}", "not established": "spans 0: not established"}
@@ -59,7 +60,7 @@ def _said(outcome: str, claim: str, other: str) -> str:
 
 def _token_shift(e: Evidence) -> list[Part]:
     def fn():
-        changed = e.get(IVE, "token_shift_changed")
+        changed = e.of(IVE).token_shift_changed
         if changed == 0:
             return "untestable", "the rewrites changed none of the held-out pairs (nothing to rewrite in them)"
         gap, lo, hi, n = _interval(e, "token_shift_drop")
@@ -91,11 +92,10 @@ _DOMAIN_SAID = {"holds": f"above −{DOMAIN_MARGIN:g}: comparable or better",
 
 def _domain_shift(e: Evidence) -> list[Part]:
     def fn():
-        domains = [s for s in e.get(IVE, "sets") if s.startswith("domain:")]
+        domains = [s for s in e.of(IVE).sets.keys() if s.startswith("domain:")]
         low = {}  # eval_set -> the RMs below chance there, as the chapter flagged them
-        for b in e.get(IVE, "verdict.below_chance"):
-            low.setdefault(b["eval_set"], []).append(f"{b['rm']} {b['accuracy']:.3f} [{b['ci_low']:.3f}, "
-                                                     f"{b['ci_high']:.3f}]")
+        for b in e.of(IVE).verdict.below_chance:
+            low.setdefault(b.eval_set, []).append(f"{b.rm} {b.accuracy:.3f} [{b.ci_low:.3f}, {b.ci_high:.3f}]")
         counts, texts = {"holds": 0, "fails": 0}, []
         for s in domains:
             gap, lo, hi, _ = _interval(e, s)
@@ -119,7 +119,8 @@ def _domain_shift(e: Evidence) -> list[Part]:
 
 def _displacement(e: Evidence) -> list[Part]:
     def training():
-        end, change = e.values(IVE, "displacement", "logratio_chosen_end", "margin_change")
+        d = e.of(IVE).displacement
+        end, change = d.logratio_chosen_end, d.margin_change
         shown = end < 0 and change > 0
         return (exists_outcome(int(shown)),
                 f"the chosen completion's log-ratio to the reference ended at {end:+.2f} nats (batch means) while the "
@@ -129,7 +130,8 @@ def _displacement(e: Evidence) -> list[Part]:
                    "without it does not show that DPO cannot displace"))
 
     def heldout():
-        m, lo, hi, n = e.values(IVE, "heldout_logratios[completion=chosen]", "mean", "ci_low", "ci_high", "n")
+        h = e.of(IVE).heldout_logratios.where(completion="chosen")
+        m, lo, hi, n = h.mean, h.ci_low, h.ci_high, h.n
         return (exists_outcome(int(hi < 0)), f"on {n} held-out pairs after training, the chosen completion's "
                 f"log πθ − log πref is {m:+.2f} nats [{lo:+.2f}, {hi:+.2f}]: "
                 + ("less likely than under the reference (the interval lies below 0)" if hi < 0 else

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rmlib.analysis import claims
-from rmlib.analysis.claims import Evidence, verdict
+from rmlib.analysis.claims import verdict
 from rmlib.analysis.claims.implicit_explicit import DOMAIN_MARGIN
 
 KEYS = ("im_token_shift", "im_in_distribution", "im_domain_shift", "likelihood_displacement")
@@ -35,13 +35,20 @@ def _results(drop=(0.04, -0.07, 0.13), in_dist=(-0.03, -0.12, 0.06), helpful=(0.
                                          for rm, s, a, lo, hi in below_chance]}}
 
 
-def _evaluate(results) -> dict:
-    e = Evidence({"implicit_vs_explicit": results}, {"implicit_vs_explicit": "implicit_vs_explicit.json not found"})
+@pytest.fixture
+def evaluate(planted):
+    """``evaluate(results)``: every implicit-vs-explicit claim's parts over planted typed results (None: no file)."""
+    return lambda results: _evaluate(planted, results)
+
+
+def _evaluate(planted, results) -> dict:
+    e = planted({"implicit_vs_explicit": results})
+    e.reasons = {"implicit_vs_explicit": "implicit_vs_explicit.json not found"}
     return {c.key: c.evaluate(e) for c in claims.CLAIMS if c.key in KEYS}
 
 
-def _outcome(key, **kw) -> str:
-    parts = _evaluate(_results(**kw))[key]
+def _outcome(evaluate, key, **kw) -> str:
+    parts = evaluate(_results(**kw))[key]
     assert len(parts) == 1
     return parts[0].outcome
 
@@ -52,8 +59,8 @@ def _mirror(iv, about=0.0):
     return (2 * about - g, 2 * about - hi, 2 * about - lo)
 
 
-def test_the_full_runs_intervals_give_these_verdicts():
-    parts = _evaluate(_results())
+def test_the_full_runs_intervals_give_these_verdicts(evaluate):
+    parts = evaluate(_results())
     # the drop difference's interval spans 0: not established (the chapter's "inconclusive"), not a failure
     assert verdict(parts["im_token_shift"])[0] == "not established"
     assert "+0.040 [-0.070, +0.130] over 150 pairs" in parts["im_token_shift"][0].evidence
@@ -67,8 +74,8 @@ def test_the_full_runs_intervals_give_these_verdicts():
             "[-0.060, +0.140]: spans −0.05: not established" in parts["im_domain_shift"][0].evidence)
     assert verdict(parts["likelihood_displacement"])[0] == "replicates"
     refs = {r.path for p in parts["likelihood_displacement"] for r in p.refs}
-    assert refs >= {"displacement.logratio_chosen_end", "heldout_logratios[completion=chosen].ci_high"}
-    assert "verdict.below_chance" in {r.path for r in parts["im_domain_shift"][0].refs}
+    assert refs >= {"displacement.logratio_chosen_end", "heldout_logratios.where(completion='chosen').ci_high"}
+    assert "gaps.where(eval_set='domain:ultrafeedback').ci_low" in {r.path for r in parts["im_domain_shift"][0].refs}
 
 
 @pytest.mark.parametrize("kw, key, expected", [
@@ -85,8 +92,8 @@ def test_the_full_runs_intervals_give_these_verdicts():
     (dict(uf=(-0.15, -0.24, -0.06)), "im_domain_shift", "mixed"),            # 1 comparable, 1 worse
     (dict(uf=(-0.15, -0.24, -0.06), helpful=(-0.15, -0.24, -0.06)), "im_domain_shift", "fails"),
 ])
-def test_each_rule_gives_each_outcome(kw, key, expected):
-    assert _outcome(key, **kw) == expected
+def test_each_rule_gives_each_outcome(evaluate, kw, key, expected):
+    assert _outcome(evaluate, key, **kw) == expected
 
 
 @pytest.mark.parametrize("key, arg, claimed, null", [
@@ -95,7 +102,7 @@ def test_each_rule_gives_each_outcome(kw, key, expected):
     ("im_domain_shift", "uf", "above", -DOMAIN_MARGIN),
 ])
 @pytest.mark.parametrize("offset", [0.02, 0.09])  # the interval's centre this far from the null: clear or spanning
-def test_the_same_interval_on_either_side_gives_the_same_kind_of_outcome(key, arg, claimed, null, offset):
+def test_the_same_interval_on_either_side_gives_the_same_kind_of_outcome(evaluate, key, arg, claimed, null, offset):
     """An interval of half-width 0.07 centred `offset` from the null on the claimed side, and its mirror image on the
     other: spanning, both are not established; clear of the null, one holds and the other fails. For the domain
     claim the null is -margin, and both sources get the same interval so the share rule cannot hide a source."""
@@ -104,23 +111,23 @@ def test_the_same_interval_on_either_side_gives_the_same_kind_of_outcome(key, ar
     claimed_side, other_side = (c, c - 0.07, c + 0.07), _mirror((c, c - 0.07, c + 0.07), null)
     def run(iv):
         kw = {arg: iv, "helpful": iv} if key == "im_domain_shift" else {arg: iv}
-        return _outcome(key, **kw)
+        return _outcome(evaluate, key, **kw)
     if offset < 0.07:
         assert run(claimed_side) == run(other_side) == "not established"
     else:
         assert (run(claimed_side), run(other_side)) == ("holds", "fails")
 
 
-def test_a_token_shift_and_a_domain_interval_of_equal_width_spanning_zero_get_the_same_verdict():
+def test_a_token_shift_and_a_domain_interval_of_equal_width_spanning_zero_get_the_same_verdict(evaluate):
     iv = (0.03, -0.07, 0.13)
-    parts = _evaluate(_results(drop=iv, uf=iv, helpful=iv))
+    parts = evaluate(_results(drop=iv, uf=iv, helpful=iv))
     assert verdict(parts["im_token_shift"])[0] == verdict(parts["im_domain_shift"])[0] == "not established"
 
 
-def test_comparable_needs_the_interval_above_the_stated_margin():
+def test_comparable_needs_the_interval_above_the_stated_margin(evaluate):
     assert DOMAIN_MARGIN == 0.05
-    inside = _evaluate(_results(uf=(0.08, -0.04, 0.2)))["im_domain_shift"][0]
-    past = _evaluate(_results(uf=(0.07, -0.06, 0.2)))["im_domain_shift"][0]
+    inside = evaluate(_results(uf=(0.08, -0.04, 0.2)))["im_domain_shift"][0]
+    past = evaluate(_results(uf=(0.07, -0.06, 0.2)))["im_domain_shift"][0]
     assert inside.outcome == "holds" and past.outcome == "mixed"
     assert "ultrafeedback +0.070 [-0.060, +0.200]: spans −0.05: not established" in past.evidence
     assert "against the margin −0.05" in past.evidence and "(1 of 2 comparable or better, 0 worse)" in past.evidence
@@ -128,21 +135,23 @@ def test_comparable_needs_the_interval_above_the_stated_margin():
     assert "non-inferiority margin of 0.05 accuracy" in test and "above −0.05" in test and "below −0.05" in test
 
 
-def test_a_source_where_an_rm_is_below_chance_is_not_counted():
+def test_a_source_where_an_rm_is_below_chance_is_not_counted(evaluate):
     """HH-helpful: the IM-RM +0.10 clear of the margin, but the EX-RM at 0.353 (below chance): the labels there run
     against what training taught, so the source is not established and the claim rests on UltraFeedback alone."""
     low, uf = [("EX-RM", "domain:hh_rlhf_helpful", 0.353, 0.28, 0.43)], (0.04, -0.03, 0.11)
-    assert _outcome("im_domain_shift", helpful=(0.10, 0.02, 0.18), uf=uf) == "holds"
-    part = _evaluate(_results(helpful=(0.10, 0.02, 0.18), uf=uf, below_chance=low))["im_domain_shift"][0]
+    assert _outcome(evaluate, "im_domain_shift", helpful=(0.10, 0.02, 0.18), uf=uf) == "holds"
+    part = evaluate(_results(helpful=(0.10, 0.02, 0.18), uf=uf, below_chance=low))["im_domain_shift"][0]
     assert part.outcome == "mixed" and verdict([part])[0] == "partly"
+    assert "verdict.below_chance[0].accuracy" in {r.path for r in part.refs}  # the flag's numbers are read
     assert ("hh_rlhf_helpful +0.100 [+0.020, +0.180]: not established, below chance there (EX-RM 0.353 [0.280, "
             "0.430])" in part.evidence)
     assert "(1 of 2 comparable or better, 0 worse)" in part.evidence
     # a below-chance source is not counted against the claim either
-    worse = _evaluate(_results(helpful=(-0.15, -0.24, -0.06), uf=uf, below_chance=low))["im_domain_shift"][0]
+    worse = evaluate(_results(helpful=(-0.15, -0.24, -0.06), uf=uf, below_chance=low))["im_domain_shift"][0]
     assert worse.outcome == "mixed" and "0 worse" in worse.evidence
     both = [*low, ("IM-RM", "domain:ultrafeedback", 0.42, 0.35, 0.49)]
-    assert _outcome("im_domain_shift", helpful=(0.10, 0.02, 0.18), uf=uf, below_chance=both) == "not established"
+    assert _outcome(evaluate, "im_domain_shift", helpful=(0.10, 0.02, 0.18), uf=uf,
+                    below_chance=both) == "not established"
 
 
 @pytest.mark.parametrize("kw, expected, says", [
@@ -154,18 +163,18 @@ def test_a_source_where_an_rm_is_below_chance_is_not_counted():
       "[-0.60, +0.20]: the interval spans 0, so displacement is not shown there"]),
     (dict(), "replicates", ["[-1.90, -1.00]: less likely than under the reference (the interval lies below 0)"]),
 ])
-def test_displacement_not_shown_is_not_established_and_says_so(kw, expected, says):
-    parts = _evaluate(_results(**kw))["likelihood_displacement"]
+def test_displacement_not_shown_is_not_established_and_says_so(evaluate, kw, expected, says):
+    parts = evaluate(_results(**kw))["likelihood_displacement"]
     assert verdict(parts)[0] == expected
     text = " | ".join(p.evidence for p in parts)
     for s in says:
         assert s in text
 
 
-def test_an_untouched_token_shift_is_untestable_and_a_missing_chapter_is_not_testable():
-    part = _evaluate(_results(changed=0.0))["im_token_shift"][0]
+def test_an_untouched_token_shift_is_untestable_and_a_missing_chapter_is_not_testable(evaluate):
+    part = evaluate(_results(changed=0.0))["im_token_shift"][0]
     assert part.outcome == "untestable" and "changed none" in part.evidence
-    for key, parts in _evaluate(None).items():
+    for key, parts in evaluate(None).items():
         assert verdict(parts)[0] == "not testable here", key
         assert all("implicit_vs_explicit.json not found" in p.evidence for p in parts)
 
