@@ -19,11 +19,13 @@ BIG_TWO_SIGNS = {("Agency", "positive"): +1, ("Agency", "negative"): -1,
                  ("Communion", "positive"): -1, ("Communion", "negative"): +1}
 
 
-def _floor_text(e: Evidence, chapter: str, summary: str, k: int = 1) -> tuple[float, str]:
+def _floor_text(e: Evidence, summary, k: int = 1) -> tuple[float, str]:
     """The smallest FDR-adjusted p a panel can reach with this many models and panels (``k`` panels at the floor),
-    and a sentence that says so."""
-    raw, m = e.values(chapter, summary, "min_attainable_p", "n_panels")
-    n = [e.derive(f"models in {fam}", v) for fam, v in e.get(chapter, f"{summary}.models_per_family").items()]
+    and a sentence that says so; ``summary`` is a family summary's node (e.g. ``results["published"]``)."""
+    raw, m = summary.min_attainable_p, summary.n_panels
+    per_family = summary.models_per_family
+    n = [per_family[f] for f in per_family.keys()]
+    k = min(k, m)  # with fewer panels than k, all of them at the floor
     floor = e.derive(f"smallest FDR-adjusted p with {k} panel(s) at the floor", bh_floor(raw, m, k))
     at = "one panel sits" if k == 1 else f"{k} panels sit"
     return floor, (f"with {' vs '.join(str(v) for v in n)} models an exact test gives p ≥ {fmt(raw, '.2g')}, "
@@ -33,14 +35,15 @@ def _floor_text(e: Evidence, chapter: str, summary: str, k: int = 1) -> tuple[fl
 def big_two(e: Evidence) -> list[Part]:
     def category(cat):
         def fn():
+            published = e.of("big_two").results["published"]
             rows = []
             for val in ("positive", "negative"):
-                path = f"results.published.panels[category={cat},valence={val}]"
-                diff, p = e.get("big_two", f"{path}.difference"), e.get("big_two", f"{path}.p_fdr")
+                panel = published.panels.where(category=cat, valence=val)
+                diff, p = panel.difference, panel.p_fdr
                 rows.append((val, diff, p, diff * BIG_TWO_SIGNS[(cat, val)] > 0))
             k = sum(right and p < ALPHA for _, _, p, right in rows)
             against = sum((not right) and p < ALPHA for _, _, p, right in rows)
-            floor, floor_text = _floor_text(e, "big_two", "results.published")
+            floor, floor_text = _floor_text(e, published)
             lean = ("both panels point" if all(r[-1] for r in rows) else "neither panel points"
                     if not any(r[-1] for r in rows) else "one of the two panels points")
             return (share_outcome(k, len(rows), against),
@@ -56,15 +59,16 @@ def big_two(e: Evidence) -> list[Part]:
                   category("Communion"))]
 
 
-def _foundation_directions(e: Evidence, panels: list[dict]) -> str:
+def _foundation_directions(e: Evidence, panels) -> str:
     """A sentence: who ranks which foundation higher under positive prompts, and how many foundations' family differences
     turn round under negative prompts (a difference in what the RMs value should: the favoured foundation is ranked
-    lower as 'the worst thing')."""
-    by = {(r["foundation"], r["valence"]): r["difference"] for r in panels}
+    lower as 'the worst thing'). ``panels``: the foundation × valence panels' node."""
+    by = {(r.foundation, r.valence): r.difference for r in panels}
     found = sorted({f for f, _ in by})
-    mirrored = [f for f in found if by[(f, "positive")] * by[(f, "negative")] < 0]
-    gemma = [f for f in found if by[(f, "positive")] < 0]
-    llama = [f for f in found if by[(f, "positive")] > 0]
+    pos, neg = ({f: by.get((f, v)) for f in found} for v in ("positive", "negative"))
+    mirrored = [f for f in found if pos[f] is not None and neg[f] is not None and pos[f] * neg[f] < 0]
+    gemma = [f for f in found if pos[f] is not None and pos[f] < 0]
+    llama = [f for f in found if pos[f] is not None and pos[f] > 0]
     return (f"under positive prompts Gemma-based RMs rank {', '.join(gemma) or 'none'} higher and "
                            f"Llama-based RMs {', '.join(llama) or 'none'}; the difference turns round under "
                            f"negative prompts for {e.derive('foundations that turn round', len(mirrored))} of "
@@ -76,20 +80,19 @@ def mfd2(e: Evidence) -> list[Part]:
     # "Differ along several foundations" names no direction per foundation, so failing to find a difference is
     # not evidence of none: short of MULTIPLE significant panels the part is not established, never fails.
     def pooled():
-        k = e.get("moral_foundations", "by_foundation.n_significant_fdr")
-        n = e.get("moral_foundations", "by_foundation.n_panels")
-        raw = e.get("moral_foundations", "by_foundation.n_significant_raw")
-        floor, floor_text = _floor_text(e, "moral_foundations", "by_foundation", k=MULTIPLE)
-        directions = _foundation_directions(e, e.get("moral_foundations", "by_foundation.panels"))
+        pooled = e.of("moral_foundations").by_foundation
+        k, n, raw = pooled.n_significant_fdr, pooled.n_panels, pooled.n_significant_raw
+        floor, floor_text = _floor_text(e, pooled, k=MULTIPLE)
+        directions = _foundation_directions(e, pooled.panels)
         return ("holds" if k >= MULTIPLE else "not established",
                 f"{k} of {n} foundation × valence panels (virtue and vice pooled, as the authors test it) differ "
                 f"between Gemma- and Llama-based RMs after FDR ({raw} before); {directions}; {floor_text}",
                 {"floor": floor})
 
     def split():
-        k = e.get("moral_foundations", "results.published.n_significant_fdr")
-        n = e.get("moral_foundations", "results.published.n_panels")
-        floor, floor_text = _floor_text(e, "moral_foundations", "results.published", k=MULTIPLE)
+        published = e.of("moral_foundations").results["published"]
+        k, n = published.n_significant_fdr, published.n_panels
+        floor, floor_text = _floor_text(e, published, k=MULTIPLE)
         return ("holds" if k >= MULTIPLE else "not established",
                 f"{k} of {n} foundation × virtue/vice × valence panels differ after FDR; {floor_text}",
                 {"floor": floor})
@@ -100,8 +103,8 @@ def mfd2(e: Evidence) -> list[Part]:
 
 def three_way(e: Evidence) -> list[Part]:
     def models():
-        d, p, floor, sign, na, nb = e.values("big_two", "three_way_models", "difference", "p", "min_attainable_p",
-                                             "claimed_sign", "n_a", "n_b")
+        t = e.of("big_two").three_way_models
+        d, p, floor, sign, na, nb = t.difference, t.p, t.min_attainable_p, t.claimed_sign, t.n_a, t.n_b
         return (test_outcome(p, d * sign > 0, floor),
                 f"per-model interaction contrast, (Agency − Communion median rank) under positive minus under "
                 f"negative prompts, Gemma − Llama: {fmt(d, '+.1f')} rank points (claimed: positive), exact permutation "
@@ -109,9 +112,8 @@ def three_way(e: Evidence) -> list[Part]:
                 {"floor": floor})
 
     def mixed():
-        term = e.get("big_two", "three_way.term")
-        est = e.get("big_two", "three_way.estimate")
-        p = e.get("big_two", "three_way.p")
+        t = e.of("big_two").three_way
+        term, est, p = t.term, t.estimate, t.p
         # With treatment coding (Gemma, Agency, negative as references) the term's estimate is the model-level
         # contrast above with its sign: positive is the claimed direction.
         return (test_outcome(p, est > 0),
