@@ -80,12 +80,12 @@ def test_planted_optimum_is_found_in_both_directions(planted, direction, tmp_pat
     assert list(best["ids"]) == [want] * 3
     random = _random_rewards(lm, 3)
     if direction == "max":
-        assert best["score"] > random.max() + 0.1
+        assert best["reward"] > random.max() + 0.1
     else:
-        assert best["score"] < random.min() - 0.1
+        assert best["reward"] < random.min() - 0.1
     # the convergence record: the best score so far never gets worse in the search's direction
     for _, r in res.frame.groupby("restart"):
-        steps = np.diff(r.sort_values("step")["score"].to_numpy()) * (1 if direction == "max" else -1)
+        steps = np.diff(r.sort_values("step")["reward"].to_numpy()) * (1 if direction == "max" else -1)
         assert (steps >= 0).all()
 
 
@@ -103,7 +103,7 @@ def test_the_forks_sign_bug_misses_the_planted_minimum(planted, tmp_path, monkey
               progress=False)
     best = res.optima().iloc[0]
     assert b not in list(best["ids"])
-    assert best["score"] > _random_rewards(lm, 3).min()  # no better than a random search: the check above can fail
+    assert best["reward"] > _random_rewards(lm, 3).min()  # no better than a random search: the check above can fail
 
 
 def test_one_token_gcg_equals_the_exhaustive_sweep(tiny_rms, tmp_path):
@@ -120,7 +120,7 @@ def test_one_token_gcg_equals_the_exhaustive_sweep(tiny_rms, tmp_path):
                   cache_root=tmp_path / "gcg", progress=False)
         best = res.optima().iloc[0]
         want = sw.score.max() if direction == "max" else sw.score.min()
-        assert best["score"] == pytest.approx(want, abs=1e-4)
+        assert best["reward"] == pytest.approx(want, abs=1e-4)
 
 
 @pytest.mark.parametrize("family,head", [("llama", "rm"), ("gemma2", "rm"), ("qwen2", "rm"), ("llama", "lm")])
@@ -132,10 +132,10 @@ def test_reported_score_equals_a_fresh_sweep_engine_score_and_optima_round_trip(
     last = res.optima()
     fresh = score_answers(lm, [PROMPT], list(last["text"]), cache_root=tmp_path / "answers", progress=False)
     value = "score" if head == "rm" else "logprob"
-    np.testing.assert_allclose(fresh[value].to_numpy(), last["score"].to_numpy(), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(fresh[value].to_numpy(), last["reward"].to_numpy(), atol=1e-4, rtol=0)
     for ids, text in zip(res.frame["ids"], res.frame["text"]):
         assert lm.tokenizer(text, add_special_tokens=False).input_ids == list(ids)
-    assert res.frame["score"].std() > 0  # the search moved
+    assert res.frame["reward"].std() > 0  # the search moved
 
 
 @pytest.mark.parametrize("family", ["llama", "gemma2", "gemma3", "qwen2"])
@@ -308,7 +308,7 @@ def test_cli_gcg_writes_out_atomically_and_prints_the_optima(tmp_path, monkeypat
                "--out", str(out)])
     assert rc == 0
     df = pd.read_parquet(out)
-    assert len(df) == 2 * 3 and {"ids", "text", "score", "restart", "step"} <= set(df.columns)
+    assert len(df) == 2 * 3 and {"ids", "text", "reward", "restart", "step"} <= set(df.columns)
     assert "best response of each restart" in capsys.readouterr().out
     assert main(["gcg", "--model", "tiny-llama", "--head", "lm", "--prompt", PROMPT, "--out",
                  str(tmp_path / "missing" / "g.parquet")]) == 2

@@ -59,7 +59,7 @@ def search_runs(models: Sequence[str], prompts: dict[str, str], lengths: Sequenc
                               config=config, tokens=tokens, progress=progress)
                     frames.append(res.frame.assign(model=m, prompt_key=key))
     if not frames:
-        return pd.DataFrame(columns=["model", "prompt_key", "direction", "length", "restart", "step", "score"]), absent
+        return pd.DataFrame(columns=["model", "prompt_key", "direction", "length", "restart", "step", "reward"]), absent
     return pd.concat(frames, ignore_index=True), absent
 
 
@@ -102,16 +102,16 @@ def compare_with_one_token(optima: pd.DataFrame, reference: pd.DataFrame, k: int
         ext = _extreme(ref, d)
         tail = ref.nlargest(k, "reward") if d == "max" else ref.nsmallest(k, "reward")
         top_ids = set(tail["token_id"].astype(int))
-        beyond = g["score"] > ext["reward"] if d == "max" else g["score"] < ext["reward"]
+        beyond = g["reward"] > ext["reward"] if d == "max" else g["reward"] < ext["reward"]
         ids = [set(int(i) for i in x) for x in g["ids"]]
-        best = g["score"].max() if d == "max" else g["score"].min()
+        best = g["reward"].max() if d == "max" else g["reward"].min()
         rows.append({"model": m, "prompt_key": key, "direction": d, "length": int(n), "n_restarts": len(g),
-                     "best": float(best), "median": float(g["score"].median()),
+                     "best": float(best), "median": float(g["reward"].median()),
                      "one_token_extreme": float(ext["reward"]), "one_token_text": ext["text"],
                      "n_beyond": int(beyond.sum()),
                      "n_contains_top1": int(sum(int(ext["token_id"]) in s for s in ids)),
                      "n_contains_topk": int(sum(bool(s & top_ids) for s in ids)),
-                     "best_text": g.loc[g["score"].idxmax() if d == "max" else g["score"].idxmin(), "text"]})
+                     "best_text": g.loc[g["reward"].idxmax() if d == "max" else g["reward"].idxmin(), "text"]})
     return pd.DataFrame(rows)
 
 

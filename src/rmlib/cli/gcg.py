@@ -26,7 +26,7 @@ def _cmd_gcg(args) -> int:
     print(f"{len(df)} rows ({args.restarts} restarts x {args.steps + 1} steps) {'(from cache)' if res.cached else ''}"
           f"; key {res.meta['key']}")
     print(f"best response of each restart ({args.direction}imum of the {res.meta['reward_kind']}):\n"
-          + best[["restart", "score", "text", "ids"]].to_string(index=False))
+          + best[["restart", "reward", "text", "ids"]].to_string(index=False))
     if out is not None:
         print(f"wrote {out}")
     return 0
@@ -54,5 +54,5 @@ def add_gcg_command(sub) -> None:
     p.add_argument("--batch-size", type=_positive_int, default=None)
     p.add_argument("--no-cache", action="store_true", help="search afresh, then replace the cached result")
     p.add_argument("--out", default=None,
-                   help="also write one row per restart and step (ids, text, score) to this Parquet file (atomically)")
+                   help="also write one row per restart and step (ids, text, reward) to this Parquet file (atomically)")
     p.set_defaults(func=_cmd_gcg)

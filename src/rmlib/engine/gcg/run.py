@@ -29,6 +29,7 @@ from rmlib.storage import sweep_key
 __all__ = ["gcg", "GCGResult", "ALGORITHM"]
 
 ALGORITHM = "gcg-1"  # bump when the search itself changes (sampling, filtering, buffer): it is part of the key
+FRAME_VERSION = 2  # the columns of a stored restart (2: the objective is `reward`, as in every frame); in the key
 
 
 @dataclass
@@ -45,7 +46,7 @@ class GCGResult:
     def optima(self) -> pd.DataFrame:
         """The best response of each restart (its last step), best first in the search's direction."""
         last = self.frame[self.frame["step"] == self.frame["step"].max()]
-        return last.sort_values("score", ascending=self.meta["direction"] == "min", kind="stable")
+        return last.sort_values("reward", ascending=self.meta["direction"] == "min", kind="stable")
 
 
 def _check_int(name: str, value, low: int) -> int:
@@ -68,8 +69,8 @@ def gcg(model, prompt: str, *, length: int = 4, direction: str = "max", steps: i
     search over (default: all; special and chat-control tokens are always left out).
 
     Returns a :class:`GCGResult`; its frame has one row per restart and step: model, prompt, reward_kind, direction,
-    length, restart, step, score (the reward of the best response so far), ids, text, tokens (each id's text),
-    step_score, n_scored,
+    length, restart, step, reward (of the best response so far), ids, text, tokens (each id's text),
+    step_reward, n_scored,
     n_rejected, n_seen. The cache key holds every setting that changes the rows (model and revision, prompt,
     template, length, direction, steps, restarts, seed, start, config, searched ids, dtype, ...); batch size and
     device are recorded per shard, not keyed, as for sweeps.
@@ -100,7 +101,7 @@ def gcg(model, prompt: str, *, length: int = 4, direction: str = "max", steps: i
         init_ids = lm.tokenizer(init, add_special_tokens=False).input_ids
         vocab.start(length, np.random.default_rng(0), init_ids)  # checked now, before anything is computed
     kind = RM_SCORE if lm.head == "rm" else LM_LOGPROB
-    key_params = {"algorithm": ALGORITHM, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head,
+    key_params = {"algorithm": ALGORITHM, "frame": FRAME_VERSION, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head,
                   "dtype": str(lm.dtype), "prompt": prompt, "template": slot.template_hash, "length": length,
                   "direction": direction, "steps": steps, "restarts": restarts, "seed": seed, "init": init,
                   "config": asdict(config), "candidates": digest(vocab.ids), "untrained_head": lm.untrained_head,
@@ -129,7 +130,7 @@ def gcg(model, prompt: str, *, length: int = 4, direction: str = "max", steps: i
                                init_ids, on_step=lambda: bar.update(1))
             frame = pd.DataFrame({"model": lm.spec.id, "prompt": prompt, "reward_kind": kind, "direction": direction,
                                   "length": length, "restart": r, **pd.DataFrame(rows).to_dict("list")})
-            check_finite(frame, ["score"], f"{lm.spec.id}, restart {r}")
+            check_finite(frame, ["reward"], f"{lm.spec.id}, restart {r}")
             n_scored += int(frame["n_scored"].sum())
             store.write_shard(r, frame)
         bar.close()

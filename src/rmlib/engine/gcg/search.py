@@ -124,7 +124,7 @@ class _Buffer:
 def run_restart(objective: Objective, vocab: Vocabulary, length: int, steps: int, config: GCGConfig,
                 rng: np.random.Generator, init_ids=None, on_step=None) -> list[dict]:
     """One search from one start: a row for the start (step 0) and one per step, each with the best sequence so
-    far (ids, text, its reward as ``score``), the best reward among the step's fresh candidates (``step_score``,
+    far (ids, text, its ``reward``), the best reward among the step's fresh candidates (``step_reward``,
     NaN when none was left) and the counts of candidates scored, rejected by the round trip, and already seen."""
     start = vocab.start(length, rng, init_ids)
     seen: dict[tuple, float] = {}
@@ -196,8 +196,8 @@ def _fresh_candidates(current, topk, config, rng, seen, rejected, vocab):
     return fresh[:config.search_width], n_rejected, n_seen
 
 
-def _row(step, ids, score, step_score, n_scored, n_rejected, n_seen, objective, vocab) -> dict:
-    return {"step": step, "score": float(score), "ids": [int(i) for i in ids], "text": vocab.text(ids),
+def _row(step, ids, reward, step_reward, n_scored, n_rejected, n_seen, objective, vocab) -> dict:
+    return {"step": step, "reward": float(reward), "ids": [int(i) for i in ids], "text": vocab.text(ids),
             "tokens": [vocab.text([i]) for i in ids],
-            "step_score": float(step_score), "n_scored": int(n_scored), "n_rejected": int(n_rejected),
+            "step_reward": float(step_reward), "n_scored": int(n_scored), "n_rejected": int(n_rejected),
             "n_seen": int(n_seen)}
