@@ -17,7 +17,8 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 | ``teaching``, ``teaching_settings``, ``teaching_stats`` | whether an accurate RM is a good teacher (Razin et al.) |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
 
-Importing this package loads no model library; the functions that score models import the engine when called.
+Importing this package loads no model library: modules import ``rmlib.engine`` and ``rmlib.models`` at the top, and
+those faces load torch only when a function that scores a model runs (:mod:`rmlib.lazy`).
 """
 from rmlib.analysis import (blinding, blinding_prompts, blinding_scores, categories, claims, distributions,
                             durability, exposure, families, finetuning, framing, identity, implicit, method,

@@ -4,7 +4,8 @@ For an LM, P(yes) is the softmax over the two answers at the first position of t
 template, ``p(Yes) / (p(Yes) + p(No))``, from :func:`rmlib.engine.answer_rewards` (the engine's id-exact LM path:
 the log-prob of each answer after the chat template; cached like every sweep). For an RM it is the Bradley-Terry
 probability that the RM prefers the conversation ending in "Yes", ``sigmoid(r(Yes) - r(No))``: the quantity its
-training loss is about. The engine is imported when a model is scored, so the statistics load without torch.
+training loss is about. The engine's face loads its modules when a model is scored, so the statistics load without
+torch.
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from rmlib.analysis.blinding_prompts import (CONDITIONS, Design, counterfactual_
                                              replica_answers)
 from rmlib.data.kinds import RM_SCORE
 from rmlib.errors import as_list
+from rmlib import engine
+from rmlib import models as rm_models
 
 __all__ = ["Scorer", "engine_scorer", "p_yes", "ModelScores", "score_model", "split_available", "answer_tokens",
            "answer_tokens_many", "usability", "usable_table"]
@@ -30,14 +33,12 @@ def engine_scorer(model_id: str, answers: Sequence[str], *, progress: bool = Tru
                   dtype: str | None = None) -> Scorer:
     """prompts -> the engine's rewards for each answer (:func:`rmlib.engine.answer_rewards`: an LM's log-prob of the
     answer after the chat template, or an RM's score of the whole conversation), cached like every sweep."""
-    from rmlib.engine import answer_rewards
-    from rmlib.models import LoadOptions
 
-    load = LoadOptions(dtype=dtype) if dtype is not None else None
+    load = rm_models.LoadOptions(dtype=dtype) if dtype is not None else None
     answers = as_list(answers, "answers")
 
     def score(prompts):
-        return answer_rewards(model_id, as_list(prompts, "prompts"), answers, progress=progress, load=load)
+        return engine.answer_rewards(model_id, as_list(prompts, "prompts"), answers, progress=progress, load=load)
     return score
 
 
@@ -136,12 +137,11 @@ def answer_tokens(model_id: str, answers: Sequence[str], dtype: str | None = Non
     model, answer, token_ids, tokens, n_tokens, template_ends_with (the last characters before the answer).
 
     With one token per answer, P(yes) is exactly the next-token distribution restricted to the two answers."""
-    from rmlib.models import LoadOptions, answer_slot, cached_model
 
     # the very model the scorer loads (one copy per process)
-    lm = cached_model(model_id, LoadOptions(dtype=dtype) if dtype is not None else None)
+    lm = rm_models.cached_model(model_id, rm_models.LoadOptions(dtype=dtype) if dtype is not None else None)
     tok = lm.tokenizer
-    slot = answer_slot(tok, "Is this a question?", lm.chat_template)
+    slot = rm_models.answer_slot(tok, "Is this a question?", lm.chat_template)
     before = tok.decode(list(slot.prefix_ids[-4:]))
     rows = []
     for a in answers:

@@ -19,6 +19,7 @@ from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
 from rmlib.registry import get_spec
 from rmlib.stats import moments, require_columns, tail_asymmetry, tail_comparison
 from rmlib.errors import as_list
+from rmlib import engine
 
 __all__ = ["tail_composition", "shared_vocabulary", "vocabulary_overlap", "MODES", "ANSWER_KIND", "answer_runs",
            "tail_size", "shape_statistics", "tail_compositions", "token_feature_tails"]
@@ -124,12 +125,11 @@ def _published_answers(prompt_key: str, n_items: int | None, models) -> pd.DataF
 
 
 def _computed_answers(models, prompt_key: str, tokens, load) -> pd.DataFrame:
-    from rmlib.engine import token_range, token_rewards_many
 
     models = as_list(models or [], "models")
     if not models:
         raise ValueError("compute mode needs MODELS, e.g. ['smollm2-135m-instruct']")
-    sweeps = token_rewards_many(models, [prompt_text(prompt_key)], tokens=token_range(tokens), load=load)
+    sweeps = engine.token_rewards_many(models, [prompt_text(prompt_key)], tokens=engine.token_range(tokens), load=load)
     return token_features(sweeps).rename(columns={"category": ANSWER_KIND})
 
 

@@ -18,6 +18,7 @@ from rmlib.data import frequency_table, word_affect
 from rmlib.registry import reference_lm
 from rmlib.stats import (cell_slopes, compare_to_baseline, require_columns, share_positive, shuffled_share_baseline,
                          slope_difference, standardise)
+from rmlib import engine
 
 __all__ = ["exposure_frame", "token_exposure_frame", "attach_reference_logprob", "FREQUENCY_LABELS",
            "exposure_cells", "exposure_shares", "exposure_by_group", "pooled_frequency_slopes"]
@@ -64,7 +65,6 @@ def attach_reference_logprob(token_scores: pd.DataFrame, progress: bool = False)
     model itself, so lm_logprob equals its reward. Token ids are joined as is: an RM trained by rmlib keeps its base
     model's tokenizer.
     """
-    from rmlib.engine import token_rewards
 
     require_columns(token_scores, ["model", "prompt", "token_id", "reward"], "token_scores")
     parts = []
@@ -74,7 +74,7 @@ def attach_reference_logprob(token_scores: pd.DataFrame, progress: bool = False)
         if ref is not None:
             for prompt, gp in g.groupby("prompt", sort=False):
                 # the whole vocabulary: one LM forward pass, and the sweep the chapter already cached
-                lp = token_rewards(ref, prompt, progress=progress)
+                lp = engine.token_rewards(ref, prompt, progress=progress)
                 g.loc[gp.index, "lm_logprob"] = gp["token_id"].map(lp.set_index("token_id")["reward"]).to_numpy()
         parts.append(g)
     return pd.concat(parts)

@@ -21,6 +21,7 @@ from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
 from rmlib.registry import get_spec
 from rmlib.stats import similarity
 from rmlib.errors import as_list
+from rmlib import engine
 
 __all__ = ["SimilarityRun", "MODES", "published_run", "computed_run", "similarities", "noise_floor",
            "tau_extremes", "similarity_designs", "design_rsa", "design_partial_mantel", "base_given_size",
@@ -89,14 +90,13 @@ def published_run(prompt_key: str, n_items: int | None = None, models=None) -> S
 def computed_run(models, prompt_key: str, tokens=None, *, load=None) -> SimilarityRun:
     """Token sweeps of ``models`` (at least 3: the MDS map needs them) under one prompt, compared on the decoded
     token texts every vocabulary has (:func:`rmlib.analysis.distributions.shared_vocabulary`)."""
-    from rmlib.engine import token_range, token_rewards_many
 
     models = as_list(models or [], "models")
     if len(models) < 3:
         raise ValueError("compute mode needs at least 3 MODELS (the MDS map needs three), e.g. the embedded LMs or "
                          "local: RMs")
     prompt = prompt_text(prompt_key)
-    sweeps = token_rewards_many(models, [prompt], tokens=token_range(tokens), load=load)
+    sweeps = engine.token_rewards_many(models, [prompt], tokens=engine.token_range(tokens), load=load)
     kinds = sweeps.groupby("model")["reward_kind"].first().to_dict()
     scores = shared_vocabulary(sweeps)
     overlap = vocabulary_overlap(sweeps, scores)

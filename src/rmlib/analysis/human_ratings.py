@@ -24,6 +24,7 @@ from rmlib.registry import get_spec
 from rmlib.stats import rank_strata, spearman_ci, topic_enrichment
 from rmlib.stats.enrichment import topic_enrichment_by
 from rmlib.errors import as_list
+from rmlib import engine
 
 __all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement",
            "consensus_tables", "method_robustness", "form_summary", "undervalued_topics", "theme_prompts",
@@ -79,12 +80,11 @@ def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: 
         scores = sub[["item", "prompt_key", "elo_score", "elo_rank", *models]].copy()
         kinds = {m: RM_SCORE_PUBLISHED for m in models}
     else:
-        from rmlib.engine import answer_rewards
 
         prompt_of = {ELO_PROMPTS[k]: k for k in prompt_keys}
         parts, kinds = [], {}
         for m in models:
-            r = answer_rewards(m, list(prompt_of), items, progress=False, load=load)
+            r = engine.answer_rewards(m, list(prompt_of), items, progress=False, load=load)
             kinds[m] = r["reward_kind"].iloc[0]
             parts.append(r.assign(prompt_key=r["prompt"].map(prompt_of)).pivot(
                 index=["answer", "prompt_key"], columns="model", values="reward"))

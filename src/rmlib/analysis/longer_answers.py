@@ -12,7 +12,8 @@ sweep: the analyses of the ``longer_answers`` chapter.
 * :func:`length_and_reward`: published mode, the paper RMs' released scores of EloEverything answers against their
   length in words.
 
-Torch-free at import: the engine is imported inside the functions that search or sweep.
+Torch-free at import: the engine's faces (``rmlib.engine``, its ``gcg`` package, ``rmlib.models``) load their
+modules when a search or sweep runs.
 """
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rmlib import engine
+from rmlib import models as rm_models
 from rmlib.analysis.categories import token_category
+from rmlib.engine import gcg
 from rmlib.errors import as_list
 
 __all__ = ["search_runs", "one_token_references", "final_optima", "compare_with_one_token", "answer_category",
@@ -41,22 +45,18 @@ def search_runs(models: Sequence[str], prompts: dict[str, str], lengths: Sequenc
     column) and {model: why it could not be loaded} for the models that are not available here. ``tokens``: the
     vocabulary slice searched (give the one-token reference the same one). Only a failure to
     *load* makes a model absent; any error of the search itself propagates."""
-    from rmlib.engine import resolve_model
-    from rmlib.engine.gcg import gcg
-    from rmlib.models import ModelError
-
     frames, absent = [], {}
     for m in as_list(models, "models"):
         try:
-            lm = resolve_model(m, load)
-        except (ModelError, ImportError, OSError) as exc:
+            lm = engine.resolve_model(m, load)
+        except (rm_models.ModelError, ImportError, OSError) as exc:
             absent[m] = str(exc)
             continue
         for key, prompt in prompts.items():
             for n in lengths:
                 for d in directions:
-                    res = gcg(lm, prompt, length=n, direction=d, steps=steps, restarts=restarts, seed=seed,
-                              config=config, tokens=tokens, progress=progress)
+                    res = gcg.gcg(lm, prompt, length=n, direction=d, steps=steps, restarts=restarts, seed=seed,
+                                  config=config, tokens=tokens, progress=progress)
                     frames.append(res.frame.assign(model=m, prompt_key=key))
     if not frames:
         return pd.DataFrame(columns=["model", "prompt_key", "direction", "length", "restart", "step", "reward"]), absent
@@ -67,12 +67,10 @@ def one_token_references(models: Iterable[str], prompts: dict[str, str], *, toke
     """Each model's exhaustive one-token sweep of each prompt (cached; shared with the other chapters): model,
     prompt_key, token_id, text, reward, reward_kind. Special tokens and blank answers are dropped (GCG never
     proposes them)."""
-    from rmlib.engine import token_rewards
-
     frames = []
     for m in as_list(models, "models"):
         for key, prompt in prompts.items():
-            df = token_rewards(m, prompt, tokens=tokens, progress=False, load=load)
+            df = engine.token_rewards(m, prompt, tokens=tokens, progress=False, load=load)
             df = df[~df["is_special"] & df["text"].str.strip().ne("")]
             frames.append(df.assign(model=m, prompt_key=key)[["model", "prompt_key", "token_id", "text", "reward",
                                                               "reward_kind"]])

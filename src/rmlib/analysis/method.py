@@ -10,6 +10,8 @@ import pandas as pd
 from rmlib.registry import get_spec
 from rmlib.stats import require_columns
 from rmlib.errors import as_list
+from rmlib import engine
+from rmlib import models as rm_models
 
 __all__ = ["live_sweeps", "sweep_head", "sweep_overview", "extremes", "roundtrip_table", "compare_modes",
            "mode_differences"]
@@ -18,14 +20,13 @@ __all__ = ["live_sweeps", "sweep_head", "sweep_overview", "extremes", "roundtrip
 def live_sweeps(models: Sequence[str], prompts: Sequence[str], tokens: int | None, top_k: int) -> pd.DataFrame:
     """Every model's token sweep for every prompt (the first ``tokens`` ids, or all), one long table with a
     ``model_label`` (the registry nickname, else the id); refuses empty lists and too few tokens for the tables."""
-    from rmlib.engine import token_rewards
     models, prompts = as_list(models, "MODELS"), as_list(prompts, "PROMPT_TEXTS")
     if not models or not prompts:
         raise ValueError("MODELS and PROMPT_TEXTS must each name at least one entry")
     if tokens is not None and tokens < 2 * top_k:
         raise ValueError(f"TOKENS={tokens} is smaller than 2 x TOP_K={2 * top_k}; raise TOKENS or lower TOP_K")
     ids = None if tokens is None else slice(0, int(tokens))
-    sweeps = pd.concat([token_rewards(m, p, tokens=ids, progress=False) for m in models for p in prompts],
+    sweeps = pd.concat([engine.token_rewards(m, p, tokens=ids, progress=False) for m in models for p in prompts],
                        ignore_index=True)
     sweeps["model_label"] = sweeps["model"].map({m: (get_spec(m).nickname or m) for m in models})
     return sweeps
@@ -63,12 +64,11 @@ def extremes(one: pd.DataFrame, top_k: int) -> dict:
 def roundtrip_table(models: Sequence[str], labels: dict, tokens: int | None) -> pd.DataFrame:
     """One row per model from :func:`rmlib.engine.roundtrip_audit`: ids checked and changed by decode->encode, the
     leading BOS count in paper and id-exact mode, and up to three examples."""
-    from rmlib.engine import roundtrip_audit
     models = as_list(models, "models")
     ids = None if tokens is None else slice(0, int(tokens))
     rows = []
     for m in models:
-        a = roundtrip_audit(m, tokens=ids)
+        a = engine.roundtrip_audit(m, tokens=ids)
         rows.append({"model": labels[m], "ids checked": a["n_ids"], "ids changed by decode→encode": a["n_changed"],
                      "share changed": a["share_changed"], "leading BOS, paper mode": a["paper_mode_leading_bos"],
                      "leading BOS, id-exact": a["id_exact_leading_bos"],
@@ -80,14 +80,12 @@ def compare_modes(model_id: str, prompt: str, n_tokens: int):
     """Ids 0..n_tokens-1 of ``model_id`` with an UNTRAINED scalar head scored in id-exact and paper mode: per id both
     scores, the paper mode's BOS count, whether the id survives decode->encode and the absolute difference.
     Returns (the loaded demo model, the table); the head is random, so only the differences mean anything."""
-    from rmlib.engine import sweep
-    from rmlib.models import load_model
-    demo = load_model(model_id, head="rm", allow_untrained_head=True)
+    demo = rm_models.load_model(model_id, head="rm", allow_untrained_head=True)
     if not demo.untrained_head:
         raise AssertionError("the demo must use an untrained head and say so")
     ids = slice(0, int(n_tokens))
-    exact = sweep(demo, prompt, tokens=ids, progress=False).frame
-    paper = sweep(demo, prompt, tokens=ids, mode="paper", progress=False).frame
+    exact = engine.sweep(demo, prompt, tokens=ids, progress=False).frame
+    paper = engine.sweep(demo, prompt, tokens=ids, mode="paper", progress=False).frame
     both = exact[["token_id", "text", "score"]].merge(paper[["token_id", "score", "n_bos"]], on="token_id",
                                                       suffixes=("_id_exact", "_paper"))
     tok = demo.tokenizer

@@ -23,6 +23,7 @@ from rmlib.data import design_prompts, published_value_scores, value_columns, va
 from rmlib.registry import model_info
 from rmlib.stats import require_columns
 from rmlib.errors import as_list
+from rmlib import engine
 
 __all__ = ["sample_lexicon", "compute_value_scores", "value_tables", "tables_overview", "nicknames", "word_ranks",
            "word_pair_table", "DEFAULT_PROMPTS", "word_rewards", "value_profile", "check_lexicon"]
@@ -51,7 +52,6 @@ def compute_value_scores(models: Sequence[str], dictionary: str = "big2", prompt
     as RMs (e.g. a base/instruct pair). ``words`` restricts the lexicon (tests, quick looks). Cached and resumable
     like every rmlib score.
     """
-    from rmlib.engine import answer_rewards
 
     models = as_list(models, "models")
     if not models:
@@ -67,7 +67,7 @@ def compute_value_scores(models: Sequence[str], dictionary: str = "big2", prompt
     info = model_info(models)
     frames = []
     for m in models:
-        r = answer_rewards(m, prompts["prompt"].tolist(), lex["word"].tolist(), progress=progress, load=load)
+        r = engine.answer_rewards(m, prompts["prompt"].tolist(), lex["word"].tolist(), progress=progress, load=load)
         r = r.rename(columns={"answer": "word"})[["prompt", "word", "n_tokens", "reward", "reward_kind"]]
         frames.append(r.assign(model=m))
     out = pd.concat(frames, ignore_index=True)
@@ -171,11 +171,10 @@ def word_rewards(model, lexicon: pd.DataFrame, prompts: dict[str, str] | None = 
     ``model`` is a LoadedModel or an id (``load``: how to load it). rank is among all the lexicon's words under that
     prompt (1 = highest reward, ties averaged).
     """
-    from rmlib.engine import answer_rewards
 
     lex = check_lexicon(lexicon)
     prompts = prompts or DEFAULT_PROMPTS
-    df = answer_rewards(model, list(prompts.values()), list(lex["word"]), progress=progress, load=load)
+    df = engine.answer_rewards(model, list(prompts.values()), list(lex["word"]), progress=progress, load=load)
     label = {p: k for k, p in prompts.items()}
     df = df.assign(prompt_label=df["prompt"].map(label), word=df["answer"])
     df = df.merge(lex[["word", "category"]], on="word", how="left")

@@ -18,6 +18,8 @@ from rmlib.data import RM_SCORE, published_word_scores
 from rmlib.registry import embedded_lms
 from rmlib.stats import require_columns
 from rmlib.errors import as_list
+from rmlib import engine
+from rmlib import models as rm_models
 
 __all__ = ["WORDLIKE", "TOKEN_PROMPT_KEYS", "MODES", "published_scores", "token_scores", "word_like_tokens",
            "tokens_to_words"]
@@ -39,11 +41,10 @@ def token_scores(models=None, prompt_keys=None, tokens=None, *, load=None) -> pd
     """Full-vocabulary sweeps (:func:`rmlib.engine.token_reward_table`) of ``models`` (None: the embedded LMs) under
     ``prompt_keys`` (None: greatest, best, worst), over ``tokens`` (the chapters' ``TOKENS``: None, N or
     [start, stop]), with ``label``: the model id, marked '(implicit)' where the reward is an LM's log-prob."""
-    from rmlib.engine import token_range, token_reward_table
 
-    scores = token_reward_table(as_list(models or embedded_lms(), "models"),
-                                as_list(prompt_keys or TOKEN_PROMPT_KEYS, "prompt_keys"),
-                                tokens=token_range(tokens), load=load)
+    scores = engine.token_reward_table(as_list(models or embedded_lms(), "models"),
+                                       as_list(prompt_keys or TOKEN_PROMPT_KEYS, "prompt_keys"),
+                                       tokens=engine.token_range(tokens), load=load)
     scores["label"] = scores["model"] + np.where(scores["reward_kind"] == RM_SCORE, "", " (implicit)")
     return scores
 
@@ -75,10 +76,9 @@ def tokens_to_words(token_scores: pd.DataFrame, words: Iterable[str], tokenizer_
 
     require_columns(token_scores, ["model", "prompt_key", "token_id", "reward"], "token_scores")
     if tokenizer_for is None:
-        from rmlib.models import cached_model
 
         def tokenizer_for(mid):
-            return cached_model(mid).tokenizer
+            return rm_models.cached_model(mid).tokenizer
     words = list(dict.fromkeys(str(w).strip() for w in words if str(w).strip()))
     frames, coverage = [], {}
     for m, g in token_scores.groupby("model", sort=False):

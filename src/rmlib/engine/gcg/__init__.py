@@ -7,9 +7,15 @@ language models' implicit rewards.
 * ``search.py``: one restart: top-k candidates, the decode->encode filter, the buffer of best sequences
   (:class:`GCGConfig`, :class:`Vocabulary`).
 """
-from rmlib.engine.gcg.objective import DIRECTIONS, GCGError, Objective
-from rmlib.engine.gcg.run import ALGORITHM, GCGResult, gcg
-from rmlib.engine.gcg.search import GCGConfig, Vocabulary, run_restart
+from rmlib.lazy import lazy_face
+
+# where each public name lives: imported on first use (rmlib.lazy), so importing this package loads no torch
+_WHERE = {
+    **dict.fromkeys(["DIRECTIONS", "GCGError", "Objective"], "objective"),
+    **dict.fromkeys(["ALGORITHM", "GCGResult", "gcg"], "run"),
+    **dict.fromkeys(["GCGConfig", "Vocabulary", "run_restart"], "search"),
+}
+__getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = ["gcg", "GCGResult", "GCGConfig", "GCGError", "DIRECTIONS", "ALGORITHM", "Objective", "Vocabulary",
            "run_restart"]
