@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis.blinding_prompts import CONDITIONS
+from rmlib.analysis.blinding.prompts import CONDITIONS
 
 SMOLLM2 = "smollm2-135m-instruct"
 

@@ -6,24 +6,24 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 | ``heterogeneity`` | how alike RMs rank the same items |
 | ``categories``, ``distributions`` | what kind of answer fills each tail of a reward distribution |
 | ``misalignment``, ``topics`` | where RMs over- or under-value items relative to people, and which topics |
-| ``framing`` | whether the prompt's valence changes which words an RM is sensitive to |
-| ``exposure`` | whether RMs prefer frequent words |
+| ``framing`` (package: ``contrast``, ``sources``) | whether the prompt's valence changes which words an RM is sensitive to |
+| ``exposure`` (package: ``slopes``, ``verdicts``) | whether RMs prefer frequent words |
 | ``identity`` | where words for groups of people fall in an RM's ranking |
 | ``words`` | from token sweeps to words (shared by the three above) |
 | ``values``, ``families`` | value scores (Big Two, MFD2) and whether base families rank them differently |
 | ``implicit`` | implicit rewards between LMs (MWLR, DPO log-ratio) |
 | ``finetuning``, ``durability`` | RMs trained from several bases on identical data; durable family orders |
-| ``blinding_prompts``, ``blinding_scores``, ``blinding`` | can a model ignore an identity descriptor (told to; shown a blinded replica) |
+| ``blinding`` (package: ``prompts``, ``scores``, ``disparity``) | can a model ignore an identity descriptor (told to; shown a blinded replica) |
 | ``teaching``, ``teaching_settings``, ``teaching_stats`` | whether an accurate RM is a good teacher (Razin et al.) |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
 
 Importing this package loads no model library: modules import ``rmlib.engine`` and ``rmlib.models`` at the top, and
 those faces load torch only when a function that scores a model runs (:mod:`rmlib.lazy`).
 """
-from rmlib.analysis import (blinding, blinding_prompts, blinding_scores, categories, claims, distributions,
+from rmlib.analysis import (blinding, categories, claims, distributions,
                             durability, exposure, families, finetuning, framing, identity, implicit, method,
                             misalignment, teaching, teaching_settings, teaching_stats, topics, values, words)
 
-__all__ = ["blinding", "blinding_prompts", "blinding_scores", "categories", "claims", "distributions", "durability",
+__all__ = ["blinding", "categories", "claims", "distributions", "durability",
            "exposure", "families", "finetuning", "framing", "identity", "implicit", "method", "misalignment", "teaching",
            "teaching_settings", "teaching_stats", "topics", "values", "words"]

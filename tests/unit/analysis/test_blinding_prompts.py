@@ -1,4 +1,4 @@
-"""rmlib.analysis.blinding_prompts: the design file and the prompts of the four conditions."""
+"""rmlib.analysis.blinding.prompts: the design file and the prompts of the four conditions."""
 from __future__ import annotations
 
 import re
@@ -7,7 +7,7 @@ import textwrap
 import pandas as pd
 import pytest
 
-from rmlib.analysis import blinding_prompts as B
+from rmlib.analysis.blinding import prompts as B
 
 ANSWERS = ("Yes", "No")
 

@@ -1,4 +1,4 @@
-"""rmlib.analysis.blinding_scores: the four conditions scored in order, P(yes) from LM log-probs and RM
+"""rmlib.analysis.blinding.scores: the four conditions scored in order, P(yes) from LM log-probs and RM
 rewards, usability, and RMs that do not exist yet."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import blinding_scores as B
+from rmlib.analysis.blinding import scores as B
 
 ANSWERS = ("Yes", "No")
 

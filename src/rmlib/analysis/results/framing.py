@@ -8,7 +8,7 @@ from typing import Literal
 
 import pandas as pd
 
-from rmlib.analysis import framing_sources as fs
+from rmlib.analysis.framing import sources as fs
 from rmlib.analysis.claims.rules import OUTCOMES
 from rmlib.analysis.framing import FRAMING_HALVES
 from rmlib.analysis.words import MODES
@@ -76,9 +76,9 @@ def chapter_results(mode: str, response: str, main: str, scores: pd.DataFrame, p
                     summary: dict, outcome: dict[str, str], by_half: pd.DataFrame, cells: pd.DataFrame,
                     drivers: dict) -> FramingResults:
     """The chapter's results from its scores and lexicon frames, the contrasts, the main lexicon's halves
-    (:func:`~rmlib.analysis.framing.framing_halves_summary`, :func:`~rmlib.analysis.framing_sources.halves_outcome`),
-    the prompt-by-prompt cells (:func:`~rmlib.analysis.framing_sources.cell_agreement`) and the drivers
-    (:func:`~rmlib.analysis.framing_sources.weak_half_drivers`)."""
+    (:func:`~rmlib.analysis.framing.framing_halves_summary`, :func:`~rmlib.analysis.framing.sources.halves_outcome`),
+    the prompt-by-prompt cells (:func:`~rmlib.analysis.framing.sources.cell_agreement`) and the drivers
+    (:func:`~rmlib.analysis.framing.sources.weak_half_drivers`)."""
     return FramingResults(
         mode=mode, level=str(scores["level"].iloc[0]), response=response, main_source=main,
         models=sorted(scores["model"].unique()), reward_kinds=sorted(scores["reward_kind"].unique()),

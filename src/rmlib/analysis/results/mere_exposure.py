@@ -53,7 +53,7 @@ class MereExposureResults(ChapterResults):
 def chapter_results(mode: str, valence_source: str, data: pd.DataFrame, cover: dict[str, float], sources: list[str],
                     share_table: pd.DataFrame, by_dict: pd.DataFrame, by_model: pd.DataFrame, pooled: pd.DataFrame,
                     agreement: pd.DataFrame, kl: pd.DataFrame) -> MereExposureResults:
-    """The chapter's results from its data (:func:`~rmlib.analysis.exposure_verdicts.exposure_data`) and what the
+    """The chapter's results from its data (:func:`~rmlib.analysis.exposure.verdicts.exposure_data`) and what the
     shares, dictionary, pooled-slope, verdict, agreement and LM-control cells computed."""
     return MereExposureResults(
         mode=mode, level=str(data["level"].iloc[0]), models=sorted(data["model"].unique()),

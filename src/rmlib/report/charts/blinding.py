@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from rmlib.analysis.blinding_prompts import CONDITION_LABELS, CONDITIONS
+from rmlib.analysis.blinding.prompts import CONDITION_LABELS, CONDITIONS
 
 __all__ = ["disparity_chart", "effects_chart"]
 

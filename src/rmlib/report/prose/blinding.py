@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.blinding_prompts import CONDITION_LABELS, decision_prompts
+from rmlib.analysis.blinding.prompts import CONDITION_LABELS, decision_prompts
 from rmlib.stats.columns import require_columns
 
 __all__ = ["run_markdown", "conditions_markdown", "example_markdown", "tokens_markdown", "usable_markdown", "condition4_markdown",

@@ -79,7 +79,7 @@ def _below_mean_note(down: pd.DataFrame) -> str:
 
 
 def disagreement_markdown(drivers: dict, ff: pd.DataFrame) -> str:
-    """Why the lexicons disagree about the weaker half (:func:`rmlib.analysis.framing_sources.weak_half_drivers`)."""
+    """Why the lexicons disagree about the weaker half (:func:`rmlib.analysis.framing.sources.weak_half_drivers`)."""
     sources = list(drivers["summaries"])
     main, weak, summaries = sources[0], drivers["weak"], drivers["summaries"]
     n = summaries[main]["n"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rmlib.analysis import framing, framing_sources as fs
+from rmlib.analysis import framing
+from rmlib.analysis.framing import sources as fs
 from rmlib.analysis.results import framing as results
 from rmlib.storage import read_results, write_results
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import exposure_verdicts as ev
+from rmlib.analysis.exposure import verdicts as ev
 from rmlib.analysis.results import mere_exposure as results
 from rmlib.storage import read_results, write_results
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rmlib.analysis import blinding as B
-from rmlib.analysis.blinding_prompts import CONDITION_LABELS
+from rmlib.analysis.blinding.prompts import CONDITION_LABELS
 from rmlib.report.charts import blinding as C
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pandas as pd
 
 from rmlib.analysis import blinding as B
-from rmlib.analysis.blinding_scores import ModelScores
+from rmlib.analysis.blinding.scores import ModelScores
 from rmlib.report.prose import blinding as P
 
 

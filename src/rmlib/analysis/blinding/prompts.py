@@ -13,7 +13,7 @@ decisions under four conditions:
 
 The decisions and descriptors are in ``data/blinding.yaml`` (written for this chapter; descriptors drawn from the
 HolisticBias and Dixon et al. lexicons that `rmlib.data` loads, and checked against them on loading). Scoring is in
-:mod:`rmlib.analysis.blinding_scores`, the disparity statistics in :mod:`rmlib.analysis.blinding`.
+:mod:`rmlib.analysis.blinding.scores`, the disparity statistics in :mod:`rmlib.analysis.blinding`.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The framing chapter on top of :mod:`.framing`: the claim under several affect lexicons, prompt by prompt, and
+"""The framing chapter on top of :mod:`.contrast`: the claim under several affect lexicons, prompt by prompt, and
 which words decide it.
 
 :func:`framing_scores` reads the word scores (published, or token sweeps mapped to the lexicons' words);
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rmlib.analysis.claims.rules import share_outcome
-from rmlib.analysis.framing import (FRAMING_HALVES, framing_cell_counts, framing_cell_slopes, framing_contrast,
+from rmlib.analysis.framing.contrast import (FRAMING_HALVES, framing_cell_counts, framing_cell_slopes, framing_contrast,
                                     framing_frame, framing_halves, framing_halves_summary, framing_word_influence,
                                     influential_words)
 from rmlib.analysis.words import MODES, published_scores, token_scores, tokens_to_words

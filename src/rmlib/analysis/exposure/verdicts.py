@@ -1,4 +1,4 @@
-"""The mere exposure chapter on top of :mod:`.exposure`: the data of a run, the verdict per model, whether the word
+"""The mere exposure chapter on top of :mod:`.slopes`: the data of a run, the verdict per model, whether the word
 frequency matchings agree, and whether an RM pays for frequency beyond what its base LM already prefers.
 
 :func:`exposure_data` reads the scores (published dictionary words, or every word-like token of a sweep) with their
@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from rmlib.analysis.claims.rules import share_outcome
-from rmlib.analysis.exposure import (attach_reference_logprob, exposure_by_group, exposure_frame,
+from rmlib.analysis.exposure.slopes import (attach_reference_logprob, exposure_by_group, exposure_frame,
                                      pooled_frequency_slopes, token_exposure_frame)
 from rmlib.analysis.words import MODES, published_scores, token_scores
 from rmlib.data import AFFECT_SOURCES, FREQUENCY_SOURCES

@@ -6,7 +6,7 @@ design is balanced (every template is asked about every descriptor), so a templa
 difference. Intervals come from resampling *templates* (the unit a reader would want the claim to generalise over),
 with the same draws for every condition, so a condition's change against *informed* has an interval of its own.
 
-The prompts are built in :mod:`rmlib.analysis.blinding_prompts` and scored in :mod:`rmlib.analysis.blinding_scores`;
+The prompts are built in :mod:`rmlib.analysis.blinding.prompts` and scored in :mod:`rmlib.analysis.blinding.scores`;
 this module takes the scored table (one row per model x template x descriptor x condition, with ``p_yes``).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rmlib.analysis.blinding_prompts import CONDITION_LABELS, CONDITIONS
+from rmlib.analysis.blinding.prompts import CONDITION_LABELS, CONDITIONS
 from rmlib.data.kinds import RM_SCORE
 
 __all__ = ["disparity", "behaviour", "paper_points", "verdict_counts", "rm_preferences", "gap_table"]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from rmlib.analysis.blinding_prompts import (CONDITIONS, Design, counterfactual_prompts, decision_prompts,
+from rmlib.analysis.blinding.prompts import (CONDITIONS, Design, counterfactual_prompts, decision_prompts,
                                              replica_answers)
 from rmlib.data.kinds import RM_SCORE
 from rmlib.errors import as_list
