@@ -14,7 +14,7 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 | ``implicit`` | implicit rewards between LMs (MWLR, DPO log-ratio) |
 | ``finetuning``, ``durability`` | RMs trained from several bases on identical data; durable family orders |
 | ``blinding`` (package: ``prompts``, ``scores``, ``disparity``) | can a model ignore an identity descriptor (told to; shown a blinded replica) |
-| ``teaching``, ``teaching_settings``, ``teaching_stats`` | whether an accurate RM is a good teacher (Razin et al.) |
+| ``teaching`` (package: ``dynamics``, ``settings``, ``stats``) | whether an accurate RM is a good teacher (Razin et al.) |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
 
 Importing this package loads no model library: modules import ``rmlib.engine`` and ``rmlib.models`` at the top, and
@@ -22,8 +22,8 @@ those faces load torch only when a function that scores a model runs (:mod:`rmli
 """
 from rmlib.analysis import (blinding, categories, claims, distributions,
                             durability, exposure, families, finetuning, framing, identity, implicit, method,
-                            misalignment, teaching, teaching_settings, teaching_stats, topics, values, words)
+                            misalignment, teaching, topics, values, words)
 
 __all__ = ["blinding", "categories", "claims", "distributions", "durability",
            "exposure", "families", "finetuning", "framing", "identity", "implicit", "method", "misalignment", "teaching",
-           "teaching_settings", "teaching_stats", "topics", "values", "words"]
+           "topics", "values", "words"]

@@ -1,4 +1,4 @@
-"""rmlib.analysis.teaching_settings: the two response sets (EloEverything, a policy's vocabulary) and their π_0."""
+"""rmlib.analysis.teaching.settings: the two response sets (EloEverything, a policy's vocabulary) and their π_0."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from rmlib.analysis import teaching as tg
-from rmlib.analysis import teaching_settings as ts
+from rmlib.analysis.teaching import settings as ts
 
 
 def test_elo_setting_builds_the_three_initial_policies(data_ready):

@@ -33,7 +33,7 @@ class Parameters(Section):
 
 class Correlation(Record):
     """One Spearman ρ of a predictor with a speed outcome, per π_0 or pooled
-    (:func:`rmlib.analysis.teaching_stats.rank_correlations`)."""
+    (:func:`rmlib.analysis.teaching.stats.rank_correlations`)."""
 
     predictor: str
     outcome: str
@@ -55,7 +55,7 @@ class VarianceExplains(Record):
 
 
 class Replication(Section):
-    """Razin et al.'s two-part claim judged on one setting (:func:`rmlib.analysis.teaching_stats.replication`)."""
+    """Razin et al.'s two-part claim judged on one setting (:func:`rmlib.analysis.teaching.stats.replication`)."""
 
     n_slower_more_accurate: int
     n_slower_more_accurate_margin: int
@@ -100,7 +100,7 @@ class GoodTeachersResults(ChapterResults):
 def chapter_results(mode: str, settings: dict, absent: dict, parameters: Parameters, overview: pd.DataFrame,
                     tables: dict, sampled_gap: float, correlations: dict, verdicts: dict, slower: dict,
                     replication: dict, slower_pi0: dict, planted: pd.DataFrame) -> GoodTeachersResults:
-    """The chapter's results from what its cells computed (settings: name -> :class:`teaching_settings.Setting`; the
+    """The chapter's results from what its cells computed (settings: name -> :class:`rmlib.analysis.teaching.settings.Setting`; the
     other dicts are keyed by setting name)."""
     return GoodTeachersResults(
         mode=mode, settings=list(settings), absent_models=absent, parameters=parameters, overview=overview,

@@ -1,12 +1,12 @@
 """The good_teachers chapter's sentences: what was compared, which RM teaches fastest, and whether Razin et al.'s
-claim replicates. Each function takes what :mod:`rmlib.analysis.teaching` and ``teaching_stats`` returned."""
+claim replicates. Each function takes what :mod:`rmlib.analysis.teaching` (``dynamics``, ``stats``) returned."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from rmlib.analysis.teaching import effective_size
-from rmlib.analysis.teaching_stats import ACCURACY_MARGIN
+from rmlib.analysis.teaching.dynamics import effective_size
+from rmlib.analysis.teaching.stats import ACCURACY_MARGIN
 
 __all__ = ["absent_markdown", "setup_markdown", "accuracy_markdown", "speed_markdown", "verdict_markdown",
            "slower_markdown", "replication_markdown", "planted_markdown", "compute_markdown"]
@@ -75,7 +75,7 @@ def verdict_markdown(name: str, verdicts: pd.DataFrame, gain_steps: int) -> str:
 def slower_markdown(pairs: pd.DataFrame, counts: pd.DataFrame, n_pi0_pairs: int,
                     margin: float = ACCURACY_MARGIN) -> str:
     """How many RM pairs defy accuracy, how many by more than the accuracy margin, how many of those the variance
-    explains under each π_0 (``counts``: :func:`rmlib.analysis.teaching_stats.slower_counts`; under a uniform π_0
+    explains under each π_0 (``counts``: :func:`rmlib.analysis.teaching.stats.slower_counts`; under a uniform π_0
     every variance is 1, so none), and the same judged on π_0 pairs."""
     n_margin = int((pairs["accuracy_gap"] > margin).sum())
     per = "; ".join(f"{int(r['... with lower variance'])} of {int(r['more accurate, slower'])} under *{p}*"
@@ -117,7 +117,7 @@ def _variance_part(rep: dict, per: pd.DataFrame, n_var: int) -> str:
 
 
 def replication_markdown(name: str, rep: dict, correlations: pd.DataFrame, outcome: str = "gain_T") -> str:
-    """The verdict on both parts of the claim (:func:`rmlib.analysis.teaching_stats.replication`): part (1) needs a
+    """The verdict on both parts of the claim (:func:`rmlib.analysis.teaching.stats.replication`): part (1) needs a
     more-accurate-yet-slower pair whose accuracy lead exceeds the margin; part (2) is read from each π_0's verdict,
     so an interval below 0 is called reversed, not 'does not replicate'."""
     per = correlations[(correlations["outcome"] == outcome) & correlations["defined"]

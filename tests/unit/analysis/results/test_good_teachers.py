@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from rmlib.analysis import teaching_settings as ts
-from rmlib.analysis import teaching_stats
+from rmlib.analysis.teaching import settings as ts
+from rmlib.analysis.teaching import stats as teaching_stats
 from rmlib.analysis.results import good_teachers as results
 from rmlib.storage import read_results, write_results
 

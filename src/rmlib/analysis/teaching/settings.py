@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from rmlib.analysis.teaching import (concentrated_pi0, effective_size, pairwise_accuracy, planted_teachers,
+from rmlib.analysis.teaching.dynamics import (concentrated_pi0, effective_size, pairwise_accuracy, planted_teachers,
                                     sampled_accuracy, standardise, teaching_table, uniform_pi0)
 from rmlib.registry import ModelError, get_spec
 from rmlib.errors import as_list
