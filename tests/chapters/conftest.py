@@ -70,12 +70,7 @@ class _Harness:
                 res = run_chapter(name, tiny=True, output_dir=out, force=True, log=lambda *_: None, overrides=params)
             folder = res.parameters.get("RESULTS_DIR")
             if folder and name in CHAPTER_MODULES:
-                try:  # TRANSITIONAL: until every chapter has its results type
-                    typed = result_type(name)
-                except ModuleNotFoundError:
-                    typed = None
-                if typed is not None:
-                    read_results(name, folder, typed)  # the stored file fits the chapter's results type
+                read_results(name, folder, result_type(name))  # the stored file fits the chapter's results type
             results = read_results(name, folder) if folder else {}
             self.done[key] = ChapterRun(name, res.path, results, Path(folder) if folder else None, res.parameters)
         return self.done[key]

@@ -114,3 +114,24 @@ def test_the_lower_layers_and_the_published_mode_path_load_without_torch():
     from rmlib.data import LM_LOGPROB, RM_SCORE  # the reward-kind labels, in one place
     from rmlib.engine import rewards
     assert (rewards.RM_SCORE, rewards.LM_LOGPROB) == (RM_SCORE, LM_LOGPROB)
+
+
+PACKAGES = sorted(p.parent for p in SRC.rglob("__init__.py"))
+
+
+def _unlisted(package: Path) -> list[str]:
+    """The modules (``name.py``) and subpackages (``name/``) of a package that its ``__init__.py`` docstring does not
+    name in double backticks (as ``name``, ``name.py`` or, for a subpackage, ``name/``)."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    modules = [p.stem for p in package.glob("*.py") if p.name != "__init__.py"]
+    subpackages = [p.name for p in package.iterdir() if (p / "__init__.py").is_file()]
+    missing = [m + ".py" for m in modules if f"``{m}``" not in doc and f"``{m}.py``" not in doc]
+    missing += [s + "/" for s in subpackages if not any(f"``{s}{end}``" in doc for end in ("", ".py", "/"))]
+    return sorted(missing)
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: str(p.relative_to(SRC.parent)))
+def test_every_package_docstring_lists_its_modules(package):
+    missing = _unlisted(package)
+    assert missing == [], (f"{_module_name(package / '__init__.py')}: the __init__.py docstring does not name "
+                           f"{', '.join(missing)} (write each as ``name`` or ``name.py``, or ``name/``)")

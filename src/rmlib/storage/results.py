@@ -139,14 +139,6 @@ def write_results(results: ChapterResults, results_dir: str | os.PathLike | None
                   chapter: str | None = None) -> Path | None:
     """Write ``results`` to ``results_dir/<chapter>.json`` (atomically) with its schema tag; do nothing when
     ``results_dir`` is None. ``chapter`` defaults to the type's one chapter; a type serving several needs it."""
-    if isinstance(results, str):  # TRANSITIONAL: write_results(name, dict, results_dir), until every chapter is typed
-        name, data, folder = results, results_dir, chapter
-        if folder is None:
-            return None
-        target = results_path(name, folder)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(target, json.dumps(jsonable(data), indent=1, allow_nan=False).encode("utf-8"))
-        return target
     if not isinstance(results, ChapterResults):
         raise TypeError(f"results must be a chapter's results type (a ChapterResults), got {type(results).__name__}")
     cls = type(results)

@@ -116,11 +116,7 @@ def load_evidence(results_dir: str | os.PathLike) -> Evidence:
     results, reasons = {}, {}
     for name in source_chapters():
         try:
-            try:  # TRANSITIONAL: chapters without a results type yet are read as dicts
-                as_type = result_type(name)
-            except ModuleNotFoundError:
-                as_type = None
-            results[name] = read_results(name, results_dir, as_type)
+            results[name] = read_results(name, results_dir, result_type(name))
         except ResultsError as err:
             results[name], reasons[name] = None, str(err)
     return Evidence(results, reasons)

@@ -248,22 +248,6 @@ class Evidence:
             return Node(self, chapter, (), annotation=data)
         return Node(self, chapter, (), value=data)
 
-    def get(self, chapter: str, path: str) -> Any:  # TRANSITIONAL: string paths, until every evaluator reads attributes
-        data = self.results.get(chapter)
-        if data is None:
-            raise Missing(self.reasons.get(chapter, f"chapter {chapter!r} has not written results"))
-        if isinstance(data, BaseModel):
-            data = data.model_dump(mode="json")
-        from rmlib.analysis.claims._paths import resolve
-        value = resolve(data, path)
-        if value is None:
-            raise Missing(f"the chapter {chapter} did not compute {path} in this run")
-        self.refs.append(Ref(chapter, path, value))
-        return value
-
-    def values(self, chapter: str, prefix: str, *names: str) -> tuple:  # TRANSITIONAL
-        return tuple(self.get(chapter, f"{prefix}.{n}") for n in names)
-
     def derive(self, what: str, value: Any) -> Any:
         """A number the claim computes from numbers it read (a count over panels, the floor of a test after FDR, a
         range over runs): recorded with what it is, so the page can show it and a test can tell it from a typed-in
