@@ -15,6 +15,8 @@ from rmlib.data import value_lexicon
 from rmlib.registry import local_rm_dir, read_run_file
 from rmlib.stats import one_way_by, t_interval
 from rmlib.storage import atomic
+from rmlib import train
+from rmlib import models as rm_models
 
 __all__ = ["evaluate_run", "run_name", "training_plan", "training_summary", "trajectory_runs", "evaluate_runs", "final_rows",
            "category_gaps", "imprint_table", "one_way_gap_anova", "spread", "first_to_last", "gap_correlation",
@@ -41,16 +43,14 @@ def evaluate_run(name: str, steps: list[int] | None = None, lexicon: pd.DataFram
     go (not kept in the process-wide model cache: a chapter evaluates dozens). ``load``: a
     :class:`rmlib.models.LoadOptions` for the checkpoints.
     """
-    from rmlib.models import load_model
-    from rmlib.train import EvalError, load_run, pairwise_accuracy, reward_variance, score_pairs
 
-    res = load_run(name)
+    res = train.load_run(name)
     run = res.run
     available = res.checkpoints
     steps = available if steps is None else list(steps)
     missing = sorted(set(steps) - set(available))
     if missing:
-        raise EvalError(f"run {name!r} has no checkpoint(s) at step(s) {missing}; it has {available}")
+        raise train.EvalError(f"run {name!r} has no checkpoint(s) at step(s) {missing}; it has {available}")
     test = pd.read_parquet(res.run_dir / "test_pairs.parquet")
     lexicon = value_lexicon("big2") if lexicon is None else check_lexicon(lexicon)
     prompts = prompts or DEFAULT_PROMPTS
@@ -61,17 +61,18 @@ def evaluate_run(name: str, steps: list[int] | None = None, lexicon: pd.DataFram
         folder = local_rm_dir(name, step)
         meta = read_run_file(folder, f"local:{name}@step{step}")
         if meta.get("run_hash") != run["run_hash"]:
-            raise EvalError(f"{folder} belongs to another run (run_hash {meta.get('run_hash')}); retrain {name!r}")
+            raise train.EvalError(f"{folder} belongs to another run (run_hash {meta.get('run_hash')}); "
+                                  f"retrain {name!r}")
         cache_m, cache_p = folder / f"eval-{key}-metrics.parquet", folder / f"eval-{key}-profile.parquet"
         if cache_m.exists() and cache_p.exists():
             metrics.append(pd.read_parquet(cache_m))
             profiles.append(pd.read_parquet(cache_p))
             continue
-        lm = load_model(f"local:{name}@step{step}", load)
-        scored = score_pairs(lm, test, run["max_len"], batch_size=batch_size, progress=progress)
+        lm = rm_models.load_model(f"local:{name}@step{step}", load)
+        scored = train.score_pairs(lm, test, run["max_len"], batch_size=batch_size, progress=progress)
         ids = {"run": name, "base_model": run["base_model"], "n_pairs": run["n_pairs"], "step": step,
                "model": lm.spec.id}
-        m = pd.DataFrame([{**ids, "accuracy": pairwise_accuracy(scored), **reward_variance(scored),
+        m = pd.DataFrame([{**ids, "accuracy": train.pairwise_accuracy(scored), **train.reward_variance(scored),
                            "n_test": len(scored)}])
         p = value_profile(lm, lexicon, prompts, progress=progress).assign(**{k: v for k, v in ids.items()
                                                                              if k != "model"})

@@ -13,6 +13,8 @@ from rmlib.data import DPO_KIND, MWLR_KIND, is_lm_logprob, token_frequency, valu
 from rmlib.registry import model_info
 from rmlib.stats import require_columns, top_bottom
 from rmlib.errors import as_list
+from rmlib import engine
+from rmlib import models as rm_models
 
 __all__ = ["mwlr", "dpo_log_ratio", "implicit_reward_scores", "require_lms", "families_with_base_and_instruct",
            "lm_token_sweeps", "top_bottom_tokens", "top_bottom_wide", "logit_logprob_agreement", "pooled_top_tau",
@@ -115,7 +117,6 @@ def families_with_base_and_instruct(evidence: pd.DataFrame) -> list[str]:
 def lm_token_sweeps(models: Sequence[str], prompts: pd.Series, prompt_keys: Sequence[str], tokens, load) -> pd.DataFrame:
     """Every model's first-answer-token sweep for each prompt key (``prompts``: prompt text by key), one long table
     with logits and log-probs, so the two can be compared within and across models."""
-    from rmlib.engine import token_rewards
     models, prompt_keys = as_list(models, "models"), as_list(prompt_keys, "prompt_keys")
     unknown = sorted(set(prompt_keys) - set(prompts.index))
     if unknown:
@@ -123,7 +124,7 @@ def lm_token_sweeps(models: Sequence[str], prompts: pd.Series, prompt_keys: Sequ
     parts = []
     for m in models:
         for key in prompt_keys:
-            f = token_rewards(m, prompts.loc[key], tokens=tokens, progress=False, load=load)
+            f = engine.token_rewards(m, prompts.loc[key], tokens=tokens, progress=False, load=load)
             parts.append(f.assign(prompt_key=key)[["model", "prompt_key", "token_id", "text", "is_special", "logit",
                                                    "logprob", "reward_kind"]])
     return pd.concat(parts, ignore_index=True)
@@ -178,10 +179,9 @@ def published_top_answers(elo: pd.DataFrame, prompt_key: str, k: int) -> pd.Data
 def rm_top_tokens(models: Sequence[str], prompt: str, tokens, k: int, load) -> list[pd.DataFrame]:
     """Each reward model's k highest-rewarded tokens as the answer to ``prompt`` (model, text, reward); refuses a
     model whose reward is not an RM score, since the contrast is LM log-probs vs trained RMs."""
-    from rmlib.engine import token_rewards
     out = []
     for m in as_list(models, "models"):
-        f = token_rewards(m, prompt, tokens=tokens, progress=False, load=load)
+        f = engine.token_rewards(m, prompt, tokens=tokens, progress=False, load=load)
         if not (f["reward_kind"] == "RM score").all():
             raise ValueError(f"RM_MODELS: {m} is not a reward model (its reward is {f['reward_kind'].iloc[0]!r})")
         out.append(f.nlargest(k, "reward")[["model", "text", "reward"]])
@@ -219,12 +219,13 @@ def lexicon_implicit_rewards(lms: Sequence[str], dictionary: str, words_per_cate
     scored with their LM heads. Returns (LM scores, implicit-reward scores)."""
     from rmlib.analysis import values as vp
     from rmlib.data import value_lexicon
-    from rmlib.models import LoadOptions
     words = vp.sample_lexicon(value_lexicon(dictionary), words_per_category, seed)
-    scores = vp.compute_value_scores(lms, dictionary, prompt_keys=prompt_keys, words=words, load=LoadOptions(dtype=dtype))
+    scores = vp.compute_value_scores(lms, dictionary, prompt_keys=prompt_keys, words=words,
+                                     load=rm_models.LoadOptions(dtype=dtype))
     parts = [implicit_reward_scores(scores, [tuple(p) for p in mwlr_pairs], kind="mwlr")]
     if dpo_pairs:
         dpo_scores = vp.compute_value_scores(sorted({m for p in dpo_pairs for m in p}), dictionary,
-                                             prompt_keys=prompt_keys, words=words, load=LoadOptions(dtype=dtype, head="lm"))
+                                             prompt_keys=prompt_keys, words=words,
+                                             load=rm_models.LoadOptions(dtype=dtype, head="lm"))
         parts.append(implicit_reward_scores(dpo_scores, [tuple(p) for p in dpo_pairs], kind="dpo"))
     return scores, pd.concat(parts, ignore_index=True)

@@ -22,6 +22,7 @@ from rmlib.analysis.teaching.dynamics import (concentrated_pi0, effective_size, 
                                     sampled_accuracy, standardise, teaching_table, uniform_pi0)
 from rmlib.registry import ModelError, get_spec
 from rmlib.errors import as_list
+from rmlib import engine
 
 __all__ = ["Setting", "PI0_KINDS", "initial_policies", "elo_setting", "available", "align_to_policy",
            "pi0_from_logprob", "vocabulary_setting", "compute_setting", "overview", "reward_kinds",
@@ -210,7 +211,6 @@ def compute_setting(models, policy: str, ground_truth: str, prompt: str, tokens:
     """The compute-mode setting from model ids: sweep the policy, the stand-in for r* and every proxy that can be
     loaded (:func:`rmlib.engine.token_rewards`, cached), then :func:`vocabulary_setting`. Returns ``(setting,
     absent)``; the setting is None when the policy, the ground truth or every proxy is absent."""
-    from rmlib.engine import token_rewards
 
     models = as_list(models, "models")
     present, absent = available([policy, ground_truth, *models])
@@ -218,7 +218,7 @@ def compute_setting(models, policy: str, ground_truth: str, prompt: str, tokens:
     if policy not in present or ground_truth not in present or not proxies:
         return None, absent
     span = None if tokens is None else slice(0, int(tokens))
-    sweeps = {m: token_rewards(m, prompt, tokens=span, progress=False)
+    sweeps = {m: engine.token_rewards(m, prompt, tokens=span, progress=False)
               for m in dict.fromkeys([policy, ground_truth, *proxies])}
     nick = {m: get_spec(m).nickname or m for m in sweeps}
     truth_kind = sweeps[ground_truth]["reward_kind"].iloc[0]
