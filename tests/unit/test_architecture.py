@@ -135,3 +135,17 @@ def test_every_package_docstring_lists_its_modules(package):
     missing = _unlisted(package)
     assert missing == [], (f"{_module_name(package / '__init__.py')}: the __init__.py docstring does not name "
                            f"{', '.join(missing)} (write each as ``name`` or ``name.py``, or ``name/``)")
+
+
+@pytest.mark.parametrize("path", sorted(p for layer in ("analysis", "report") for p in (SRC / layer).rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(SRC)))
+def test_the_engine_is_imported_at_the_top_of_a_file(path):
+    """The torch packages' faces are lazy (rmlib.lazy), so analysis and report modules import them where a reader
+    looks first, the top of the file, and never hide them inside a function."""
+    tree = ast.parse(path.read_text())
+    hidden = [f"line {n.lineno}: {ast.unparse(n)}" for fn in ast.walk(tree)
+              if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))
+              and any((getattr(n, "module", None) or a.name).startswith(("rmlib.engine", "rmlib.models", "rmlib.train"))
+                      for a in n.names)]
+    assert hidden == [], f"{path.relative_to(SRC)} imports the engine inside a function: {hidden}"
