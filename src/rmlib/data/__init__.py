@@ -4,6 +4,23 @@ Start with `rmlib data fetch` (or `make data`), then call the loaders, e.g. `loa
 `load_dictionary_scores("big2")`, `load_preferences("hh_rlhf_harmless")`. Columns are documented in each
 loader's docstring and in data/README.md. Nothing here imports torch: the labels of the `reward_kind` column
 (:mod:`rmlib.data.kinds`) and every published score load without a model library.
+
+* ``manifest.py``: the data manifest (data/sources.yml): which files exist, where they come from, their sha256;
+* ``fetch.py``: fills the data directory from a mirror or the original URLs, verifying every sha256 (``DataError``);
+* ``files.py``: the verified local path of a data file (:func:`path`) and the per-process caches of parsed frames;
+* ``paper_rms.py``: family, size and developer of the 10 paper RMs, read from :mod:`rmlib.registry` (no drift);
+* ``elo.py``: EloEverything, 7,530 items with human Elo ratings and the paper RMs' scores under 3 prompts;
+* ``dictionary_scores.py``: the ICLR 2026 paper's scores (10 RMs x 54 prompts x words) and checkpoint median ranks;
+* ``published.py``: the papers' released scores in the long shapes the chapters analyse, labelled by reward kind;
+* ``prompts.py``: the prompts of both papers (optimal/pessimal, the extra EloEverything ones, the 54-prompt design);
+* ``lexicons.py``: word lists and norms (Big Two, LIWC wildcards, MFD2, AFINN, Hu-Liu, Warriner, VADER) on ``word``;
+* ``affect.py``: word valence from AFINN, VADER and Warriner, on one centred scale per lexicon;
+* ``frequency.py``: word frequency per million (BNC, ``wordfreq``) and :func:`token_frequency` for tokens;
+* ``identity.py``: identity terms (HolisticBias descriptors, Dixon et al. adjectives) with the chapter's flags;
+* ``preferences.py``: preference pairs from six public sources in one schema, seeded subsampling and splitting;
+* ``tokens.py``: which single vocabulary tokens spell a word, and which words need several (none dropped silently);
+* ``wordnet.py``: WordNet 3.0 through NLTK, read from the verified data directory (nothing downloaded);
+* ``kinds.py``: the labels of the ``reward_kind`` column, in one place, importable without torch.
 """
 from __future__ import annotations
 

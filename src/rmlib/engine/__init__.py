@@ -7,7 +7,13 @@
   kernels (``kernels.py``, ``prefix_attention.py``), input checks (``checks.py``) and verified result cache
   (``store.py``);
 * :func:`run_plan` (``plan_runner.py``) runs a :class:`Plan` (``plan.py``) of many sweeps, serially or on Ray;
-* :func:`roundtrip_audit` (``audit.py``); :func:`verify_cache` (``verify.py``, the ``rmlib verify`` command).
+* :func:`roundtrip_audit` (``audit.py``); :func:`verify_cache` (``verify.py``, the ``rmlib verify`` command);
+* ``tokens.py``: the ``tokens=`` argument (None, a slice or ids), checked before anything loads, then vocabulary ids;
+* ``sweep_index.py``: serves a cached sweep without loading its model, from a request fingerprint (checked shards);
+* ``prefix_tree.py``: prompts' shared openings run once, what follows per prompt (exact, for :func:`score_answers`);
+* ``cost.py``: what a plan costs (FLOPs from the registry's ``arch:``, an estimate) and its jobs' split over workers;
+* ``preflight.py``: the checks before a long sweep (``rmlib check MODEL``): load, conversation, paths agree, time;
+* ``gcg/``: multi-token optima and pessima by Greedy Coordinate Gradient search (:func:`rmlib.engine.gcg.gcg`).
 
 Sweep options (tokens, mode, method, batch size, cache) are arguments of these functions; how a model is loaded is
 a separate :class:`rmlib.models.LoadOptions` (``load=``).

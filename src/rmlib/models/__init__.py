@@ -1,10 +1,14 @@
 """Loading models (layer 2): one entry point, one table of sources, one cache.
 
-* :func:`load_model` (``models/loading.py``) with :class:`LoadOptions`, returning a :class:`LoadedModel`;
+* :func:`load_model` (``loading.py``) with :class:`LoadOptions`, returning a :class:`LoadedModel`; both, and the
+  errors, are defined in ``base.py``, kept apart from sweep and training options so a cache can key on them;
 * one module per source, listed in :data:`SOURCES`: ``hub.py``, ``embedded.py`` (+ ``gguf.py``), ``tiny.py``,
   ``local.py`` (checkpoints rmlib trained, including the partial ``last_n`` format);
-* :func:`cached_model` (``models/cache.py``): the process-wide cache the engine and the chapters use;
-* ``templates.py`` (chat templates and the answer slot), ``devices.py``, ``policy.py`` (remote code, pickles).
+* :func:`cached_model` (``cache.py``): the process-wide cache the engine and the chapters use;
+* ``templates.py`` (chat templates and the answer slot), ``devices.py``, ``policy.py`` (remote code, pickles);
+* ``reward_heads.py``: score readers, how each RM's scalar is read from its backbone's hidden states (the engine
+  runs the backbone itself); ``native_rms.py``: rmlib's own ArmoRM, QRM and URM heads (their hub code never runs);
+* ``evidence.py``: whether an LM is base or instruction-tuned, read from what ships with it, not from its name.
 
 What exists (ids, nicknames, families) is :mod:`rmlib.registry`, which loads nothing.
 """

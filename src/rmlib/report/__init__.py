@@ -1,6 +1,11 @@
 """Showing results (layer 6): every chart (``charts/``), tables as a reader sees them (``tables.py``), findings in
 sentences computed from the tables (``prose/``, one module per chapter group) and the one call that sets a chapter's
-page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mod:`rmlib.analysis` returns."""
+page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mod:`rmlib.analysis` returns.
+
+* ``page.py``: :func:`setup_page`, the one call at the top of a chapter (charts offline, tables as a reader sees them);
+* ``quiet.py``: keeps libraries' warnings, logs and progress bars off a book page (into the build log) in a book run;
+* ``longer_answers.py``: the charts and computed prose of the ``longer_answers`` chapter (GCG vs one-token optima).
+"""
 from rmlib.report import charts, prose, tables
 from rmlib.report.page import setup_page
 from rmlib.report.tables import show_whitespace, table_html, top_bottom_panels, top_bottom_table

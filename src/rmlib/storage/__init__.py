@@ -1,9 +1,9 @@
 """How bytes reach disk and are proven intact (layer 0: imports nothing else from rmlib but `rmlib.config`).
 
-* :mod:`rmlib.storage.atomic`: files and folders that appear whole or not at all, with several processes and kills;
-* :mod:`rmlib.storage.integrity`: sha256 manifests of cached model folders;
-* :mod:`rmlib.storage.shards`: Parquet shards that certify their own content (the sweep cache);
-* :mod:`rmlib.storage.results`: a chapter's numbers as strict JSON (``RESULTS_DIR/<chapter>.json``).
+* ``atomic.py``: files and folders that appear whole or not at all, with several processes and kills;
+* ``integrity.py``: sha256 manifests of cached model folders (quick and full checks);
+* ``shards.py``: Parquet shards that certify their own content (the sweep cache);
+* ``results.py``: a chapter's typed results (:class:`ChapterResults`) as strict JSON (``RESULTS_DIR/<chapter>.json``).
 """
 from rmlib.storage import atomic, integrity
 from rmlib.storage.results import (ChapterResults, JsonData, Num, Record, ResultsError, Section, Table, jsonable, read_results,

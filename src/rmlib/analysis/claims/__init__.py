@@ -5,6 +5,13 @@ that test it, and the unit the claim is about (models, cells, items, checkpoints
 *only* numbers that the chapters wrote to their typed results, by attribute, through an :class:`Evidence` object (``evidence.py``)
 that records every number it hands out with the chapter and the path it came from. Each part of a claim gets an
 outcome by a stated rule, and the claim's verdict follows from its parts (``rules.py``).
+
+The evaluate functions, one module per paper:
+
+* ``facct.py``: the FAccT 2025 paper (optimal and pessimal tokens);
+* ``iclr.py``: the ICLR 2026 paper (value biases inherited from pretraining; durability run by run);
+* ``teaching.py``: Razin et al. 2025 on good teachers, from the good_teachers chapter;
+* ``implicit_explicit.py``: Razin et al. on implicit vs explicit RMs and DPO's likelihood displacement.
 """
 from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, claims_table, load_evidence,
                                              source_chapters)

@@ -2,6 +2,20 @@
 
 Each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter cell shows it with
 ``display(Markdown(...))``.
+
+* ``method.py``: a sweep's optimal and pessimal tokens, the round-trip audit, the id-exact vs paper-mode demo;
+* ``distributions.py``: what each run holds, how skewed the rewards are, what fills each tail;
+* ``heterogeneity.py``: what each run compares, how alike the models are, and what explains it;
+* ``misalignment.py``: the pages that set RMs against human ratings (about, elo_misalignment);
+* ``identity.py``: the identity terms chapter: where RMs place identity items and words against people;
+* ``framing.py``: the framing chapter: what was scored, the slopes, each half of the claim, why lexicons differ;
+* ``exposure.py``: the mere exposure chapter: slopes against shuffled baselines, the verdict per model;
+* ``values.py``: the value chapters (Big Two, MFD2, implicit rewards): findings from the value tables;
+* ``implicit.py``: the implicit-rewards chapter: base or instruct, logits vs log-probs, LM vs RM answers;
+* ``finetuning.py``: the fine-tuning chapter: training, evaluation, the base imprint, the source ablation;
+* ``teaching.py``: the good_teachers chapter: which RM teaches fastest, and whether Razin et al.'s claim replicates;
+* ``implicit_explicit.py``: the implicit_vs_explicit chapter: accuracy per set, token reliance, DPO displacement;
+* ``blinding.py``: the blinding chapter: whether hiding the identity descriptor shrinks the disparity.
 """
 from rmlib.report.prose import (blinding, distributions, exposure, finetuning, framing, heterogeneity, identity,
                                 implicit, implicit_explicit, method, misalignment, teaching)
