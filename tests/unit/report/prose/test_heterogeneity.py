@@ -39,3 +39,97 @@ def test_the_partial_mantel_is_reported_with_the_overlap_of_the_designs():
     assert "Base family and size overlap: the two designs correlate +0.62 over model pairs" in text
     assert "same base family has r = 0.59 alone and a partial r = 0.27 (p = 0.0504) with size held fixed" in text
     assert "partial r = 0.55 (p = 0.001) with base family held fixed" in text
+
+
+def _similar(kendall: dict, rbo_top: dict, rbo_bottom: dict, kinds: dict | None = None) -> SimilarityRun:
+    """Three models with planted pairwise τ and RBO (from the top, from the bottom) and a planted shuffled floor."""
+    models = ["A", "B", "C"]
+
+    def mat(values: dict) -> pd.DataFrame:
+        m = pd.DataFrame(1.0, index=models, columns=models)
+        for (a, b), v in values.items():
+            m.loc[a, b] = m.loc[b, a] = v
+        return m
+
+    run = SimilarityRun("published", models, pd.DataFrame(), pd.DataFrame(),
+                        kinds or {m: "RM score (published)" for m in models}, "400 EloEverything items")
+    run.mats = {"kendall": mat(kendall), "rbo": mat(rbo_top), "rbo (bottom)": mat(rbo_bottom)}
+    run.floor = pd.DataFrame({"statistic": ["Kendall τ", "Spearman ρ", "RBO from the top (p = 0.98)"],
+                              "shuffled mean": [0.0, 0.0, 0.05], "shuffled 2.5%": [-0.012, -0.02, 0.03],
+                              "shuffled 97.5%": [0.011, 0.02, 0.07]})
+    return run
+
+
+TAU = {("A", "B"): 0.6, ("A", "C"): 0.2, ("B", "C"): 0.4}
+
+
+def test_agreement_names_the_least_and_most_alike_pairs_and_the_shuffled_floor():
+    run = _similar(TAU, {("A", "B"): 0.7, ("A", "C"): 0.5, ("B", "C"): 0.6},
+                   {("A", "B"): 0.4, ("A", "C"): 0.3, ("B", "C"): 0.5})
+    text = ph.agreement_markdown(run)
+    assert "Kendall τ between models ranges from 0.20 (A vs C) to 0.60 (A vs B), median 0.40" in text
+    assert "shuffled scores give τ between -0.012 and 0.011" in text
+    assert "RBO from the top has median 0.60 and from the bottom 0.40 (shuffled floor 0.05)" in text
+    assert "a median gap of +0.20, so the models agree more about their favourite items" in text
+
+
+def test_agreement_says_less_when_the_bottom_is_more_alike_than_the_top():
+    run = _similar(TAU, {("A", "B"): 0.2, ("A", "C"): 0.3, ("B", "C"): 0.25},
+                   {("A", "B"): 0.6, ("A", "C"): 0.5, ("B", "C"): 0.7})
+    text = ph.agreement_markdown(run)
+    assert "a median gap of -0.35, so the models agree less about their favourite items" in text
+    assert "agree more" not in text
+
+
+def test_run_line_counts_the_implicit_rewards():
+    assert ph.run_markdown(_similar(TAU, TAU, TAU)) == ("**published.** 3 models on 400 EloEverything items. "
+                                                        "All are reward models.")
+    lms = _similar(TAU, TAU, TAU, kinds={"A": "LM log-prob", "B": "LM log-prob", "C": "RM score"})
+    text = ph.run_markdown(lms)
+    assert "2 of them are language models whose reward is the log-probability" in text
+    assert "All are reward models" not in text
+
+
+def test_mds_gives_the_share_of_each_axis():
+    run = _run([])
+    run.explained = pd.Series([0.614, 0.208, 0.1])
+    assert ph.mds_markdown(run) == "*published*: the two axes carry 61% and 21% of the eigenvalue mass."
+
+
+def test_rsa_is_skipped_with_fewer_than_four_models_or_no_design():
+    small = _similar(TAU, TAU, TAU)
+    assert ph.rsa_markdown(small, {BASE_DESIGN: None}, []) == (
+        "*published*: RSA needs at least 4 models; this run has 3, so it is skipped.")
+    text = ph.rsa_markdown(_run([]), {}, ["same base family (labels constant or all distinct)"])
+    assert text == ("*published*: no usable design matrix for these models: same base family (labels constant or all "
+                    "distinct).")
+
+
+def test_a_clear_match_is_named_with_the_skipped_designs_after_it():
+    text = ph.rsa_markdown(_run([(BASE_DESIGN, 0.45, 0.004), ("same developer", 0.2, 0.2)]),
+                           {BASE_DESIGN: None, "same developer": None}, ["similar size (sizes unknown or equal)"])
+    assert text.startswith("*published*: the design that best matches the τ matrix is **same base family** (Mantel "
+                           "r = 0.45, permutation p = 0.004, 5 models).")
+    assert text.endswith(" Skipped: similar size (sizes unknown or equal).")
+    # the threshold is a parameter: the same r is "beyond chance" only below alpha
+    assert "**no design matches** the τ matrix beyond chance" in ph.rsa_markdown(
+        _run([(BASE_DESIGN, 0.45, 0.004)]), {BASE_DESIGN: None}, [], alpha=0.001)
+
+
+def test_a_base_design_that_size_fixes_completely_is_called_confounded():
+    partial = [{"design": BASE_DESIGN, "given": SIZE_DESIGN, "r": float("nan"), "p": float("nan"), "r_design": 0.5,
+                "r_given_design": 0.97, "n_models": 5}]
+    text = ph.rsa_markdown(_run([(BASE_DESIGN, 0.5, 0.01), (SIZE_DESIGN, 0.3, 0.04)], partial),
+                           {BASE_DESIGN: None, SIZE_DESIGN: None}, [])
+    assert "Size and base family are confounded here (the designs correlate +0.97)" in text
+    assert "partial r" not in text
+
+
+def test_designs_that_do_not_overlap_are_not_said_to_share_models():
+    partial = [{"design": BASE_DESIGN, "given": SIZE_DESIGN, "r": 0.4, "p": 0.02, "r_design": 0.38,
+                "r_given_design": -0.1, "n_models": 5}]
+    text = ph.rsa_markdown(_run([(BASE_DESIGN, 0.38, 0.02), (SIZE_DESIGN, 0.1, 0.3)], partial),
+                           {BASE_DESIGN: None, SIZE_DESIGN: None}, [])
+    assert "The two designs correlate -0.10 over model pairs, so each is also tested" in text
+    assert "overlap" not in text and "partial r = 0.40 (p = 0.02) with size held fixed." in text
+    assert "with base family held fixed" not in text   # no size-given-base row
