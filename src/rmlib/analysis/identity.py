@@ -28,11 +28,11 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from rmlib.analysis.words import published_scores, token_scores, word_like_tokens
+from rmlib.analysis.words import MODES, published_scores, token_scores, word_like_tokens
 from rmlib.data import AMBIGUOUS_ITEMS, NOUN_FORMS, identity_terms, published_elo_scores, word_affect
 from rmlib.stats import mean_with_ci, percentile_ranks, require_columns
 
-__all__ = ["HUMAN_BINS", "elo_gaps", "human_bin", "expected_gaps", "match_identity_items", "identity_elo_ranks", "identity_word_ranks", "token_word_scores", "flag",
+__all__ = ["MODES", "HUMAN_BINS", "elo_gaps", "human_bin", "expected_gaps", "match_identity_items", "identity_elo_ranks", "identity_word_ranks", "token_word_scores", "flag",
            "identity_items", "item_verdicts", "verdicts_summary", "bin_sensitivity", "gap_matrix", "axis_gaps", "identity_words",
            "axis_rows", "MIN_MODELS_FOR_CI"]
 

@@ -9,6 +9,7 @@ from typing import Literal
 
 import pandas as pd
 
+from rmlib.analysis.teaching import settings as ts
 from rmlib.storage import ChapterResults, Num, Record, Section, Table
 
 __all__ = ["Parameters", "Correlation", "VarianceExplains", "Replication", "PlantedRM", "GoodTeachersResults",
@@ -80,7 +81,7 @@ class PlantedRM(Record):
 class GoodTeachersResults(ChapterResults):
     CHAPTERS = ("good_teachers",)
 
-    mode: Literal["published", "compute", "both"]
+    mode: Literal[ts.MODES]
     settings: list[Setting]
     absent_models: dict[str, str]  # model -> why it could not be used
     parameters: Parameters

@@ -50,7 +50,7 @@ class WordsResults(Section):
 class IdentityTermsResults(ChapterResults):
     CHAPTERS = ("identity_terms",)
 
-    mode: Literal["published", "compute"]
+    mode: Literal[identity.MODES]
     elo: EloResults | None = None  # published mode only
     words: WordsResults | None = None  # None when no identity term is among the scored words
     models: list[str]

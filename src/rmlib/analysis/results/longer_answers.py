@@ -7,6 +7,7 @@ from typing import Literal
 
 import pandas as pd
 
+from rmlib.analysis import longer_answers as la
 from rmlib.storage import ChapterResults, Table
 
 __all__ = ["LongerAnswersResults", "chapter_results"]
@@ -15,7 +16,7 @@ __all__ = ["LongerAnswersResults", "chapter_results"]
 class LongerAnswersResults(ChapterResults):
     CHAPTERS = ("longer_answers",)
 
-    mode: Literal["published", "compute", "both"]
+    mode: Literal[la.MODES]
     published: Table | None = None  # per RM, answer length against reward (published mode)
     models: list[str]  # models searched (compute mode; empty otherwise)
     absent: dict[str, str]  # model id -> why it could not be searched here

@@ -24,9 +24,11 @@ from rmlib.registry import ModelError, get_spec
 from rmlib.errors import as_list
 from rmlib import engine
 
-__all__ = ["Setting", "PI0_KINDS", "initial_policies", "elo_setting", "available", "align_to_policy",
+__all__ = ["MODES", "Setting", "PI0_KINDS", "initial_policies", "elo_setting", "available", "align_to_policy",
            "pi0_from_logprob", "vocabulary_setting", "compute_setting", "overview", "reward_kinds",
            "sampled_accuracies", "planted_case"]
+
+MODES = ("published", "compute", "both")  # the chapter's data sets: the published scores, a policy's own sweep
 
 PI0_KINDS = {
     "uniform": "every item equally likely: the pairs an accuracy benchmark draws at random",

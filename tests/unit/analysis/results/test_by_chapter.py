@@ -50,3 +50,18 @@ def test_no_notebook_builds_a_results_dict(template):
     assert isinstance(first, ast.Call) and getattr(first.func, "attr", None) == "chapter_results", \
         f"{template.name} writes {ast.unparse(first)}, not a results type built by its chapter_results"
     assert dicts == [], f"{template.name} builds a results dict: {dicts}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CHAPTER_MODULES if "mode" in result_type(n).model_fields))
+def test_a_chapters_modes_are_named_once(name):
+    """MODE's choices come from the chapter's analysis module: the notebook checks MODE against that constant, and
+    the results type accepts exactly those modes."""
+    import importlib
+    import typing
+
+    ch = book.chapter(name)
+    cell = next("".join(c["source"]) for c in ch.notebook["cells"] if "check_parameters(" in "".join(c["source"]))
+    assert "MODE=MODES" in cell and '"published"' not in cell, cell
+    module = next(line.split()[1] for line in cell.splitlines() if line.endswith("import MODES"))
+    modes = importlib.import_module(module).MODES
+    assert typing.get_args(result_type(name).model_fields["mode"].annotation) == tuple(modes)
