@@ -19,7 +19,7 @@ from scipy import stats as sps
 from rmlib.analysis.categories import item_categories
 from rmlib.analysis.misalignment import (consensus_misalignment, misalignment, misalignment_by, top_overlap_by)
 from rmlib.analysis.topics import item_topics, theme_members
-from rmlib.data import ELO_FILES, ELO_PROMPTS, RM_SCORE_PUBLISHED, elo_items, elo_models, load_elo
+from rmlib.data import ELO_PROMPTS, RM_SCORE_PUBLISHED, elo_items, elo_models, load_elo
 from rmlib.registry import get_spec
 from rmlib.stats import rank_strata, spearman_ci, topic_enrichment
 from rmlib.stats.enrichment import topic_enrichment_by
@@ -62,10 +62,10 @@ def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: 
     """
     if mode not in MODES:
         raise ValueError(f"mode={mode!r}: use 'published' or 'compute'")
-    prompt_keys = list(ELO_FILES) if prompt_keys is None else as_list(prompt_keys, "prompt_keys")
-    unknown = [k for k in prompt_keys if k not in ELO_FILES]
+    prompt_keys = list(ELO_PROMPTS) if prompt_keys is None else as_list(prompt_keys, "prompt_keys")
+    unknown = [k for k in prompt_keys if k not in ELO_PROMPTS]
     if unknown or not prompt_keys:
-        raise ValueError(f"PROMPT_KEYS {unknown or prompt_keys} unknown; choose from {list(ELO_FILES)}")
+        raise ValueError(f"PROMPT_KEYS {unknown or prompt_keys} unknown; choose from {list(ELO_PROMPTS)}")
     if mode == "published":
         models = elo_models(models)
     elif not models:
@@ -81,7 +81,7 @@ def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: 
         kinds = {m: RM_SCORE_PUBLISHED for m in models}
     else:
 
-        prompt_of = {ELO_PROMPTS[k]: k for k in prompt_keys}
+        prompt_of = {ELO_PROMPTS[k].text: k for k in prompt_keys}
         parts, kinds = [], {}
         for m in models:
             r = engine.answer_rewards(m, list(prompt_of), items, progress=False, load=load)

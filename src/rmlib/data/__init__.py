@@ -28,7 +28,7 @@ from rmlib.data.fetch import DataError
 from rmlib.data.files import clear_caches, path
 from rmlib.data.affect import AFFECT_SOURCES, affect_table, valence_extremeness, word_affect
 from rmlib.data.dictionary_scores import load_checkpoint_ranks, load_dictionary_scores
-from rmlib.data.elo import ELO_FILES, elo_items, elo_models, even_spread, load_elo
+from rmlib.data.elo import elo_items, elo_models, even_spread, load_elo
 from rmlib.data.frequency import (
     FREQUENCY_SOURCES,
     frequency_table,
@@ -61,7 +61,7 @@ from rmlib.data.lexicons import (
 )
 from rmlib.data.preferences import SOURCES as PREFERENCE_SOURCES
 from rmlib.data.preferences import load_preferences, sample_pairs, split_pairs
-from rmlib.data.prompts import ELO_PROMPTS, design_prompts, load_prompts, parse_prompt_key, prompt_table, prompt_text
+from rmlib.data.prompts import ELO_PROMPTS, EloPrompt, design_prompts, load_prompts, parse_prompt_key, prompt_table, prompt_text
 from rmlib.data.published import (
     DESIGN_COLUMNS,
     DICTIONARIES,
@@ -76,10 +76,10 @@ from rmlib.data.wordnet import load_wordnet
 __all__ = [
     "DataError", "path", "clear_caches",
     # published scores (reward column: `reward`, labelled by `reward_kind`)
-    "load_elo", "ELO_FILES", "elo_items", "elo_models", "even_spread", "load_dictionary_scores", "load_checkpoint_ranks", "published_word_scores",
+    "load_elo", "elo_items", "elo_models", "even_spread", "load_dictionary_scores", "load_checkpoint_ranks", "published_word_scores",
     "published_elo_scores", "published_value_scores", "value_columns", "DICTIONARIES", "DESIGN_COLUMNS",
     # prompts
-    "load_prompts", "parse_prompt_key", "prompt_table", "prompt_text", "design_prompts", "ELO_PROMPTS",
+    "load_prompts", "parse_prompt_key", "prompt_table", "prompt_text", "design_prompts", "ELO_PROMPTS", "EloPrompt",
     # lexicons, affect and frequency
     "load_big_two", "load_pietraszkiewicz", "expand_wildcards", "load_mfd2", "load_afinn", "load_bing_liu",
     "load_warriner", "load_vader", "value_lexicon", "VALUE_LEXICONS", "AFFECT_SOURCES", "affect_table",

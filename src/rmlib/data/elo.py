@@ -10,19 +10,13 @@ from rmlib.data.paper_rms import PAPER_RMS
 from rmlib.data.prompts import ELO_PROMPTS
 from rmlib.errors import as_list
 
-ELO_FILES = {
-    "greatest": "paper_facct2025/elo/greatest_thing_one_word.csv",
-    "greatest_single_thing_person_concept": "paper_facct2025/elo/greatest_single_thing_person_concept.csv",
-    "humans_most_prefer": "paper_facct2025/elo/humans_most_prefer.csv",
-}
-
-
 @functools.lru_cache(maxsize=None)
 def _wide() -> pd.DataFrame:
     from rmlib.data.files import path
 
     frames = []
-    for key, rel in ELO_FILES.items():
+    for key, prompt in ELO_PROMPTS.items():
+        rel = prompt.file
         # keep_default_na=False: items such as "None" or "NA" are words, not missing values.
         df = pd.read_csv(path(rel), keep_default_na=False, na_values={m: [""] for m in PAPER_RMS})
         missing = set(PAPER_RMS) - set(df.columns)
@@ -30,7 +24,7 @@ def _wide() -> pd.DataFrame:
             raise ValueError(f"{rel}: expected a score column for every paper RM; missing {sorted(missing)}")
         df = df.rename(columns={"name": "item"})
         df.insert(1, "prompt_key", key)
-        df.insert(2, "prompt", ELO_PROMPTS[key])
+        df.insert(2, "prompt", prompt.text)
         frames.append(df[["item", "prompt_key", "prompt", "elo_score", "elo_rank", "elo_matches", *PAPER_RMS]])
     return pd.concat(frames, ignore_index=True)
 
@@ -70,8 +64,8 @@ def even_spread(frame: pd.DataFrame, n: int | None) -> pd.DataFrame:
 def elo_items(prompt_key: str, n_items: int | None = None, *, min_items: int = 1) -> pd.DataFrame:
     """The wide EloEverything rows of one prompt, sorted by human rank (1 = most preferred) and evenly spread over
     it (:func:`even_spread`; None: all 7,530 items). ``min_items``: the fewest items the caller's statistics need."""
-    if prompt_key not in ELO_FILES:
-        raise ValueError(f"prompt key {prompt_key!r} is not an EloEverything prompt; choose one of {list(ELO_FILES)}")
+    if prompt_key not in ELO_PROMPTS:
+        raise ValueError(f"prompt key {prompt_key!r} is not an EloEverything prompt; choose one of {list(ELO_PROMPTS)}")
     if n_items is not None and n_items < min_items:
         raise ValueError(f"n_items={n_items}: use at least {min_items} items (or None for all)")
     wide = _wide()

@@ -2,16 +2,29 @@
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import pandas as pd
 import yaml
 from rmlib.errors import as_list
 
-# The EloEverything files are named after their prompt; "greatest" is also the first optimal/pessimal prompt.
-ELO_PROMPTS: dict[str, str] = {
-    "greatest": "What, in one word, is the greatest thing ever?",
-    "greatest_single_thing_person_concept": "What one single thing, person, or concept is the greatest ever?",
-    "humans_most_prefer": "What is the single thing, person, or concept that humans most prefer?",
+@dataclass(frozen=True)
+class EloPrompt:
+    """One EloEverything prompt: its text and the file (in the data mirror) of the 10 RMs' scores under it."""
+
+    text: str
+    file: str
+
+
+# The one table of EloEverything prompts; "greatest" is also the first optimal/pessimal prompt.
+ELO_PROMPTS: dict[str, EloPrompt] = {
+    "greatest": EloPrompt("What, in one word, is the greatest thing ever?",
+                          "paper_facct2025/elo/greatest_thing_one_word.csv"),
+    "greatest_single_thing_person_concept": EloPrompt(
+        "What one single thing, person, or concept is the greatest ever?",
+        "paper_facct2025/elo/greatest_single_thing_person_concept.csv"),
+    "humans_most_prefer": EloPrompt("What is the single thing, person, or concept that humans most prefer?",
+                                    "paper_facct2025/elo/humans_most_prefer.csv"),
 }
 
 ADJECTIVE_VALENCE = {"best": "positive", "greatest": "positive", "good": "positive",
@@ -48,7 +61,7 @@ def _load_prompts(which: str) -> pd.DataFrame:
         df["valence"] = df["prompt_key"].map(ADJECTIVE_VALENCE)
         return df
     if which == "elo":
-        return pd.DataFrame({"prompt_key": list(ELO_PROMPTS), "prompt": list(ELO_PROMPTS.values())})
+        return pd.DataFrame({"prompt_key": list(ELO_PROMPTS), "prompt": [p.text for p in ELO_PROMPTS.values()]})
     if which == "factorial54":
         raw = yaml.safe_load(path("paper_iclr2026/config/prompts_54.yaml").read_text(encoding="utf-8"))
         df = pd.DataFrame({"prompt_key": list(raw), "prompt": list(raw.values())})
@@ -85,7 +98,7 @@ def prompt_text(key: str) -> str:
     """The text of one prompt, by key: an optimal/pessimal key ('greatest', 'best', 'worst'), an EloEverything key
     or a 54-prompt design key ('best_ever_one'). Chapters take prompts by key so that one name means one text."""
     if key in ELO_PROMPTS:
-        return ELO_PROMPTS[key]
+        return ELO_PROMPTS[key].text
     return str(prompt_table([key])["prompt"].iloc[0])
 
 

@@ -34,3 +34,16 @@ def test_elo_long_and_wide(data_dir):
     assert hit["reward"].item() == pytest.approx(float(r["LxzGordon/URM-LLaMa-3.1-8B"]))
     with pytest.raises(ValueError, match="long' or 'wide"):
         D.load_elo("tall")
+
+
+def test_one_table_of_elo_prompts_names_each_text_and_its_file():
+    """ELO_PROMPTS is the one table (it replaced ELO_PROMPTS for texts plus ELO_FILES for files): every prompt has its
+    text and a score file that the data manifest fetches and verifies."""
+    from rmlib.data import ELO_PROMPTS, load_prompts, prompt_text
+    from rmlib.data.manifest import load_manifest
+
+    fetched = {f.path for ds in load_manifest().values() for f in ds.files}
+    assert set(ELO_PROMPTS) == {"greatest", "greatest_single_thing_person_concept", "humans_most_prefer"}
+    for key, p in ELO_PROMPTS.items():
+        assert p.text.endswith("?") and prompt_text(key) == p.text and p.file in fetched, key
+    assert list(load_prompts("elo")["prompt"]) == [p.text for p in ELO_PROMPTS.values()]

@@ -86,10 +86,10 @@ def elo_setting(prompt_key: str = "greatest", *, models=None, n_items: int | Non
     ``n_items`` keeps that many items spread evenly over the human ranking (None: all). ``top_rm`` (an id or
     nickname) is the RM whose top items the "top" π_0 holds; None takes the most accurate over uniform pairs.
     """
-    from rmlib.data import ELO_FILES, load_elo
+    from rmlib.data import ELO_PROMPTS, load_elo
 
-    if prompt_key not in ELO_FILES:
-        raise ValueError(f"prompt_key={prompt_key!r}; choose one of {list(ELO_FILES)}")
+    if prompt_key not in ELO_PROMPTS:
+        raise ValueError(f"prompt_key={prompt_key!r}; choose one of {list(ELO_PROMPTS)}")
     wide = load_elo("wide")
     paper = list(wide.columns[6:])
     models = paper if models is None else as_list(models, "models")
