@@ -59,10 +59,15 @@ def forms_markdown(fs: dict, min_items: int) -> str:
             f"difference {form_mean.loc[f_hi, 'z_diff']:+.2f}) and **{f_lo}** items the most under-valued "
             f"({form_mean.loc[f_lo, 'rank_diff']:+.0f}, {form_mean.loc[f_lo, 'z_diff']:+.2f}); the rank and z "
             f"methods give the same sign for {fs['agree_sign']:.0%} of the forms. Among rated single words, positive "
-            f"words have a mean rank difference of {val_mean['rank_diff'].get('positive', float('nan')):+.0f} "
-            f"(n = {int(val_mean['n_items'].get('positive', 0))}) and negative words "
-            f"{val_mean['rank_diff'].get('negative', float('nan')):+.0f} "
-            f"(n = {int(val_mean['n_items'].get('negative', 0))}).")
+            f"words have a mean rank difference of {_band_diff(val_mean, 'positive')} and negative words "
+            f"{_band_diff(val_mean, 'negative')}.")
+
+
+def _band_diff(val_mean: pd.DataFrame, band: str) -> str:
+    """A valence band's mean rank difference and item count; 'n/a' where no item is in the band (not '+nan')."""
+    if band not in val_mean.index:
+        return "n/a (n = 0)"
+    return f"{val_mean.loc[band, 'rank_diff']:+.0f} (n = {int(val_mean.loc[band, 'n_items'])})"
 
 
 def _prompt_list(prompts: list[str]) -> str:
