@@ -132,8 +132,9 @@ def scatter(df: pd.DataFrame, x: str, y: str, *, tooltip: list[str] | None = Non
 
 
 def slope_ci(df: pd.DataFrame, label: str, estimate: str, lo: str, hi: str, *, color: str | None = None,
-             reference: float | None = 0.0, title: str = "", width: int = 360) -> alt.Chart:
-    """Dot-and-whisker plot of estimates (slopes, effect sizes) with their CIs, sorted by estimate."""
+             reference: float | None = 0.0, title: str = "", width: int = 360, x_title: str | None = None) -> alt.Chart:
+    """Dot-and-whisker plot of estimates (slopes, effect sizes) with their CIs, sorted by estimate; the x axis is
+    titled ``x_title`` (default: the estimate's column name)."""
     _require(df, label, estimate, lo, hi, color, what="slope_ci")
     bad = df[(df[lo] > df[estimate]) | (df[hi] < df[estimate])]
     if len(bad):
@@ -143,7 +144,8 @@ def slope_ci(df: pd.DataFrame, label: str, estimate: str, lo: str, hi: str, *, c
     y = alt.Y(f"{label}:N", sort=alt.EncodingSortField(field=estimate, order="descending"), title=None,
               axis=alt.Axis(labelLimit=260))
     enc_color = {"color": alt.Color(f"{color}:N")} if color else {}
-    rule = alt.Chart(d).mark_rule().encode(x=alt.X(f"{lo}:Q", title=estimate), x2=f"{hi}:Q", y=y, **enc_color)
+    rule = alt.Chart(d).mark_rule().encode(x=alt.X(f"{lo}:Q", title=x_title or estimate), x2=f"{hi}:Q", y=y,
+                                                 **enc_color)
     dots = alt.Chart(d).mark_circle(size=60, opacity=1).encode(
         x=f"{estimate}:Q", y=y, tooltip=_tooltip(d, keep), **enc_color)
     layers = [rule, dots]

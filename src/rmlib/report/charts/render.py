@@ -23,8 +23,8 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
-__all__ = ["RENDERER", "BUNDLE_NAME", "MAX_ROWS", "vega_bundle_js", "write_vega_bundle", "render_html",
-           "enable_offline", "tooltip"]
+__all__ = ["RENDERER", "BUNDLE_NAME", "MAX_ROWS", "HOUSE_CONFIG", "house_config", "vega_bundle_js",
+           "write_vega_bundle", "render_html", "enable_offline", "tooltip"]
 
 
 RENDERER = "rmlib_offline"
@@ -32,6 +32,20 @@ BUNDLE_NAME = "vega-embed-offline.js"
 MAX_ROWS = 10_000
 
 _state = {"bundle_sent": False, "renderer": "svg"}
+
+# What every chart of the book needs and Vega-Lite's defaults get wrong on long labels: legend labels are never cut
+# (the default stops at 160 px: "greatest_single_thing_person_co…"), and axis labels that would collide are thinned
+# rather than drawn on top of each other (Vega-Lite keeps the first and last label flush with the axis ends, where
+# they collide with their neighbours: "0.000.05").
+HOUSE_CONFIG = {"legend": {"labelLimit": 0}, "axis": {"labelOverlap": "greedy", "labelFlush": False}}
+
+
+def house_config(spec: dict) -> dict:
+    """``spec`` with :data:`HOUSE_CONFIG` under its ``config``; a setting the chart makes itself wins."""
+    config = dict(spec.get("config") or {})
+    for group, defaults in HOUSE_CONFIG.items():
+        config[group] = {**defaults, **(config.get(group) or {})}
+    return {**spec, "config": config}
 
 
 # --------------------------------------------------------------------------- offline rendering
@@ -71,7 +85,9 @@ def _in_book() -> bool:
 
 
 def render_html(spec: dict, *, renderer: str | None = None, inline_bundle: bool = False) -> str:
-    """HTML for one chart: a div and a script that calls ``vegaEmbed`` once it is loaded."""
+    """HTML for one chart (with the :func:`house_config`): a div and a script that calls ``vegaEmbed`` once it is
+    loaded."""
+    spec = house_config(spec)
     div_id = "rmlib-vis-" + uuid.uuid4().hex[:12]
     opts = {"renderer": renderer or _state["renderer"], "actions": {"export": True, "source": False,
                                                                      "compiled": False, "editor": False}}

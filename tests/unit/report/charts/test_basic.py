@@ -38,3 +38,13 @@ def test_a_histogram_by_group_keeps_each_shape_instead_of_stacking():
     assert many["facet"]["row"]["field"] == "group" and many["spec"]["encoding"]["y"]["stack"] is None
     values = next(iter(many["datasets"].values()))
     assert len(values) == 10 * 20 and sum(v["y"] for v in values) == 2000  # still bins, not rows
+
+
+def test_slope_ci_titles_its_axis_in_words_when_asked():
+    import pandas as pd
+
+    df = pd.DataFrame({"label": ["a", "b"], "est": [1.0, -1.0], "lo": [0.5, -2.0], "hi": [2.0, 0.0]})
+    plain = charts.slope_ci(df, "label", "est", "lo", "hi").to_dict()
+    named = charts.slope_ci(df, "label", "est", "lo", "hi", x_title="mean rank difference").to_dict()
+    assert plain["layer"][1]["encoding"]["x"]["title"] == "est"  # the column name, as before
+    assert named["layer"][1]["encoding"]["x"]["title"] == "mean rank difference"
