@@ -112,7 +112,8 @@ def test_agreement_is_plus_one_for_a_monotone_model_and_minus_one_for_a_reversed
     assert list(ag["model"][:3]) == ["S", "rev", "noisy"]   # labelled where a label is given, else the id
     by = ag.set_index(["prompt_key", "model"])
     assert by.loc[("greatest", "S"), "rho"] == pytest.approx(1) and by.loc[("prefer", "S"), "tau"] == pytest.approx(1)
-    assert by.loc[("greatest", "rev"), "rho"] == pytest.approx(-1) and by.loc[("greatest", "rev"), "tau"] == pytest.approx(-1)
+    rev = by.loc[("greatest", "rev")]
+    assert rev["rho"] == pytest.approx(-1) and rev["tau"] == pytest.approx(-1)
     noisy = by.loc[("greatest", "noisy")]
     assert 0 < noisy["ci_low"] < noisy["rho"] < noisy["ci_high"] < 1 and 0 < noisy["tau"] < noisy["rho"]
     assert ag["model_prompt"].iloc[0] == "S · greatest"
@@ -150,7 +151,8 @@ def test_method_robustness_reports_the_planted_extremes_and_the_overlaps():
     assert rob["other"] == "mean" and rob["most_over"][0] == OVER and rob["most_under"][0] == UNDER
     assert len(rob["consensus"]) == N and set(rob["consensus"]["prompt_key"]) == {"pooled"}
     r = rob["robust"]
-    assert set(zip(r["prompt_key"], r["direction"])) == {(k, d) for k in [*PROMPTS, "pooled"] for d in ("under", "over")}
+    lists = {(k, d) for k in [*PROMPTS, "pooled"] for d in ("under", "over")}
+    assert set(zip(r["prompt_key"], r["direction"])) == lists
     assert r["shared"].between(0, 3).all() and {"only_median", "only_mean"} <= set(r.columns)
     # the planted +-100 outliers squash every other z-score, so the two methods agree only in part
     assert 0 < rob["method_rho"] < 0.9

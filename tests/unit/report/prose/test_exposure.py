@@ -66,8 +66,8 @@ def test_shares_list_each_selected_matching_per_prompt_valence():
     text = prose.exposure.shares_markdown(_shares(0.2), ["bnc", "wordfreq"])
     pos, neg = text.splitlines()[:2]
     assert pos == ("- **Positive prompts:** positive slopes in 15 of 20 cells (75%; BNC, exact word form; shuffled "
-                   "shares 40%–60%, permutation p = 0.012), 18 of 20 cells (90%; wordfreq; shuffled shares 40%–60%, "
-                   "permutation p = 0.012).")
+                   "shares 40%–60%, permutation p = 0.012), 18 of 20 cells (90%; wordfreq; shuffled shares "
+                   "40%–60%, permutation p = 0.012).")
     assert neg.startswith("- **Negative prompts:** positive slopes in 6 of 20 cells (30%;") and "lemma" not in neg
     assert text.endswith("The shuffled baselines are narrow enough for the shares to be read against them.")
 

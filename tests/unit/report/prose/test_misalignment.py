@@ -77,7 +77,8 @@ def _forms(val_bands=("positive", "negative")) -> dict:
 def test_forms_name_the_most_over_and_under_valued_big_forms():
     text = pm.forms_markdown(_forms(), 20)
     # emoji has the largest rank difference but too few items to be named
-    assert "**dictionary word** items are the most over-valued form (mean rank difference +120, z difference +0.21)" in text
+    assert ("**dictionary word** items are the most over-valued form (mean rank difference +120, z difference "
+            "+0.21)") in text
     assert "**multi-word name** items the most under-valued (-311, -0.55)" in text and "emoji" not in text
     assert "the same sign for 67% of the forms" in text
     assert "positive words have a mean rank difference of +35 (n = 60) and negative words -81 (n = 40)." in text
@@ -99,7 +100,8 @@ def _by_prompt() -> pd.DataFrame:
 def test_themes_by_prompt_give_each_themes_prompts_and_flag_opposite_directions():
     text = pm.themes_by_prompt_markdown({"by_prompt": _by_prompt()}, share=0.1, aggregate="median")
     assert ("Each prompt's 10% most undervalued items (median over models under that prompt) are tested for each "
-            "theme, with one Benjamini–Hochberg FDR across the 6 theme × prompt tests (3 themes × 2 prompts)") in text
+            "theme, with one Benjamini–Hochberg FDR across the 6 theme × prompt tests (3 themes × 2 "
+            "prompts)") in text
     lines = {ln.split("**")[1]: ln for ln in text.splitlines() if ln.startswith("- **")}
     assert lines["nature"].startswith("- **nature**: over-represented on *greatest*. *greatest* ×2.40 (6 vs 2.5, FDR "
                                       "p = 0.004)")
@@ -138,7 +140,8 @@ def test_topics_give_the_coverage_the_significant_supersenses_and_each_pooled_th
     assert "2 items are in *human sexuality*, 1 of them through a word of the title other than its head." in text
     assert "1 of 2 supersenses differ from their share among all items after FDR: noun.act over (2 vs 0.8)." in text
     themes = [ln for ln in text.splitlines() if ln.startswith("- **")]
-    assert themes[0].startswith("- **human sexuality**") and "**over-represented** among the most undervalued" in themes[0]
+    assert themes[0].startswith("- **human sexuality**")
+    assert "**over-represented** among the most undervalued" in themes[0]
     assert "**under-represented**: the models undervalue these items *less* often" in themes[1]
     assert themes[1].endswith("; without the strata the ratio is 0.90.")
 
