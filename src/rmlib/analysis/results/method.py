@@ -1,12 +1,46 @@
 """The method chapter's results: what one sweep found (its best and worst token), the round-trip audit of each
-model's vocabulary, and the id-exact vs paper-mode demo (how often the two ways of scoring a token disagree)."""
+model's vocabulary, and the id-exact vs paper-mode demo (how often the two ways of scoring a token disagree). Each
+section is built where the chapter computes it, and its sentences are rendered from it
+(``rmlib/report/prose/templates/method.md.j2``)."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from rmlib.storage import ChapterResults, Num, Section, Table
 
-__all__ = ["ModesDemo", "MethodResults", "chapter_results"]
+__all__ = ["Extremes", "RoundTrip", "ModesDemo", "MethodResults", "extremes", "roundtrip", "modes_demo",
+           "chapter_results"]
+
+
+class Extremes(Section):
+    """The optimal and pessimal token of the first model's sweep of the first prompt."""
+
+    model: str
+    label: str  # the model's nickname (else its id)
+    prompt: str
+    reward_kind: str
+    n_tokens: int
+    top_k: int
+    best_token: str
+    best_reward: float
+    worst_token: str
+    worst_reward: float
+    p_best: Num  # log-prob rewards only: the optimal token's next-token probability
+    top_mass: Num  # ... and the top_k tokens' together
+
+
+class RoundTrip(Section):
+    """Which ids do not survive decode -> encode, per model, and how many BOS tokens each mode starts with."""
+
+    table: Table  # one row per model: ids checked and changed, share changed, leading BOS per mode
+    share_min: float
+    share_max: float
+    worst_model: str  # the model whose share changed is largest
+    worst_changed: int
+    worst_checked: int
+    bos_paper: list[int]
+    bos_exact: list[int]
 
 
 class ModesDemo(Section):
@@ -16,6 +50,7 @@ class ModesDemo(Section):
     untrained_head: bool
     n_ids: int
     share_scores_differ: Num
+    tolerance: Num  # |difference| above which two scores differ: 1% of the id-exact scores' SD
     n_round_trip_changed: int
     paper_n_bos_median: Num
     r_modes: Num  # correlation of the two modes' scores
@@ -23,29 +58,47 @@ class ModesDemo(Section):
 
 class MethodResults(ChapterResults):
     CHAPTERS = ("method",)
+    SCHEMA_VERSION = 2  # 2: the sweep's extremes and the audit are sections (extremes, roundtrip)
 
     models: list[str]
     reward_kinds: dict[str, str]
     prompts: list[str]
-    n_tokens: int  # tokens in the first model's sweep of the first prompt
-    best_token: str
-    best_reward: float
-    worst_token: str
-    worst_reward: float
-    audit: Table
+    extremes: Extremes
+    roundtrip: RoundTrip
     demo: ModesDemo
 
 
-def chapter_results(models: list[str], prompts: list[str], sweeps: pd.DataFrame, one: pd.DataFrame, ext: dict,
-                    audit: pd.DataFrame, demo_model: str, demo, both: pd.DataFrame, diff: dict) -> MethodResults:
-    """The chapter's results: ``one`` is the first sweep, ``ext`` its :func:`~rmlib.analysis.method.extremes`,
-    ``demo``/``both``/``diff`` the mode comparison (:func:`~rmlib.analysis.method.compare_modes`,
-    :func:`~rmlib.analysis.method.mode_differences`)."""
-    best, worst = ext["best"], ext["worst"]
-    return MethodResults(
-        models=models, reward_kinds=sweeps.groupby("model")["reward_kind"].first().to_dict(), prompts=prompts,
-        n_tokens=len(one), best_token=best.text, best_reward=best.reward, worst_token=worst.text,
-        worst_reward=worst.reward, audit=audit.drop(columns=["examples (id, decoded, re-encoded)"]),
-        demo=ModesDemo(model=demo_model, untrained_head=bool(demo.untrained_head), n_ids=len(both),
-                       share_scores_differ=diff["share_diff"], n_round_trip_changed=int((~both.round_trip_ok).sum()),
-                       paper_n_bos_median=both.n_bos.median(), r_modes=diff["r_modes"]))
+def extremes(one: pd.DataFrame, ext: dict, top_k: int) -> Extremes:
+    """The section of ``one`` (one model's sweep of one prompt, from :func:`rmlib.analysis.method.live_sweeps`) and
+    ``ext`` (:func:`rmlib.analysis.method.extremes`)."""
+    best, worst, first = ext["best"], ext["worst"], one.iloc[0]
+    return Extremes(model=first["model"], label=first["model_label"], prompt=first["prompt"],
+                    reward_kind=first["reward_kind"], n_tokens=len(one), top_k=top_k, best_token=best.text,
+                    best_reward=best.reward, worst_token=worst.text, worst_reward=worst.reward, p_best=ext["p_best"],
+                    top_mass=ext["top_mass"])
+
+
+def roundtrip(audit: pd.DataFrame) -> RoundTrip:
+    """The section of :func:`rmlib.analysis.method.roundtrip_table`'s table."""
+    worst = audit.loc[audit["share changed"].idxmax()]
+    return RoundTrip(table=audit.drop(columns=["examples (id, decoded, re-encoded)"]),
+                     share_min=audit["share changed"].min(), share_max=audit["share changed"].max(),
+                     worst_model=worst["model"], worst_changed=int(worst["ids changed by decode→encode"]),
+                     worst_checked=int(worst["ids checked"]), bos_paper=audit["leading BOS, paper mode"].tolist(),
+                     bos_exact=audit["leading BOS, id-exact"].tolist())
+
+
+def modes_demo(model: str, demo, both: pd.DataFrame, diff: dict) -> ModesDemo:
+    """The section of :func:`rmlib.analysis.method.compare_modes` (``demo``, ``both``) and its
+    :func:`~rmlib.analysis.method.mode_differences` (``diff``)."""
+    return ModesDemo(model=model, untrained_head=bool(demo.untrained_head), n_ids=len(both),
+                     share_scores_differ=diff["share_diff"], tolerance=diff["tol"],
+                     n_round_trip_changed=int((~both.round_trip_ok).sum()), paper_n_bos_median=np.median(both.n_bos),
+                     r_modes=diff["r_modes"])
+
+
+def chapter_results(models: list[str], prompts: list[str], sweeps: pd.DataFrame, ext: Extremes, trip: RoundTrip,
+                    demo: ModesDemo) -> MethodResults:
+    """The chapter's results from its sections."""
+    return MethodResults(models=models, reward_kinds=sweeps.groupby("model")["reward_kind"].first().to_dict(),
+                         prompts=prompts, extremes=ext, roundtrip=trip, demo=demo)

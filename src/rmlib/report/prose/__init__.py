@@ -1,9 +1,15 @@
-"""Findings in sentences, computed from the tables (no number typed in by hand), one module per chapter group.
+"""Findings in sentences (no number typed in by hand).
 
-Each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter cell shows it with
-``display(Markdown(...))``.
+The one mechanism, to which every chapter is moving: ``render.py`` renders a paragraph from a Jinja template per
+chapter, ``templates/<chapter>.md.j2`` (one macro per paragraph), given sections of the chapter's results type, so
+a chapter's sentences read as sentences in one file and the prose computes nothing. Done so far:
 
-* ``method.py``: a sweep's optimal and pessimal tokens, the round-trip audit, the id-exact vs paper-mode demo;
+* ``templates/method.md.j2``: a sweep's optimal and pessimal tokens, the round-trip audit, the id-exact vs
+  paper-mode demo.
+
+Not yet moved (each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter
+cell shows it with ``display(Markdown(...))``):
+
 * ``distributions.py``: what each run holds, how skewed the rewards are, what fills each tail;
 * ``heterogeneity.py``: what each run compares, how alike the models are, and what explains it;
 * ``misalignment.py``: the pages that set RMs against human ratings (about, elo_misalignment);
@@ -18,12 +24,13 @@ Each function takes what an :mod:`rmlib.analysis` function returned and gives ma
 * ``blinding.py``: the blinding chapter: whether hiding the identity descriptor shrinks the disparity.
 """
 from rmlib.report.prose import (blinding, distributions, exposure, finetuning, framing, heterogeneity, identity,
-                                implicit, implicit_explicit, method, misalignment, teaching)
+                                implicit, implicit_explicit, misalignment, teaching)
+from rmlib.report.prose.render import render
 from rmlib.report.prose.values import (anova_sentence, comparison_markdown, contrast_lines, describe_panel,
                                        describe_prompt_subset, direction_markdown, findings_markdown, interaction_markdown,
                                        missing_families_markdown, score_label, scores_markdown, word_pair_markdown)
 
-__all__ = ["blinding", "distributions", "exposure", "finetuning", "framing", "heterogeneity", "identity", "implicit", "implicit_explicit", "method", "misalignment", "teaching",
+__all__ = ["blinding", "distributions", "exposure", "finetuning", "framing", "heterogeneity", "identity", "implicit", "implicit_explicit", "misalignment", "teaching", "render",
            "describe_prompt_subset", "contrast_lines", "describe_panel", "anova_sentence", "findings_markdown",
            "direction_markdown", "scores_markdown", "score_label", "missing_families_markdown", "word_pair_markdown",
            "comparison_markdown", "interaction_markdown"]

@@ -1,0 +1,81 @@
+"""The one way a chapter's sentences are written: a Jinja template per chapter, rendered from its results.
+
+``templates/<chapter>.md.j2`` holds one macro per paragraph the chapter says (``{% macro extremes(s) %}``), so a
+reader can read a chapter's sentences as sentences, in one file, and a test can render each from planted results.
+A macro takes sections of the chapter's results type (:mod:`rmlib.analysis.results`) and never computes: every
+number it shows is a field there, and a choice of words is made from a field (``{% if s.p_best is not none %}``).
+The phrase helpers below are the filters the templates share, so a number is written the same way on every page.
+
+Undefined names are errors (a renamed field fails the chapter's prose test, not silently blanks a sentence).
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+
+import jinja2
+
+from rmlib.report.tables import show_whitespace
+
+__all__ = ["render", "num", "pct", "count", "signed", "whitespace", "FILTERS"]
+
+
+def _finite(x) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+
+def num(x, spec: str = ".2f") -> str:
+    """A number as the prose writes it (``—`` when it was not computed)."""
+    return format(x, spec) if _finite(x) else "—"
+
+
+def pct(x, digits: int = 1) -> str:
+    """A share as a percentage: ``0.123`` -> ``12.3%``."""
+    return format(x, f".{digits}%") if _finite(x) else "—"
+
+
+def count(n) -> str:
+    """A count with thousands separators: ``7530`` -> ``7,530``."""
+    return format(int(n), ",") if _finite(n) else "—"
+
+
+def signed(x, spec: str = "+.2f") -> str:
+    """A difference with its sign: ``0.2`` -> ``+0.20``."""
+    return format(x, spec) if _finite(x) else "—"
+
+
+def whitespace(text: str) -> str:
+    """A token's text with its leading and trailing spaces made visible (``␣``), as the tables show them."""
+    return show_whitespace(text)
+
+
+FILTERS = {"num": num, "pct": pct, "count": count, "signed": signed, "whitespace": whitespace}
+
+
+@functools.lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("rmlib.report.prose", "templates"),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             autoescape=False, keep_trailing_newline=False)
+    env.filters.update(FILTERS)
+    return env
+
+
+def _paragraphs(text: str) -> str:
+    """Markdown from a macro's output: each paragraph's lines joined with single spaces, paragraphs kept apart."""
+    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip())]
+    return "\n\n".join(p for p in paras if p)
+
+
+def render(chapter: str, part: str, **context) -> str:
+    """Paragraph ``part`` of chapter ``chapter``'s sentences (macro ``part`` of ``templates/<chapter>.md.j2``),
+    rendered from ``context`` (sections of the chapter's results)."""
+    try:
+        template = _environment().get_template(f"{chapter}.md.j2")
+    except jinja2.TemplateNotFound:
+        raise KeyError(f"no sentences for chapter {chapter!r}: add rmlib/report/prose/templates/{chapter}.md.j2") from None
+    macro = getattr(template.module, part, None)
+    if macro is None:
+        raise KeyError(f"templates/{chapter}.md.j2 has no macro {part!r}")
+    return _paragraphs(str(macro(**context)))
