@@ -44,8 +44,8 @@ One name per concept across chapters:
 | `SWEEP_PROMPT_KEYS`, `PROFILE_PROMPT_KEYS` | where one chapter computes two prompt sets: its whole-vocabulary sweeps; its value-profile words |
 | `PROMPT_TEXT(S)`, `COMPUTE_PROMPT_TEXT` | prompts given as text rather than by key (any question of your own) |
 | `TOKENS` | compute: the first N token ids, `[start, stop]`, or `None` (whole vocabulary) |
-| `N_PERMUTATIONS` | draws of a permutation test |
-| `N_BOOTSTRAP` | bootstrap resamples of a confidence interval |
+| `N_RESAMPLES` | resamples of a permutation test or a bootstrap |
+| `N_RESAMPLES_CI` | bootstrap resamples of the confidence intervals, where a chapter also runs a permutation test |
 | `N_SHUFFLES` | rounds of a shuffled-score (noise) baseline |
 | `TOP_K` | how many top and bottom items a table or chart shows |
 | `SEED`, `DTYPE` | random seed of sampling and resampling; compute dtype (`None`: bfloat16 on CPU) |

@@ -50,6 +50,7 @@ FULL_SKIP = {
 # A path segment ending in "[]" goes through every record of that list.
 RENAMES: list[tuple[str, str, str]] = [
     ("big_two", "love_freedom[].score", "love_freedom[].reward"),  # the reward column is `reward` everywhere
+    ("elo_misalignment", "topics.n_permutations", "topics.n_resamples"),  # one name for a resampling count (#26)
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of

@@ -172,7 +172,7 @@ def form_summary(mis: pd.DataFrame, consensus: pd.DataFrame, *, n_resamples: int
 
 
 def undervalued_topics(consensus: pd.DataFrame, *, per_prompt: pd.DataFrame | None = None, share: float = 0.1,
-                       strata: int = 10, n_permutations: int = 999) -> dict:
+                       strata: int = 10, n_resamples: int = 999) -> dict:
     """Which of the paper's themes are over- or under-represented among the ``share`` most undervalued items under
     each prompt, and, pooled over prompts, which themes and WordNet supersenses are (permutation test within
     ``strata`` bins of the human rank, and without them), and whether items without a topic are.
@@ -192,8 +192,8 @@ def undervalued_topics(consensus: pd.DataFrame, *, per_prompt: pd.DataFrame | No
     themes = theme_members(with_topic).rename(columns={"theme": "topic"})
     enrich = {}
     for name, labels in (("supersense", with_topic[["item", "topic"]]), ("theme", themes)):
-        strat = topic_enrichment(labels, flagged, universe=with_topic["item"], strata=bins, n_resamples=n_permutations)
-        plain = topic_enrichment(labels, flagged, universe=with_topic["item"], n_resamples=n_permutations)
+        strat = topic_enrichment(labels, flagged, universe=with_topic["item"], strata=bins, n_resamples=n_resamples)
+        plain = topic_enrichment(labels, flagged, universe=with_topic["item"], n_resamples=n_resamples)
         enrich[name] = strat.merge(plain[["topic", "ratio", "p_fdr"]], on="topic", suffixes=("", "_unstratified"))
     by_prompt = pd.DataFrame()
     if per_prompt is not None:
@@ -201,9 +201,9 @@ def undervalued_topics(consensus: pd.DataFrame, *, per_prompt: pd.DataFrame | No
         flagged_by = {key: d.nsmallest(max(1, int(round(share * len(d)))), "rank_diff")["item"]
                       for key, d in pp.groupby("prompt_key", sort=False)}
         by_prompt = topic_enrichment_by(themes, flagged_by, group="prompt", universe=with_topic["item"], strata=bins,
-                                        n_resamples=n_permutations)
+                                        n_resamples=n_resamples)
     no_topic = topic_enrichment(tp.assign(topic=np.where(tp["topic"].isna(), "no topic", "has a topic")), flagged,
-                                strata=bins, n_resamples=n_permutations).set_index("topic")
+                                strata=bins, n_resamples=n_resamples).set_index("topic")
     return {"topics": tp, "with_topic": with_topic, "n_flagged": n_flag, "enrich": enrich, "by_prompt": by_prompt,
             "no_topic": no_topic}
 
@@ -224,10 +224,10 @@ def _by_prompt_records(by_prompt: pd.DataFrame) -> list[dict]:
     return by_prompt.assign(direction=by_prompt["direction"].replace("", "none"))[cols].to_dict("records")
 
 
-def topics_summary(tp: dict, *, share: float, strata: int, n_permutations: int) -> dict:
+def topics_summary(tp: dict, *, share: float, strata: int, n_resamples: int) -> dict:
     """The numbers the chapter keeps of :func:`undervalued_topics` (and the settings that produced them)."""
     return {"n_items": int(len(tp["topics"])), "n_with_topic": int(len(tp["with_topic"])), "n_flagged": tp["n_flagged"],
-            "undervalued_share": share, "strata": strata, "n_permutations": n_permutations,
+            "undervalued_share": share, "strata": strata, "n_resamples": n_resamples,
             "no_topic": tp["no_topic"].reset_index().to_dict("records"),
             "themes_by_prompt": _by_prompt_records(tp["by_prompt"]),
             "theme_prompts": theme_prompts(tp["by_prompt"]) if len(tp["by_prompt"]) else {},

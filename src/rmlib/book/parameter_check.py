@@ -33,6 +33,9 @@ RENAMED = {
     "PROMPT_KEYS": ("PROFILE_PROMPT_KEYS", "COMPUTE_PROMPT_KEYS"),  # implicit_rewards; longer_answers
     "PROMPTS": ("PROMPT_TEXTS",),                                 # method
     "COMPUTE_PROMPT": ("COMPUTE_PROMPT_TEXT",),                   # good_teachers
+    # one name for a resampling count (#26): N_RESAMPLES, and N_RESAMPLES_CI where a chapter has two
+    "N_BOOTSTRAP": ("N_RESAMPLES_CI", "N_RESAMPLES"),             # elo_misalignment; blinding, distributions
+    "N_PERMUTATIONS": ("N_RESAMPLES",),                           # heterogeneity, value profiles, implicit_rewards
 }
 
 

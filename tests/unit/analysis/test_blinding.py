@@ -12,7 +12,7 @@ def test_planted_bias_is_measured_exactly(planted):
     assert run.usable and run.mean_mass == pytest.approx(1.0)
     t = run.table
     assert len(t) == 4 * 8 * 4 and t.groupby("condition").size().eq(32).all()
-    res = B.disparity(t, n_boot=300)
+    res = B.disparity(t, n_resamples=300)
     by = res["by_axis"].set_index(["condition", "axis"])
     for axis, terms in (("religion", ["Christian", "Muslim", "Jewish", "Buddhist"]),
                         ("age", ["young", "middle-aged", "old", "elderly"])):
@@ -41,7 +41,7 @@ def test_planted_bias_is_measured_exactly(planted):
 
 def test_paper_points_on_the_planted_scorer(planted):
     _, scorer, run = planted
-    res = B.disparity(run.table, n_boot=300)
+    res = B.disparity(run.table, n_resamples=300)
     k = res["contrast"].set_index(["axis", "measure"])
     gap = max(scorer.PLANTED[d] for d in ("Christian", "Muslim", "Jewish", "Buddhist")) - scorer.PLANTED["Muslim"]
     assert k.loc[("religion", "gap"), "difference"] == pytest.approx((scorer.IGNORE_FACTOR - scorer.REPLICA_FACTOR) * gap)
@@ -83,11 +83,11 @@ def test_behaviour_on_the_planted_scorer(planted):
 def test_disparity_with_too_few_templates_gives_no_interval_and_no_verdict(planted):
     _, scorer, run = planted
     two = run.table[run.table["template"].isin(sorted(run.table["template"].unique())[:2])]
-    res = B.disparity(two, n_boot=50)
+    res = B.disparity(two, n_resamples=50)
     assert res["by_axis"]["gap_ci_low"].isna().all()
     assert set(res["change"]["verdict"]) == {"too few templates"}
     with pytest.raises(ValueError, match="not balanced"):
-        B.disparity(run.table.iloc[1:], n_boot=10)
+        B.disparity(run.table.iloc[1:], n_resamples=10)
 
 
 def test_a_model_pushed_away_from_its_replicas_answer_is_flagged():

@@ -196,14 +196,14 @@ def test_theme_prompts_and_the_summary_records():
                                  "no_topic": pd.DataFrame([rec("no topic")]).set_index("topic"),
                                  "enrich": {"theme": pd.DataFrame([rec("nature")]),
                                             "supersense": pd.DataFrame([rec("noun.act")])}},
-                                share=0.25, strata=1, n_permutations=99)
+                                share=0.25, strata=1, n_resamples=99)
     assert (summary["n_items"], summary["n_with_topic"], summary["n_flagged"]) == (4, 2, 1)
     assert [r["direction"] for r in summary["themes_by_prompt"] if r["topic"] == "art"] == ["none", "none"]
     assert summary["theme_prompts"] == tp and summary["no_topic"] == [{"topic": "no topic", "direction": ""}]
     empty = hr.topics_summary({**{"topics": items, "with_topic": items.dropna(), "n_flagged": 1,
                                   "no_topic": pd.DataFrame([rec("no topic")]).set_index("topic"),
                                   "enrich": {"theme": pd.DataFrame(), "supersense": pd.DataFrame()}},
-                               "by_prompt": pd.DataFrame()}, share=0.25, strata=1, n_permutations=99)
+                               "by_prompt": pd.DataFrame()}, share=0.25, strata=1, n_resamples=99)
     assert empty["themes_by_prompt"] == [] and empty["theme_prompts"] == {}
 
 
@@ -232,7 +232,7 @@ def test_items_without_a_topic_and_a_theme_planted_among_the_most_undervalued(mo
                               "rank_diff": planted + rng.normal(0, 10, 100)})
     per_prompt = pd.concat([consensus.assign(prompt_key="greatest"),
                             consensus.assign(prompt_key="pooled", rank_diff=-consensus["rank_diff"])])
-    tp = hr.undervalued_topics(consensus, per_prompt=per_prompt, share=0.1, strata=1, n_permutations=199)
+    tp = hr.undervalued_topics(consensus, per_prompt=per_prompt, share=0.1, strata=1, n_resamples=199)
     assert tp["n_flagged"] == 10 and len(tp["topics"]) == 100
     assert len(tp["with_topic"]) == 90 and not tp["with_topic"]["item"].isin(blanks).any()
     nt = tp["no_topic"]
@@ -245,7 +245,7 @@ def test_items_without_a_topic_and_a_theme_planted_among_the_most_undervalued(mo
     # the 'pooled' rows of the per-prompt table are not a prompt (reversed there, they would flag other items)
     bp = tp["by_prompt"]
     assert set(bp["prompt"]) == {"greatest"} and bp.set_index("topic").loc["nature", "n_flagged"] == 4
-    assert hr.undervalued_topics(consensus, share=0.1, strata=1, n_permutations=99)["by_prompt"].empty
+    assert hr.undervalued_topics(consensus, share=0.1, strata=1, n_resamples=99)["by_prompt"].empty
 
 
 # --------------------------------------------------------------------------- rank_trajectories

@@ -82,13 +82,13 @@ def test_a_theme_undervalued_on_one_prompt_and_overvalued_on_another_is_reported
     pooled = per_prompt.groupby("item", as_index=False, sort=False).agg(human_rank=("human_rank", "first"),
                                                                          rank_diff=("rank_diff", "mean"))
     pooled["rank_diff"] += rng.normal(0, 10, len(pooled))  # the other models' noise: nature's spread as others
-    tp = hr.undervalued_topics(pooled, per_prompt=per_prompt, share=0.1, strata=1, n_permutations=999)
+    tp = hr.undervalued_topics(pooled, per_prompt=per_prompt, share=0.1, strata=1, n_resamples=999)
     nature = tp["by_prompt"][tp["by_prompt"]["topic"] == "nature"].set_index("prompt")
     assert nature.loc["p1", "direction"] == "over" and nature.loc["p2", "direction"] == "under"
     assert nature.loc["p1", "n_flagged"] == 20 and nature.loc["p2", "n_flagged"] == 0  # 10% of 200 flagged each
     assert hr.theme_prompts(tp["by_prompt"])["nature"] == {"over": ["p1"], "under": ["p2"]}
     assert tp["enrich"]["theme"].set_index("topic").loc["nature", "direction"] == ""  # pooled: cancelled
-    s = hr.topics_summary(tp, share=0.1, strata=1, n_permutations=999)
+    s = hr.topics_summary(tp, share=0.1, strata=1, n_resamples=999)
     rec = [r for r in s["themes_by_prompt"] if r["topic"] == "nature"]
     assert {r["prompt"]: r["direction"] for r in rec} == {"p1": "over", "p2": "under"}
     assert s["theme_prompts"]["nature"]["under"] == ["p2"]

@@ -185,3 +185,14 @@ def test_a_bad_test_parameter_file_is_a_clear_error(tmp_path, monkeypatch):
     ch = book.chapter("about")
     with pytest.raises(book.BookError, match="MODLES"):
         ch.check([("about.test.yaml", ch.test_parameters)])
+
+
+@pytest.mark.parametrize("chapter, old, new", [("blinding", "N_BOOTSTRAP", "N_RESAMPLES"),
+                                                ("elo_misalignment", "N_BOOTSTRAP", "N_RESAMPLES_CI"),
+                                                ("heterogeneity", "N_PERMUTATIONS", "N_RESAMPLES")])
+def test_a_resampling_count_has_one_name(chapter, old, new):
+    """One name per concept (#26 item 5): an old parameter file's N_BOOTSTRAP / N_PERMUTATIONS gets the new name."""
+    with pytest.raises(book.BookError, match=f"'{old} \\(renamed {new}\\)'"):
+        book.parameters(chapter, overrides={old: 99})
+    for name in book.chapters():
+        assert not {"N_BOOTSTRAP", "N_PERMUTATIONS"} & set(book.declared_parameters(name)), name

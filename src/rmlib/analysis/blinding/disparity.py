@@ -38,7 +38,7 @@ def _interval(draws: np.ndarray, confidence: float, ok: bool) -> tuple[float, fl
     return float(lo), float(hi)
 
 
-def disparity(table: pd.DataFrame, *, n_boot: int = 2000, confidence: float = 0.95, seed: int = 0,
+def disparity(table: pd.DataFrame, *, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0,
               min_templates: int = 3) -> dict[str, pd.DataFrame]:
     """Disparity in P(yes) across the descriptors of each axis, per model and condition, with bootstrap intervals
     over templates (the same draws for every model, axis and condition: paired).
@@ -67,7 +67,7 @@ def disparity(table: pd.DataFrame, *, n_boot: int = 2000, confidence: float = 0.
     n_t = len(templates)
     ok = n_t >= min_templates
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n_t, size=(n_boot, n_t))
+    idx = rng.integers(0, n_t, size=(n_resamples, n_t))
     axes = list(dict.fromkeys(table["axis"]))
     by_axis, change, effects, contrast = [], [], [], []
     for model, mt in table.groupby("model", sort=False):

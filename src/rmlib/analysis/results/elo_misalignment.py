@@ -48,7 +48,7 @@ class TopicsResults(Section):
     n_flagged: int
     undervalued_share: float
     strata: int
-    n_permutations: int
+    n_resamples: int
     no_topic: Table
     themes_by_prompt: list[ThemeByPrompt]
     theme_prompts: JsonData  # {theme: {"over": [prompts], "under": [prompts]}}
@@ -59,6 +59,7 @@ class TopicsResults(Section):
 
 class EloMisalignmentResults(ChapterResults):
     CHAPTERS = ("elo_misalignment",)
+    SCHEMA_VERSION = 2  # 2: topics.n_permutations is topics.n_resamples (one name for the resampling count)
 
     mode: Literal[hr.MODES]
     models: list[str]
@@ -86,10 +87,10 @@ class EloMisalignmentResults(ChapterResults):
 
 def chapter_results(mode: str, elo: hr.EloScores, agreement: pd.DataFrame, aggregate: str, rob: dict, fs: dict,
                     tp: dict, traj: dict, *, share: float, strata: int,
-                    n_permutations: int) -> EloMisalignmentResults:
+                    n_resamples: int) -> EloMisalignmentResults:
     """The chapter's results from its scores (:func:`hr.elo_scores`), :func:`hr.human_agreement`,
     :func:`hr.method_robustness` (``rob``), :func:`hr.form_summary` (``fs``), :func:`hr.undervalued_topics` (``tp``,
-    run with ``share``, ``strata`` and ``n_permutations``) and :func:`hr.rank_trajectories` (``traj``)."""
+    run with ``share``, ``strata`` and ``n_resamples``) and :func:`hr.rank_trajectories` (``traj``)."""
     return EloMisalignmentResults(
         mode=mode, models=elo.models, reward_kinds=elo.kinds, prompt_keys=elo.prompt_keys, n_items=len(elo.items),
         human_elo_same_across_prompts=elo.same_elo, interval="Bonett-Wright",
@@ -99,5 +100,5 @@ def chapter_results(mode: str, elo: hr.EloScores, agreement: pd.DataFrame, aggre
         aggregate_robustness=rob["robust"],
         **{k: rob[k] for k in ("method_rho", "overlap_over", "overlap_under", "most_over", "most_under")},
         form_rank_diff=fs["form_mean"]["rank_diff"].to_dict(), form_z_diff=fs["form_mean"]["z_diff"].to_dict(),
-        topics=hr.topics_summary(tp, share=share, strata=strata, n_permutations=n_permutations),
+        topics=hr.topics_summary(tp, share=share, strata=strata, n_resamples=n_resamples),
         n_trajectory_items=len(traj["chosen"]))

@@ -12,7 +12,7 @@ from rmlib.storage import read_results, write_results
 
 def test_the_results_of_the_planted_scorer_are_typed_and_read_back(planted, tmp_path):
     design, _, run = planted
-    res = B.disparity(run.table, n_boot=50)
+    res = B.disparity(run.table, n_resamples=50)
     beh = B.behaviour(run.table)
     tokens = pd.DataFrame({"model": ["stub"], "answer": ["Yes"], "token_id": [1]})
     out = results.chapter_results(design, {"stub": run}, {"gone-rm": "not trained here"}, "float32", tokens, beh,

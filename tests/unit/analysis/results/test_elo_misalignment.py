@@ -55,7 +55,7 @@ def _pieces() -> tuple:
 def _results(mode="published", aggregate="median") -> results.EloMisalignmentResults:
     elo, agreement, rob, fs, tp, traj = _pieces()
     return results.chapter_results(mode, elo, agreement, aggregate, rob, fs, tp, traj, share=0.1, strata=1,
-                                   n_permutations=99)
+                                   n_resamples=99)
 
 
 def test_the_results_of_planted_scores_are_typed_and_read_back(tmp_path):

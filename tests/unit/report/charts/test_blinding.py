@@ -11,7 +11,7 @@ from rmlib.report.charts import blinding as C
 @pytest.fixture(scope="module")
 def res(planted):
     _, _, run = planted
-    return B.disparity(run.table, n_boot=200)
+    return B.disparity(run.table, n_resamples=200)
 
 
 def _rows(spec: dict) -> list[dict]:

@@ -13,7 +13,7 @@ from rmlib.report.prose import blinding as P
 
 def test_sentences_follow_the_verdicts(planted):
     _, _, run = planted
-    r = B.disparity(run.table, n_boot=200)
+    r = B.disparity(run.table, n_resamples=200)
     beh = B.behaviour(run.table)
     ch = r["change"].set_index(["condition", "axis", "measure"])
     s = P.verdict_sentence(ch.loc[("told_to_ignore", "all axes", "gap")].to_dict() | {"condition": "told_to_ignore"})
