@@ -1,4 +1,5 @@
-"""The distributions chapter in both modes: moments with CIs, tail composition, shared vocabulary."""
+"""The distributions chapter in both modes: moments with CIs, tail composition, shared vocabulary, and the sections
+its sentences are rendered from."""
 from __future__ import annotations
 
 
@@ -22,5 +23,10 @@ def test_distributions_published_and_compute(chapter, data_ready):
     assert r["skew_summary"]["published"]["n"] == 3
     assert r["skew_summary"]["published"]["n_negative"] + r["skew_summary"]["published"]["n_positive"] <= 3
     sk = max(moments, key=lambda m: abs(m["estimate"]))
-    assert f"skewness {sk['estimate']:.2f}" in md
+    assert r["shape"]["most_asymmetric"]["model"] == sk["model"] and r["shape"]["skew"]["n"] == 3 + 2
+    assert f"skewness {sk['estimate']:.2f}" in md  # the sentence states the section
+    assert r["answer_sets"]["published"]["n_models"] == 3 and r["answer_sets"]["compute"]["n_lm"] == 2
+    assert "2 are LMs whose reward is the log-probability" in md
+    assert [m["model"] for m in r["tails"]["compute"]["models"]] == r["answer_sets"]["compute"]["models"]
+    assert r["word_share"]["computed"] and len(r["word_share"]["models"]) == 2
     assert "implicit" in md and n_charts >= 4

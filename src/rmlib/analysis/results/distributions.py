@@ -1,7 +1,8 @@
 """The distributions chapter's results: per run (published EloEverything items, a token sweep) and model, the shape of
 the reward distribution (moments and tail asymmetry with bootstrap CIs, and how many RMs are reliably skewed either
 way), what fills its top and bottom tails, which token features separate the tails, and how many token texts the
-swept tokenizers share."""
+swept tokenizers share. Each section is built where the chapter computes it, and its sentences are rendered from it
+(``rmlib/report/prose/templates/distributions.md.j2``)."""
 from __future__ import annotations
 
 from typing import Literal
@@ -11,11 +12,24 @@ import pandas as pd
 from rmlib.analysis import distributions
 from rmlib.storage import ChapterResults, Num, Record, Section, Table
 
-__all__ = ["RunName", "SkewCounts", "Moment", "TailAsymmetry", "DistributionsResults", "skew_counts",
-           "chapter_results"]
+__all__ = ["RunName", "AnswerSet", "SkewCounts", "Moment", "TailAsymmetry", "Shape", "DominantKind", "TailKinds",
+           "WordShareRow", "WordShare", "DistributionsResults", "answer_set", "skew_counts", "shape", "tail_kinds",
+           "word_share", "shared_vocabulary_size", "chapter_results"]
 
 #: the runs a chapter can have (``MODE="both"`` has the two)
 RunName = Literal["published", "compute"]
+
+
+class AnswerSet(Section):
+    """What one run holds: its models, how many answers each scored, and how many are LMs (implicit rewards)."""
+
+    run: RunName
+    models: list[str]
+    n_models: int
+    n_answers_min: int
+    n_answers_max: int
+    same_size: bool  # every model scored as many answers
+    n_lm: int  # models whose reward is an LM's log-probability of the answer
 
 
 class SkewCounts(Section):
@@ -49,33 +63,137 @@ class TailAsymmetry(Record):
     n: int
 
 
+class Shape(Section):
+    """Over every run together: how many skewness CIs exclude 0 either way, the most asymmetric distribution (largest
+    |skewness|), and how many tail-asymmetry ratios have a CI wholly below / above 1."""
+
+    skew: SkewCounts
+    most_asymmetric: Moment
+    n_ratio_below_1: int  # a longer low tail
+    n_ratio_above_1: int
+
+
+class DominantKind(Record):
+    """One model's most common kind of answer in its top and in its bottom tail, with its share there and its lift
+    (share in the tail / share in the whole set)."""
+
+    model: str
+    top_value: str
+    top_share: float
+    top_lift: Num
+    bottom_value: str
+    bottom_share: float
+    bottom_lift: Num
+
+
+class TailKinds(Section):
+    """One run's tails (``k`` answers each): what dominates each, per model."""
+
+    run: RunName
+    k: int
+    models: list[DominantKind]
+
+
+class WordShareRow(Record):
+    """One model's share of whole words in its top and bottom tails, with the CI of the difference."""
+
+    model: str
+    top_mean: Num
+    bottom_mean: Num
+    difference: Num
+    ci_low: Num
+    ci_high: Num
+
+
+class WordShare(Section):
+    """The whole-word feature of :func:`~rmlib.analysis.distributions.token_feature_tails`, per model; ``computed`` is
+    False without a compute run (published scores are of EloEverything items, not tokens)."""
+
+    computed: bool
+    models: list[WordShareRow]
+
+
 class DistributionsResults(ChapterResults):
     CHAPTERS = ("distributions",)
+    SCHEMA_VERSION = 2  # 2: adds the sections the sentences are rendered from (answer_sets, shape, tails, word_share)
 
     mode: Literal[distributions.MODES]
     runs: list[RunName]
+    answer_sets: dict[RunName, AnswerSet]
     skew_summary: dict[RunName, SkewCounts]
+    shape: Shape
     moments: list[Moment]
     asymmetry: list[TailAsymmetry]
     composition: dict[RunName, Table]  # per run: each model's tail shares by kind of answer, with CIs and lift
+    tails: dict[RunName, TailKinds]
     features: Table  # compute runs: token features of the top against the bottom tail (empty without one)
+    word_share: WordShare
     shared_vocabulary_size: int | None  # token texts every swept tokenizer has; None without two swept models
+
+
+def answer_set(run: str, df: pd.DataFrame) -> AnswerSet:
+    """The section of one run of :func:`~rmlib.analysis.distributions.answer_runs`."""
+    kinds = df.groupby("model", sort=False)["reward_kind"].first()
+    sizes = df.groupby("model", sort=False).size()
+    return AnswerSet(run=run, models=list(kinds.index), n_models=len(kinds), n_answers_min=sizes.min(),
+                     n_answers_max=sizes.max(), same_size=sizes.min() == sizes.max(),
+                     n_lm=kinds.str.startswith("LM").sum())
+
+
+def _skew(sk: pd.DataFrame) -> SkewCounts:
+    return SkewCounts(n=len(sk), n_negative=(sk["ci_high"] < 0).sum(), n_positive=(sk["ci_low"] > 0).sum())
 
 
 def skew_counts(mom: pd.DataFrame) -> dict[str, SkewCounts]:
     """Per run: how many distributions there are, and how many are skewed negatively / positively (CI excludes 0)."""
     sk = mom[mom["moment"] == "skewness"]
-    return {run: SkewCounts(n=len(g), n_negative=(g["ci_high"] < 0).sum(), n_positive=(g["ci_low"] > 0).sum())
-            for run, g in sk.groupby("run")}
+    return {run: _skew(g) for run, g in sk.groupby("run")}
 
 
-def chapter_results(mode: str, runs: dict[str, pd.DataFrame], mom: pd.DataFrame, asym: pd.DataFrame,
-                    comps: dict[str, pd.DataFrame], feats: pd.DataFrame,
-                    shared: pd.DataFrame | None) -> DistributionsResults:
-    """The chapter's results from its runs and what the shape (:func:`~rmlib.analysis.distributions.shape_statistics`),
-    tail (:func:`~rmlib.analysis.distributions.tail_compositions`,
-    :func:`~rmlib.analysis.distributions.token_feature_tails`) and shared-vocabulary cells computed."""
+def _record(row: pd.Series) -> dict:
+    return row.drop(labels=["model_run"], errors="ignore").to_dict()
+
+
+def shape(mom: pd.DataFrame, asym: pd.DataFrame) -> Shape:
+    """The section of :func:`~rmlib.analysis.distributions.shape_statistics`' moments and tail asymmetries."""
+    sk = mom[mom["moment"] == "skewness"]
+    return Shape(skew=_skew(sk), most_asymmetric=Moment(**_record(sk.loc[sk["estimate"].abs().idxmax()])),
+                 n_ratio_below_1=(asym["ci_high"] < 1).sum(), n_ratio_above_1=(asym["ci_low"] > 1).sum())
+
+
+def tail_kinds(run: str, comp: pd.DataFrame) -> TailKinds:
+    """The section of one run's :func:`~rmlib.analysis.distributions.tail_compositions` table."""
+    rows = []
+    for m, c in comp.groupby("model", sort=False):
+        top = c[c["tail"] == "top"].nlargest(1, "share").iloc[0]
+        bot = c[c["tail"] == "bottom"].nlargest(1, "share").iloc[0]
+        rows.append(DominantKind(model=m, top_value=top.value, top_share=top.share, top_lift=top.lift,
+                                 bottom_value=bot.value, bottom_share=bot.share, bottom_lift=bot.lift))
+    return TailKinds(run=run, k=int(comp.loc[comp["tail"] == "top", "n"].iloc[0]), models=rows)
+
+
+def word_share(features: pd.DataFrame) -> WordShare:
+    """The section of :func:`~rmlib.analysis.distributions.token_feature_tails` (an empty frame: no compute run)."""
+    if features.empty:
+        return WordShare(computed=False, models=[])
+    w = features[features["feature"] == "is_word"]
+    return WordShare(computed=True, models=[WordShareRow(**r) for r in w[list(WordShareRow.model_fields)]
+                                            .to_dict(orient="records")])
+
+
+def shared_vocabulary_size(shared: pd.DataFrame | None) -> int | None:
+    """How many token texts :func:`~rmlib.analysis.distributions.shared_vocabulary` found (None: not computed)."""
+    return None if shared is None else len(shared)
+
+
+def chapter_results(mode: str, answers: dict[str, AnswerSet], mom: pd.DataFrame, asym: pd.DataFrame,
+                    shape_section: Shape, comps: dict[str, pd.DataFrame], tails: dict[str, TailKinds],
+                    feats: pd.DataFrame, words: WordShare, shared_size: int | None) -> DistributionsResults:
+    """The chapter's results from its sections and the tables the shape
+    (:func:`~rmlib.analysis.distributions.shape_statistics`) and tail
+    (:func:`~rmlib.analysis.distributions.tail_compositions`,
+    :func:`~rmlib.analysis.distributions.token_feature_tails`) cells computed."""
     return DistributionsResults(
-        mode=mode, runs=list(runs), skew_summary=skew_counts(mom), moments=mom.drop(columns=["model_run"]),
-        asymmetry=asym.drop(columns=["model_run"]), composition=comps, features=feats,
-        shared_vocabulary_size=None if shared is None else len(shared))
+        mode=mode, runs=list(answers), answer_sets=answers, skew_summary=skew_counts(mom), shape=shape_section,
+        moments=mom.drop(columns=["model_run"]), asymmetry=asym.drop(columns=["model_run"]), composition=comps,
+        tails=tails, features=feats, word_share=words, shared_vocabulary_size=shared_size)
