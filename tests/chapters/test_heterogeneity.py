@@ -20,11 +20,22 @@ def test_heterogeneity_published_and_compute(chapter, data_ready):
     assert (pm["design"], pm["given"], pm["n_models"]) == ("same base family", "similar size (log10 params)", 5)
     assert pm["r"] is None or (-1 <= pm["r"] <= 1 and 0 < pm["p"] <= 1)
     assert len(pub["partial_mantels"]) == 6 and "held fixed" in md
-    best = max(pub["rsa"], key=lambda x: x["r"])
-    assert ("best matches the τ matrix" in md) == (best["r"] > 0 and best["p"] < 0.05)
+    best, d = max(pub["rsa"], key=lambda x: x["r"]), pub["designs"]
+    assert (d["best_design"], d["best_r"]) == (best["design"], best["r"]) and d["status"] == "tested"
+    assert d["verdict"] == ("match" if best["r"] > 0 and best["p"] < 0.05 else "chance" if best["r"] > 0
+                            else "no positive r")
+    assert ("best matches the τ matrix" in md) == (d["verdict"] == "match")
+    assert d["base_given_size"] == pm
     assert sum(pub["mds_explained"]) <= 1 + 1e-9
+    assert [pub["mds"]["first_axis"], pub["mds"]["second_axis"]] == pub["mds_explained"]
     assert set(comp["reward_kinds"].values()) == {"LM log-prob (implicit reward)"}
-    assert comp["rsa"] == [] and "RSA needs at least 4 models" in md
+    assert comp["rsa"] == [] and comp["designs"]["status"] == "too few models" and "RSA needs at least 4 models" in md
+    assert comp["about"]["n_implicit"] == 3
     assert 3 <= comp["n_items"] <= 300
+    a = pub["agreement"]
+    assert (a["tau_min"], a["tau_median"], a["tau_max"]) == (pub["tau_min"], pub["tau_median"], pub["tau_max"])
+    assert (a["rbo_top_median"], a["rbo_bottom_median"]) == (pub["rbo_top_median"], pub["rbo_bottom_median"])
     assert f"{pub['tau_median']:.2f}" in md and "implicit" in md
+    assert f"ranges from {a['tau_min']:.2f} ({a['least_alike'][0]} vs {a['least_alike'][1]})" in md  # the section, said
+    assert f"a median gap of {a['rbo_gap']:+.2f}" in md
     assert n_charts >= 4

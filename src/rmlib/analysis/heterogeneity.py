@@ -5,8 +5,9 @@ A *run* is one set of models scored on one set of items: the published EloEveryt
 (:func:`computed_run`). For each run the chapter computes the similarity matrices (Kendall, Spearman, RBO from the top
 and from the bottom) and an MDS map (:func:`similarities`), a shuffled-score floor (:func:`noise_floor`), the most and
 least alike pairs (:func:`tau_extremes`), and whether shared base, developer or size explains the similarity (RSA,
-:func:`similarity_designs`, :func:`design_rsa`), and, because the designs overlap (models that share a base are often of
-similar size), whether each still matches with another held fixed (partial Mantel tests, :func:`design_partial_mantel`).
+:func:`similarity_designs`, :func:`design_rsa`; which design matches, :func:`best_design`), and, because the designs
+overlap (models that share a base are often of similar size), whether each still matches with another held fixed
+(partial Mantel tests, :func:`design_partial_mantel`).
 The chapter's results type is :mod:`rmlib.analysis.results.heterogeneity`.
 """
 from __future__ import annotations
@@ -25,10 +26,11 @@ from rmlib import engine
 
 __all__ = ["SimilarityRun", "MODES", "published_run", "computed_run", "similarities", "noise_floor",
            "tau_extremes", "similarity_designs", "design_rsa", "design_partial_mantel", "base_given_size",
-           "statistic_titles", "BASE_DESIGN", "SIZE_DESIGN"]
+           "design_given", "best_design", "statistic_titles", "BASE_DESIGN", "SIZE_DESIGN", "ALPHA"]
 
 MODES = ("published", "compute", "both")
 BASE_DESIGN, SIZE_DESIGN = "same base family", "similar size (log10 params)"
+ALPHA = 0.05  # a design matches the τ matrix only with a Mantel permutation p below this
 
 
 def statistic_titles(rbo_p: float) -> dict[str, str]:
@@ -188,12 +190,29 @@ def design_partial_mantel(run: SimilarityRun, designs: dict[str, pd.DataFrame], 
     return run.partial
 
 
-def base_given_size(run: SimilarityRun) -> dict | None:
-    """The partial Mantel test the base-model claim rests on: same base family given similar size (a row of
-    ``run.partial``), or None when either design was not available."""
+def design_given(run: SimilarityRun, design: str, given: str) -> dict | None:
+    """The partial Mantel test of ``design`` with ``given`` held fixed (a row of ``run.partial``), or None when
+    either design was not available."""
     p = run.partial
     if not len(p):
         return None
-    hit = p[(p["design"] == BASE_DESIGN) & (p["given"] == SIZE_DESIGN)]
+    hit = p[(p["design"] == design) & (p["given"] == given)]
     return hit.iloc[0].to_dict() if len(hit) else None
 
+
+def base_given_size(run: SimilarityRun) -> dict | None:
+    """The partial Mantel test the base-model claim rests on: same base family given similar size (a row of
+    ``run.partial``), or None when either design was not available."""
+    return design_given(run, BASE_DESIGN, SIZE_DESIGN)
+
+
+def best_design(rsa: pd.DataFrame, alpha: float = ALPHA) -> dict | None:
+    """Which design matches the τ matrix: the row of ``rsa`` (:func:`design_rsa`) with the largest Mantel r, and its
+    ``verdict``: "match" if that r is positive and its permutation p below ``alpha``, "chance" if it is positive but
+    not beyond chance, "no positive r" if every r is at or below 0 (a null or negative r matches nothing). None when
+    no design was tested."""
+    if not len(rsa):
+        return None
+    best = rsa.loc[rsa["r"].idxmax()]
+    verdict = "no positive r" if best.r <= 0 else "chance" if best.p >= alpha else "match"
+    return {"design": best.design, "r": best.r, "p": best.p, "n_models": int(best.n_models), "verdict": verdict}
