@@ -28,17 +28,24 @@ def test_framing_published_tiny(chapter):
         assert row["pos_prompts"] == pytest.approx(row["s_pp"] - row["s_np"])
         assert row["neg_prompts"] == pytest.approx(row["s_nn"] - row["s_pn"])
         assert row["framing"] == pytest.approx((row["pos_prompts"] + row["neg_prompts"]) / 2)
-    halves = r["halves_summary"]
+    found = r["halves_found"]
+    halves = found["summary"]
     for h in ("pos_prompts", "neg_prompts"):
         assert sum(halves[h][k] for k in ("holds", "reversed", "unclear")) == halves[h]["n"] == 2
         assert f"for **{halves[h]['holds']} of 2** models" in md
     cells = {c["half"]: c for c in r["cell_counts_by_half"]}
     assert cells["pos_prompts"]["n_cells"] == cells["neg_prompts"]["n_cells"] == 2 * 2  # models x prompts of a valence
+    assert (found["pos_cells"], found["neg_congruent_steeper"]) == (cells["pos_prompts"]["n_cells"],
+                                                                  cells["neg_prompts"]["n_congruent_steeper"])
+    assert f"Prompt by prompt: {found['neg_congruent_steeper']} of {found['neg_cells']} cells." in md
     # the two scored RMs tilt toward positive words: opposite halves, reported as such (not as "no effect")
     assert halves["pos_prompts"]["reversed"] == 0 and halves["neg_prompts"]["reversed"] == 2
     assert "opposite signs" in md and "averages such halves to near zero" in md
     # the influential words explain the weak half, and the page reads rewards, not oriented scores, for word lists
     assert r["weak_half"] == "neg_prompts" and "Why the lexicons disagree" in md
+    why = r["disagreement"]
+    assert why["weak_prompts"] == "negative prompts" and f"*{why['down_words'][0]}*" in md
+    assert r["scored"]["n_models"] == 2 and f"for {r['scored']['n_words']:,} distinct dictionary words" in md
     afinn_down = [w for w in r["influential_words"]["afinn"] if w["half"] == "neg_prompts"
                   and w["direction"] == "pulls down"]
     assert afinn_down[0]["valence"] == -5 and afinn_down[0]["mean_y"] < -1  # an obscenity the RMs do not name
