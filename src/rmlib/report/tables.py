@@ -9,7 +9,8 @@ import pandas as pd
 from rmlib.data.tokens import show_whitespace
 from rmlib.stats import require_columns, top_bottom
 
-__all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "MAX_ROWS_SHOWN"]
+__all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "gcg_extremes_table",
+           "MAX_ROWS_SHOWN"]
 
 MAX_ROWS_SHOWN = 15   # a longer table scrolls inside a box of about this height
 
@@ -63,3 +64,14 @@ def table_html(df: pd.DataFrame, *, max_rows: int = MAX_ROWS_SHOWN) -> str:
     height = f"{1.9 * (max_rows + 1):.0f}em"
     return (f'<div class="rmlib-table-note">{len(df):,} rows (scroll)</div>'
             f'<div class="rmlib-scroll" style="max-width: 100%; max-height: {height}; overflow: auto;">{html}</div>')
+
+
+def gcg_extremes_table(comparison: pd.DataFrame) -> pd.DataFrame:
+    """The best (max) and worst (min) response a GCG search found at each length, beside the one-token extreme
+    (``comparison``: :func:`rmlib.analysis.longer_answers.compare_with_one_token`), its columns named for a reader."""
+    cols = ["model", "prompt_key", "direction", "length", "best_text", "best", "one_token_text", "one_token_extreme",
+            "n_beyond", "n_restarts"]
+    require_columns(comparison, cols, "gcg_extremes_table")
+    return comparison[cols].rename(columns={"best_text": "response found", "best": "reward",
+                                            "one_token_text": "one-token extreme", "one_token_extreme": "its reward",
+                                            "n_beyond": "restarts beyond it", "n_restarts": "restarts"})
