@@ -42,6 +42,14 @@ def test_mere_exposure_published_tiny(chapter):
     # published mode has no base-LM log-probs: the LM-control section is left out, not shown empty (#28 item 4)
     assert "Does the RM double-count" not in md and r["kl"] == [] and n_charts >= 3
     assert len(r["pooled"]) == 2 * 3  # models x frequency matchings
+    # the sections the sentences are rendered from state the stored tables
+    assert r["scores"]["n_models"] == 2 and r["scores"]["n_words"] > 0 and r["lm_control"]["has_reference"] is False
+    assert [v["prompts"] for v in r["verdicts"]["valences"]] == ["positive", "negative"]
+    assert all([(x["source"], x["n_above"], x["n_below"]) for x in v["rows"]]
+               == [(x["source"], x["n_above"], x["n_below"]) for x in r["by_model"] if x["prompts"] == v["prompts"]]
+               for v in r["verdicts"]["valences"])
+    assert r["dictionaries"]["n_combinations"] == len(r["by_dictionary"])
+    assert f"In {r['shares']['n_wide']} of {r['shares']['n_rows']} rows" in md or r["shares"]["n_wide"] == 0
 
 
 def test_mere_exposure_compute_smollm2(chapter, needs_smollm2):
@@ -51,4 +59,4 @@ def test_mere_exposure_compute_smollm2(chapter, needs_smollm2):
     # the implicit RM's reward is its own log-prob: the KL comparison is the identity, and the prose says so
     assert len(r["kl"]) == 2 and all(k["rho_reward_vs_lm_logprob"] == pytest.approx(1.0) for k in r["kl"])
     assert all(k["reward_slope"] == pytest.approx(k["lm_slope"]) for k in r["kl"])
-    assert "No trained RM was given" in md
+    assert "No trained RM was given" in md and r["lm_control"]["n_rm_cells"] == 0 and r["lm_control"]["n_lm_cells"] == 2

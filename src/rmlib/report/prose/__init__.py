@@ -6,6 +6,8 @@ a chapter's sentences read as sentences in one file and the prose computes nothi
 
 * ``templates/method.md.j2``: a sweep's optimal and pessimal tokens, the round-trip audit, the id-exact vs
   paper-mode demo.
+* ``templates/mere_exposure.md.j2``: what was scored, slopes against shuffled baselines, the verdict per model,
+  what an RM pays for beyond its base LM.
 * ``templates/framing.md.j2``: what was scored, the slopes, each half of the claim, why lexicons differ.
 
 Not yet moved (each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter
@@ -15,7 +17,6 @@ cell shows it with ``display(Markdown(...))``):
 * ``heterogeneity.py``: what each run compares, how alike the models are, and what explains it;
 * ``misalignment.py``: the pages that set RMs against human ratings (about, elo_misalignment);
 * ``identity.py``: the identity terms chapter: where RMs place identity items and words against people;
-* ``exposure.py``: the mere exposure chapter: slopes against shuffled baselines, the verdict per model;
 * ``values.py``: the value chapters (Big Two, MFD2, implicit rewards): findings from the value tables;
 * ``implicit.py``: the implicit-rewards chapter: base or instruct, logits vs log-probs, LM vs RM answers;
 * ``finetuning.py``: the fine-tuning chapter: training, evaluation, the base imprint, the source ablation;
@@ -23,14 +24,14 @@ cell shows it with ``display(Markdown(...))``):
 * ``implicit_explicit.py``: the implicit_vs_explicit chapter: accuracy per set, token reliance, DPO displacement;
 * ``blinding.py``: the blinding chapter: whether hiding the identity descriptor shrinks the disparity.
 """
-from rmlib.report.prose import (blinding, distributions, exposure, finetuning, heterogeneity, identity,
+from rmlib.report.prose import (blinding, distributions, finetuning, heterogeneity, identity,
                                 implicit, implicit_explicit, misalignment, teaching)
 from rmlib.report.prose.render import render
 from rmlib.report.prose.values import (anova_sentence, comparison_markdown, contrast_lines, describe_panel,
                                        describe_prompt_subset, direction_markdown, findings_markdown, interaction_markdown,
                                        missing_families_markdown, score_label, scores_markdown, word_pair_markdown)
 
-__all__ = ["blinding", "distributions", "exposure", "finetuning", "heterogeneity", "identity", "implicit", "implicit_explicit", "misalignment", "teaching", "render",
+__all__ = ["blinding", "distributions", "finetuning", "heterogeneity", "identity", "implicit", "implicit_explicit", "misalignment", "teaching", "render",
            "describe_prompt_subset", "contrast_lines", "describe_panel", "anova_sentence", "findings_markdown",
            "direction_markdown", "scores_markdown", "score_label", "missing_families_markdown", "word_pair_markdown",
            "comparison_markdown", "interaction_markdown"]
