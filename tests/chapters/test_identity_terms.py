@@ -27,9 +27,12 @@ def test_identity_terms_published_tiny(chapter):
     assert f"({worst['excess']:+.0f}; gap {worst['gap']:+.0f})" in md
     assert all(row["excess"] == pytest.approx(row["gap"] - row["expected_gap"]) for row in items.values())
     assert r["elo"]["human_bins"] == identity.HUMAN_BINS and r["elo"]["n_below_raw"] is None
-    assert r["words"]["level"] == "word" and r["words"]["n_universe"] > 500
+    w = r["words"]
+    assert w["level"] == "word" and w["n_universe"] > 500 and w["n_terms"] > 0 and w["human_source"] == "Warriner"
+    assert f"are among the {w['n_universe']:,} scored words that Warriner rates" in md  # the sentence states the section
     assert r["elo"]["n_below"] is None  # two RMs: no interval over RMs, so no count of reliable gaps
-    assert r["n_flagged"] == sum(data.identity_terms()["pejorative_in_some_uses"]) and n_charts >= 3
+    assert r["terms"]["n_flagged"] == sum(data.identity_terms()["pejorative_in_some_uses"]) and n_charts >= 3
+    assert f"{r['terms']['n_terms']} identity terms: {r['terms']['n_holistic_bias']} from HolisticBias" in md
 
 
 def test_identity_terms_compute_smollm2(chapter, needs_smollm2):
@@ -40,4 +43,6 @@ def test_identity_terms_compute_smollm2(chapter, needs_smollm2):
     rows = r["words"]["rows"]
     assert len({row["word"] for row in rows}) > 20
     assert all(row["token_pct_min"] <= row["token_pct_max"] and row["n_variants"] >= 1 for row in rows)
-    assert "Single tokens are fragile evidence" in md and "implicit reward" in md
+    fragile = r["words"]["fragile"]
+    assert f"**Single tokens are fragile evidence.** {fragile['n_wide']} of {fragile['n_rows']} term" in md
+    assert "implicit reward" in md and "compute-mode** run" in md

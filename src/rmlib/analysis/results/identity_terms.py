@@ -1,7 +1,9 @@
-"""The identity-terms chapter's results: where the RMs place EloEverything items that name a group of people against
-people's placement (the gap, and its excess over the gap expected at the item's human rank, with how many items sit
-reliably below or above; published mode only), and where identity words fall among the scored dictionary words or
-swept tokens of any model (``words``, when any term is among them)."""
+"""The identity-terms chapter's results: the terms (how many from each source, how many flagged), where the RMs place
+EloEverything items that name a group of people against people's placement (the gap, and its excess over the gap
+expected at the item's human rank, with the items that sit reliably below or above; published mode only), and where
+identity words fall among the scored dictionary words or swept tokens of any model (``words``). Each section is
+built where the chapter computes it, and its sentences are rendered from it
+(``rmlib/report/prose/templates/identity_terms.md.j2``)."""
 from __future__ import annotations
 
 from typing import Literal
@@ -9,9 +11,26 @@ from typing import Literal
 import pandas as pd
 
 from rmlib.analysis import identity
-from rmlib.storage import ChapterResults, Section, Table
+from rmlib.storage import ChapterResults, Num, Section, Table
 
-__all__ = ["BinCounts", "EloResults", "WordsResults", "IdentityTermsResults", "elo_results", "chapter_results"]
+__all__ = ["Terms", "BinCounts", "OtherBins", "ItemGap", "EloResults", "ValenceGap", "Fragile", "WordsResults",
+           "IdentityTermsResults", "SOURCE_NAMES", "FRAGILE_POINTS", "terms", "elo_results", "words",
+           "chapter_results"]
+
+#: The human valence norms as the page names them.
+SOURCE_NAMES = {"warriner": "Warriner", "afinn": "AFINN", "vader": "VADER"}
+#: Spellings of one word whose percentiles differ by more than this many points make a token row fragile.
+FRAGILE_POINTS = 25.0
+
+
+class Terms(Section):
+    """The identity terms: how many, from which source, how many flagged."""
+
+    n_terms: int
+    n_holistic_bias: int  # from HolisticBias (including those also in Dixon et al.)
+    n_dixon: int  # from Dixon et al. (including those also in HolisticBias)
+    n_both: int
+    n_flagged: int  # terms pejorative in some uses
 
 
 class BinCounts(Section):
@@ -21,6 +40,22 @@ class BinCounts(Section):
     n_above: int
 
 
+class OtherBins(Section):
+    """The adjusted counts with a number of bins other than the chapter's."""
+
+    bins: int
+    n_below: int
+    n_above: int
+
+
+class ItemGap(Section):
+    """One item as the verdict names it: its row (flagged †), its excess over the expected gap and its gap."""
+
+    row: str
+    excess: Num
+    gap: Num
+
+
 class EloResults(Section):
     """EloEverything items that name an identity term, scored by the paper RMs."""
 
@@ -28,35 +63,78 @@ class EloResults(Section):
     by_axis: Table  # mean gap per HolisticBias axis, CI over the items' terms
     n_models: int
     n_items: int
+    model_pct_mean: Num  # the items' mean RM percentile
+    human_pct_mean: Num  # ... and human percentile
+    has_interval: bool  # enough RMs (min_models) for an interval over RMs, so for a verdict
+    min_models: int
     # on the excess over the expected gap (the verdict); *_raw: on the gap against zero; None with too few RMs
     n_below: int | None
     n_above: int | None
     n_below_raw: int | None
     n_above_raw: int | None
+    below: list[ItemGap]  # the items reliably below, by excess (empty with too few RMs)
+    above: list[ItemGap]  # ... and above
+    worst: list[ItemGap]  # the three largest negative excesses, interval or not
     human_bins: int
+    bin_points: float  # the width of a bin in percentile points
     baseline: str
     adjusted_by_bins: dict[str, BinCounts]  # {bins: counts}, empty with too few RMs
+    other_bins: list[OtherBins]  # the same for the bin counts other than human_bins
+
+
+class ValenceGap(Section):
+    """The mean gap of the identity words under the prompts of one valence."""
+
+    prompt_valence: str
+    gap: Num  # mean over the term rows
+    n_terms: int
+
+
+class Fragile(Section):
+    """Token runs: how many term × prompt-valence rows have spellings far apart."""
+
+    points: float
+    n_wide: int  # rows whose spellings' percentiles differ by more than ``points``
+    n_rows: int
 
 
 class WordsResults(Section):
     """Identity words among the scored words (published dictionary words, or word-like tokens of a sweep)."""
 
     level: Literal["word", "token"]
+    level_text: str  # the level in words, for the page (for tokens with each model's reward kind)
+    human_source: str  # the valence norms, as the page names them (SOURCE_NAMES)
+    n_terms: int  # identity terms among the rated words (0: none, and the tables are empty)
     rows: Table  # per term × prompt valence: mean percentiles and gap (and the spread over spellings for tokens)
     by_axis: Table  # mean gap per axis × prompt valence, CI over terms
-    n_universe: int  # median number of rated words a term is ranked among
+    n_universe: int | None  # median number of rated words a term is ranked among
+    by_valence: list[ValenceGap]
+    fragile: Fragile | None  # token runs only
 
 
 class IdentityTermsResults(ChapterResults):
     CHAPTERS = ("identity_terms",)
+    # 2: n_terms, n_flagged move into terms; words is always there (n_terms 0 when none is among the rated words)
+    SCHEMA_VERSION = 2
 
     mode: Literal[identity.MODES]
+    terms: Terms
     elo: EloResults | None = None  # published mode only
-    words: WordsResults | None = None  # None when no identity term is among the scored words
+    words: WordsResults
     models: list[str]
     reward_kinds: list[str]
-    n_terms: int
-    n_flagged: int  # terms pejorative in some uses
+
+
+def terms(table: pd.DataFrame) -> Terms:
+    """The section of :func:`rmlib.data.identity_terms`."""
+    source = table["source"]
+    return Terms(n_terms=len(table), n_holistic_bias=int((source != "dixon").sum()),
+                 n_dixon=int((source != "holistic_bias").sum()), n_both=int((source == "both").sum()),
+                 n_flagged=int(table["pejorative_in_some_uses"].sum()))
+
+
+def _item_gaps(items: pd.DataFrame) -> list[ItemGap]:
+    return [ItemGap(row=r.row, excess=r.excess, gap=r.gap) for r in items.itertuples()]
 
 
 def elo_results(items: pd.DataFrame, verdicts: dict, n_models: int, sensitivity: dict,
@@ -64,23 +142,39 @@ def elo_results(items: pd.DataFrame, verdicts: dict, n_models: int, sensitivity:
     """The item-level numbers from :func:`identity.identity_items` (``items``), :func:`identity.item_verdicts`,
     :func:`identity.bin_sensitivity` (empty without enough RMs) and :func:`identity.axis_gaps`."""
     enough = n_models >= identity.MIN_MODELS_FOR_CI
-    return EloResults(items=items.drop(columns=["row"]), by_axis=by_axis, n_models=n_models,
-                      **identity.verdicts_summary(items, verdicts, enough),
-                      adjusted_by_bins={str(b): c for b, c in sensitivity.items()})
+    summary = identity.verdicts_summary(items, verdicts, enough)
+    bins = summary["human_bins"]
+    return EloResults(items=items.drop(columns=["row"]), by_axis=by_axis, n_models=n_models, **summary,
+                      model_pct_mean=items["model_pct"].mean(), human_pct_mean=items["human_pct"].mean(),
+                      has_interval=enough, min_models=identity.MIN_MODELS_FOR_CI,
+                      below=_item_gaps(verdicts["below"]) if enough else [],
+                      above=_item_gaps(verdicts["above"]) if enough else [], worst=_item_gaps(verdicts["worst"]),
+                      bin_points=100 / bins, adjusted_by_bins={str(b): c for b, c in sensitivity.items()},
+                      other_bins=[OtherBins(bins=b, **c) for b, c in sensitivity.items() if b != bins])
 
 
-def _words_results(words: dict, mode: str) -> WordsResults | None:
-    if not len(words["table"]):
-        return None
-    return WordsResults(level="word" if mode == "published" else "token", rows=words["table"].drop(columns=["row"]),
-                        by_axis=words["by_axis"], n_universe=int(words["ranks"]["n_universe"].median()))
+def words(iw: dict, mode: str, human_source: str, fragile_points: float = FRAGILE_POINTS) -> WordsResults:
+    """The section of :func:`identity.identity_words` (``iw``) read against ``human_source``'s norms."""
+    table = iw["table"]
+    name = SOURCE_NAMES.get(human_source, human_source)
+    level = "word" if mode == "published" else "token"
+    if not len(table):
+        return WordsResults(level=level, level_text=iw["level"], human_source=name, n_terms=0, rows=[], by_axis=[],
+                            n_universe=None, by_valence=[], fragile=None)
+    by_valence = [ValenceGap(prompt_valence=pv, gap=g["gap"].mean(), n_terms=g["word"].nunique())
+                  for pv, g in table.groupby("prompt_valence")]
+    fragile = None
+    if "token_pct_min" in table:
+        wide = (table["token_pct_max"] - table["token_pct_min"]) > fragile_points
+        fragile = Fragile(points=fragile_points, n_wide=int(wide.sum()), n_rows=len(table))
+    return WordsResults(level=level, level_text=iw["level"], human_source=name, n_terms=table["word"].nunique(),
+                        rows=table.drop(columns=["row"]), by_axis=iw["by_axis"],
+                        n_universe=int(iw["ranks"]["n_universe"].median()), by_valence=by_valence, fragile=fragile)
 
 
-def chapter_results(mode: str, terms: pd.DataFrame, words: dict, elo: EloResults | None = None) -> IdentityTermsResults:
-    """The chapter's results from the identity terms, :func:`identity.identity_words` (``words``) and, in published
-    mode, :func:`elo_results`."""
-    scored = words["words"]
-    return IdentityTermsResults(mode=mode, elo=elo, words=_words_results(words, mode),
-                                models=sorted(scored["model"].unique()),
-                                reward_kinds=sorted(scored["reward_kind"].unique()), n_terms=len(terms),
-                                n_flagged=int(terms["pejorative_in_some_uses"].sum()))
+def chapter_results(mode: str, terms: Terms, scored: pd.DataFrame, words: WordsResults,
+                    elo: EloResults | None = None) -> IdentityTermsResults:
+    """The chapter's results from its sections; ``scored`` is the scores read (``words`` of
+    :func:`identity.identity_words`), for the models and their reward kinds."""
+    return IdentityTermsResults(mode=mode, terms=terms, elo=elo, words=words, models=sorted(scored["model"].unique()),
+                                reward_kinds=sorted(scored["reward_kind"].unique()))
