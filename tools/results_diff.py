@@ -51,6 +51,15 @@ FULL_SKIP = {
 RENAMES: list[tuple[str, str, str]] = [
     ("big_two", "love_freedom[].score", "love_freedom[].reward"),  # the reward column is `reward` everywhere
     ("elo_misalignment", "topics.n_permutations", "topics.n_resamples"),  # one name for a resampling count (#26)
+    # the chapters whose sentences are rendered from sections of their results (#26 item 2) moved these keys
+    *[("method", k, f"extremes.{k}") for k in ("n_tokens", "best_token", "best_reward", "worst_token",
+                                               "worst_reward")],
+    ("method", "audit", "roundtrip.table"),
+    ("longer_answers", "published", "published.table"), ("longer_answers", "comparison", "comparison.table"),
+    ("longer_answers", "category_sharing", "sharing.table"),
+    *[("longer_answers", k, f"search.{k}") for k in ("models", "absent", "prompts", "lengths", "restarts", "steps")],
+    ("framing", "halves_summary", "halves_found.summary"), ("framing", "halves_outcome", "halves_found.outcome"),
+    ("identity_terms", "n_terms", "terms.n_terms"), ("identity_terms", "n_flagged", "terms.n_flagged"),
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of
@@ -159,8 +168,17 @@ def run_side(source: str, out: Path, sets: list[str], only: list[str] | None = N
 
 # --------------------------------------------------------------------------- diffing
 
+def _put(data: dict, path: str, value) -> None:
+    """Set dotted ``path`` in ``data`` to ``value``, creating the dicts on the way (a key moved into a section)."""
+    *parents, last = path.split(".")
+    for key in parents:
+        data = data.setdefault(key, {})
+    data[last] = value
+
+
 def _rename(data, old: str, new: str) -> bool:
-    """Move the value at dotted path ``old`` to ``new`` (a segment ``key[]`` maps over the records of a list)."""
+    """Move the value at dotted path ``old`` to ``new`` (a segment ``key[]`` maps over the records of a list; below
+    their common prefix, ``new`` may be deeper than ``old``: a key moved into a section)."""
     head, _, rest = old.partition(".")
     if head.endswith("[]"):
         items = data.get(head[:-2]) if isinstance(data, dict) else None
@@ -171,7 +189,7 @@ def _rename(data, old: str, new: str) -> bool:
     if not rest:
         if not isinstance(data, dict) or head not in data:
             return False
-        data[new] = data.pop(head)
+        _put(data, new, data.pop(head))
         return True
     return isinstance(data, dict) and head in data and _rename(data[head], rest, new.partition(".")[2])
 

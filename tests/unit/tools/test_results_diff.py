@@ -63,3 +63,9 @@ def test_the_full_set_skips_every_chapter_without_a_published_mode():
     cheap = {"about", "claims"}  # no models: the about page reads one file, claims reads the others' results
     compute_only = {n for n in book.chapters() if "MODE" not in book.declared_parameters(n)} - cheap
     assert compute_only <= set(rd.FULL_SKIP), sorted(compute_only - set(rd.FULL_SKIP))
+
+
+def test_a_key_moved_into_a_section_is_mapped():
+    before = {"n_terms": 3, "published": [{"r": 1}], "keep": 1}
+    assert rd._rename(before, "n_terms", "terms.n_terms") and rd._rename(before, "published", "published.table")
+    assert before == {"terms": {"n_terms": 3}, "published": {"table": [{"r": 1}]}, "keep": 1}
