@@ -6,17 +6,17 @@ a chapter's sentences read as sentences in one file and the prose computes nothi
 
 * ``templates/method.md.j2``: a sweep's optimal and pessimal tokens, the round-trip audit, the id-exact vs
   paper-mode demo.
-* ``templates/mere_exposure.md.j2``: what was scored, slopes against shuffled baselines, the verdict per model,
-  what an RM pays for beyond its base LM.
-* ``templates/framing.md.j2``: what was scored, the slopes, each half of the claim, why lexicons differ.
+* ``templates/heterogeneity.md.j2``: what each run compares, how alike the models are, and what explains it.
+* ``templates/distributions.md.j2``: what each run holds, how skewed the rewards are, what fills each tail.
 * ``templates/identity_terms.md.j2``: the identity terms chapter: the terms, where RMs place identity items and
   words against people.
+* ``templates/framing.md.j2``: what was scored, the slopes, each half of the claim, why lexicons differ.
+* ``templates/mere_exposure.md.j2``: what was scored, slopes against shuffled baselines, the verdict per model,
+  what an RM pays for beyond its base LM.
 
 Not yet moved (each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter
 cell shows it with ``display(Markdown(...))``):
 
-* ``distributions.py``: what each run holds, how skewed the rewards are, what fills each tail;
-* ``heterogeneity.py``: what each run compares, how alike the models are, and what explains it;
 * ``misalignment.py``: the pages that set RMs against human ratings (about, elo_misalignment);
 * ``values.py``: the value chapters (Big Two, MFD2, implicit rewards): findings from the value tables;
 * ``implicit.py``: the implicit-rewards chapter: base or instruct, logits vs log-probs, LM vs RM answers;
@@ -25,14 +25,14 @@ cell shows it with ``display(Markdown(...))``):
 * ``implicit_explicit.py``: the implicit_vs_explicit chapter: accuracy per set, token reliance, DPO displacement;
 * ``blinding.py``: the blinding chapter: whether hiding the identity descriptor shrinks the disparity.
 """
-from rmlib.report.prose import (blinding, distributions, finetuning, heterogeneity,
+from rmlib.report.prose import (blinding, finetuning,
                                 implicit, implicit_explicit, misalignment, teaching)
 from rmlib.report.prose.render import render
 from rmlib.report.prose.values import (anova_sentence, comparison_markdown, contrast_lines, describe_panel,
                                        describe_prompt_subset, direction_markdown, findings_markdown, interaction_markdown,
                                        missing_families_markdown, score_label, scores_markdown, word_pair_markdown)
 
-__all__ = ["blinding", "distributions", "finetuning", "heterogeneity", "implicit", "implicit_explicit", "misalignment", "teaching", "render",
+__all__ = ["blinding", "finetuning", "implicit", "implicit_explicit", "misalignment", "teaching", "render",
            "describe_prompt_subset", "contrast_lines", "describe_panel", "anova_sentence", "findings_markdown",
            "direction_markdown", "scores_markdown", "score_label", "missing_families_markdown", "word_pair_markdown",
            "comparison_markdown", "interaction_markdown"]
