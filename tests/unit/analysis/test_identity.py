@@ -121,11 +121,13 @@ def test_bin_sensitivity_counts_the_adjusted_verdicts_per_bin_width():
 
 
 def test_the_verdict_sentence_uses_the_adjusted_counts_and_states_the_raw_ones():
-    from rmlib.report import prose
+    from rmlib.analysis.results import identity_terms as results
+    from rmlib.report.prose import render
 
     per_item, items = identity.identity_items(elo=_regression_to_the_mean_scores())
     v = identity.item_verdicts(items)
-    md = prose.identity.item_verdicts_markdown(items, v, n_models=20, sensitivity={10: {"n_below": 1, "n_above": 0}})
+    section = results.elo_results(items, v, 20, {10: {"n_below": 1, "n_above": 0}}, pd.DataFrame({"axis": []}))
+    md = render("identity_terms", "item_verdicts", s=section)
     ex = items.set_index("item").loc["Black people"]
     assert "**1 item(s) sit reliably *lower*" in md and "**0 sit reliably *higher***: none" in md
     assert f"Black people ({ex['excess']:+.0f} points; gap {ex['gap']:+.0f})" in md and "Americans (" not in md
