@@ -62,9 +62,27 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+_ITEM = re.compile(r"^\s*([-*+]|\d+\.)\s")
+
+
+def _paragraph(block: str) -> str:
+    """One paragraph's lines joined with single spaces; a line that starts a list item (``- ``, ``1. ``) starts a
+    new line, so a list stays a tight list and an item may be written over several template lines."""
+    out: list[str] = []
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        if _ITEM.match(line) or not out:
+            out.append(" ".join(line.split()))
+        else:
+            out[-1] += " " + " ".join(line.split())
+    return "\n".join(out)
+
+
 def _paragraphs(text: str) -> str:
-    """Markdown from a macro's output: each paragraph's lines joined with single spaces, paragraphs kept apart."""
-    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip())]
+    """Markdown from a macro's output: each paragraph made one line (or one line per list item), paragraphs kept
+    apart by a blank line."""
+    paras = [_paragraph(p) for p in re.split(r"\n\s*\n", text.strip())]
     return "\n\n".join(p for p in paras if p)
 
 

@@ -15,7 +15,7 @@ def _say(part: str, section) -> str:
 
 
 def _lines(text: str) -> list[str]:
-    return text.split("\n\n")
+    return [line for line in text.splitlines() if line]  # list items are lines of a tight list
 
 
 def _by_model(pos_below: int) -> pd.DataFrame:

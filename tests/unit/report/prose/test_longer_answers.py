@@ -43,7 +43,7 @@ def test_the_absent_models_are_named_with_why_and_the_local_note():
     assert _say("absent", s=_search()) == "All 2 models in `MODELS` are available: `a`, `b`."
     one = _say("absent", s=_search(["a", "local:x", "c"], {"local:x": "local:x: no trained RM here"}))
     assert one.startswith("**1 of the 3 models in `MODELS` is absent here and left out of every table")
-    assert "\n\n- `local:x`: no trained RM here\n\n" in one and "A `local:` RM exists only after" in one
+    assert ":**\n- `local:x`: no trained RM here\n\n" in one  # a tight list, then the note and "A `local:` RM exists only after" in one
     two = _say("absent", s=_search(["a", "b", "c"], {"b": "b: gone", "c": "why"}))
     assert "2 of the 3 models in `MODELS` are absent" in two and "- `b`: gone" in two and "- `c`: why" in two
     assert "local:" not in two
@@ -74,7 +74,7 @@ def test_beyond_counts_restarts_and_models_per_direction_and_warns_about_lms():
 
 def test_sharing_gives_the_overlap_range_and_the_shared_modes_per_direction():
     text = _say("sharing", s=results.sharing(SUMMARY))
-    low, high = text.split("\n\n")
+    low, high = text.split("\n")  # one line per direction: a tight list
     assert low == ("- **min**: the overlap of the category mix (1 = identical, 0 = disjoint) ranges from 0.20 to 0.80 "
                    "(median 0.50) over 2 model x prompt pairs; in 1 of them the most common category is the same "
                    "(word).")

@@ -54,3 +54,10 @@ def test_a_field_the_section_lacks_is_an_error_not_a_blank():
         render("method", "nope", s=None)
     with pytest.raises(KeyError, match="no sentences for chapter 'nowhere'"):
         render("nowhere", "x")
+
+
+def test_a_list_in_a_template_stays_a_tight_list():
+    from rmlib.report.prose.render import _paragraphs
+
+    text = "Intro sentence\n  goes on.\n- item one\n  continues\n- item two\n\n\nNext  paragraph\nhere."
+    assert _paragraphs(text) == "Intro sentence goes on.\n- item one continues\n- item two\n\nNext paragraph here."
