@@ -67,6 +67,7 @@ class Comparison(Section):
     table: Table  # la.compare_with_one_token's rows
     directions: list[BeyondDirection]  # in the order the table first has them
     any_lm: bool  # an LM was searched: its reward is a summed log-probability
+    k: int  # how many of the most extreme one-token answers an optimum may contain (compare_with_one_token's k)
 
 
 class SharingDirection(Section):
@@ -132,14 +133,14 @@ def _beyond(d: str, g: pd.DataFrame) -> BeyondDirection:
                            share_contains_top1=top1 / n, n_contains_topk=topk, share_contains_topk=topk / n)
 
 
-def comparison(table: pd.DataFrame, lms: list[str]) -> Comparison:
-    """The section of :func:`rmlib.analysis.longer_answers.compare_with_one_token`'s table (empty when no model
-    was searched); ``lms``: the searched models that are LMs."""
+def comparison(table: pd.DataFrame, lms: list[str], k: int) -> Comparison:
+    """The section of :func:`rmlib.analysis.longer_answers.compare_with_one_token`'s table, made with ``k`` (empty
+    when no model was searched); ``lms``: the searched models that are LMs."""
     if table.empty:
-        return Comparison(table=table, directions=[], any_lm=False)
+        return Comparison(table=table, directions=[], any_lm=False, k=k)
     multi = table[table["length"] > 1]
     return Comparison(table=table, directions=[_beyond(d, g) for d, g in multi.groupby("direction", sort=False)],
-                      any_lm=bool(table["model"].isin(lms).any()))
+                      any_lm=bool(table["model"].isin(lms).any()), k=k)
 
 
 def sharing(summary: pd.DataFrame) -> Sharing:

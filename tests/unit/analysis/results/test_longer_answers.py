@@ -18,12 +18,12 @@ SUMMARY = pd.DataFrame({"model": ["m", "lm", "m"], "prompt_key": "greatest", "di
 
 
 def test_the_sections_hold_what_the_sentences_say():
-    cmp = results.comparison(COMPARISON, ["lm"])
+    cmp = results.comparison(COMPARISON, ["lm"], 10)
     assert [d.direction for d in cmp.directions] == ["max", "min"] and cmp.any_lm
     mx = cmp.directions[0]  # the n = 1 check is left out of the counts
     assert (mx.n_restarts, mx.n_beyond, mx.n_models, mx.n_models_beyond, mx.lengths) == (4, 1, 2, 1, [2])
     assert (mx.n_contains_top1, mx.n_contains_topk, mx.share_contains_topk) == (1, 2, 0.5)
-    assert not results.comparison(COMPARISON, []).any_lm
+    assert not results.comparison(COMPARISON, [], 10).any_lm
     share = results.sharing(SUMMARY)
     mx = share.directions[0]
     assert (mx.overlap_min, mx.overlap_max, mx.overlap_median, mx.n_same_mode) == (0.2, 0.6, pytest.approx(0.4), 2)
@@ -40,7 +40,7 @@ def test_the_sections_hold_what_the_sentences_say():
 def test_the_results_are_typed_and_read_back(tmp_path):
     search = results.search(["m", "local:x"], ["m"], {"local:x": "not trained here"}, {"greatest": "What?"},
                             [1, 2], 2, 6)
-    out = results.chapter_results("compute", None, search, results.comparison(COMPARISON, []),
+    out = results.chapter_results("compute", None, search, results.comparison(COMPARISON, [], 10),
                                   results.sharing(SUMMARY))
     assert out.published is None and out.comparison.table[0]["best"] == 1.5 and len(out.sharing.table) == 3
     write_results(out, tmp_path)
@@ -52,6 +52,6 @@ def test_the_results_are_typed_and_read_back(tmp_path):
 
 
 def test_no_model_searched_leaves_empty_sections():
-    cmp, share = results.comparison(pd.DataFrame(), []), results.sharing(pd.DataFrame())
+    cmp, share = results.comparison(pd.DataFrame(), [], 10), results.sharing(pd.DataFrame())
     assert (cmp.table, cmp.directions, cmp.any_lm) == ([], [], False)
     assert (share.table, share.directions, share.any_multi) == ([], [], False)

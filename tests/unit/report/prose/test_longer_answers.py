@@ -59,16 +59,17 @@ def test_the_published_sentence_counts_the_significant_pairs_by_sign():
 
 
 def test_beyond_counts_restarts_and_models_per_direction_and_warns_about_lms():
-    text = _say("beyond", s=results.comparison(COMPARISON, []))
+    text = _say("beyond", s=results.comparison(COMPARISON, [], 10))
     optima, pessima = text.split("\n\n")
     assert optima.startswith("**Optima (direction max).** Of 9 restarts at n = 2 and 4 tokens, 1 (11%) found a "
                              "response with a higher reward than the best one-token answer")
     assert "1 of 2 models had at least one such restart. 1 (11%) of the restarts'" in optima
-    assert "and 3 (33%) contain at least one of the ten most extreme" in optima
+    assert "and 3 (33%) contain at least one of the 10 most extreme" in optima
+    assert "one of the 5 most extreme" in _say("beyond", s=results.comparison(COMPARISON, [], 5))  # k is a field
     assert pessima.startswith("**Pessima (direction min).** Of 6 restarts") and "5 (83%)" in pessima
     assert "a lower reward than the worst one-token answer" in pessima and "2 of 2 models" in pessima
     assert "summed* log-probability" not in text
-    assert "summed* log-probability" in _say("beyond", s=results.comparison(COMPARISON, ["m2"]))
+    assert "summed* log-probability" in _say("beyond", s=results.comparison(COMPARISON, ["m2"], 10))
     assert _say("nothing_compared") == "No model was available: nothing to compare."
 
 
