@@ -20,13 +20,13 @@ from rmlib.stats.group_tests import (anova_type2, median_ranks, mixed_model, one
 from rmlib.stats.ranking import percentile_ranks, standardise, top_bottom
 from rmlib.stats.regression import (cell_slopes, compare_to_baseline, share_positive, shuffled_share_baseline,
                                     slope_difference)
-from rmlib.stats.resampling import cluster_mean_ci, mean_with_ci
+from rmlib.stats.resampling import MIN_CI_VALUES, cluster_mean_ci, mean_with_ci
 from rmlib.stats.similarity import (check_wide_scores, classical_mds, difference_design, mantel_test,
                                     pairwise_similarity, rbo_ext, rsa, same_group_design,
                                     shuffled_similarity_baseline, similarity_matrices, upper_pairs,
                                     upper_triangle)
 
-__all__ = ["require_columns", "finite_array", "formula_name", "cohen_d", "hedges_g", "rank_biserial", "effect_size",
+__all__ = ["MIN_CI_VALUES", "require_columns", "finite_array", "formula_name", "cohen_d", "hedges_g", "rank_biserial", "effect_size",
            "moments", "tail_asymmetry", "tail_comparison", "ci_verdict", "t_interval", "one_way_by", "spearman_ci", "cluster_mean_ci", "mean_with_ci",
            "top_bottom", "percentile_ranks", "standardise", "check_wide_scores", "rbo_ext", "pairwise_similarity",
            "similarity_matrices", "classical_mds", "same_group_design", "difference_design", "mantel_test", "rsa",

@@ -9,7 +9,10 @@ from scipy import stats
 
 from rmlib.stats.columns import require_columns
 
-__all__ = ["cluster_mean_ci", "mean_with_ci"]
+__all__ = ["MIN_CI_VALUES", "cluster_mean_ci", "mean_with_ci"]
+
+#: the fewest values (or clusters) a bootstrap interval is drawn from; with fewer, the interval is NaN
+MIN_CI_VALUES = 3
 
 
 def cluster_mean_ci(values: np.ndarray, clusters: np.ndarray | None, confidence: float, n_resamples: int,
@@ -26,7 +29,7 @@ def cluster_mean_ci(values: np.ndarray, clusters: np.ndarray | None, confidence:
     codes, _ = pd.factorize(clusters)
     sums = np.bincount(codes, weights=values)
     sizes = np.bincount(codes).astype(float)
-    if sums.size < 3:
+    if sums.size < MIN_CI_VALUES:
         return np.nan, np.nan
     ci = stats.bootstrap((sums, sizes), lambda s, c, axis=-1: s.sum(axis=axis) / c.sum(axis=axis), paired=True,
                          vectorized=True, n_resamples=n_resamples, confidence_level=confidence,
@@ -50,7 +53,7 @@ def mean_with_ci(df: pd.DataFrame, value: str, by: Sequence[str], cluster: str |
         key = key if isinstance(key, tuple) else (key,)
         v = g[value].dropna().to_numpy(float)
         row = {**dict(zip(by, key)), "mean": float(v.mean()) if v.size else np.nan, "n": int(v.size)}
-        if v.size >= 3 and np.ptp(v) > 0:
+        if v.size >= MIN_CI_VALUES and np.ptp(v) > 0:
             ci = stats.bootstrap((v,), np.mean, n_resamples=n_resamples, confidence_level=confidence,
                                  method="percentile", rng=np.random.default_rng(seed)).confidence_interval
             row.update(ci_low=float(ci.low), ci_high=float(ci.high))

@@ -11,6 +11,8 @@ from typing import Literal
 import pandas as pd
 
 from rmlib.analysis import identity
+from rmlib.data import ELO_PROMPTS
+from rmlib.stats import MIN_CI_VALUES
 from rmlib.storage import ChapterResults, Num, Section, Table
 
 __all__ = ["Terms", "BinCounts", "OtherBins", "ItemGap", "EloResults", "ValenceGap", "Fragile", "WordsResults",
@@ -63,6 +65,8 @@ class EloResults(Section):
     by_axis: Table  # mean gap per HolisticBias axis, CI over the items' terms
     n_models: int
     n_items: int
+    n_prompts: int  # the EloEverything prompts each item's percentiles are averaged over
+    min_ci_terms: int  # the fewest terms an axis needs for its interval (stats.MIN_CI_VALUES)
     model_pct_mean: Num  # the items' mean RM percentile
     human_pct_mean: Num  # ... and human percentile
     has_interval: bool  # enough RMs (min_models) for an interval over RMs, so for a verdict
@@ -107,6 +111,7 @@ class WordsResults(Section):
     n_terms: int  # identity terms among the rated words (0: none, and the tables are empty)
     rows: Table  # per term × prompt valence: mean percentiles and gap (and the spread over spellings for tokens)
     by_axis: Table  # mean gap per axis × prompt valence, CI over terms
+    min_ci_terms: int  # the fewest terms an axis needs for its interval (stats.MIN_CI_VALUES)
     n_universe: int | None  # median number of rated words a term is ranked among
     by_valence: list[ValenceGap]
     fragile: Fragile | None  # token runs only
@@ -147,6 +152,7 @@ def elo_results(items: pd.DataFrame, verdicts: dict, n_models: int, sensitivity:
     return EloResults(items=items.drop(columns=["row"]), by_axis=by_axis, n_models=n_models, **summary,
                       model_pct_mean=items["model_pct"].mean(), human_pct_mean=items["human_pct"].mean(),
                       has_interval=enough, min_models=identity.MIN_MODELS_FOR_CI,
+                      n_prompts=len(ELO_PROMPTS), min_ci_terms=MIN_CI_VALUES,
                       below=_item_gaps(verdicts["below"]) if enough else [],
                       above=_item_gaps(verdicts["above"]) if enough else [], worst=_item_gaps(verdicts["worst"]),
                       bin_points=100 / bins, adjusted_by_bins={str(b): c for b, c in sensitivity.items()},
@@ -160,7 +166,7 @@ def words(iw: dict, mode: str, human_source: str, fragile_points: float = FRAGIL
     level = "word" if mode == "published" else "token"
     if not len(table):
         return WordsResults(level=level, level_text=iw["level"], human_source=name, n_terms=0, rows=[], by_axis=[],
-                            n_universe=None, by_valence=[], fragile=None)
+                            min_ci_terms=MIN_CI_VALUES, n_universe=None, by_valence=[], fragile=None)
     by_valence = [ValenceGap(prompt_valence=pv, gap=g["gap"].mean(), n_terms=g["word"].nunique())
                   for pv, g in table.groupby("prompt_valence")]
     fragile = None
@@ -169,6 +175,7 @@ def words(iw: dict, mode: str, human_source: str, fragile_points: float = FRAGIL
         fragile = Fragile(points=fragile_points, n_wide=int(wide.sum()), n_rows=len(table))
     return WordsResults(level=level, level_text=iw["level"], human_source=name, n_terms=table["word"].nunique(),
                         rows=table.drop(columns=["row"]), by_axis=iw["by_axis"],
+                        min_ci_terms=MIN_CI_VALUES,
                         n_universe=int(iw["ranks"]["n_universe"].median()), by_valence=by_valence, fragile=fragile)
 
 

@@ -38,7 +38,7 @@ def _elo(n_models: int, below=("Gay", "Muslim"), above=("Christian",), sensitivi
 
 def test_items_line_counts_items_and_models():
     text = _render("items", _elo(2))
-    assert "4 EloEverything items name an identity term, scored by 2 RM(s)" in text
+    assert "4 EloEverything items name an identity term, scored by 2 RM(s) under 3 prompts" in text  # ELO_PROMPTS
 
 
 def test_item_verdicts_with_enough_models_list_the_reliable_items_both_ways():
@@ -104,5 +104,11 @@ def test_fragile_counts_rows_whose_spellings_differ_by_more_than_the_threshold()
 
 def test_the_static_lines_render():
     assert "**compute-mode** run" in render("identity_terms", "no_items")
+    from rmlib.stats import MIN_CI_VALUES
+
     assert _render("by_axis", _elo(2)).startswith("By HolisticBias axis")
-    assert _render("words_by_axis").startswith("By axis, the mean gap over terms")
+    assert f"none where fewer than {MIN_CI_VALUES} terms" in _render("by_axis", _elo(2))
+    words = results.WordsResults(level="word", level_text="x", human_source="AFINN", n_terms=0, rows=[], by_axis=[],
+                                 min_ci_terms=MIN_CI_VALUES, n_universe=None, by_valence=[], fragile=None)
+    assert _render("words_by_axis", words).startswith("By axis, the mean gap over terms")
+    assert f"fewer than {MIN_CI_VALUES} terms" in _render("words_by_axis", words)
