@@ -125,6 +125,14 @@ def _read_yaml(path: Path) -> dict:
 TEST_KEYS = {"parameters", "isolated_cache"}
 
 
+def merge_sources(sources: list[tuple]) -> dict:
+    """The parameters of :meth:`Chapter.sources`, later sources winning."""
+    merged: dict = {}
+    for _, values in sources:
+        merged.update(values)
+    return merged
+
+
 def _declares(nb: dict, parameter: str) -> bool:
     for cell in nb.get("cells", []):
         if "parameters" in cell.get("metadata", {}).get("tags", []):
@@ -194,10 +202,7 @@ class Chapter:
         sources = self.sources(tiny=tiny, params_file=params_file, overrides=overrides)
         if validate:
             self.check(sources)
-        merged: dict = {}
-        for _, values in sources:
-            merged.update(values)
-        return merged
+        return merge_sources(sources)
 
     def cells(self) -> dict:
         """The chapter's notebook: its template without the cells kept for other chapters (metadata

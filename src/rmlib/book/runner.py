@@ -15,7 +15,7 @@ import yaml
 
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
 from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, Chapter, chapter, chapters,
-                                 in_run_order, missing_results, with_results_dir)
+                                 in_run_order, merge_sources, missing_results, with_results_dir)
 from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
@@ -50,8 +50,7 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     # Checking the stamp needs no papermill (slow to import); unknown keys change the hash, so
     # they are always caught by the validation below before anything runs.
     sources = ch.sources(tiny=tiny, params_file=params_file, overrides=overrides)
-    params = with_results_dir(name, ch.parameters(tiny=tiny, params_file=params_file, overrides=overrides,
-                                                  validate=False), output_dir)
+    params = with_results_dir(name, merge_sources(sources), output_dir)  # the files are read once
     out = output_dir / f"{name}.ipynb"
     reason = "forced" if force else stale_reason(ch, params, output_dir)
     if reason is None:
