@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,13 @@ RENAMES: list[tuple[str, str, str]] = [
     *[("longer_answers", k, f"search.{k}") for k in ("models", "absent", "prompts", "lengths", "restarts", "steps")],
     ("framing", "halves_summary", "halves_found.summary"), ("framing", "halves_outcome", "halves_found.outcome"),
     ("identity_terms", "n_terms", "terms.n_terms"), ("identity_terms", "n_flagged", "terms.n_flagged"),
+    # heterogeneity v2: each run's flat copies go, their sections (always there now) keep the numbers
+    *[("heterogeneity", f"runs.{r}.{k}", f"runs.{r}.agreement.{k}") for r in ("published", "compute")
+      for k in ("tau_min", "tau_median", "tau_max", "rbo_top_median", "rbo_bottom_median")],
+    *[("heterogeneity", f"runs.{r}.partial_mantel", f"runs.{r}.designs.base_given_size") for r in ("published",
+                                                                                                  "compute")],
+    *[("heterogeneity", f"runs.{r}.mds_explained[{i}]", f"runs.{r}.mds.{axis}") for r in ("published", "compute")
+      for i, axis in enumerate(("first_axis", "second_axis"))],
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of
@@ -176,10 +184,24 @@ def _put(data: dict, path: str, value) -> None:
     data[last] = value
 
 
+_MOVED = object()  # a list item already moved by a ``key[i]`` rename
+
+
 def _rename(data, old: str, new: str) -> bool:
     """Move the value at dotted path ``old`` to ``new`` (a segment ``key[]`` maps over the records of a list; below
-    their common prefix, ``new`` may be deeper than ``old``: a key moved into a section)."""
+    their common prefix, ``new`` may be deeper than ``old``: a key moved into a section). A last segment ``key[i]``
+    moves item ``i`` of a list (a list split into named fields); the list goes once every item has moved."""
     head, _, rest = old.partition(".")
+    index = re.fullmatch(r"(.+)\[(\d+)\]", head)
+    if index and not rest:
+        items, i = (data.get(index[1]) if isinstance(data, dict) else None), int(index[2])
+        if not isinstance(items, list) or i >= len(items) or items[i] is _MOVED:
+            return False
+        _put(data, new, items[i])
+        items[i] = _MOVED
+        if all(x is _MOVED for x in items):
+            del data[index[1]]
+        return True
     if head.endswith("[]"):
         items = data.get(head[:-2]) if isinstance(data, dict) else None
         if not isinstance(items, list):

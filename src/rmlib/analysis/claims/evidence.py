@@ -3,9 +3,9 @@
 the chapters, a test can check each number against its source, and a renamed field is a :class:`SchemaError` (a bug,
 raised) rather than a :class:`Missing` number (a run that did not compute it, shown as untestable).
 
-``e.of("heterogeneity").runs["published"].tau_median`` is the published run's median τ: attributes are the results
-type's fields, ``[key]`` looks up a dict's key or a list's index, ``.where(design=..., given=...)`` picks the one
-record of a list whose fields match. A number, a string or a list of them comes back as a plain value (and is
+``e.of("heterogeneity").runs["published"].agreement.tau_median`` is the published run's median τ: attributes are the
+results type's fields, ``[key]`` looks up a dict's key or a list's index, ``.where(design=..., given=...)`` picks the
+one record of a list whose fields match. A number, a string or a list of them comes back as a plain value (and is
 recorded); anything else comes back as a node to read further.
 
 :meth:`Evidence.schema` builds the same object over the results *types* instead of stored results: every read then

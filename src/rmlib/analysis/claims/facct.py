@@ -12,8 +12,8 @@ __all__ = ["heterogeneity", "asymmetry", "framing", "exposure", "identity", "the
 
 def heterogeneity(e: Evidence) -> list[Part]:
     def tau():
-        run = e.of("heterogeneity").runs["published"]
-        med, lo, hi = run.tau_median, run.tau_min, run.tau_max
+        agree = e.of("heterogeneity").runs["published"].agreement
+        med, lo, hi = agree.tau_median, agree.tau_min, agree.tau_max
         return (threshold_outcome(med, TAU_HETEROGENEOUS),
                 f"median Kendall τ between RMs' item rankings {fmt(med)} (range {fmt(lo)}–{fmt(hi)})")
 
@@ -21,7 +21,7 @@ def heterogeneity(e: Evidence) -> list[Part]:
         # Base family and model size overlap (the Gemma-27B RMs share both), so the base design is tested with size
         # held fixed: a partial Mantel test, model labels permuted (heterogeneity chapter).
         run = e.of("heterogeneity").runs["published"]
-        pm = run.partial_mantel
+        pm = run.designs.base_given_size
         design, given = pm.design, pm.given
         r, p, r_alone, r_designs, n = pm.r, pm.p, pm.r_design, pm.r_given_design, pm.n_models
         other = run.partial_mantels.where(design=given, given=design)

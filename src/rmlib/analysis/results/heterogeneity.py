@@ -77,39 +77,34 @@ class DesignMatch(Section):
     best_p: Num
     best_n_models: int | None
     verdict: Literal["match", "chance", "no positive r"] | None  # het.best_design
-    base_given_size: PartialMantel | None  # None when either design is unavailable (the run's partial_mantel)
+    base_given_size: PartialMantel | None  # None when either design is unavailable (the claims page reads it)
     size_given_base: PartialMantel | None
     base_confounded: bool  # size fixes base family completely: no partial r with size held fixed
     designs_overlap: bool  # base family and size correlate positively over model pairs
 
 
 class SimilarityRunResults(Section):
-    """One data set (the published scores, or a fresh sweep). The flat numbers are the ones the claims page and
-    earlier results files read; the sections (about .. designs) are what the chapter's sentences are rendered from,
-    None only in results written before they existed."""
+    """One data set (the published scores, or a fresh sweep): its sections (about .. designs), which the chapter's
+    sentences are rendered from and the claims page reads (``agreement.tau_median``, ``designs.base_given_size``),
+    and the tables behind them."""
 
     models: list[str]
     reward_kinds: dict[str, str]
     n_items: int
-    tau_min: Num
-    tau_median: Num
-    tau_max: Num
-    rbo_top_median: Num
-    rbo_bottom_median: Num
     floor: Table
-    mds_explained: list[Num]
     rsa: Table
-    partial_mantel: PartialMantel | None  # base family given size, None when either design is unavailable
     partial_mantels: list[PartialMantel]  # every design given every other one
     kendall: JsonData
-    about: About | None = None
-    agreement: Agreement | None = None
-    mds: MdsMap | None = None
-    designs: DesignMatch | None = None
+    about: About
+    agreement: Agreement
+    mds: MdsMap
+    designs: DesignMatch
 
 
 class HeterogeneityResults(ChapterResults):
     CHAPTERS = ("heterogeneity",)
+    SCHEMA_VERSION = 2  # 2: the sections are required and the flat copies go (tau_*, rbo_*_median -> agreement,
+    # mds_explained -> mds.first_axis/second_axis, partial_mantel -> designs.base_given_size)
 
     mode: Literal[het.MODES]
     runs: dict[Literal["published", "compute"], SimilarityRunResults]
@@ -155,12 +150,9 @@ def run_results(run: het.SimilarityRun, intro: About, agree: Agreement, mds: Mds
                 match: DesignMatch) -> SimilarityRunResults:
     """The numbers the chapter keeps for one run, from its sections and the run (its τ matrix, floor and tests)."""
     return SimilarityRunResults(
-        models=run.models, reward_kinds=run.kinds, n_items=len(run.scores), tau_min=agree.tau_min,
-        tau_median=agree.tau_median, tau_max=agree.tau_max, rbo_top_median=agree.rbo_top_median,
-        rbo_bottom_median=agree.rbo_bottom_median, floor=run.floor.drop(columns=["pairs above shuffled max"]),
-        mds_explained=run.explained.tolist(), rsa=run.rsa, partial_mantel=match.base_given_size,
-        partial_mantels=run.partial, kendall=run.mats["kendall"].to_dict(), about=intro, agreement=agree, mds=mds,
-        designs=match)
+        models=run.models, reward_kinds=run.kinds, n_items=len(run.scores),
+        floor=run.floor.drop(columns=["pairs above shuffled max"]), rsa=run.rsa, partial_mantels=run.partial,
+        kendall=run.mats["kendall"].to_dict(), about=intro, agreement=agree, mds=mds, designs=match)
 
 
 def chapter_results(mode: str, runs: dict[str, SimilarityRunResults]) -> HeterogeneityResults:

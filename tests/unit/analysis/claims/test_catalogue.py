@@ -231,10 +231,10 @@ def test_durability_fails_when_the_largest_data_size_ends_flipped(planted):
 
 def test_similarity_by_base_is_judged_with_size_held_fixed(planted):
     # defect 7 of #25: "holds" read the same-base design alone; size matches better and overlaps with base
-    het = {"runs": {"published": {"tau_median": 0.4, "tau_min": 0.1, "tau_max": 0.8,
-                                  "partial_mantel": {"design": "same base family", "given": "similar size", "r": 0.27,
-                                                     "p": 0.0504, "r_design": 0.59, "r_given_design": 0.62,
-                                                     "n_models": 10},
+    pm = {"design": "same base family", "given": "similar size", "r": 0.27, "p": 0.0504, "r_design": 0.59,
+          "r_given_design": 0.62, "n_models": 10}
+    het = {"runs": {"published": {"agreement": {"tau_median": 0.4, "tau_min": 0.1, "tau_max": 0.8},
+                                  "designs": {"base_given_size": pm},
                                   "partial_mantels": [{"design": "similar size", "given": "same base family",
                                                        "r": 0.55, "p": 0.0001}]}}}
     parts, (v, reason) = _claim("heterogeneity", planted({"heterogeneity": het}))

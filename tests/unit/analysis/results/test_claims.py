@@ -13,10 +13,18 @@ from rmlib.storage import read_results, write_results
 def _het() -> HeterogeneityResults:
     pm = {"design": "same base family", "given": "similar size", "r": 0.27, "p": 0.05, "r_design": 0.59,
           "r_given_design": 0.62, "n_models": 10}
-    run = {"models": ["a"], "reward_kinds": {"a": "RM score"}, "n_items": 5, "tau_min": 0.1, "tau_median": 0.4,
-           "tau_max": 0.8, "rbo_top_median": 0.5, "rbo_bottom_median": 0.5, "floor": [], "mds_explained": [0.5],
-           "rsa": [], "partial_mantel": pm, "kendall": {},
-           "partial_mantels": [pm, {**pm, "design": "similar size", "given": "same base family", "r": 0.55}]}
+    agreement = {"name": "published", "tau_min": 0.1, "tau_median": 0.4, "tau_max": 0.8, "least_alike": ["a", "b"],
+                 "most_alike": ["a", "c"], "tau_shuffled_low": -0.02, "tau_shuffled_high": 0.02,
+                 "rbo_top_median": 0.5, "rbo_bottom_median": 0.5, "rbo_shuffled_mean": 0.1, "rbo_gap": 0.0,
+                 "agree_more_at_top": False}
+    designs = {"name": "published", "status": "tested", "n_models": 10, "skipped": [], "alpha": 0.05,
+               "best_design": "similar size", "best_r": 0.72, "best_p": 0.001, "best_n_models": 10, "verdict": "match",
+               "base_given_size": pm, "size_given_base": None, "base_confounded": False, "designs_overlap": True}
+    run = {"models": ["a"], "reward_kinds": {"a": "RM score"}, "n_items": 5, "floor": [], "rsa": [], "kendall": {},
+           "partial_mantels": [pm, {**pm, "design": "similar size", "given": "same base family", "r": 0.55}],
+           "about": {"name": "published", "n_models": 10, "what": "items", "n_implicit": 0},
+           "agreement": agreement, "mds": {"name": "published", "first_axis": 0.5, "second_axis": 0.2},
+           "designs": designs}
     return HeterogeneityResults(mode="published", runs={"published": run})
 
 
