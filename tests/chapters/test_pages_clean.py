@@ -1,7 +1,7 @@
 """What a reader sees: no chapter's page carries library debris (#28 item 1 and 5). The finetuning and
 implicit_vs_explicit runs train on a cold, isolated cache, which is when TRL and transformers print: their log dicts,
 tqdm bars saved as widgets, warnings with the machine's paths. Every chapter's visible outputs are checked, on the
-same runs the chapter tests use."""
+same runs the chapter tests use. No page shows a slur in full either: the masked view is the default (#28 item 2)."""
 from __future__ import annotations
 
 import json
@@ -36,10 +36,19 @@ def _visible_outputs(path) -> list[str]:
     return texts
 
 
+def _unmasked_slur() -> re.Pattern:
+    """A slur of the masked view's list (:mod:`rmlib.data.slurs`), written out in full: pages mask them by default."""
+    from rmlib.data.slurs import slur_lexicon
+
+    lexicon = slur_lexicon()
+    words = sorted({*lexicon.words, *lexicon.forms, *lexicon.phrases}, key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words) + r")\b", re.I)
+
+
 def debris(path) -> list[str]:
     found = []
     for text in _visible_outputs(path):
-        for what, pattern in DEBRIS:
+        for what, pattern in [*DEBRIS, ("an unmasked slur", _unmasked_slur())]:
             m = pattern.search(text)
             if m:
                 found.append(f"{what}: …{text[max(0, m.start() - 60):m.end() + 60]}…")
@@ -52,14 +61,17 @@ def test_the_debris_check_finds_what_it_looks_for(tmp_path):
         {"output_type": "stream", "name": "stderr", "text": f"{PROJECT_ROOT}/.venv/x.py:3: FutureWarning: old\n"},
         {"output_type": "execute_result", "data": {"text/plain": "PosixPath('/x/results/a.json')"}},
         {"output_type": "display_data", "data": {"text/plain": "HBox(children=(HTML(value=''), FloatProgress(value=0.0"}},
-        {"output_type": "display_data", "data": {"text/plain": "Accordion(children=(HTML(value='<table>"}}]},
+        {"output_type": "display_data", "data": {"text/plain": "Accordion(children=(HTML(value='<table>"}},
+        {"output_type": "display_data", "data": {"text/markdown": "The lowest item is Nigger; Tom Hanks is kept."}},
+        {"output_type": "display_data", "data": {"text/markdown": "The lowest item is N****r."}}]},
         {"cell_type": "code", "metadata": {"tags": ["remove-cell"]}, "source": "",
          "outputs": [{"output_type": "stream", "name": "stdout", "text": "{'loss': 1}"}]}]}
     p = tmp_path / "x.ipynb"
     p.write_text(json.dumps(nb))
     kinds = {d.split(":")[0] for d in debris(p)}
     assert kinds == {"a trainer log dict", "a Python warning", "a Path's repr", "the building machine's path",
-                     "a saved tqdm widget"}
+                     "a saved tqdm widget", "an unmasked slur"}
+    assert sum(d.startswith("an unmasked slur") for d in debris(p)) == 1
 
 
 @pytest.mark.parametrize("name", [c for c in chapters() if c != "claims"])  # the claims page: test_claims

@@ -19,6 +19,7 @@ loader's docstring and in data/README.md. Nothing here imports torch: the labels
 * ``identity.py``: identity terms (HolisticBias descriptors, Dixon et al. adjectives) with the chapter's flags;
 * ``preferences.py``: preference pairs from six public sources in one schema, seeded subsampling and splitting;
 * ``tokens.py``: which single vocabulary tokens spell a word, and which words need several (none dropped silently);
+* ``slurs.py``: the slurs WordNet 3.0 itself labels as such (documented rules), for the book's masked view;
 * ``wordnet.py``: WordNet 3.0 through NLTK, read from the verified data directory (nothing downloaded);
 * ``kinds.py``: the labels of the ``reward_kind`` column, in one place, importable without torch.
 """

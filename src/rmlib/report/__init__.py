@@ -3,6 +3,7 @@ sentences computed from the tables (``prose/``, one module per chapter group) an
 page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mod:`rmlib.analysis` returns.
 
 * ``page.py``: :func:`setup_page`, the one call at the top of a chapter (charts offline, tables as a reader sees them);
+* ``masking.py``: the masked view, slurs shown as ``n****r`` in tables, charts and sentences unless asked for;
 * ``quiet.py``: keeps libraries' warnings, logs and progress bars off a book page (into the build log) in a book run.
 """
 from rmlib.report import charts, prose, tables

@@ -1,21 +1,31 @@
-"""One call at the top of a chapter: charts drawn offline, tables shown as a reader should see them."""
+"""One call at the top of a chapter: charts drawn offline, tables shown as a reader should see them, slurs masked
+unless the chapter's ``SHOW_SLURS`` parameter asks for them in full."""
 from __future__ import annotations
 
 import pandas as pd
 
 from rmlib.report.charts.render import enable_offline
+from rmlib.report.masking import mask_frame, mask_text, show_slurs as _show_slurs, slurs_shown
 from rmlib.report.quiet import in_book_run, quiet_libraries
 from rmlib.report.tables import MAX_ROWS_SHOWN, table_html
 
 __all__ = ["setup_page"]
 
 
-def setup_page(*, renderer: str = "svg", max_rows: int = MAX_ROWS_SHOWN) -> None:
+def _masked(text: str) -> str:
+    return text if slurs_shown() else mask_text(text)
+
+
+def setup_page(*, renderer: str = "svg", max_rows: int = MAX_ROWS_SHOWN, show_slurs: bool = False) -> None:
     """Make every altair chart of this kernel render without network (:func:`rmlib.report.charts.enable_offline`)
     and every DataFrame a chapter displays render through :func:`rmlib.report.tables.table_html`: no meaningless
     integer index, long tables in a scrollable box. Outside IPython only the charts are set up. In a book run,
     libraries' warnings, logs and progress bars go to the build log instead of the page
-    (:func:`rmlib.report.quiet.quiet_libraries`)."""
+    (:func:`rmlib.report.quiet.quiet_libraries`).
+
+    Unless ``show_slurs`` is true, what the page shows has its slurs masked (:mod:`rmlib.report.masking`): the
+    DataFrames, Stylers, charts' data and markdown or HTML cells. The data and the stored results are untouched."""
+    _show_slurs(show_slurs)
     enable_offline(renderer)
     if in_book_run():
         quiet_libraries()
@@ -26,5 +36,13 @@ def setup_page(*, renderer: str = "svg", max_rows: int = MAX_ROWS_SHOWN) -> None
     shell = get_ipython()
     if shell is None:
         return
-    html = shell.display_formatter.formatters["text/html"]
-    html.for_type(pd.DataFrame, lambda df: table_html(df, max_rows=max_rows))
+    from IPython.display import HTML, Markdown
+    from pandas.io.formats.style import Styler
+
+    formatters = shell.display_formatter.formatters
+    html, markdown, plain = formatters["text/html"], formatters["text/markdown"], formatters["text/plain"]
+    html.for_type(pd.DataFrame, lambda df: table_html(df if slurs_shown() else mask_frame(df), max_rows=max_rows))
+    plain.for_type(pd.DataFrame, lambda df, p, cycle: p.text(repr(df if slurs_shown() else mask_frame(df))))
+    html.for_type(Styler, lambda styler: _masked(styler.to_html()))
+    html.for_type(HTML, lambda obj: _masked(obj.data))
+    markdown.for_type(Markdown, lambda obj: _masked(obj.data))

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from rmlib.data.tokens import show_whitespace
+from rmlib.report.masking import mask_frame, slurs_shown
 from rmlib.stats import require_columns, top_bottom
 
 __all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "gcg_extremes_table",
@@ -35,10 +36,14 @@ def top_bottom_table(df: pd.DataFrame, label: str, value: str, k: int = 10, *, n
 
 
 def top_bottom_panels(df: pd.DataFrame, label: str, models, k: int = 10):
-    """One collapsible panel per model with its :func:`top_bottom_table` (an ipywidgets Accordion)."""
+    """One collapsible panel per model with its :func:`top_bottom_table` (an ipywidgets Accordion), slurs masked
+    unless the page shows them (:mod:`rmlib.report.masking`)."""
     import ipywidgets as widgets
 
-    panels = [widgets.HTML(top_bottom_table(df, label, m, k=k).to_html(index=False)) for m in models]
+    def shown(table: pd.DataFrame) -> pd.DataFrame:
+        return table if slurs_shown() else mask_frame(table)
+
+    panels = [widgets.HTML(shown(top_bottom_table(df, label, m, k=k)).to_html(index=False)) for m in models]
     acc = widgets.Accordion(children=panels)
     for i, m in enumerate(models):
         acc.set_title(i, m)

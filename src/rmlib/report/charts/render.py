@@ -23,6 +23,8 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
+from rmlib.report.masking import mask_spec, slurs_shown
+
 __all__ = ["RENDERER", "BUNDLE_NAME", "MAX_ROWS", "HOUSE_CONFIG", "house_config", "vega_bundle_js",
            "write_vega_bundle", "render_html", "enable_offline", "tooltip"]
 
@@ -113,6 +115,8 @@ def render_html(spec: dict, *, renderer: str | None = None, inline_bundle: bool 
 
 
 def _offline_renderer(spec: dict, **_metadata) -> dict:
+    if not slurs_shown():
+        spec = mask_spec(spec)
     inline = not _in_book() and not _state["bundle_sent"]
     if inline:
         _state["bundle_sent"] = True
