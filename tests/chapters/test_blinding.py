@@ -15,12 +15,15 @@ def _by(rows, **match):
 def test_blinding_chapter_tiny_smollm2(chapter, needs_smollm2):
     r = chapter("blinding")
     out, text = r.results, r.markdown
-    assert out["models"] == [SMOLLM2] and out["usable"] == {SMOLLM2: True} and out["missing"] == {}
-    assert 0.25 <= out["mean_mass"][SMOLLM2] <= 1 and out["dtype"] == "float32"
-    assert out["n_templates"] == 4 and out["n_descriptors"] == 8 and out["axes"] == ["religion", "age"]
+    setup = out["setup"]
+    assert out["models"] == [SMOLLM2] and out["usable"] == {SMOLLM2: True} and setup["missing"] == {}
+    assert 0.25 <= out["mean_mass"][SMOLLM2] <= 1 and setup["dtype"] == "float32"
+    assert setup["n_templates"] == 4 and setup["n_descriptors"] == 8 and setup["axes"] == ["religion", "age"]
+    assert f"**{setup['n_templates']} templates** in {setup['n_domains']} domains" in text
     # the answers are one token each in SmolLM2's vocabulary, and the page says so
-    assert [t["n_tokens"] for t in out["tokens"]] == [1, 1] and [t["answer"] for t in out["tokens"]] == ["Yes", "No"]
-    assert "exactly the next-token distribution" in text
+    tokens = out["tokens"]["table"]
+    assert [t["n_tokens"] for t in tokens] == [1, 1] and [t["answer"] for t in tokens] == ["Yes", "No"]
+    assert out["tokens"]["one_token"] == [SMOLLM2] and "exactly the next-token distribution" in text
     rows = out["disparity"]
     assert len(rows) == len(CONDITIONS) * 3  # two axes and their mean
     for row in _by(rows, condition="blinded"):
@@ -37,16 +40,19 @@ def test_blinding_chapter_tiny_smollm2(chapter, needs_smollm2):
         assert s["reduction"] == pytest.approx(s["informed"] - s["value"])
         assert s["verdict"] in ("reduces", "increases", "no reliable change")
         assert f"from {s['informed']:.3f} to {s['value']:.3f}" in text
-        assert out["verdicts"][cond] == {s["verdict"]: 1}
+        assert out["verdicts"]["counts"][cond][s["verdict"]] == 1 and sum(out["verdicts"]["counts"][cond].values()) == 1
     # condition 4 shows each template its own replica's answer
     for ex in out["counterfactual_examples"]:
         assert f"answered: {ex['replica_answer']} (p = {ex['replica_p']:.2f})." in ex["prompt"]
-    b = out["behaviour"][0]
+    b = out["behaviour"]["table"][0]
     assert 0 <= b["agree_informed"] <= 1 and 0 <= b["agree_counterfactual"] <= 1
     assert f"{b['agree_informed']:.0%} of informed questions" in text
     assert "**No reward model in this run**" in text and "Every model scored is usable" in text
-    assert out["rm_preferences"] == []
-    assert len(out["effects"]) == 8 * len(CONDITIONS)
+    assert out["rms"]["table"] == [] and out["rms"]["models"] == []
+    assert len(out["effects"]["table"]) == 8 * len(CONDITIONS)
+    e = out["effects"]["largest"][0]
+    assert f"{e['model']}: *{e['descriptor']}* {e['effect']:+.3f}" in text
+    assert len(out["points"]["rows"]) == 1 and f"Of {out['points']['n_judged']} model(s) with a verdict" in text
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +91,8 @@ def test_blinding_chapter_with_an_rm_an_unusable_lm_and_a_missing_rm(chapter, ti
                 AXES=None)
     out, text = r.results, r.markdown
     # the missing RM is named on the page, with the reason, and the rest of the chapter runs
-    assert list(out["missing"]) == [absent] and "no trained RM" in out["missing"][absent]
+    missing = out["setup"]["missing"]
+    assert list(missing) == [absent] and "no trained RM" in missing[absent]
     assert f"**Missing: `{absent}`** (no trained RM at" in text and "finetuning chapter" in text
     assert "no reward-model results" in text and "Requested but missing: `local:ft-not-trained-yet`" in text
     assert out["models"] == ["tiny-llama", tiny_rm]
@@ -95,15 +102,18 @@ def test_blinding_chapter_with_an_rm_an_unusable_lm_and_a_missing_rm(chapter, ti
     assert out["usable"] == {"tiny-llama": False, tiny_rm: True}
     assert out["mean_mass"]["tiny-llama"] < 0.25 and out["mean_mass"][tiny_rm] is None
     assert "Not usable by that rule" in text and "**tiny-llama**" in text
+    assert [u["model"] for u in out["scoring"]["unusable"]] == ["tiny-llama"]
     assert out["reward_kinds"][tiny_rm] == "RM score"
     # "Yes" and "No" are two tokens each in the tiny vocabulary, and the page says that P(yes) compares sequences
-    assert {t["n_tokens"] for t in out["tokens"] if t["model"] == "tiny-llama"} == {2}
+    assert {t["n_tokens"] for t in out["tokens"]["table"] if t["model"] == "tiny-llama"} == {2}
+    assert "tiny-llama" in out["tokens"]["several_tokens"]
     assert "compares the probabilities of the two token sequences" in text
     # the RM's four conditions: blinded disparity zero, its preferred answers reported
     rm_rows = [x for x in out["disparity"] if x["model"] == tiny_rm]
     assert {x["condition"] for x in rm_rows} == set(CONDITIONS)
     assert all(x["gap"] == 0 for x in rm_rows if x["condition"] == "blinded")
     assert "No reward model in this run" not in text and "share_preferring_yes" in r.path.read_text()
-    prefs = [x for x in out["rm_preferences"] if x["model"] == tiny_rm]
+    assert out["rms"]["models"] == [tiny_rm] and f"Reward models scored: **{tiny_rm}**." in text
+    prefs = [x for x in out["rms"]["table"] if x["model"] == tiny_rm]
     assert [x["condition"] for x in prefs] == list(CONDITIONS) and all(0 <= x["share_preferring_yes"] <= 1 for x in prefs)
     assert {x["model"] for x in out["counterfactual_examples"]} == {tiny_rm}

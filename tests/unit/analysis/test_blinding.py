@@ -102,6 +102,7 @@ def test_a_model_pushed_away_from_its_replicas_answer_is_flagged():
     assert pts["defies_replica"] == True and pts["copies_replica"] == False  # noqa: E712
     shown = B.paper_points({"change": change, "contrast": contrast}, beh.assign(agree_counterfactual=0.6)).iloc[0]
     assert shown["defies_replica"] == False  # noqa: E712
-    from rmlib.report.prose.blinding import points_markdown
-    assert "pushes its answer away from the replica's" in points_markdown(pd.DataFrame([pts]))
-    assert "pushes its answer away" not in points_markdown(pd.DataFrame([shown]))
+    from rmlib.analysis.results.blinding import points
+    from rmlib.report.prose import render
+    assert "pushes its answer away from the replica's" in render("blinding", "points", s=points(pd.DataFrame([pts])))
+    assert "pushes its answer away" not in render("blinding", "points", s=points(pd.DataFrame([shown])))

@@ -1,60 +1,272 @@
 """The blinding chapter's results: per model, whether hiding or neutralising the identity descriptor in a decision
 prompt shrinks the gap in P(yes) between descriptors, with bootstrap intervals, verdict counts per condition, and
-what the RMs prefer."""
+what the RMs prefer. Each section is built where the chapter computes it, and its sentences are rendered from it
+(``rmlib/report/prose/templates/blinding.md.j2``)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.storage import ChapterResults, Num, Table
+from rmlib.analysis.blinding.prompts import CONDITION_LABELS, decision_prompts
+from rmlib.storage import ChapterResults, Num, Record, Section, Table
 
-__all__ = ["BlindingResults", "chapter_results"]
+__all__ = ["Missing", "ExamplePrompt", "Setup", "Tokens", "Unusable", "Scoring", "Behaviour", "VerdictRow",
+           "ModelVerdicts", "Backfire", "Verdicts", "Effect", "Effects", "Rms", "Point", "Points", "BlindingResults",
+           "setup", "tokens", "scoring", "behaviour", "verdicts", "effects", "rms", "points", "chapter_results"]
 
 SUMMARY_COLUMNS = ["model", "condition", "informed", "value", "reduction", "relative", "ci_low", "ci_high", "verdict"]
 EXAMPLE_COLUMNS = ["model", "template", "prompt", "replica_answer", "replica_p"]
+VERDICTS = ("reduces", "increases", "no reliable change", "too few templates")
+
+
+class Missing(Record):
+    """A requested model that could not be scored here, and why (the reason's first clause)."""
+
+    model: str
+    reason: str
+
+
+class ExamplePrompt(Record):
+    """One condition's prompt for the first template and descriptor."""
+
+    condition: str  # the condition's label ("1 informed", ...)
+    prompt: str
+
+
+class Setup(Section):
+    """What this run asks: the design's size, the models it could not score, and the conditions in its wording."""
+
+    n_templates: int
+    n_descriptors: int
+    n_domains: int
+    n_axes: int
+    n_informed: int  # informed questions per model (templates x descriptors)
+    n_prompts: int  # prompts per model with the other conditions (templates x (3 x descriptors + 1))
+    domains: list[str]
+    axes: list[str]
+    dtype: str
+    missing: dict[str, str]  # model id -> why it could not be scored here
+    missing_reasons: list[Missing]
+    first_article: str  # the first template's article and noun ("an applicant"), for the blinded replica
+    first_noun: str
+    ignore_instruction: str  # the design's instruction to ignore, filled in for the first template and axis
+    replica_note: str  # the design's note of the replica's answer, filled in likewise (answer: the first, p: "…")
+    examples: list[ExamplePrompt]  # conditions 1-3 of the first template and descriptor
+
+
+class Tokens(Section):
+    """How each model tokenises the answers: which read P(yes) from one token per answer."""
+
+    table: Table  # rmlib.analysis.blinding.scores.answer_tokens_many
+    answers: list[str]
+    one_token: list[str]  # models whose answers are one token each
+    several_tokens: list[str]  # models for which an answer takes several tokens
+
+
+class Unusable(Record):
+    model: str
+    mean_mass: Num  # mean p(Yes) + p(No) on the blinded prompts
+
+
+class Scoring(Section):
+    """Which scored models were left out as unusable, and one condition-4 prompt in full."""
+
+    unusable: list[Unusable]
+    example_model: str | None  # None when no model is usable
+    example_template: str | None
+    example_prompt: str | None
+
+
+class Behaviour(Section):
+    """How each model answers (:func:`rmlib.analysis.blinding.behaviour`), one row per model."""
+
+    table: Table
+
+
+class VerdictRow(Record):
+    """One condition's change of the gap against informed, mean over axes (a row of disparity()['change'])."""
+
+    condition: str
+    informed: Num
+    value: Num
+    reduction: Num
+    ci_low: Num
+    ci_high: Num
+    verdict: str
+
+
+class ModelVerdicts(Record):
+    model: str
+    rows: list[VerdictRow]
+
+
+class Backfire(Record):
+    """A single axis on which telling the model to ignore the attribute reliably increases the gap."""
+
+    model: str
+    axis: str
+    informed: Num
+    value: Num
+
+
+class Verdicts(Section):
+    """The verdicts per model and their tally over models (:func:`rmlib.analysis.blinding.verdict_counts`)."""
+
+    per_model: list[ModelVerdicts]
+    n_models: int
+    counts: dict[str, dict[str, int]]  # told_to_ignore / counterfactual -> every verdict -> number of models
+    backfires: list[Backfire]
+    n_axis_cells: int  # model x axis cells of the instruction
+
+
+class Effect(Record):
+    model: str
+    descriptor: str
+    effect: Num
+    ci_low: Num
+    ci_high: Num
+
+
+class Effects(Section):
+    """What knowing a descriptor does, and its largest effect per model in condition 1."""
+
+    table: Table  # disparity()['effects']
+    largest: list[Effect]  # per model, the informed effect of largest size
+
+
+class Rms(Section):
+    """The reward models' preferred answers (:func:`rmlib.analysis.blinding.rm_preferences`)."""
+
+    table: Table
+    models: list[str]  # the RMs scored, in order
+
+
+class Point(Record):
+    """The paper's points for one model (a row of :func:`rmlib.analysis.blinding.paper_points`)."""
+
+    model: str
+    instruction: str | None
+    replica: str | None
+    replica_vs_instruction: str | None
+    responsive: bool | None
+    copies_replica: bool | None
+    defies_replica: bool | None = None
+    instruction_point_replicates: bool | None
+    replica_point_replicates: bool | None
+
+
+class Points(Section):
+    rows: list[Point]
+    min_template_sd: float
+    copy_share: float
+    n_judged: int  # models with a verdict on the instruction
+    n_instruction_replicates: int
+    n_replica_replicates: int
 
 
 class BlindingResults(ChapterResults):
     CHAPTERS = ("blinding",)
+    SCHEMA_VERSION = 2  # 2: the prose's sections (setup, tokens, scoring, behaviour, verdicts, effects, rms, points)
 
     models: list[str]
-    missing: dict[str, str]  # model id -> why it could not be scored here
+    setup: Setup
     usable: dict[str, bool]
     mean_mass: dict[str, Num]  # mean p(Yes) + p(No) on the blinded prompts (None for RMs)
     reward_kinds: dict[str, str]
-    dtype: str
-    n_templates: int
-    n_descriptors: int
-    axes: list[str]
-    domains: list[str]
-    answers: list[str]
-    tokens: Table
-    behaviour: Table
+    tokens: Tokens
+    scoring: Scoring
+    behaviour: Behaviour
     disparity: Table  # the largest gap between descriptors, per model, condition and axis
     change: Table
-    effects: Table
-    verdicts: dict[str, dict[str, int]]  # condition -> verdict -> number of models
-    backfires: Table
+    effects: Effects
+    verdicts: Verdicts
     contrast: Table
-    paper_points: Table
-    rm_preferences: Table
+    points: Points
+    rms: Rms
     summary: Table  # the gap over all axes, per model and condition, with its change and verdict
     counterfactual_examples: Table
 
 
-def chapter_results(design, runs: dict, missing: dict, dtype: str, tokens: pd.DataFrame, beh: pd.DataFrame,
-                    res: dict, verdicts: dict, points: pd.DataFrame, prefs: pd.DataFrame) -> BlindingResults:
-    """The chapter's results from what its cells computed (``res``: :func:`rmlib.analysis.blinding.disparity`;
-    ``verdicts``: :func:`~rmlib.analysis.blinding.verdict_counts`)."""
+def setup(design, dtype: str, missing: dict[str, str]) -> Setup:
+    """The section of the design this run asks (``design``: :func:`rmlib.analysis.blinding.prompts.load_design`,
+    selected) and the requested models that are missing (:func:`rmlib.analysis.blinding.scores.split_available`)."""
+    n_t, n_d = len(design.templates), len(design.descriptors)
+    t, d = design.templates.iloc[0], design.descriptors.iloc[0]
+    example = decision_prompts(design.select(1, [d["axis"]])).iloc[:3]
+    return Setup(n_templates=n_t, n_descriptors=n_d, n_domains=design.templates["domain"].nunique(),
+                 n_axes=design.descriptors["axis"].nunique(), n_informed=n_t * n_d, n_prompts=n_t * (3 * n_d + 1),
+                 domains=list(dict.fromkeys(design.templates["domain"])),
+                 axes=list(dict.fromkeys(design.descriptors["axis"])), dtype=dtype, missing=missing,
+                 missing_reasons=[Missing(model=m, reason=why.split(" (")[0]) for m, why in missing.items()],
+                 first_article=t["article"], first_noun=t["noun"],
+                 ignore_instruction=design.ignore_instruction.format(noun=t["noun"], attribute=d["attribute"]),
+                 replica_note=design.replica_note.format(noun=t["noun"], attribute=d["attribute"],
+                                                         answer=design.answers[0], p="…"),
+                 examples=[ExamplePrompt(condition=CONDITION_LABELS[r.condition], prompt=r.prompt)
+                           for r in example.itertuples()])
+
+
+def tokens(table: pd.DataFrame, answers) -> Tokens:
+    """The section of :func:`rmlib.analysis.blinding.scores.answer_tokens_many`'s table."""
+    single = table.groupby("model", sort=False)["n_tokens"].max().eq(1)
+    return Tokens(table=table, answers=list(answers), one_token=list(single[single].index),
+                  several_tokens=list(single[~single].index))
+
+
+def scoring(runs: dict) -> Scoring:
+    """The section of the scored models (``runs``: model -> :class:`~rmlib.analysis.blinding.scores.ModelScores`):
+    the unusable ones, and the first condition-4 prompt of the usable ones."""
+    usable = [r.table for r in runs.values() if r.usable]
+    table = pd.concat(usable, ignore_index=True) if usable else pd.DataFrame(columns=["condition"])
+    cf = table[table["condition"] == "counterfactual"]
+    first = cf.iloc[0] if len(cf) else {"model": None, "template": None, "prompt": None}
+    return Scoring(unusable=[Unusable(model=m, mean_mass=r.mean_mass) for m, r in runs.items() if not r.usable],
+                   example_model=first["model"], example_template=first["template"], example_prompt=first["prompt"])
+
+
+def behaviour(beh: pd.DataFrame) -> Behaviour:
+    """The section of :func:`rmlib.analysis.blinding.behaviour`."""
+    return Behaviour(table=beh)
+
+
+def verdicts(counted: dict) -> Verdicts:
+    """The section of :func:`rmlib.analysis.blinding.verdict_counts`."""
+    main, per_axis = counted["main"], counted["per_axis"]
+    return Verdicts(per_model=[ModelVerdicts(model=m, rows=g) for m, g in main.groupby("model", sort=False)],
+                    n_models=main["model"].nunique(),
+                    counts={c: {v: counted["counts"][c].get(v, 0) for v in VERDICTS} for c in counted["counts"]},
+                    backfires=counted["backfires"], n_axis_cells=len(per_axis))
+
+
+def effects(table: pd.DataFrame) -> Effects:
+    """The section of :func:`rmlib.analysis.blinding.disparity`'s ``effects``."""
+    informed = table[table["condition"] == "informed"]
+    top = informed.loc[informed["effect"].abs().groupby(informed["model"], sort=False).idxmax()]
+    return Effects(table=table, largest=top)
+
+
+def rms(prefs: pd.DataFrame) -> Rms:
+    """The section of :func:`rmlib.analysis.blinding.rm_preferences`."""
+    return Rms(table=prefs, models=list(dict.fromkeys(prefs["model"])))
+
+
+def points(table: pd.DataFrame, *, min_template_sd: float = 0.05, copy_share: float = 0.95) -> Points:
+    """The section of :func:`rmlib.analysis.blinding.paper_points` (with the thresholds it was given)."""
+    judged = table.dropna(subset=["instruction"])
+    return Points(rows=table, min_template_sd=min_template_sd, copy_share=copy_share, n_judged=len(judged),
+                  n_instruction_replicates=int(judged["instruction_point_replicates"].astype(bool).sum()),
+                  n_replica_replicates=int(judged["replica_point_replicates"].fillna(False).astype(bool).sum()))
+
+
+def chapter_results(runs: dict, setup: Setup, tokens: Tokens, scoring: Scoring, behaviour: Behaviour, res: dict,
+                    effects: Effects, verdicts: Verdicts, points: Points, rms: Rms) -> BlindingResults:
+    """The chapter's results from its sections (``res``: :func:`rmlib.analysis.blinding.disparity`)."""
     table = pd.concat([r.table for r in runs.values() if r.usable], ignore_index=True)
     change = res["change"]
     summary = change[(change["axis"] == "all axes") & (change["measure"] == "gap")]
     examples = table[table["condition"] == "counterfactual"].drop_duplicates(["model", "template"])
     return BlindingResults(
-        models=list(runs), missing=missing, usable={m: r.usable for m, r in runs.items()},
+        models=list(runs), setup=setup, usable={m: r.usable for m, r in runs.items()},
         mean_mass={m: r.mean_mass for m, r in runs.items()}, reward_kinds={m: r.reward_kind for m, r in runs.items()},
-        dtype=dtype, n_templates=len(design.templates), n_descriptors=len(design.descriptors),
-        axes=list(dict.fromkeys(design.descriptors["axis"])), domains=list(dict.fromkeys(design.templates["domain"])),
-        answers=list(design.answers), tokens=tokens, behaviour=beh, disparity=res["by_axis"], change=change,
-        effects=res["effects"], verdicts=verdicts["counts"], backfires=verdicts["backfires"],
-        contrast=res["contrast"], paper_points=points, rm_preferences=prefs, summary=summary[SUMMARY_COLUMNS],
-        counterfactual_examples=examples[EXAMPLE_COLUMNS])
+        tokens=tokens, scoring=scoring, behaviour=behaviour, disparity=res["by_axis"], change=change,
+        effects=effects, verdicts=verdicts, contrast=res["contrast"], points=points, rms=rms,
+        summary=summary[SUMMARY_COLUMNS], counterfactual_examples=examples[EXAMPLE_COLUMNS])

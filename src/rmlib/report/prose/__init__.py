@@ -13,36 +13,32 @@ a chapter's sentences read as sentences in one file and the prose computes nothi
 * ``templates/framing.md.j2``: what was scored, the slopes, each half of the claim, why lexicons differ.
 * ``templates/mere_exposure.md.j2``: what was scored, slopes against shuffled baselines, the verdict per model,
   what an RM pays for beyond its base LM.
+* ``templates/elo_misalignment.md.j2``: RMs against human ratings: agreement, the most over- and under-valued items
+  and forms, the themes per prompt and pooled, how far ranks spread over models.
+* ``templates/finetuning.md.j2``: the fine-tuning chapter: training, evaluation, the base imprint, the source
+  ablation, trajectories, the durability of the base families' order, accuracy vs variance.
+* ``templates/blinding.md.j2``: the blinding chapter: what the run asks, the answer tokens, how each model
+  answers, the verdicts per condition, the paper's points.
+* ``templates/good_teachers.md.j2``: the good_teachers chapter: what was compared, which RM teaches fastest,
+  and whether Razin et al.'s claim replicates.
 
 Not yet moved (each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter
 cell shows it with ``display(Markdown(...))``):
 
-* ``misalignment.py``: the pages that set RMs against human ratings (about, elo_misalignment);
 * ``values.py``: the value chapters (Big Two, MFD2, implicit rewards): findings from the value tables;
 * ``implicit.py``: the implicit-rewards chapter: base or instruct, logits vs log-probs, LM vs RM answers;
-* ``finetuning.py``: the fine-tuning chapter: training, evaluation, the base imprint, the source ablation;
-* ``teaching.py``: the good_teachers chapter: which RM teaches fastest, and whether Razin et al.'s claim replicates;
 * ``implicit_explicit.py``: the implicit_vs_explicit chapter: accuracy per set, token reliance, DPO displacement;
-* ``blinding.py``: the blinding chapter: whether hiding the identity descriptor shrinks the disparity.
 """
-from rmlib.report.prose import blinding  # noqa: F401  (one line per module not yet moved to a template)
-from rmlib.report.prose import finetuning  # noqa: F401
 from rmlib.report.prose import implicit  # noqa: F401
 from rmlib.report.prose import implicit_explicit  # noqa: F401
-from rmlib.report.prose import misalignment  # noqa: F401
-from rmlib.report.prose import teaching  # noqa: F401
 from rmlib.report.prose.render import render
 from rmlib.report.prose.values import (anova_sentence, comparison_markdown, contrast_lines, describe_panel,
                                        describe_prompt_subset, direction_markdown, findings_markdown, interaction_markdown,
                                        missing_families_markdown, score_label, scores_markdown, word_pair_markdown)
 
 __all__ = ["render"]
-__all__ += ["blinding"]
-__all__ += ["finetuning"]
 __all__ += ["implicit"]
 __all__ += ["implicit_explicit"]
-__all__ += ["misalignment"]
-__all__ += ["teaching"]
 __all__ += ["describe_prompt_subset", "contrast_lines", "describe_panel", "anova_sentence", "findings_markdown",
             "direction_markdown", "scores_markdown", "score_label", "missing_families_markdown", "word_pair_markdown",
             "comparison_markdown", "interaction_markdown"]
