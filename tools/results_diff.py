@@ -61,6 +61,18 @@ RENAMES: list[tuple[str, str, str]] = [
     *[("longer_answers", k, f"search.{k}") for k in ("models", "absent", "prompts", "lengths", "restarts", "steps")],
     ("framing", "halves_summary", "halves_found.summary"), ("framing", "halves_outcome", "halves_found.outcome"),
     ("identity_terms", "n_terms", "terms.n_terms"), ("identity_terms", "n_flagged", "terms.n_flagged"),
+    ("elo_misalignment", "n_items", "run.n_items"),
+    ("elo_misalignment", "human_elo_same_across_prompts", "run.human_elo_same_across_prompts"),
+    ("elo_misalignment", "agreement_median_rho", "agreement_summary.median_rho"),
+    ("elo_misalignment", "n_agreement_cells", "agreement_summary.n_cells"),
+    ("elo_misalignment", "n_agreement_ci_above_0", "agreement_summary.n_ci_above_0"),
+    ("elo_misalignment", "aggregate_robustness", "robustness.table"),
+    *[("elo_misalignment", k, f"robustness.{k}") for k in ("method_rho", "overlap_over", "overlap_under", "most_over",
+                                                            "most_under")],
+    ("elo_misalignment", "form_rank_diff", "forms.rank_diff"), ("elo_misalignment", "form_z_diff", "forms.z_diff"),
+    ("elo_misalignment", "n_trajectory_items", "trajectories.n_items"),
+    ("finetuning", "same_data", "training.same_data"), ("finetuning", "reward_kinds", "evaluation.reward_kinds"),
+    ("finetuning", "spearman_acc_var", "accuracy_variance.rho"),
     # heterogeneity v2: each run's flat copies go, their sections (always there now) keep the numbers
     *[("heterogeneity", f"runs.{r}.{k}", f"runs.{r}.agreement.{k}") for r in ("published", "compute")
       for k in ("tau_min", "tau_median", "tau_max", "rbo_top_median", "rbo_bottom_median")],
@@ -68,6 +80,12 @@ RENAMES: list[tuple[str, str, str]] = [
                                                                                                   "compute")],
     *[("heterogeneity", f"runs.{r}.mds_explained[{i}]", f"runs.{r}.mds.{axis}") for r in ("published", "compute")
       for i, axis in enumerate(("first_axis", "second_axis"))],
+    # blinding v2: the prose's sections own what they state
+    *[("blinding", k, f"setup.{k}") for k in ("n_templates", "n_descriptors", "axes", "domains", "dtype", "missing")],
+    ("blinding", "tokens", "tokens.table"), ("blinding", "answers", "tokens.answers"),
+    ("blinding", "behaviour", "behaviour.table"), ("blinding", "effects", "effects.table"),
+    ("blinding", "verdicts", "verdicts.counts"), ("blinding", "backfires", "verdicts.backfires"),
+    ("blinding", "paper_points", "points.rows"), ("blinding", "rm_preferences", "rms.table"),
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of

@@ -8,13 +8,16 @@ def test_finetuning_chapter_tiny(chapter):
     runs = out["runs"]
     assert {x["base"] for x in runs} == {"tiny-llama", "tiny-qwen2"}
     # identical data and steps across bases, and the loss goes down on the easy synthetic rule
-    assert out["same_data"] and len({x["data_hash"] for x in runs}) == 1 and len({x["steps"] for x in runs}) == 1
+    assert out["training"]["same_data"] and len({x["data_hash"] for x in runs}) == 1
+    assert len({x["steps"] for x in runs}) == 1 and out["training"]["steps"] == 8
     assert all(x["last_loss"] < x["first_loss"] for x in runs), runs
     final = [m for m in out["metrics"] if m["step"] == 8]
     assert len(final) == 2 and all(m["accuracy"] > 0.6 for m in final), final  # chance is 0.5
     assert {m["step"] for m in out["metrics"]} == {4, 8}
     # RMs and base LMs are both present and labelled by kind
-    assert set(out["reward_kinds"]) == {"RM score", "LM log-prob (implicit reward)"}
+    assert set(out["evaluation"]["reward_kinds"]) == {"RM score", "LM log-prob (implicit reward)"}
+    ev = out["evaluation"]
+    assert f"ranges from {ev['accuracy_min']:.2f} to {ev['accuracy_max']:.2f}" in text  # the sentence, from the section
     assert len(out["imprint"]) == 2 * 2 and out["n_published_final"] > 0
     assert "same** data" in text and "no across-seed interval" in text and "ABLATION_SOURCES" in text
     # durability of the published base-family orders, from the authors' checkpoint files
@@ -32,7 +35,7 @@ def test_finetuning_chapter_tiny(chapter):
     assert "Judged run by run" in text and "stayed flipped to its final checkpoint" in text
     assert "UltraFeedback 13k" not in text
     # one seed: no across-seed order and no base-effect test, and the page says so
-    assert out["durability"]["ours"] is None and out["base_effect"] is None
+    assert out["durability"]["ours"] is None and out["base_effect"] is None and out["ablation"] is None
     assert "One seed only" in text
 
 
@@ -44,7 +47,7 @@ def test_finetuning_chapter_seeds_and_ablations(chapter):
     assert len(runs) == 2 * 2 + 2 + 1
     main = [x for x in runs if x["sources"] == "synthetic_marker" and x["n_pairs"] == 32]
     # within a seed every base saw the same pairs; the two seeds drew different ones
-    assert out["same_data"] and len({x["data_hash"] for x in main}) == 2
+    assert out["training"]["same_data"] and len({x["data_hash"] for x in main}) == 2
     assert {x["n_pairs"] for x in runs if x["base"] == "tiny-llama" and x["sources"] == "synthetic_marker"} == {16, 32}
     # all checkpoints for the first seed's main runs, only the final one elsewhere
     steps = {(m["run"], m["step"]) for m in out["metrics"]}
@@ -59,7 +62,8 @@ def test_finetuning_chapter_seeds_and_ablations(chapter):
         assert all(row["factor"] == factor and row["df"] == "1, 2" and 0 <= row["p"] <= 1 for row in rows)
     assert {q["n_pairs"] for q in out["quantity"]} == {16, 32}
     assert "no across-seed interval" not in text and "η² =" in text
-    assert "correlation with the number of pairs" in text
+    assert "correlation with the number of pairs" in text and out["trajectory"]["quantity"]["sizes"] == [16, 32]
+    assert out["ablation"]["first_base"] == "tiny-llama" and len(out["ablation"]["effects"]) == 2
     ours = out["durability"]["ours"]
     assert ours["n_seeds"] == 2 and ours["pairs"] == 1
     # two seeds either agree (a modal order given by both) or differ (no modal order, and none is printed)
