@@ -21,24 +21,24 @@ a chapter's sentences read as sentences in one file and the prose computes nothi
   answers, the verdicts per condition, the paper's points.
 * ``templates/good_teachers.md.j2``: the good_teachers chapter: what was compared, which RM teaches fastest,
   and whether Razin et al.'s claim replicates.
+* ``templates/value_profiles.md.j2``: the value chapters (Big Two, MFD2; one template notebook): what was scored,
+  the family tests' findings, which family ranks which category higher, LOVE or freedom, the three-way
+  interaction, whether computed scores show the published pattern.
 
 Not yet moved (each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter
 cell shows it with ``display(Markdown(...))``):
 
-* ``values.py``: the value chapters (Big Two, MFD2, implicit rewards): findings from the value tables;
+* ``values.py``: what the implicit-rewards chapter still takes from the value chapters' prose (the design prompts a
+  table holds, one bullet per word contrast);
 * ``implicit.py``: the implicit-rewards chapter: base or instruct, logits vs log-probs, LM vs RM answers;
 * ``implicit_explicit.py``: the implicit_vs_explicit chapter: accuracy per set, token reliance, DPO displacement;
 """
 from rmlib.report.prose import implicit  # noqa: F401
 from rmlib.report.prose import implicit_explicit  # noqa: F401
 from rmlib.report.prose.render import render
-from rmlib.report.prose.values import (anova_sentence, comparison_markdown, contrast_lines, describe_panel,
-                                       describe_prompt_subset, direction_markdown, findings_markdown, interaction_markdown,
-                                       missing_families_markdown, score_label, scores_markdown, word_pair_markdown)
+from rmlib.report.prose.values import contrast_lines, describe_prompt_subset
 
 __all__ = ["render"]
 __all__ += ["implicit"]
 __all__ += ["implicit_explicit"]
-__all__ += ["describe_prompt_subset", "contrast_lines", "describe_panel", "anova_sentence", "findings_markdown",
-            "direction_markdown", "scores_markdown", "score_label", "missing_families_markdown", "word_pair_markdown",
-            "comparison_markdown", "interaction_markdown"]
+__all__ += ["describe_prompt_subset", "contrast_lines"]
