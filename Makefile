@@ -13,7 +13,7 @@ export RMLIB_DATA_DIR ?= $(CURDIR)/data/external
 MIRROR ?= $(wildcard $(CURDIR)/../shared/data)
 PYTEST_ARGS ?=
 
-.PHONY: help venv data test test-fast book chapter lab benchmarks clean sweeps
+.PHONY: browser help venv data test test-fast book chapter lab benchmarks clean sweeps
 
 help:
 	@echo "make book       build the whole report offline (embedded models + published scores)"
@@ -44,8 +44,13 @@ data: $(STAMP)
 
 # tests/unit (fast, mirrors src/rmlib), tests/integration (tiny-model sweeps, training, concurrency),
 # tests/chapters (every chapter through one harness, and the book)
-test: $(STAMP) data
+test: $(STAMP) data browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Debian's chromium, for the browser check of the tiny book in tests/chapters/test_book.py
+# (tools/browser_check.py installs it with apt-get when it is missing, as root; otherwise it says what to run)
+browser: $(STAMP)
+	@$(BIN)/python tools/browser_check.py --ensure-browser
 
 test-fast: $(STAMP) data
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)

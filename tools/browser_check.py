@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
 """Open built book pages in headless Chromium from file:// (no network) and judge each by what it should contain.
 
-Usage: python tools/browser_check.py _build/html/book/_executed/about.html [more pages ...] [--budget-ms 20000]
+Usage: python tools/browser_check.py _build/html/book/_executed/about.html [more pages ...] [--width 1280]
        python tools/browser_check.py _build/html                # every page of a built book
+       python tools/browser_check.py _build/html --screenshots shots/   # also a screenshot of each page's top and
+                                                                        # of one screen down
+       python tools/browser_check.py --ensure-browser           # only install Chromium if it is missing
 
-Installs Debian's `chromium` with apt-get when it is missing (as root). A page passes when:
+Chromium is Debian's `chromium` (installed with apt-get when it is missing, as root), driven by Playwright (pinned in
+environment.yml) with a viewport ``--width`` px wide (default 1280, a laptop). A page passes when:
 - every `rmlib-chart` container holds a Vega-drawn <svg> (or <canvas>) with marks (a page without charts, such as
   the intro or the claims page, has nothing to draw and is not failed for it);
 - every formula the page's source marks as math was rendered by MathJax;
 - it shows no library debris: trainer log dicts, progress bars, Python warnings, Path reprs, or the building
-  machine's absolute paths.
+  machine's absolute paths;
+- nothing in its text column reaches beyond the column's right edge, unless it sits in a box that scrolls
+  sideways (the book's tables, equations and code do), and the page itself does not scroll sideways.
 Exit status 0 = every page passes, 1 = a page fails, 2 = set-up problem (no page, no browser).
 """
 from __future__ import annotations
@@ -47,14 +53,82 @@ def install_chromium() -> str:
     return path
 
 
-def dump_dom(browser: str, page: Path, budget_ms: int) -> str:
-    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-           "--no-first-run", "--allow-file-access-from-files", f"--virtual-time-budget={budget_ms}",
-           "--dump-dom", page.resolve().as_uri()]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
-    if proc.returncode != 0 or "<html" not in proc.stdout:
-        sys.exit(f"error: {browser} failed (rc={proc.returncode}):\n{proc.stderr[-2000:]}")
-    return proc.stdout
+# Chromium's flags on a closed network: without the background-networking ones it keeps trying to reach Google
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--allow-file-access-from-files", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-quic"]
+
+# Everything in the text column that ends beyond its right edge and is not inside a box that scrolls or clips
+# sideways; only the outermost such element is reported.
+_OVERFLOW_JS = """() => {
+  const column = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const edge = column.getBoundingClientRect().right + 1;
+  const boxed = (el) => {
+    for (let a = el.parentElement; a && a !== column; a = a.parentElement) {
+      if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(a).overflowX)) return true;
+    }
+    return false;
+  };
+  const over = new Set();
+  for (const el of column.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > edge && !boxed(el)) over.add(el);
+  }
+  const outermost = [...over].filter((el) => !over.has(el.parentElement));
+  const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className ?
+      '.' + el.className.trim().split(/\\s+/).join('.') : '');
+  return {page_width: (document.scrollingElement || document.documentElement).scrollWidth, viewport: window.innerWidth,
+          elements: outermost.slice(0, 5).map((el) => ({element: name(el),
+              px: Math.round(el.getBoundingClientRect().right - edge),
+              text: (el.innerText || el.textContent || '').trim().slice(0, 60)}))};
+}"""
+
+# Wait until every chart has drawn or failed, and MathJax has typeset (or there is none).
+_SETTLED_JS = """() => {
+  const charts = [...document.querySelectorAll('.rmlib-chart')];
+  const drawn = charts.every((c) => c.querySelector('svg.marks, canvas.marks, .rmlib-chart-error'));
+  const mj = window.MathJax;
+  const typeset = !document.querySelector('.math') || (mj && mj.startup && mj.startup.document &&
+      document.querySelectorAll('mjx-container').length > 0);
+  return drawn && typeset;
+}"""
+
+
+class Browser:
+    """Headless Chromium through Playwright, one page at a time, at a viewport ``width`` px wide."""
+
+    def __init__(self, executable: str, width: int = 1280, height: int = 900):
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            sys.exit("error: Playwright is not installed; it is pinned in environment.yml (make venv)")
+        self._pw = sync_playwright().start()
+        self._browser = self._pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        self.width, self.height = width, height
+        self.version = self._browser.version
+
+    def open(self, page: Path, budget_ms: int):
+        tab = self._browser.new_page(viewport={"width": self.width, "height": self.height})
+        tab.goto(page.resolve().as_uri(), wait_until="load")
+        try:
+            tab.wait_for_function(_SETTLED_JS, timeout=budget_ms)
+        except Exception:  # noqa: BLE001 - a chart that never draws is judged by check(), not here
+            pass
+        tab.wait_for_timeout(300)  # widgets and late layout
+        return tab
+
+    def close(self) -> None:
+        self._browser.close()
+        self._pw.stop()
+
+
+def layout_problems(layout: dict) -> list[str]:
+    """Why a page's layout fails at this width: the page scrolls sideways, or content reaches past the column."""
+    out = []
+    if layout["page_width"] > layout["viewport"] + 1:
+        out.append(f"the page scrolls sideways: {layout['page_width']} px wide in a {layout['viewport']} px window")
+    out += [f"beyond the text column by {e['px']} px: <{e['element']}> {e['text']!r}" for e in layout["elements"]]
+    return out
 
 
 # what no page may show (the same kinds as tests/chapters/test_pages_clean.py checks in the executed notebooks)
@@ -107,13 +181,15 @@ def check(dom: str) -> dict:
 
 
 def problems(res: dict) -> list[str]:
-    """Why a page fails, judged by what it should contain; empty when it passes."""
+    """Why a page fails, judged by what it should contain (and, when measured, its layout); empty when it
+    passes."""
     out = [f"chart not drawn: {f}" for f in res["failed"]]
     if res["charts"] != res["drawn"] and not res["failed"]:
         out.append(f"{res['charts'] - res['drawn']} chart(s) not drawn")
     if res["math_marked"] and res["math"] < res["math_marked"]:
         out.append(f"math not rendered: {res['math']} of {res['math_marked']} formulas")
     out += res["debris"]
+    out += layout_problems(res["layout"]) if "layout" in res else []
     return out
 
 
@@ -130,31 +206,56 @@ def pages(paths: list[Path], every: bool) -> list[Path]:
     return found
 
 
+def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, screenshots: Path | None = None,
+                log=print) -> dict[Path, list[str]]:
+    """Open each page at ``width`` px and return its problems (:func:`problems`); with ``screenshots``, save
+    ``<page>-top.png`` and ``<page>-down.png`` (one screen further) of each page there."""
+    browser = Browser(find_browser() or install_chromium(), width=width)
+    log(f"[browser-check] Chromium {browser.version}, {width} px wide")
+    found = {}
+    try:
+        for page in todo:
+            tab = browser.open(page, budget_ms)
+            res = check(tab.content())
+            res["layout"] = tab.evaluate(_OVERFLOW_JS)
+            if screenshots is not None:
+                screenshots.mkdir(parents=True, exist_ok=True)
+                tab.screenshot(path=str(screenshots / f"{page.stem}-top.png"))
+                tab.evaluate(f"window.scrollBy(0, {browser.height})")
+                tab.wait_for_timeout(200)
+                tab.screenshot(path=str(screenshots / f"{page.stem}-down.png"))
+            tab.close()
+            found[page] = bad = problems(res)
+            log(f"[browser-check] {'FAIL' if bad else 'PASS'} {page}: {res['drawn']}/{res['charts']} charts drawn, "
+                f"{res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math formulas rendered")
+            for b in bad:
+                log(f"[browser-check]   {b}")
+    finally:
+        browser.close()
+    return found
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("page", type=Path, nargs="+")
+    ap.add_argument("page", type=Path, nargs="*")
     ap.add_argument("--all", action="store_true", help="check every page under the given folder(s)")
-    ap.add_argument("--budget-ms", type=int, default=20000, help="Chromium virtual-time budget")
+    ap.add_argument("--width", type=int, default=1280, help="the window's width in px (default 1280, a laptop)")
+    ap.add_argument("--budget-ms", type=int, default=20000, help="how long a page may take to draw")
+    ap.add_argument("--screenshots", type=Path, help="save each page's top and one screen down here")
+    ap.add_argument("--ensure-browser", action="store_true", help="install Chromium if it is missing, then stop")
     args = ap.parse_args()
+    if args.ensure_browser:
+        print(f"[browser-check] {find_browser() or install_chromium()}")
+        return 0
     todo = pages(args.page, args.all)
     missing = [p for p in todo if not p.is_file()]
     if missing or not todo:
-        print(f"error: {missing[0] if missing else args.page[0]} not found; build the book first (make book)",
-              file=sys.stderr)
+        where = missing[0] if missing else (args.page[0] if args.page else "no page given")
+        print(f"error: {where} not found; build the book first (make book)", file=sys.stderr)
         return 2
-    browser = find_browser() or install_chromium()
-    version = subprocess.run([browser, "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"[browser-check] {version}")
-    failed = 0
-    for page in todo:
-        res = check(dump_dom(browser, page, args.budget_ms))
-        bad = problems(res)
-        failed += bool(bad)
-        print(f"[browser-check] {'FAIL' if bad else 'PASS'} {page}: {res['drawn']}/{res['charts']} charts drawn, "
-              f"{res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math formulas rendered")
-        for b in bad:
-            print(f"[browser-check]   {b}")
-    print(f"[browser-check] {len(todo) - failed} of {len(todo)} pages pass")
+    found = check_pages(todo, width=args.width, budget_ms=args.budget_ms, screenshots=args.screenshots)
+    failed = sum(bool(b) for b in found.values())
+    print(f"[browser-check] {len(todo) - failed} of {len(todo)} pages pass at {args.width} px")
     return 1 if failed else 0
 
 

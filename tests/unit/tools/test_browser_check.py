@@ -49,3 +49,15 @@ def test_every_page_of_a_built_book_is_found(tmp_path):
         (tmp_path / rel).write_text("<html></html>")
     found = {p.relative_to(tmp_path).as_posix() for p in bc.pages([tmp_path], every=True)}
     assert found == {"index.html", "book/intro.html", "book/_executed/about.html"}
+
+
+def test_content_beyond_the_text_column_fails_a_page_and_a_scrolling_box_does_not():
+    fine = {"page_width": 1280, "viewport": 1280, "elements": []}
+    assert bc.layout_problems(fine) == []
+    wide = {"page_width": 1280, "viewport": 1280,
+            "elements": [{"element": "pre", "px": 199, "text": "unboxed wide code"}]}
+    assert bc.layout_problems(wide) == ["beyond the text column by 199 px: <pre> 'unboxed wide code'"]
+    sideways = {"page_width": 1500, "viewport": 1280, "elements": []}
+    assert bc.layout_problems(sideways)[0].startswith("the page scrolls sideways")
+    res = bc.check(_page(DRAWN))
+    assert bc.problems({**res, "layout": wide}) and not bc.problems({**res, "layout": fine})

