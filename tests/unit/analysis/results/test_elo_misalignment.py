@@ -36,10 +36,14 @@ def _topics(n=60) -> dict:
                               {"nature": {"greatest": "over", "prefer": ""}, "life": {"greatest": "under",
                                                                                      "prefer": "over"}}.items()
                               for pr, d in per.items()])
-    items = pd.DataFrame({"item": [f"i{k}" for k in range(n)]})
+    items = pd.DataFrame({"item": [f"i{k}" for k in range(n)], "topic": ["noun.act"] * 40 + [None] * (n - 40),
+                          "rule": ["head"] * 40 + ["not a WordNet noun"] * (n - 41) + ["no word"],
+                          "themes": [["human sexuality"]] * 2 + [[]] * (n - 2),
+                          "sexuality_word": ["sex"] + [None] * (n - 1)})
     return {"topics": items, "with_topic": items.iloc[:40], "n_flagged": 6, "by_prompt": by_prompt,
-            "no_topic": pd.DataFrame([rec("has a topic", "over")]).set_index("topic"),
-            "enrich": {"theme": pd.DataFrame([rec("nature", "")]), "supersense": pd.DataFrame([rec("noun.act", "")])}}
+            "no_topic": pd.DataFrame([rec("has a topic", "over"), rec("no topic", "under")]).set_index("topic"),
+            "enrich": {"theme": pd.DataFrame([{**rec("nature", ""), "ratio_unstratified": 2.0}]),
+                       "supersense": pd.DataFrame([rec("noun.act", "over"), rec("noun.food", "")])}}
 
 
 @functools.cache
@@ -54,23 +58,43 @@ def _pieces() -> tuple:
 
 def _results(mode="published", aggregate="median") -> results.EloMisalignmentResults:
     elo, agreement, rob, fs, tp, traj = _pieces()
-    return results.chapter_results(mode, elo, agreement, aggregate, rob, fs, tp, traj, share=0.1, strata=1,
-                                   n_resamples=99)
+    return results.chapter_results(mode, elo, results.run(elo), agreement, results.agreement_summary(agreement),
+                                   aggregate, results.robustness(rob, 5), results.forms(fs, 5),
+                                   results.topics(tp, share=0.1, aggregate="median", strata=1, n_resamples=99),
+                                   results.trajectories(traj))
 
 
 def test_the_results_of_planted_scores_are_typed_and_read_back(tmp_path):
     res = _results()
-    assert res.n_items == 60 and res.prompt_keys == ["greatest", "prefer"] and res.human_elo_same_across_prompts
-    assert len(res.agreement) == 6 and res.n_agreement_cells == 6 and {a.model for a in res.agreement} == {"A", "B",
-                                                                                                         "C"}
-    assert all(a.ci_low < a.rho < a.ci_high for a in res.agreement) and res.n_agreement_ci_above_0 == 6
-    assert len(res.most_over) == 3 and set(res.form_rank_diff) == {"dictionary word", "multi-word name"}
+    run = res.run
+    assert run.n_items == 60 and res.prompt_keys == run.prompt_keys == ["greatest", "prefer"]
+    assert run.human_elo_same_across_prompts and run.n_models == 3 and run.n_prompts == 2 and not run.implicit
+    a = res.agreement_summary
+    assert len(res.agreement) == 6 and a.n_cells == 6 and {r.model for r in res.agreement} == {"A", "B", "C"}
+    assert all(r.ci_low < r.rho < r.ci_high for r in res.agreement) and a.n_ci_above_0 == 6 and a.n_ci_below_0 == 0
+    rhos = [r.rho for r in res.agreement]
+    assert (a.worst_rho, a.best_rho) == (min(rhos), max(rhos)) and a.worst_rho <= a.median_rho <= a.best_rho
+    rob = res.robustness
+    assert len(rob.most_over) == 3 and rob.n_lists == len(rob.table) == 3 * 2 and rob.top_k == 5
+    assert rob.shared_min <= rob.shared_max <= 5 and rob.n_weak == len(rob.weak) and rob.n_items == 60
+    assert all(w.shared < results.ROBUST_SHARE * 5 for w in rob.weak)
+    f = res.forms
+    assert set(f.rank_diff) == {"dictionary word", "multi-word name"} and f.over_rank_diff == max(f.rank_diff.values())
+    assert f.under_form != f.over_form and f.positive.n_items > 0 and (f.negative.n_items, f.negative.rank_diff) == (
+        0, None)  # no negative word was planted
     t = res.topics
-    assert (t.n_items, t.n_with_topic, t.n_flagged, t.strata) == (60, 40, 6, 1)
+    assert (t.n_items, t.n_with_topic, t.n_flagged, t.strata, t.aggregate) == (60, 40, 6, 1, "median")
     nature = [r for r in t.themes_by_prompt if r.topic == "nature"]
     assert {r.prompt: r.direction for r in nature} == {"greatest": "over", "prefer": "none"}
     assert t.theme_prompts["life"] == {"over": ["prefer"], "under": ["greatest"]}
-    assert res.n_trajectory_items == 3
+    assert [v.topic for v in t.by_theme] == ["life", "nature"] and t.mixed == ["life"] and t.n_mixed == 1
+    assert [c.prompt for c in t.by_theme[0].cells] == ["greatest", "prefer"]
+    assert (t.n_theme_tests, t.n_themes, t.n_prompts) == (4, 2, 2)
+    assert (t.n_without_topic, t.n_not_wordnet_noun, t.n_no_word, t.share_with_topic) == (20, 19, 1, 40 / 60)
+    assert (t.no_topic_flagged, t.n_sexuality, t.n_sexuality_other_word) == (3, 2, 1)
+    assert (t.n_supersenses, t.n_supersenses_differ) == (2, 1) and t.supersenses_differ[0]["topic"] == "noun.act"
+    tr = res.trajectories
+    assert tr.n_items == 3 and tr.prompt_key == "greatest" and tr.widest_sd >= tr.median_sd
     write_results(res, tmp_path)
     assert read_results("elo_misalignment", tmp_path, results.EloMisalignmentResults) == res
 
