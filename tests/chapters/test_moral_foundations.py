@@ -10,3 +10,5 @@ def test_moral_foundations_chapter(chapter, check_published_profile):
     assert foundations["n_panels"] == 5 * 2 and foundations["unit"] == "model"
     assert out["results"]["compute"]["n_panels"] == 20
     assert "Under positive prompts" in text and "seeded sample of 20 words" in text
+    assert foundations["pooled"] is True and "**Published RM scores, virtue and vice pooled per foundation**" in text
+    assert out["word_pair"] is None and out["three_way_models"] is None  # big_two's pieces

@@ -7,7 +7,14 @@ import pandas as pd
 import pytest
 
 from rmlib.analysis import families as fam
+from rmlib.analysis.results import value_profiles as results
 from rmlib.report import prose
+
+
+def _findings(res, scores):
+    """The findings paragraph the chapter renders from the table's section."""
+    section = results.family_summary("published", res, scores, ("Gemma", "Llama"))
+    return prose.render("value_profiles", "findings", s=section)
 
 
 PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]  # as in the family_scores fixture
@@ -16,7 +23,8 @@ PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one
 
 def test_planted_family_effect_is_detected_end_to_end(family_scores):
     # 5 vs 5 models: 252 relabellings, smallest two-sided p = 2/252, so FDR over 4 panels can reject
-    res = fam.family_analysis(family_scores(n_per_family=5, effect=3.0), n_resamples=999)
+    scores = family_scores(n_per_family=5, effect=3.0)
+    res = fam.family_analysis(scores, n_resamples=999)
     perm = res["permutation"].set_index(["category", "valence"])
     assert res["unit"] == "model"
     hit = perm.loc[("Agency", "positive")]
@@ -27,17 +35,19 @@ def test_planted_family_effect_is_detected_end_to_end(family_scores):
     s = fam.summarise(res)
     assert s["n_significant_fdr"] >= 1 and s["models_per_family"] == {"Gemma": 5, "Llama": 5}
     assert s["min_attainable_p"] == pytest.approx(2 / 252)
-    assert "significant" in prose.findings_markdown(res, label="synthetic")
+    assert "significant" in _findings(res, scores)
 
 
 def test_no_effect_gives_no_fdr_rejection_and_plain_prose(family_scores):
-    res = fam.family_analysis(family_scores(effect=0.0, seed=3), n_resamples=999)
+    scores = family_scores(effect=0.0, seed=3)
+    res = fam.family_analysis(scores, n_resamples=999)
     assert not res["permutation"]["reject"].any()
-    assert "no panel shows a significant" in prose.findings_markdown(res, label="null")
+    assert "no panel shows a significant" in _findings(res, scores)
 
 
 def test_anova_and_mixed_model_degrees_of_freedom_match_design(family_scores):
-    res = fam.family_analysis(family_scores(n_per_family=3), n_resamples=99)
+    scores = family_scores(n_per_family=3)
+    res = fam.family_analysis(scores, n_resamples=99)
     a = res["anova"].set_index("term")
     n_models, n_prompts, n_cats, n_val = 6, len(PROMPTS), 2, 2
     assert a.loc["category", "df"] == n_cats - 1 and a.loc["valence", "df"] == n_val - 1
@@ -50,14 +60,15 @@ def test_anova_and_mixed_model_degrees_of_freedom_match_design(family_scores):
         assert any(n.startswith("the mixed model (a random intercept per model) could not") for n in res["notes"])
     else:
         assert res["mixed"].attrs["n_groups"] == n_models and len(res["mixed"]) == 8  # 2x2x2 fixed effects
-    assert "F(1, " in prose.anova_sentence(res, "category")
+    assert "category F(1, " in _findings(res, scores)
 
 
 def test_one_model_per_family_falls_back_to_prompts_and_says_so(family_scores):
-    res = fam.family_analysis(family_scores(n_per_family=1), n_resamples=99)
+    scores = family_scores(n_per_family=1)
+    res = fam.family_analysis(scores, n_resamples=99)
     assert res["unit"] == "prompt" and res["mixed"] is None
     assert any("particular models" in n for n in res["notes"])
-    assert "compare these particular models" in prose.findings_markdown(res, label="one each")
+    assert "compare these particular models" in _findings(res, scores)
 
 
 def test_family_analysis_bad_input(family_scores):

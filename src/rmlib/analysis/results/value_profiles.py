@@ -1,21 +1,28 @@
-"""The value-profile chapters' results (big_two and moral_foundations, one template): per score table (the published
-scores of the paper RMs, and in compute mode fresh scores), whether Gemma- and Llama-based RMs rank each category ×
-prompt valence panel differently (permutation tests over models, FDR across panels), with the ANOVA and the
-authors' mixed model beside them, and whether computed scores point the published way. The Big Two chapter adds
-where 'love' and 'freedom' rank and the family × category × valence interaction (per model, and the mixed model's
-term); the Moral Foundations chapter adds the panels with virtue and vice pooled per foundation."""
+"""The value-profile chapters' results (big_two and moral_foundations, one template): per score table (published
+scores of the paper RMs; in compute mode fresh scores too), whether Gemma- and Llama-based RMs rank each category ×
+prompt valence panel differently (permutation tests over models, FDR across panels; the ANOVA and the authors' mixed
+model beside them), and whether computed scores point the published way; big_two adds where 'love' and 'freedom'
+rank and the family × category × valence interaction, moral_foundations the panels with virtue and vice pooled per
+foundation. Each section is built where the chapter computes it; its sentences are rendered from it
+(``prose/templates/value_profiles.md.j2``)."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Sequence
 
 import pandas as pd
 
 from rmlib.analysis import families as fam, values as vp
+from rmlib.data import design_prompts
 from rmlib.storage import ChapterResults, Num, Record, Section, Table
 
-__all__ = ["CategoryPanel", "FoundationPanel", "AnovaTerm", "MixedTerm", "MixedModel", "FamilySummary",
-           "FoundationSummary", "DirectionAgreement", "WordRank", "ThreeWayTerm", "InteractionTest",
-           "ValueProfilesResults", "chapter_results"]
+__all__ = ["CategoryPanel", "FoundationPanel", "AnovaTerm", "MixedTerm", "MixedModel", "PanelLine", "AnovaLine",
+           "MixedThreeWay", "Mark", "Direction", "FamilySummary", "FoundationSummary", "ComputedScores", "Scored",
+           "LeftOut", "DirectionAgreement", "WordRank", "NamedRanks", "FamilyOrder", "WordPair", "ThreeWayTerm",
+           "InteractionTest", "ValueProfilesResults", "ALPHA", "TOP_PANELS", "scored", "left_out", "family_summary",
+           "foundation_summary", "direction_agreement", "word_pair", "interaction", "chapter_results"]
+
+ALPHA = 0.05  # a p below this is "p < 0.05" (before correction), and a clear interaction
+TOP_PANELS = 4  # the panels with the smallest p that the findings spell out
 
 
 class _Panel(Record):
@@ -59,14 +66,65 @@ class MixedModel(Section):
     converged: bool
     n_obs: int
     n_groups: int
+    group_var: Num  # the random intercept's variance
     terms: dict[str, MixedTerm]
 
 
-class FamilySummary(Section):
-    """The family tests of one score table (:func:`fam.summarise` of :func:`fam.family_analysis`)."""
+class PanelLine(Section):
+    """One of the panels with the smallest p, as the findings spell it out."""
 
+    where: str  # the panel's levels, e.g. "Agency, positive"
+    higher: str  # the family that ranks it higher (the lower mean median rank)
+    mean_a: Num
+    mean_b: Num
+    t: Num
+    p: Num
+    p_fdr: Num
+    reject: bool
+
+
+class AnovaLine(AnovaTerm):
+    """One ANOVA term the findings state: the first factor, the two factors, the two with model."""
+
+    name: str  # e.g. "category × valence"
+
+
+class MixedThreeWay(MixedTerm):
+    """The mixed model's family × factor × valence term(s): the one, or the largest of several."""
+
+    n_terms: int
+    n_below_alpha: int  # terms with p < ALPHA
+    term: str
+
+
+class Mark(Section):
+    name: str
+    significant: bool  # after FDR
+
+
+class Direction(Section):
+    """Under one prompt valence, the levels each family ranks higher (point estimates)."""
+
+    valence: str
+    first: list[Mark]  # the first family ranks these higher
+    second: list[Mark]
+
+
+class FamilySummary(Section):
+    """The family tests of one score table (:func:`fam.summarise` of :func:`fam.family_analysis`), with what the
+    findings state about them."""
+
+    table: Literal["published", "compute"]
+    reward_kinds: list[str]
+    pooled: bool = False  # virtue and vice pooled per foundation
+    first: str  # the two families compared
+    second: str
+    alpha: float = ALPHA
+    by: list[str]  # the panels' factors, e.g. ["category", "valence"]
     unit: Literal["model", "prompt"]
     models_per_family: dict[str, int]
+    n_a: int  # replicates of the first family in a panel (models, or model × prompt rows)
+    n_b: int
     min_attainable_p: Num
     n_prompts: int
     n_panels: int
@@ -75,13 +133,52 @@ class FamilySummary(Section):
     min_p: Num
     min_p_fdr: Num
     panels: list[CategoryPanel]
+    significant: list[str]  # the panels significant after FDR, e.g. "Agency, positive"
+    smallest: list[PanelLine]  # the TOP_PANELS panels with the smallest p
+    directions: list[Direction]
     notes: list[str]
     anova: dict[str, AnovaTerm] | None = None  # None where the ANOVA could not be fitted
+    anova_lines: list[AnovaLine] = []
     mixed: MixedModel | None = None
+    mixed_three_way: MixedThreeWay | None = None
 
 
 class FoundationSummary(FamilySummary):
     panels: list[FoundationPanel]
+
+
+class ComputedScores(Section):
+    """The computed table: its models, words and prompts (which ones of the ``n_design`` in the factorial design)."""
+
+    n_models: int
+    models: list[str]
+    n_words: int
+    n_prompts: int
+    n_design: int
+    positive: list[str]  # the prompts' adjectives
+    negative: list[str]
+    superlatives: list[str]
+    phrasings: list[str]
+
+
+class Scored(Section):
+    """What the chapter scored: the published RMs by family, the computed models, prompts and words."""
+
+    n_published: int
+    published_per_family: dict[str, int]
+    n_published_prompts: int
+    n_published_words: int
+    computed: ComputedScores | None = None
+    words_per_category: int | None = None
+    compute_words_per_category: int | None = None
+
+
+class LeftOut(Section):
+    """The score tables left out of the family tests because they lack one of the two families."""
+
+    first: str
+    second: str
+    families: dict[str, list[str]]  # per table left out: the families it has
 
 
 class DirectionAgreement(Section):
@@ -89,6 +186,13 @@ class DirectionAgreement(Section):
 
     same: int
     panels: int
+    first: str
+    second: str
+    n_prompts: int
+    n_words: int
+    n_significant: int  # computed panels significant after FDR
+    unit: Literal["model", "prompt"]
+    implicit: bool  # the computed scores are LM log-probs
 
 
 class WordRank(Record):
@@ -102,14 +206,34 @@ class WordRank(Record):
     n_words: int
 
 
-class ThreeWayTerm(Section):
+class NamedRanks(Section):
+    nickname: str
+    first_rank: Num
+    second_rank: Num
+
+
+class FamilyOrder(Section):
+    family: str
+    n_first_above: int  # models that rank the first word above the second
+    n_models: int
+
+
+class WordPair(Section):
+    """Where two words rank for each RM: the named ones, and by base family."""
+
+    first: str
+    second: str
+    lexicon: str
+    scored: bool  # both words are in the run's word list
+    n_words: int | None = None
+    named: list[NamedRanks] = []
+    by_family: list[FamilyOrder] = []
+
+
+class ThreeWayTerm(MixedTerm):
     """The family × category × valence term of the mixed model."""
 
     term: str
-    estimate: Num
-    ci_low: Num
-    ci_high: Num
-    p: Num
 
 
 class InteractionTest(Section):
@@ -122,51 +246,154 @@ class InteractionTest(Section):
     n_b: int
     min_attainable_p: Num
     claimed_sign: Literal[1, -1]
+    claimed_way: bool  # the difference has the claimed sign
+    significant: bool  # p < ALPHA
     per_model: Table
 
 
 class ValueProfilesResults(ChapterResults):
     CHAPTERS = ("big_two", "moral_foundations")
+    SCHEMA_VERSION = 2  # 2: the sections the sentences are rendered from (fields added only)
 
     mode: Literal[vp.MODES]
     dictionary: Literal["big2", "mfd2"]
     families: list[str]
+    scored: Scored
+    left_out: LeftOut
     results: dict[Literal["published", "compute"], FamilySummary]  # per score table
     direction_agreement: DirectionAgreement | None = None  # compute mode, with both tables analysed
     # big_two only
     love_freedom: list[WordRank] | None = None
+    word_pair: WordPair | None = None
     three_way: ThreeWayTerm | None = None  # None without the published table or a single such term
     three_way_models: InteractionTest | None = None
     # moral_foundations only
     by_foundation: FoundationSummary | None = None
 
 
-def _three_way_term(summary: dict) -> dict | None:
-    """The family × category × valence term of a summary's mixed model; None when the model was not fitted or has
-    several such terms."""
-    terms = (summary.get("mixed") or {}).get("terms", {})
-    three = [t for t in terms if t.count(":") == 2]
-    return {"term": three[0], **terms[three[0]]} if len(three) == 1 else None
+def scored(tables: dict[str, pd.DataFrame], words_per_category: int | None = None,
+           compute_words_per_category: int | None = None) -> Scored:
+    """The section of :func:`vp.value_tables`' tables and the word samples' sizes."""
+    pub, c, computed = tables["published"], tables.get("compute"), None
+    if c is not None:
+        p = design_prompts(list(c["prompt_key"].unique()))
+        uniq = lambda col, d=p: list(dict.fromkeys(d[col]))  # noqa: E731  (in the design's order)
+        computed = ComputedScores(n_models=c["model"].nunique(), models=sorted(c["model"].unique()),
+                                  n_words=c["word"].nunique(), n_prompts=len(p), n_design=len(design_prompts()),
+                                  positive=uniq("adjective", p[p.valence == "positive"]),
+                                  negative=uniq("adjective", p[p.valence == "negative"]),
+                                  superlatives=uniq("superlative"), phrasings=uniq("phrasing"))
+    return Scored(n_published=pub["model"].nunique(),
+                  published_per_family=pub.groupby("family")["model"].nunique().to_dict(),
+                  n_published_prompts=pub["prompt_key"].nunique(), n_published_words=pub["word"].nunique(),
+                  computed=computed, words_per_category=words_per_category,
+                  compute_words_per_category=compute_words_per_category)
 
 
-def chapter_results(chapter: str, mode: str, dictionary: str, families: list[str], analyses: dict[str, dict],
-                    comparison: dict | None = None, *, love_freedom: pd.DataFrame | None = None,
-                    three_way_models: dict | None = None, by_foundation: dict | None = None) -> ValueProfilesResults:
-    """Chapter ``chapter``'s results from :func:`fam.family_analyses` (``analyses``), :func:`fam.compare_with_published`
-    (``comparison``, None unless both tables were analysed) and the chapter's own pieces: for big_two
-    :func:`vp.word_ranks` of love and freedom and :func:`fam.interaction_test` (None without the published table);
-    for moral_foundations :func:`fam.family_analysis` by foundation (None without the published table). The other
-    chapter's pieces are left out."""
+def left_out(tables: dict[str, pd.DataFrame], analyses: dict, families: Sequence[str]) -> LeftOut:
+    """The tables :func:`fam.family_analyses` left out (``analyses`` lacks them), with the families they have."""
+    return LeftOut(first=families[0], second=families[1],
+                   families={k: sorted(t["family"].unique()) for k, t in tables.items() if k not in analyses})
+
+
+def _smallest(perm: pd.DataFrame, by: list[str], families: Sequence[str]) -> list[PanelLine]:
+    cols = ["mean_a", "mean_b", "t", "p", "p_fdr", "reject"]
+    return [PanelLine(where=", ".join(map(str, r[by])), **r[cols].to_dict(),
+                      higher=families[0] if r["mean_a"] < r["mean_b"] else families[1])
+            for _, r in perm.sort_values("p").head(TOP_PANELS).iterrows()]
+
+
+def _directions(perm: pd.DataFrame, level: str, valence: str) -> list[Direction]:
+    def marks(g, mask):
+        return [Mark(name=str(c), significant=bool(r)) for c, r in zip(g.loc[mask, level], g.loc[mask, "reject"])]
+    return [Direction(valence=str(v), first=marks(g, g["mean_a"] < g["mean_b"]),
+                      second=marks(g, g["mean_a"] > g["mean_b"])) for v, g in perm.groupby(valence, sort=True)]
+
+
+def _anova_lines(res: dict, by: list[str]) -> list[AnovaLine]:
+    if res["anova"] is None:
+        return []
+    a = res["anova"].set_index("term")
+    return [AnovaLine(name=" × ".join(t), df_resid=a.loc["Residual", "df"],
+                      **a.loc[":".join(t), ["F", "df", "p", "partial_eta_sq"]].to_dict())
+            for t in ([by[0]], by[:2], [*by[:2], "model"])]
+
+
+def _mixed_three_way(res: dict) -> MixedThreeWay | None:
+    m = res["mixed"]
+    three = None if m is None else m[m["term"].str.count(":") == 2]
+    if three is None or three.empty:
+        return None
+    r = three.loc[three["estimate"].abs().idxmax()]
+    return MixedThreeWay(n_terms=len(three), n_below_alpha=int((three["p"] < ALPHA).sum()),
+                         **r[["term", "estimate", "ci_low", "ci_high", "p"]].to_dict())
+
+
+def family_summary(table: str, res: dict, scores: pd.DataFrame, families: Sequence[str],
+                   by: Sequence[str] = ("category", "valence"), *, pooled: bool = False,
+                   kind: type[FamilySummary] = FamilySummary) -> FamilySummary:
+    """The section of table ``table``'s :func:`fam.family_analysis` (``res``, panels by ``by``) of ``scores``."""
+    by, s, perm = list(by), fam.summarise(res, families), res["permutation"]
+    if res["mixed"] is not None:
+        s["mixed"]["group_var"] = res["mixed"].attrs["group_var"]
+    return kind(**s, table=table, reward_kinds=sorted(scores["reward_kind"].unique()), pooled=pooled,
+                first=families[0], second=families[1], by=by, n_a=perm["n_a"].iloc[0], n_b=perm["n_b"].iloc[0],
+                significant=[", ".join(map(str, r[by])) for _, r in perm[perm["reject"]].iterrows()],
+                smallest=_smallest(perm, by, families), directions=_directions(perm, by[0], by[1]),
+                anova_lines=_anova_lines(res, by), mixed_three_way=_mixed_three_way(res))
+
+
+def foundation_summary(res: dict, scores: pd.DataFrame, families: Sequence[str]) -> FoundationSummary:
+    """The section of the published scores' :func:`fam.family_analysis` by foundation (virtue and vice pooled)."""
+    return family_summary("published", res, scores, families, ("foundation", "valence"), pooled=True,
+                          kind=FoundationSummary)
+
+
+def direction_agreement(comparison: dict | None, families: Sequence[str]) -> DirectionAgreement | None:
+    """The section of :func:`fam.compare_with_published` (None when there is no comparison)."""
+    keys = ("same", "panels", "n_prompts", "n_words", "n_significant", "unit", "implicit")
+    return None if comparison is None else DirectionAgreement(**{k: comparison[k] for k in keys}, first=families[0],
+                                                              second=families[1])
+
+
+def word_pair(pair: pd.DataFrame | None, ranks: pd.DataFrame, first: str, second: str, *, lexicon: str,
+              models: Sequence[str] = ()) -> WordPair:
+    """The section of :func:`vp.word_pair_table` (``pair``) of ``ranks``, naming ``models`` (nicknames)."""
+    if pair is None:
+        return WordPair(first=first, second=second, lexicon=lexicon, scored=False)
+    named = pair.set_index("nickname")
+    return WordPair(first=first, second=second, lexicon=lexicon, scored=True, n_words=int(ranks["n_words"].iloc[0]),
+                    named=[NamedRanks(nickname=m, first_rank=named.loc[m, first], second_rank=named.loc[m, second])
+                           for m in models if m in named.index],
+                    by_family=[FamilyOrder(family=f, n_first_above=int((g == first).sum()), n_models=len(g))
+                               for f, g in pair.groupby("family")["first"]])
+
+
+def interaction(t: dict) -> InteractionTest:
+    """The section of :func:`fam.interaction_test`: its numbers, and whether it points the claimed way and is clear."""
+    return InteractionTest(**t, claimed_way=bool(t["difference"] * t["claimed_sign"] > 0),
+                           significant=bool(t["p"] < ALPHA))
+
+
+def _three_way_term(summary: FamilySummary) -> ThreeWayTerm | None:
+    """The mixed model's family × category × valence term; None unless fitted with exactly one such term."""
+    t = summary.mixed_three_way
+    return None if t is None or t.n_terms != 1 else ThreeWayTerm(**t.model_dump(exclude={"n_terms", "n_below_alpha"}))
+
+
+def chapter_results(chapter: str, mode: str, dictionary: str, families: list[str], scores: Scored, left: LeftOut,
+                    summaries: dict[str, FamilySummary], agreement: DirectionAgreement | None = None, *,
+                    love_freedom: pd.DataFrame | None = None, pair: WordPair | None = None,
+                    three_way_models: InteractionTest | None = None,
+                    by_foundation: FoundationSummary | None = None) -> ValueProfilesResults:
+    """Chapter ``chapter``'s results from its sections (``summaries``: :func:`family_summary` per table analysed)
+    and, for big_two, :func:`vp.word_ranks` of love and freedom; the other chapter's pieces are left out."""
     if chapter not in ValueProfilesResults.CHAPTERS:
         raise ValueError(f"chapter must be one of {ValueProfilesResults.CHAPTERS}, not {chapter!r}")
-    summaries = {k: fam.summarise(r, families) for k, r in analyses.items()}
     big_two = chapter == "big_two"
     return ValueProfilesResults(
-        mode=mode, dictionary=dictionary, families=families, results=summaries,
-        direction_agreement=(None if comparison is None else
-                             DirectionAgreement(same=comparison["same"], panels=comparison["panels"])),
-        love_freedom=love_freedom if big_two else None,
+        mode=mode, dictionary=dictionary, families=families, scored=scores, left_out=left, results=summaries,
+        direction_agreement=agreement, love_freedom=love_freedom if big_two else None,
+        word_pair=pair if big_two else None,
         three_way=_three_way_term(summaries["published"]) if big_two and "published" in summaries else None,
-        three_way_models=three_way_models if big_two else None,
-        by_foundation=(fam.summarise(by_foundation, families) if by_foundation is not None and not big_two
-                       else None))
+        three_way_models=three_way_models if big_two else None, by_foundation=None if big_two else by_foundation)

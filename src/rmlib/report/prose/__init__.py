@@ -24,21 +24,20 @@ a chapter's sentences read as sentences in one file and the prose computes nothi
 * ``templates/value_profiles.md.j2``: the value chapters (Big Two, MFD2; one template notebook): what was scored,
   the family tests' findings, which family ranks which category higher, LOVE or freedom, the three-way
   interaction, whether computed scores show the published pattern.
+* ``templates/implicit_rewards.md.j2``: the implicit-rewards chapter: base or instruct, logits vs log-probs, LM
+  vs RM answers, the lexicons' implicit rewards and their word-category contrasts.
 
 Not yet moved (each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter
 cell shows it with ``display(Markdown(...))``):
 
 * ``values.py``: what the implicit-rewards chapter still takes from the value chapters' prose (the design prompts a
   table holds, one bullet per word contrast);
-* ``implicit.py``: the implicit-rewards chapter: base or instruct, logits vs log-probs, LM vs RM answers;
 * ``implicit_explicit.py``: the implicit_vs_explicit chapter: accuracy per set, token reliance, DPO displacement;
 """
-from rmlib.report.prose import implicit  # noqa: F401
 from rmlib.report.prose import implicit_explicit  # noqa: F401
 from rmlib.report.prose.render import render
 from rmlib.report.prose.values import contrast_lines, describe_prompt_subset
 
 __all__ = ["render"]
-__all__ += ["implicit"]
 __all__ += ["implicit_explicit"]
 __all__ += ["describe_prompt_subset", "contrast_lines"]
