@@ -4,7 +4,10 @@ Each :class:`Claim` (``catalogue.py``) names the sentence it tests, where the pa
 that test it, and the unit the claim is about (models, cells, items, checkpoints). Its ``evaluate`` function reads
 *only* numbers that the chapters wrote to their typed results, by attribute, through an :class:`Evidence` object (``evidence.py``)
 that records every number it hands out with the chapter and the path it came from. Each part of a claim gets an
-outcome by a stated rule, and the claim's verdict follows from its parts (``rules.py``).
+outcome by a stated rule, and the claim's verdict follows from its parts (``rules.py``). An evaluator states its
+evidence as a :class:`Said` (which sentence, from which fields it computed); the sentence itself is worded by
+``rmlib/report/prose/templates/claims.md.j2``, whose renderer the page hands to :func:`load_evidence` (``say=``),
+since this layer may not import the report layer.
 
 The evaluate functions, one module per paper:
 
@@ -17,13 +20,13 @@ from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, claims_
                                              source_chapters)
 from rmlib.analysis.claims.evidence import Evidence, Missing, Node, Ref, SchemaError, follow
 from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, TAU_HETEROGENEOUS, VERDICTS, Claim, Part,
-                                         bh_floor, equivalence_outcome, exact_two_group_floor, exists_outcome,
+                                         Said, bh_floor, equivalence_outcome, exact_two_group_floor, exists_outcome,
                                          interval_outcome, order_outcome, rules_markdown, share_outcome,
                                          test_outcome, threshold_outcome, verdict)
 
 __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref",
            "SchemaError", "Node", "follow",
-           "Claim", "Part", "verdict", "rules_markdown", "share_outcome", "test_outcome", "exists_outcome",
+           "Claim", "Part", "Said", "verdict", "rules_markdown", "share_outcome", "test_outcome", "exists_outcome",
            "order_outcome", "threshold_outcome", "interval_outcome", "equivalence_outcome", "exact_two_group_floor",
            "bh_floor", "MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS",
            "OUTCOMES"]

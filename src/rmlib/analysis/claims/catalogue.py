@@ -8,7 +8,7 @@ import os
 import pandas as pd
 
 from rmlib.analysis.claims import facct, iclr, teaching
-from rmlib.analysis.claims.evidence import Evidence
+from rmlib.analysis.claims.evidence import Evidence, Say
 from rmlib.analysis.claims.implicit_explicit import implicit_explicit_claims
 from rmlib.analysis.claims.rules import MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, verdict
 from rmlib.analysis.claims.teaching import RAZIN, RAZIN_PAPER, TEACHING
@@ -110,16 +110,16 @@ def source_chapters() -> list[str]:
     return list(dict.fromkeys(c for claim in CLAIMS for c in claim.chapters))
 
 
-def load_evidence(results_dir: str | os.PathLike) -> Evidence:
+def load_evidence(results_dir: str | os.PathLike, say: Say | None = None) -> Evidence:
     """Read every source chapter's typed results from ``results_dir`` (a missing, old or foreign file becomes a
-    reason, not an error, so the page still shows what can be shown)."""
+    reason, not an error, so the page still shows what can be shown); ``say`` words the evidence (:class:`Evidence`)."""
     results, reasons = {}, {}
     for name in source_chapters():
         try:
             results[name] = read_results(name, results_dir, result_type(name))
         except ResultsError as err:
             results[name], reasons[name] = None, str(err)
-    return Evidence(results, reasons)
+    return Evidence(results, reasons, say=say)
 
 
 def claims_table(evidence: Evidence) -> tuple[pd.DataFrame, dict[str, list[Part]]]:

@@ -21,11 +21,11 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from rmlib.analysis.claims.rules import Part
+from rmlib.analysis.claims.rules import Part, Said
 from rmlib.errors import RmlibError
 
 __all__ = ["Missing", "SchemaError", "Ref", "Evidence", "Node", "follow", "step_path", "evaluate_part",
-           "untestable", "fmt"]
+           "untestable", "Say"]
 
 
 class Missing(LookupError):
@@ -223,21 +223,37 @@ class Node:
         return 1 if self._e.schema_mode else len(self._value)
 
 
+Say = Callable[[str, dict], str]  # (a sentence's kind, its fields) -> the sentence
+
+
 class Evidence:
-    """The chapters' results, handing out numbers and recording where each came from."""
+    """The chapters' results, handing out numbers and recording where each came from. ``say`` words a part's
+    evidence (:class:`~rmlib.analysis.claims.rules.Said`): the page passes the report layer's renderer of
+    ``templates/claims.md.j2``, since this layer may not import it."""
 
     def __init__(self, results: dict[str, BaseModel | None], reasons: dict[str, str] | None = None,
-                 schema_mode: bool = False):
+                 schema_mode: bool = False, say: Say | None = None):
         self.results = results
         self.reasons = reasons or {}
         self.schema_mode = schema_mode
+        self.say = say
         self.refs: list[Ref] = []
         self.derived: list[Ref] = []
 
     @classmethod
-    def schema(cls, result_types: dict[str, type[BaseModel]]) -> Evidence:
-        """Evidence over the results types themselves: reads are checked against the types and get stand-ins."""
-        return cls(dict(result_types), schema_mode=True)
+    def schema(cls, result_types: dict[str, type[BaseModel]], say: Say | None = None) -> Evidence:
+        """Evidence over the results types themselves: reads are checked against the types and get stand-ins (the
+        sentences are rendered from them only when ``say`` is given)."""
+        return cls(dict(result_types), schema_mode=True, say=say)
+
+    def words(self, said: Said) -> str:
+        """The sentence ``said`` states, in words."""
+        if self.say is None:
+            if self.schema_mode:
+                return ""
+            raise RmlibError("Evidence needs say= to word the parts' evidence (the page passes "
+                             "lambda kind, fields: rmlib.report.prose.render('claims', kind, **fields))")
+        return self.say(said.kind, said.fields)
 
     def of(self, chapter: str) -> Node:
         """The root of chapter ``chapter``'s results; Missing (with the reason) when it has not written any."""
@@ -264,26 +280,23 @@ class Evidence:
         return derived
 
 
-def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple[str, str]], context: bool = False) -> Part:
+def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple], context: bool = False) -> Part:
     """Run one part's evidence function ``fn`` and attach the numbers it read; a missing number makes the part
     untestable with the reason, rather than failing the page (a :class:`SchemaError` is a bug and is raised).
-    ``fn`` returns (outcome, text) or (outcome, text, extras), extras holding the part's ``floor`` (smallest
-    attainable p) and/or ``note`` (a qualifier)."""
+    ``fn`` returns (outcome, said) or (outcome, said, extras): ``said`` the evidence sentence's
+    :class:`~rmlib.analysis.claims.rules.Said` (or a fixed reason, for an untestable part), extras holding the part's
+    ``floor`` (smallest attainable p) and/or ``note`` (a qualifier)."""
     try:
-        outcome, text, *rest = fn()
+        outcome, said, *rest = fn()
     except Missing as err:
         e.take(), e.take_derived()
         return Part(name, "untestable", f"not available here: {err}", [], context)
     extras = rest[0] if rest else {}
+    text = e.words(said) if isinstance(said, Said) else said
     return Part(name, outcome, text, e.take(), context, floor=extras.get("floor"), note=extras.get("note", ""),
-                derived=e.take_derived())
+                derived=e.take_derived(), said=said if isinstance(said, Said) else None)
 
 
 def untestable(name: str, reason: str) -> Part:
     """A part that needs what this book does not have (the RMs' weights on a GPU, a model hub), with the reason."""
     return Part(name, "untestable", reason)
-
-
-def fmt(x: float, spec: str = ".2f") -> str:
-    """A number as the evidence texts print it."""
-    return format(x, spec)

@@ -2,9 +2,9 @@
 evaluate function per claim, returning its parts (the catalogue pairs each with its sentence and source)."""
 from __future__ import annotations
 
-from rmlib.analysis.claims.evidence import Evidence, fmt, untestable
+from rmlib.analysis.claims.evidence import Evidence, untestable
 from rmlib.analysis.claims.evidence import evaluate_part as _part
-from rmlib.analysis.claims.rules import (TAU_HETEROGENEOUS, Part, exists_outcome, order_outcome, share_outcome,
+from rmlib.analysis.claims.rules import (TAU_HETEROGENEOUS, Part, exists_outcome, order_outcome, said, share_outcome,
                                          test_outcome, threshold_outcome)
 
 __all__ = ["heterogeneity", "asymmetry", "framing", "exposure", "identity", "themes", "love_freedom"]
@@ -14,8 +14,7 @@ def heterogeneity(e: Evidence) -> list[Part]:
     def tau():
         agree = e.of("heterogeneity").runs["published"].agreement
         med, lo, hi = agree.tau_median, agree.tau_min, agree.tau_max
-        return (threshold_outcome(med, TAU_HETEROGENEOUS),
-                f"median Kendall τ between RMs' item rankings {fmt(med)} (range {fmt(lo)}–{fmt(hi)})")
+        return threshold_outcome(med, TAU_HETEROGENEOUS), said("tau", median=med, low=lo, high=hi)
 
     def rsa():
         # Base family and model size overlap (the Gemma-27B RMs share both), so the base design is tested with size
@@ -27,10 +26,8 @@ def heterogeneity(e: Evidence) -> list[Part]:
         other = run.partial_mantels.where(design=given, given=design)
         r_other, p_other = other.r, other.p
         return (test_outcome(p, r > 0),
-                f"{design}: Mantel r = {fmt(r_alone)} alone, but the design overlaps with {given} (r = "
-                f"{fmt(r_designs)} over model pairs); with size held fixed the partial r is {fmt(r)} "
-                f"(permutation p = {fmt(p, '.3g')}, {n} RMs), while {given} given {design} keeps r = {fmt(r_other)} "
-                f"(p = {fmt(p_other, '.3g')}): model size is the confound, and the base signal rests on few models")
+                said("partial_mantel", design=design, given=given, r=r, p=p, r_alone=r_alone, r_designs=r_designs,
+                     n_models=n, r_other=r_other, p_other=p_other))
 
     return [_part("RMs rank items differently", e, tau), _part("similarity follows the base model", e, rsa)]
 
@@ -40,7 +37,7 @@ def asymmetry(e: Evidence) -> list[Part]:
         sk = e.of("distributions").skew_summary["published"]
         n, neg, pos = sk.n, sk.n_negative, sk.n_positive
         return (share_outcome(max(neg, pos), n, against=min(neg, pos)),
-                f"skewness CI below 0 for {neg} and above 0 for {pos} of {n} RMs (EloEverything items)")
+                said("skew", n_negative=neg, n_positive=pos, n_models=n))
 
     return [_part("asymmetric score distributions (items)", e, skew),
             untestable("full-vocabulary tokens", "the paper RMs' full-vocabulary token scores are not in the "
@@ -69,10 +66,10 @@ def framing(e: Evidence) -> list[Part]:
             outcome, note = _lexicon_outcome(outcomes)
             cc = res.cell_counts_by_half.where(half=key)
             cells, ncells = cc.n_congruent_steeper, cc.n_cells
-            per = "; ".join(f"{o.upper()}: CI above 0 for {k} and below 0 for {rev} of {n} RMs ({outcomes[o]})"
-                            for o, (k, rev, n) in counts.items())
-            return (outcome, f"{label}, per affect lexicon: {per}; {cells} of {ncells} model × prompt cells in "
-                    f"the claimed direction ({str(src).upper()})", {"note": note})
+            lexicons = [{"name": o.upper(), "holds": k, "reversed": rev, "n_models": n, "outcome": outcomes[o]}
+                        for o, (k, rev, n) in counts.items()]
+            return (outcome, said("framing_half", half=label, lexicons=lexicons, n_cells_claimed=cells,
+                                  n_cells=ncells, source=str(src).upper()), {"note": note})
         return fn
 
     return [_part("positive prompts: more sensitive to positive words", e, half("pos_prompts", "first half")),
@@ -87,8 +84,8 @@ def exposure(e: Evidence) -> list[Part]:
             rows = [(s, v.n_above, v.n_below, v.n_models) for s, v in verdicts]
             outcomes = {share_outcome(k, n, against=j) for _, k, j, n in rows}
             outcome = ("holds" if outcomes == {"holds"} else "fails" if outcomes == {"fails"} else "mixed")
-            return (outcome, "frequency slope above zero (pooled over prompts, CI clustered by word) for " + ", ".join(
-                f"{k} of {n} RMs ({s}; below zero for {j})" for s, k, j, n in rows))
+            return outcome, said("exposure", matchings=[{"source": s, "n_above": k, "n_below": j, "n_models": n}
+                                                        for s, k, j, n in rows])
         return fn
 
     return [_part("positive prompts, every frequency matching", e, valence("positive")),
@@ -103,10 +100,8 @@ def identity(e: Evidence) -> list[Part]:
         below, above, n = elo.n_below, elo.n_above, elo.n_items
         below_raw, above_raw, bins = elo.n_below_raw, elo.n_above_raw, elo.human_bins
         return (exists_outcome(below),
-                f"{below} of {n} identity items sit reliably lower for the RMs than expected at their human rank "
-                f"(the gap minus the mean gap of all items in its human-percentile bin, one of {bins}; interval over "
-                f"RMs below 0), {above} reliably higher; tested against zero, as before, it would be {below_raw} and "
-                f"{above_raw}")
+                said("identity_placement", n_below=below, n_above=above, n_items=n, n_below_raw=below_raw,
+                     n_above_raw=above_raw, n_bins=bins))
 
     return [_part("some identity terms placed below human ratings", e, placement),
             untestable("caused by harmlessness training", "needs the RMs' training data or an ablation of "
@@ -134,10 +129,8 @@ def themes(e: Evidence) -> list[Part]:
                 outcome = "mixed"
                 note = f"over-represented on {', '.join(over)}" + (f"; the reverse on {', '.join(under)}"
                                                                   if under else "")
-            word = {"over": "over-represented", "under": "under-represented", "none": "not different"}
-            return (outcome, "per prompt, among each prompt's most undervalued items (FDR over themes × prompts): "
-                    + "; ".join(f"{pr}: {word.get(d, d)} (ratio {fmt(ratio)}, FDR p = {fmt(p, '.3g')})"
-                                for pr, d, ratio, p in rows), {"note": note})
+            return (outcome, said("themes", prompts=[{"prompt": pr, "direction": d, "ratio": ratio, "p_fdr": p}
+                                                     for pr, d, ratio, p in rows]), {"note": note})
         return fn
 
     return [_part(t, e, theme(t)) for t in ("nature", "life", "technology", "human sexuality")]
@@ -149,7 +142,8 @@ def love_freedom(e: Evidence) -> list[Part]:
             ranks = e.of("big_two").love_freedom
             one, two = ranks.where(nickname=nick, word=first), ranks.where(nickname=nick, word=second)
             r1, r2, n = one.rank, two.rank, one.n_words
-            return order_outcome(r1, r2), f"{nick}: '{first}' rank {r1:.0f}, '{second}' rank {r2:.0f} of {n} words"
+            return order_outcome(r1, r2), said("love_freedom", model=nick, first=first, first_rank=r1,
+                                               second=second, second_rank=r2, n_words=n)
         return fn
 
     return [_part("R-Gem-2B puts love above freedom", e, model("R-Gem-2B", "love", "freedom")),

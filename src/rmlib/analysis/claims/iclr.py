@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.claims.evidence import Evidence, fmt, untestable
+from rmlib.analysis.claims.evidence import Evidence, untestable
 from rmlib.analysis.claims.evidence import evaluate_part as _part
-from rmlib.analysis.claims.rules import ALPHA, MULTIPLE, Part, bh_floor, share_outcome, test_outcome
+from rmlib.analysis.claims.rules import ALPHA, MULTIPLE, Part, bh_floor, said, share_outcome, test_outcome
 
 __all__ = ["BIG_TWO_SIGNS", "big_two", "mfd2", "three_way", "implicit", "ablation", "durability"]
 
@@ -19,17 +19,16 @@ BIG_TWO_SIGNS = {("Agency", "positive"): +1, ("Agency", "negative"): -1,
                  ("Communion", "positive"): -1, ("Communion", "negative"): +1}
 
 
-def _floor_text(e: Evidence, summary, k: int = 1) -> tuple[float, str]:
+def _floor_text(e: Evidence, summary, k: int = 1) -> tuple[float, dict]:
     """The smallest FDR-adjusted p a panel can reach with this many models and panels (``k`` panels at the floor),
-    and a sentence that says so; ``summary`` is a family summary's node (e.g. ``results["published"]``)."""
+    and the fields of the clause that says so (the ``floor`` macro); ``summary`` is a family summary's node (e.g.
+    ``results["published"]``)."""
     raw, m = summary.min_attainable_p, summary.n_panels
     per_family = summary.models_per_family
     n = [per_family[f] for f in per_family.keys()]
     k = min(k, m)  # with fewer panels than k, all of them at the floor
     floor = e.derive(f"smallest FDR-adjusted p with {k} panel(s) at the floor", bh_floor(raw, m, k))
-    at = "one panel sits" if k == 1 else f"{k} panels sit"
-    return floor, (f"with {' vs '.join(str(v) for v in n)} models an exact test gives p ≥ {fmt(raw, '.2g')}, "
-                   f"and after FDR over {m} panels ≥ {fmt(floor, '.2g')} when {at} at that floor")
+    return floor, {"n_models": n, "raw": raw, "n_panels": m, "floor": floor, "k": k}
 
 
 def big_two(e: Evidence) -> list[Part]:
@@ -44,13 +43,12 @@ def big_two(e: Evidence) -> list[Part]:
             k = sum(right and p < ALPHA for _, _, p, right in rows)
             against = sum((not right) and p < ALPHA for _, _, p, right in rows)
             floor, floor_text = _floor_text(e, published)
-            lean = ("both panels point" if all(r[-1] for r in rows) else "neither panel points"
-                    if not any(r[-1] for r in rows) else "one of the two panels points")
-            return (share_outcome(k, len(rows), against),
-                    f"{lean} the claimed way: " + "; ".join(
-                        f"{val} prompts: Gemma − Llama median rank {fmt(diff, '+.1f')} (claimed: "
-                        f"{'positive' if BIG_TWO_SIGNS[(cat, val)] > 0 else 'negative'}), FDR p = {fmt(p, '.3g')}"
-                        for val, diff, p, _ in rows) + f"; {floor_text}", {"floor": floor})
+            lean = ("both" if all(r[-1] for r in rows) else "neither" if not any(r[-1] for r in rows) else "one")
+            panels = [{"valence": val, "difference": diff, "p_fdr": p,
+                       "claimed": "positive" if BIG_TWO_SIGNS[(cat, val)] > 0 else "negative"}
+                      for val, diff, p, _ in rows]
+            return (share_outcome(k, len(rows), against), said("big_two", lean=lean, panels=panels, at=floor_text),
+                    {"floor": floor})
         return fn
 
     return [_part("Llama RMs rank agency higher (positive prompts; lower under negative ones)", e,
@@ -59,21 +57,20 @@ def big_two(e: Evidence) -> list[Part]:
                   category("Communion"))]
 
 
-def _foundation_directions(e: Evidence, panels) -> str:
-    """A sentence: who ranks which foundation higher under positive prompts, and how many foundations' family differences
-    turn round under negative prompts (a difference in what the RMs value should: the favoured foundation is ranked
-    lower as 'the worst thing'). ``panels``: the foundation × valence panels' node."""
+def _foundation_directions(e: Evidence, panels) -> dict:
+    """The fields of a clause (the ``directions`` macro): who ranks which foundation higher under positive prompts,
+    and how many foundations' family differences turn round under negative prompts (a difference in what the RMs
+    value should: the favoured foundation is ranked lower as 'the worst thing'). ``panels``: the foundation ×
+    valence panels' node."""
     by = {(r.foundation, r.valence): r.difference for r in panels}
     found = sorted({f for f, _ in by})
     pos, neg = ({f: by.get((f, v)) for f in found} for v in ("positive", "negative"))
     mirrored = [f for f in found if pos[f] is not None and neg[f] is not None and pos[f] * neg[f] < 0]
     gemma = [f for f in found if pos[f] is not None and pos[f] < 0]
     llama = [f for f in found if pos[f] is not None and pos[f] > 0]
-    return (f"under positive prompts Gemma-based RMs rank {', '.join(gemma) or 'none'} higher and "
-                           f"Llama-based RMs {', '.join(llama) or 'none'}; the difference turns round under "
-                           f"negative prompts for {e.derive('foundations that turn round', len(mirrored))} of "
-                           f"{e.derive('foundations', len(found))} foundations "
-                           f"({', '.join(mirrored) or 'none'})")
+    return {"gemma": gemma, "llama": llama, "mirrored": mirrored,
+            "n_mirrored": e.derive("foundations that turn round", len(mirrored)),
+            "n_foundations": e.derive("foundations", len(found))}
 
 
 def mfd2(e: Evidence) -> list[Part]:
@@ -85,17 +82,15 @@ def mfd2(e: Evidence) -> list[Part]:
         floor, floor_text = _floor_text(e, pooled, k=MULTIPLE)
         directions = _foundation_directions(e, pooled.panels)
         return ("holds" if k >= MULTIPLE else "not established",
-                f"{k} of {n} foundation × valence panels (virtue and vice pooled, as the authors test it) differ "
-                f"between Gemma- and Llama-based RMs after FDR ({raw} before); {directions}; {floor_text}",
-                {"floor": floor})
+                said("mfd2_pooled", n_significant=k, n_panels=n, n_significant_raw=raw, directions=directions,
+                     at=floor_text), {"floor": floor})
 
     def split():
         published = e.of("moral_foundations").results["published"]
         k, n = published.n_significant_fdr, published.n_panels
         floor, floor_text = _floor_text(e, published, k=MULTIPLE)
         return ("holds" if k >= MULTIPLE else "not established",
-                f"{k} of {n} foundation × virtue/vice × valence panels differ after FDR; {floor_text}",
-                {"floor": floor})
+                said("mfd2_split", n_significant=k, n_panels=n, at=floor_text), {"floor": floor})
 
     return [_part("several foundations differ by base family", e, pooled),
             _part("the same with virtue and vice apart", e, split, context=True)]
@@ -106,20 +101,14 @@ def three_way(e: Evidence) -> list[Part]:
         t = e.of("big_two").three_way_models
         d, p, floor, sign, na, nb = t.difference, t.p, t.min_attainable_p, t.claimed_sign, t.n_a, t.n_b
         return (test_outcome(p, d * sign > 0, floor),
-                f"per-model interaction contrast, (Agency − Communion median rank) under positive minus under "
-                f"negative prompts, Gemma − Llama: {fmt(d, '+.1f')} rank points (claimed: positive), exact permutation "
-                f"p = {fmt(p, '.3g')} over {na} vs {nb} models (smallest attainable p {fmt(floor, '.2g')})",
-                {"floor": floor})
+                said("three_way_models", difference=d, p=p, n_a=na, n_b=nb, floor=floor), {"floor": floor})
 
     def mixed():
         t = e.of("big_two").three_way
         term, est, p = t.term, t.estimate, t.p
         # With treatment coding (Gemma, Agency, negative as references) the term's estimate is the model-level
         # contrast above with its sign: positive is the claimed direction.
-        return (test_outcome(p, est > 0),
-                f"mixed model (random intercept per RM), {term.replace('*', '×')}: {fmt(est, '+.1f')} rank points, "
-                f"p = {fmt(p, '.3g')}; it counts every prompt as an independent replicate, as in the authors' "
-                "model, so its p is far too small for a claim about models")
+        return test_outcome(p, est > 0), said("three_way_mixed", term=term.replace("*", "×"), estimate=est, p=p)
     return [_part("family × category × valence (Big Two), models as the replicates", e, models),
             _part("the authors' mixed model, prompts as replicates", e, mixed, context=True)]
 
@@ -128,26 +117,23 @@ def implicit(e: Evidence) -> list[Part]:
     def fn():
         panel = e.of("implicit_rewards").mwlr_gemma_llama
         model, g, p = panel.model, panel.hedges_g, panel.p_fdr
-        return (test_outcome(p, g > 0),
-                f"{model}, positive prompts: Hedges' g (Agency − Communion mean rank) {fmt(g, '+.2f')}, FDR p = "
-                f"{fmt(p, '.3g')}")
+        return test_outcome(p, g > 0), said("implicit", model=model, hedges_g=g, p_fdr=p)
     return [untestable("the paper's LMs (Gemma-2, Llama-3)", "needs their log-probs (about 2 GB on a model hub) "
                         "or the models on a GPU"),
             _part("same method on the embedded LMs (Gemma-3 vs SmolLM2, a Llama-architecture model)", e, fn,
                   context=True)]
 
 
-def _trained_power(e: Evidence) -> str:
-    """Why the RMs trained here are context, not evidence: their held-out accuracy at the final checkpoints and the
-    number of runs (tiny RMs on a few hundred pairs, trained on 2 CPU cores, are weak teachers of any claim)."""
+def _trained_power(e: Evidence) -> dict:
+    """Why the RMs trained here are context, not evidence (the fields of the ``trained_power`` macro): their
+    held-out accuracy at the final checkpoints and the number of runs (tiny RMs on a few hundred pairs, trained on 2
+    CPU cores, are weak teachers of any claim)."""
     metrics = pd.DataFrame([(m.run, m.step, m.accuracy) for m in e.of("finetuning").metrics],
                            columns=["run", "step", "accuracy"])
     final = metrics.sort_values("step").groupby("run").tail(1)
     lo = e.derive("lowest final held-out accuracy", float(final["accuracy"].min()))
     hi = e.derive("highest final held-out accuracy", float(final["accuracy"].max()))
-    return (f"context, not counted: these RMs reach held-out accuracy {fmt(lo)}–{fmt(hi)} at their final checkpoints "
-            f"({e.derive('trained runs', len(final))} runs), too little power for a "
-            "non-result to count against the claim")
+    return {"low": lo, "high": hi, "n_runs": e.derive("trained runs", len(final))}
 
 
 def _runs_outcome(n_held: int, n: int, n_failed: int, largest_holds: bool) -> str:
@@ -164,16 +150,14 @@ def ablation(e: Evidence) -> list[Part]:
         n_failed, largest, largest_holds = d.final_n_failed, d.final_largest_run, d.final_largest_run_holds
         k, n, failed = d.final_claimed_holds, d.final_n, d.final_failed_runs
         return (_runs_outcome(k, n, n_failed, largest_holds),
-                f"Llama's Agency − Communion gap below Gemma's at the final checkpoint in {k} of {n} published runs "
-                f"(data sources and sizes); " + (f"not in {', '.join(failed)}" if failed else "every run keeps it")
-                + f"; the largest data size, {largest}, " + ("keeps it" if largest_holds else "does not"))
+                said("ablation_published", n_held=k, n_runs=n, failed=failed, any_failed=bool(failed),
+                     largest=largest, largest_holds=largest_holds))
 
     def ours():
         effect = e.of("finetuning").base_effect
         k, n = effect.n_prompts_significant, effect.n_prompts
-        return (share_outcome(k, n),
-                f"our RMs on identical data: the base explains the gap (one-way ANOVA over seeds, p < {ALPHA}) under "
-                f"{k} of {n} prompts; {_trained_power(e)}")
+        return (share_outcome(k, n), said("ablation_ours", alpha=ALPHA, n_significant=k, n_prompts=n,
+                                          power=_trained_power(e)))
 
     return [_part("published runs, identical data per run", e, published),
             _part("RMs trained here", e, ours, context=True)]
@@ -187,24 +171,19 @@ def durability(e: Evidence) -> list[Part]:
         flip = d.runs_judged.where(run=largest).flip_step if not largest_holds else None
         k, m = d.checkpoints_claimed_holds, d.checkpoints_n
         return (_runs_outcome(held, n, n_failed, largest_holds),
-                f"judged run by run (a run fails when its base families are in the other order at its final "
-                f"checkpoint): {held} of {n} published runs with several checkpoints keep Llama below Gemma; the "
-                f"largest data size, {largest}, "
-                + (f"flips at step {flip} and stays flipped to its final checkpoint" if not largest_holds else
-                   "keeps it") + f" (pooled over runs, {k} of {m} checkpoints, a count in which long runs that hold "
-                "outvote one that ends flipped)")
+                said("durability_published", n_held=held, n_runs=n, largest=largest, largest_holds=largest_holds,
+                     flip_step=flip, n_checkpoints_held=k, n_checkpoints=m))
 
     def seeds():
         ours = e.of("finetuning").durability.ours
         exists, n, w = ours.modal_order_exists, ours.n_seeds, ours.kendall_w
         if not exists:
             n_orders = ours.n_distinct_orders
-            return ("not established", f"our RMs: the {n} seeds give {n_orders} different orders of the bases, so "
-                    f"there is no most common order (Kendall's W = {fmt(w)}); {_trained_power(e)}")
+            return "not established", said("durability_no_order", n_seeds=n, n_orders=n_orders, kendall_w=w,
+                                            power=_trained_power(e))
         k = ours.n_seeds_modal_order
-        return (share_outcome(k, n),
-                f"our RMs: {k} of {n} seeds give the most common order of the bases (Kendall's W = {fmt(w)}); "
-                f"{_trained_power(e)}")
+        return share_outcome(k, n), said("durability_seeds", n_modal=k, n_seeds=n, kendall_w=w,
+                                         power=_trained_power(e))
 
     return [_part("published runs keep the order as data grow", e, published),
             _part("our RMs keep one order across seeds", e, seeds, context=True)]

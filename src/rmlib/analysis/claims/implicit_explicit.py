@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from rmlib.analysis.claims.evidence import Evidence
 from rmlib.analysis.claims.evidence import evaluate_part as _part
-from rmlib.analysis.claims.rules import (Claim, Part, equivalence_outcome, exists_outcome, interval_outcome,
+from rmlib.analysis.claims.rules import (Claim, Part, equivalence_outcome, exists_outcome, interval_outcome, said,
                                          share_outcome)
 
 __all__ = ["IVE", "POOR_IMPLICIT", "DISPLACEMENT", "DOMAIN_MARGIN", "implicit_explicit_claims"]
@@ -42,20 +42,9 @@ _UNIT = "pairs, for one IM-RM and one EX-RM"
 DOMAIN_MARGIN = 0.05
 
 
-def _f(x: float) -> str:
-    return format(x, "+.3f")
-
-
 def _interval(e: Evidence, eval_set: str) -> tuple[float, float, float, int]:
     g = e.of(IVE).gaps.where(eval_set=eval_set)
     return g.gap, g.ci_low, g.ci_high, g.n
-
-
-_SIDE = {"holds": "lies {claim}", "fails": "lies {other}", "not established": "spans 0: not established"}
-
-
-def _said(outcome: str, claim: str, other: str) -> str:
-    return _SIDE[outcome].format(claim=claim, other=other)
 
 
 def _token_shift(e: Evidence) -> list[Part]:
@@ -65,10 +54,8 @@ def _token_shift(e: Evidence) -> list[Part]:
             return "untestable", "the rewrites changed none of the held-out pairs (nothing to rewrite in them)"
         gap, lo, hi, n = _interval(e, "token_shift_drop")
         outcome = interval_outcome(lo, hi, claimed="above")
-        return (outcome,
-                f"IM-RM's accuracy drop under the rewrite minus the EX-RM's: {_f(gap)} [{_f(lo)}, {_f(hi)}] over {n} "
-                f"pairs, paired bootstrap (the rewrite changed {changed:.0%} of them); the interval "
-                + _said(outcome, "above 0: the IM-RM loses more", "below 0: the EX-RM loses more"))
+        return outcome, said("token_shift", gap=gap, ci_low=lo, ci_high=hi, n_pairs=n, changed=changed,
+                             outcome=outcome)
 
     return [_part("the IM-RM loses more accuracy under a token-level rewrite", e, fn)]
 
@@ -77,17 +64,9 @@ def _in_distribution(e: Evidence) -> list[Part]:
     def fn():
         gap, lo, hi, n = _interval(e, "in_distribution")
         outcome = interval_outcome(lo, hi, claimed="below")
-        return (outcome,
-                f"IM − EX accuracy on held-out pairs of the training source: {_f(gap)} [{_f(lo)}, {_f(hi)}] over {n} "
-                "pairs, paired bootstrap; the interval "
-                + _said(outcome, "below 0: the IM-RM is less accurate", "above 0: the IM-RM is more accurate"))
+        return outcome, said("in_distribution", gap=gap, ci_low=lo, ci_high=hi, n_pairs=n, outcome=outcome)
 
     return [_part("the IM-RM is less accurate on held-out pairs", e, fn)]
-
-
-_DOMAIN_SAID = {"holds": f"above −{DOMAIN_MARGIN:g}: comparable or better",
-                "fails": f"below −{DOMAIN_MARGIN:g}: worse",
-                "not established": f"spans −{DOMAIN_MARGIN:g}: not established"}
 
 
 def _domain_shift(e: Evidence) -> list[Part]:
@@ -95,24 +74,22 @@ def _domain_shift(e: Evidence) -> list[Part]:
         domains = [s for s in e.of(IVE).sets.keys() if s.startswith("domain:")]
         low = {}  # eval_set -> the RMs below chance there, as the chapter flagged them
         for b in e.of(IVE).verdict.below_chance:
-            low.setdefault(b.eval_set, []).append(f"{b.rm} {b.accuracy:.3f} [{b.ci_low:.3f}, {b.ci_high:.3f}]")
-        counts, texts = {"holds": 0, "fails": 0}, []
+            low.setdefault(b.eval_set, []).append({"rm": b.rm, "accuracy": b.accuracy, "ci_low": b.ci_low,
+                                                   "ci_high": b.ci_high})
+        counts, sources = {"holds": 0, "fails": 0}, []
         for s in domains:
             gap, lo, hi, _ = _interval(e, s)
-            src = s.split(":", 1)[1]
-            shown = f"{src} {_f(gap)} [{_f(lo)}, {_f(hi)}]"
+            source = {"source": s.split(":", 1)[1], "gap": gap, "ci_low": lo, "ci_high": hi,
+                      "below_chance": low.get(s, [])}
             if s in low:
-                texts.append(f"{shown}: not established, below chance there ({'; '.join(low[s])}), so its labels "
-                             "run against what training taught and a higher IM-RM accuracy can mean it learnt less "
-                             "of the training preference")
+                sources.append({**source, "outcome": "not established"})
                 continue
             outcome = equivalence_outcome(lo, hi, DOMAIN_MARGIN, better_ok=True)
             counts[outcome] = counts.get(outcome, 0) + 1
-            texts.append(f"{shown}: {_DOMAIN_SAID[outcome]}")
+            sources.append({**source, "outcome": outcome})
         return (share_outcome(counts["holds"], len(domains), counts["fails"]),
-                f"IM − EX accuracy per other source, paired bootstrap, against the margin −{DOMAIN_MARGIN:g}: "
-                + "; ".join(texts) + f" ({counts['holds']} of {len(domains)} comparable or better, {counts['fails']} "
-                "worse)")
+                said("domain_shift", margin=DOMAIN_MARGIN, sources=sources, n_holds=counts["holds"],
+                     n_sources=len(domains), n_fails=counts["fails"]))
 
     return [_part(f"comparable or better on each other source (margin {DOMAIN_MARGIN:g} accuracy)", e, fn)]
 
@@ -122,21 +99,15 @@ def _displacement(e: Evidence) -> list[Part]:
         d = e.of(IVE).displacement
         end, change = d.logratio_chosen_end, d.margin_change
         shown = end < 0 and change > 0
-        return (exists_outcome(int(shown)),
-                f"the chosen completion's log-ratio to the reference ended at {end:+.2f} nats (batch means) while the "
-                f"margin changed by {change:+.3f}: "
-                + ("displacement in this run" if shown else
-                   "no displacement in this run (that needs the log-ratio below 0 while the margin grows); one run "
-                   "without it does not show that DPO cannot displace"))
+        return exists_outcome(int(shown)), said("displacement_training", logratio_end=end, margin_change=change,
+                                                displaced=shown)
 
     def heldout():
         h = e.of(IVE).heldout_logratios.where(completion="chosen")
         m, lo, hi, n = h.mean, h.ci_low, h.ci_high, h.n
-        return (exists_outcome(int(hi < 0)), f"on {n} held-out pairs after training, the chosen completion's "
-                f"log πθ − log πref is {m:+.2f} nats [{lo:+.2f}, {hi:+.2f}]: "
-                + ("less likely than under the reference (the interval lies below 0)" if hi < 0 else
-                   "more likely than under the reference (the interval lies above 0), so no displacement there"
-                   if lo > 0 else "the interval spans 0, so displacement is not shown there"))
+        side = "below" if hi < 0 else "above" if lo > 0 else "spans"
+        return exists_outcome(int(hi < 0)), said("displacement_heldout", n_pairs=n, mean=m, ci_low=lo, ci_high=hi,
+                                                 side=side)
 
     return [_part("along DPO training", e, training), _part("on held-out pairs after training", e, heldout)]
 

@@ -41,7 +41,7 @@ from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the ru
 
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
-           "exact_two_group_floor", "bh_floor", "Part", "Claim", "verdict", "rules_markdown"]
+           "exact_two_group_floor", "bh_floor", "Said", "said", "Part", "Claim", "verdict", "rules_markdown"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
@@ -146,16 +146,33 @@ def threshold_outcome(value: float, limit: float, below: bool = True) -> str:
 
 # --------------------------------------------------------------------------- claims, parts and verdicts
 
+@dataclass(frozen=True)
+class Said:
+    """What a part's evidence sentence states: the macro that words it (``kind``, one of
+    ``rmlib/report/prose/templates/claims.md.j2``) and the fields it is rendered from, every one computed by the
+    evaluator (the template only chooses words). The analysis layer does not render: :class:`Evidence` is given
+    the renderer (``say``) by the page."""
+
+    kind: str
+    fields: dict
+
+
+def said(kind: str, **fields) -> Said:
+    """The evidence sentence ``kind`` with its ``fields``."""
+    return Said(kind, fields)
+
+
 @dataclass
 class Part:
     name: str
     outcome: str
-    evidence: str
+    evidence: str  # the sentence, rendered from ``said``; a fixed reason when the part is untestable
     refs: list = field(default_factory=list)  # the Ref of every number the evidence used
     context: bool = False  # shown, but not part of the verdict
     floor: float | None = None  # the smallest p the part's test can attain at this size, where it rests on a test
     note: str = ""  # a qualifier the verdict's reason repeats, e.g. "lexicon-dependent: holds with WARRINER"
     derived: list = field(default_factory=list)  # numbers computed from the refs (counts, floors), as Refs
+    said: Said | None = None  # what ``evidence`` was rendered from
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:

@@ -1,9 +1,9 @@
 """How the claims of Razin et al. 2025 on good teachers are judged from the good_teachers chapter's numbers."""
 from __future__ import annotations
 
-from rmlib.analysis.claims.evidence import Evidence, Missing, fmt
+from rmlib.analysis.claims.evidence import Evidence, Missing
 from rmlib.analysis.claims.evidence import evaluate_part as _part
-from rmlib.analysis.claims.rules import Part, exists_outcome, order_outcome, share_outcome
+from rmlib.analysis.claims.rules import Part, exists_outcome, order_outcome, said, share_outcome
 
 __all__ = ["RAZIN", "TEACHING", "RAZIN_PAPER", "accuracy_speed", "variance_speed"]
 
@@ -32,23 +32,20 @@ def accuracy_speed(e: Evidence) -> list[Part]:
     def pairs():
         rep = _published(e)
         k, m, margin = rep.n_slower_more_accurate, rep.n_slower_more_accurate_margin, rep.accuracy_margin
-        return (exists_outcome(m), f"in {k} pairs of published RMs under one π_0 the RM more accurate over uniform "
-                f"pairs gains less E[r*] (human Elo) after the same number of policy-gradient steps; in {m} of them "
-                f"its accuracy lead exceeds {fmt(margin)} (about two standard errors), which the rule requires")
+        return exists_outcome(m), said("teaching_pairs", n_pairs=k, n_beyond_margin=m, margin=margin)
 
     def mechanism():
         rep = _published(e)
         rows = [(r.pi0, r.n_lower_variance, r.n_inversions) for r in rep.variance_explains]
         k, n = rep.n_slower_lower_variance, rep.n_slower_more_accurate
         e.of(TEACHING).parameters.subset_size  # recorded: the π_0 names carry it ("top 500 of ...")
-        return (share_outcome(k, n), f"the slower RM also has the clearly lower variance under π_0 in {k} of {n} "
-                "inversions: " + "; ".join(f"{low} of {inv} under {pi0}" for pi0, low, inv in rows)
-                + " (under a uniform π_0 every variance is 1)")
+        return share_outcome(k, n), said("teaching_mechanism", n_lower_variance=k, n_inversions=n,
+                                         per_pi0=[{"pi0": pi0, "n_lower_variance": low, "n_inversions": inv}
+                                                  for pi0, low, inv in rows])
 
     def planted():
         a, n = (e.of(TEACHING).planted.where(model=m).gain_T for m in ("accurate", "noisy"))
-        return (order_outcome(a, n), f"planted case: a perfectly accurate RM that is flat on π_0 gains {fmt(a, '.3f')}, "
-                f"a noisy, less accurate one {fmt(n, '.3f')}")
+        return order_outcome(a, n), said("teaching_planted", gain_accurate=a, gain_noisy=n)
 
     return [_teaching(e, "more accurate yet slower RM pairs exist", pairs),
             _teaching(e, "the theory's planted case", planted, context=True),
@@ -63,8 +60,8 @@ def variance_speed(e: Evidence) -> list[Part]:
         rows = [(c.rho, c.ci_low, c.ci_high, c.verdict, s)
                 for s in yes + no for c in [cor.where(predictor="variance_pi0", outcome="gain_T", stratum=s)]]
         against, size = sum(r[3] == "predicts the opposite" for r in rows), e.of(TEACHING).parameters.subset_size
-        return (share_outcome(len(yes), len(rows), against), f"Spearman ρ (variance under π_0, gain) across the RMs, "
-                f"bootstrap over RMs (a concentrated π_0 holds {size} items): " + "; ".join(
-                    f"{s}: {fmt(r, '+.2f')} [{fmt(lo, '+.2f')}, {fmt(hi, '+.2f')}] ({v})" for r, lo, hi, v, s in rows))
+        return (share_outcome(len(yes), len(rows), against),
+                said("teaching_variance", subset_size=size, per_pi0=[
+                    {"pi0": s, "rho": r, "ci_low": lo, "ci_high": hi, "verdict": v} for r, lo, hi, v, s in rows]))
 
     return [_teaching(e, "variance under each non-uniform π_0 predicts teaching speed", fn)]

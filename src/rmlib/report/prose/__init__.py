@@ -26,18 +26,19 @@ a chapter's sentences read as sentences in one file and the prose computes nothi
   interaction, whether computed scores show the published pattern.
 * ``templates/implicit_rewards.md.j2``: the implicit-rewards chapter: base or instruct, logits vs log-probs, LM
   vs RM answers, the lexicons' implicit rewards and their word-category contrasts.
+* ``templates/claims.md.j2``: the claims page: what was read, the verdicts at a glance, each claim, and one macro
+  per kind of evidence sentence (rendered from the fields each evaluator of :mod:`rmlib.analysis.claims` gives).
+* ``templates/implicit_vs_explicit.md.j2``: the implicit_vs_explicit chapter: how both RMs were trained, accuracy
+  per set, token reliance, DPO displacement, the verdict on the published pattern.
 
 Not yet moved (each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter
 cell shows it with ``display(Markdown(...))``):
 
 * ``values.py``: what the implicit-rewards chapter still takes from the value chapters' prose (the design prompts a
   table holds, one bullet per word contrast);
-* ``implicit_explicit.py``: the implicit_vs_explicit chapter: accuracy per set, token reliance, DPO displacement;
 """
-from rmlib.report.prose import implicit_explicit  # noqa: F401
 from rmlib.report.prose.render import render
 from rmlib.report.prose.values import contrast_lines, describe_prompt_subset
 
 __all__ = ["render"]
-__all__ += ["implicit_explicit"]
 __all__ += ["describe_prompt_subset", "contrast_lines"]

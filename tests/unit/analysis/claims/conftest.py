@@ -9,6 +9,12 @@ from pydantic import BaseModel
 from rmlib.analysis.claims import Evidence
 from rmlib.analysis.claims.evidence import _strip
 from rmlib.analysis.results import result_type
+from rmlib.report.prose import render
+
+
+def say(kind: str, fields: dict) -> str:
+    """The page's renderer of the evidence sentences (templates/claims.md.j2), as the notebook passes it."""
+    return render("claims", kind, **fields)
 
 
 def _build(annotation, value):
@@ -37,4 +43,4 @@ def plant(chapter: str, data: dict) -> BaseModel:
 @pytest.fixture
 def planted():
     """``planted({chapter: partial results as dicts, ...})`` -> Evidence over typed planted results."""
-    return lambda results: Evidence({c: plant(c, d) for c, d in results.items()})
+    return lambda results: Evidence({c: plant(c, d) for c, d in results.items()}, say=say)

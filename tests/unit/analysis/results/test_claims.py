@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from rmlib.analysis import claims
 from rmlib.analysis.results import claims as results
 from rmlib.analysis.results.heterogeneity import HeterogeneityResults
+from rmlib.errors import RmlibError
+from rmlib.report.prose import render
 from rmlib.storage import read_results, write_results
 
 
@@ -30,7 +34,8 @@ def _het() -> HeterogeneityResults:
 
 def test_the_page_results_lead_back_to_each_number(tmp_path):
     het = _het()
-    e = claims.Evidence({c: (het if c == "heterogeneity" else None) for c in claims.source_chapters()})
+    say = lambda kind, fields: render("claims", kind, **fields)  # noqa: E731  (as the page passes it)
+    e = claims.Evidence({c: (het if c == "heterogeneity" else None) for c in claims.source_chapters()}, say=say)
     table, parts = claims.claims_table(e)
     out = results.chapter_results(["heterogeneity"], table, parts)
     write_results(out, tmp_path)
@@ -44,3 +49,37 @@ def test_the_page_results_lead_back_to_each_number(tmp_path):
     assert any(r.path == "runs['published'].partial_mantels.where(design='similar size', given='same base family').r"
                for r in refs)
     assert all(p.outcome == "untestable" for p in back.parts["big_two"])
+
+
+def test_the_page_lines_are_rendered_from_its_sections():
+    say = lambda kind, fields: render("claims", kind, **fields)  # noqa: E731
+    e = claims.Evidence({c: (_het() if c == "heterogeneity" else None) for c in claims.source_chapters()},
+                        reasons={c: f"{c}.json not found" for c in claims.source_chapters()}, say=say)
+    sources = results.sources_read(e)
+    assert (sources.n_read, sources.read, sources.all_read) == (1, ["heterogeneity"], False)
+    text = render("claims", "read_from", s=sources)
+    assert text.startswith("Results read from 1 of 12 chapters: heterogeneity. Missing: distributions "
+                           "(distributions.json not found); framing (framing.json not found);")
+    table, parts = claims.claims_table(e)
+    counts = results.glance(table)
+    assert [c.verdict for c in counts.counts] == list(claims.VERDICTS)
+    assert sum(c.n for c in counts.counts) == len(claims.CLAIMS)
+    glance = render("claims", "at_a_glance", s=counts)
+    assert glance.startswith(f"Of {len(table)} claims: **0 replicates**, **1 partly**")
+    row = next(table.itertuples())
+    shown = results.claim_shown(row, parts[row.key])
+    assert shown.attainable_p is None and shown.reason.startswith("RMs rank items differently: holds")
+    text = render("claims", "claim", s=shown)
+    assert text.startswith(f"### {row.claim}\n\n**Verdict: partly.** RMs rank items differently: holds; ")
+    assert ("\n- *RMs rank items differently* — **holds**: median Kendall τ between RMs' item rankings 0.40 "
+            "(range 0.10–0.80).\n") in text
+    assert text.endswith("model size is the confound, and the base signal rests on few models.")
+    shown = results.claim_shown(row._replace(attainable_p=0.0123), parts[row.key])
+    assert "The smallest p its tests could give with this many units: 0.012.\n\n- *Paper:*" in render(
+        "claims", "claim", s=shown)
+
+
+def test_a_part_without_a_renderer_is_an_error_not_a_blank():
+    e = claims.Evidence({c: (_het() if c == "heterogeneity" else None) for c in claims.source_chapters()})
+    with pytest.raises(RmlibError, match="say="):
+        claims.claims_table(e)

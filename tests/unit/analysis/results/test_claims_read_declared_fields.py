@@ -7,12 +7,15 @@ import pytest
 
 from rmlib.analysis.claims import CLAIMS, Evidence
 from rmlib.analysis.results import result_type
+from rmlib.report.prose import render
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.key for c in CLAIMS])
 def test_every_field_a_claim_reads_is_declared_and_typed(claim):
-    e = Evidence.schema({c: result_type(c) for c in claim.chapters})
-    parts = claim.evaluate(e)  # a SchemaError (unknown field, untyped value, unknown key) fails the test
+    e = Evidence.schema({c: result_type(c) for c in claim.chapters},
+                        say=lambda kind, fields: render("claims", kind, **fields))
+    parts = claim.evaluate(e)  # a SchemaError (unknown field, untyped value, unknown key) fails the test, and so
+    # does a sentence whose macro is missing or reads a field its evaluator does not give (StrictUndefined)
     unread = [f"{p.name}: {p.evidence}" for p in parts if p.evidence.startswith("not available here")]
     assert unread == [], "parts that stopped on a missing number over the types alone"
     assert any(p.refs for p in parts) or all(p.outcome == "untestable" for p in parts)
