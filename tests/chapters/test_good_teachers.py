@@ -47,6 +47,13 @@ def test_good_teachers_published_tiny(chapter, data_ready):
     non_uniform = {p for p in table["pi0"] if p != "uniform"}
     assert set(rep["variance_predicts_under"]) | set(rep["variance_does_not_predict_under"]) == non_uniform
     assert "Compute mode did not run" in text
+    # the sentences are rendered from the sections stored with the numbers (#26 item 2)
+    assert out["run"] == {"mode": "published", "absent": {}, "compute_ran": False} and out["compute"] is None
+    assert out["setup"]["top_rm"] == top and f"holds the top 100 items of **{top}**" in text
+    assert out["accuracy"]["sampled_gap"] == out["sampled_accuracy_max_gap"]
+    assert out["slower"]["published"]["n_pairs"] == len(pairs) and out["planted_case"]["noisy_faster"]
+    assert rep["n_variance_strata"] == len(non_uniform) and rep["part1"] == "replicates"
+    assert "**published**, gain after" in text and "The objective J rose at every step" in text
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +89,8 @@ def test_good_teachers_compute_tiny(compute_run):
     assert out["correlations"] == {} and "too few for a rank" in text
     assert "The policy is **tiny-llama**" in text and "tiny-qwen2 (LM log-prob" in text
     assert "teaches fastest of the 2 proxies" in text
+    assert out["compute"]["policy"] == "tiny-llama" and out["compute"]["n_proxies"] == 2
+    assert out["run"]["compute_ran"] and "The compute-mode analysis uses the models that are present" in text
 
 
 def test_good_teachers_skips_compute_mode_when_its_models_are_absent(chapter, data_ready):

@@ -1,15 +1,111 @@
 """The implicit_rewards chapter's results: whether logits and log-probs rank tokens alike (within and across LMs),
 how common the LMs' and the published RMs' favourite answers are (Zipf), and the Big Two and MFD2 word-category
 contrasts on the LMs and on their implicit rewards (MWLR pseudo-models, DPO log-ratios), with the Gemma-vs-Llama
-MWLR panel that the claims page judges."""
+MWLR panel that the claims page judges. Each section is built where the chapter computes it, and its sentences are
+rendered from it (``rmlib/report/prose/templates/implicit_rewards.md.j2``)."""
 from __future__ import annotations
 
 import pandas as pd
 
 from rmlib.analysis import implicit
-from rmlib.storage import ChapterResults, Num, Section, Table
+from rmlib.data import design_prompts
+from rmlib.storage import ChapterResults, Num, Record, Section, Table
 
-__all__ = ["FamilyPanel", "ValenceSummary", "ImplicitRewardsResults", "chapter_results"]
+__all__ = ["EvidenceLine", "InstructEvidence", "SweepHeading", "LogitLogprob", "Zipf", "DesignPrompts",
+           "LexiconScores", "ContrastRow", "Contrasts", "FamilyPanel", "ValenceSummary", "ImplicitRewardsResults",
+           "instruct_evidence", "sweep_heading", "logit_logprob", "zipf", "design", "lexicon_scores", "contrasts",
+           "valence_summary", "chapter_results"]
+
+
+def _present(x) -> str | None:
+    """A field a sentence may mention, as text; None when missing (None or NaN, as a table read back gives it) or
+    empty."""
+    return None if x is None or (isinstance(x, float) and x != x) or x == "" else str(x)
+
+
+class EvidenceLine(Record):
+    """One model's base/instruct verdict and the evidence shown for it (None: not known, left out)."""
+
+    model: str
+    family: str
+    verdict: str
+    chat_template_shipped: str | None
+    gguf_name: str | None
+    gguf_finetune: str | None
+    registry_says: str | None  # None when the registry does not say
+
+
+class InstructEvidence(Section):
+    """Which LMs are base or instruct (:func:`rmlib.models.instruct_evidence`), and the families with both kinds
+    (:func:`rmlib.analysis.implicit.families_with_base_and_instruct`)."""
+
+    lines: list[EvidenceLine]
+    families_with_both: list[str]
+
+
+class SweepHeading(Section):
+    model: str
+    prompt: str
+
+
+class LogitLogprob(Section):
+    """Logits vs log-probs within each LM × prompt (:func:`implicit.logit_logprob_agreement`) and pooled."""
+
+    max_offset_spread: float
+    min_tau: float
+    pooled_tau: Num
+    pooled_agree: bool  # pooled τ ≥ 0.999
+    n_models: int
+    logsumexp_min: float
+    logsumexp_max: float
+
+
+class Zipf(Section):
+    prompt: str
+    lm_top: Num  # mean Zipf frequency of the LMs' top first tokens
+    rm_top: Num  # ... of the published RMs' top answers
+
+
+class DesignPrompts(Section):
+    """The design prompts the lexicon scores use, by factor."""
+
+    n_prompts: int
+    n_design: int  # prompts in the full design
+    subset: bool  # n_prompts < n_design
+    positive_adjectives: list[str]
+    negative_adjectives: list[str]
+    superlatives: list[str]
+    phrasings: list[str]
+
+
+class LexiconScores(Section):
+    dictionary: str
+    n_words: int
+    n_prompts: int
+    n_lms: int
+    implicit_models: list[str]
+
+
+class ContrastRow(Record):
+    """One panel of :func:`rmlib.analysis.families.word_contrast`, with the group that ranks higher."""
+
+    model: str
+    reward_kind: str
+    valence: str
+    higher: str
+    mean_a: Num
+    mean_b: Num
+    hedges_g: Num
+    g_ci_low: Num
+    g_ci_high: Num
+    p_fdr: Num
+    reject: bool
+
+
+class Contrasts(Section):
+    a: str
+    b: str
+    rows: list[ContrastRow]
 
 
 class FamilyPanel(Section):
@@ -24,15 +120,20 @@ class FamilyPanel(Section):
 
 
 class ValenceSummary(Section):
-    """Counts over the virtue-vs-vice panels (:func:`rmlib.analysis.implicit.valence_summary`)."""
+    """Counts over the virtue-vs-vice panels (:func:`rmlib.analysis.implicit.valence_summary`), and per valence."""
 
     n_panels: int
     n_significant_fdr: int
     valence_consistent: int
+    n_positive: int
+    n_positive_consistent: int  # g < 0 under positive prompts
+    n_negative: int
+    n_negative_consistent: int  # g > 0 under negative prompts
 
 
 class ImplicitRewardsResults(ChapterResults):
     CHAPTERS = ("implicit_rewards",)
+    SCHEMA_VERSION = 2  # 2: the sections the sentences are rendered from (evidence, logits, ...) added; mfd2 per valence
 
     lms: list[str]
     instruct_evidence: Table  # model, family, verdict, chat_template_shipped
@@ -43,13 +144,80 @@ class ImplicitRewardsResults(ChapterResults):
     big2: Table  # every Agency-vs-Communion panel (model × valence)
     mwlr_gemma_llama: FamilyPanel | None  # None unless exactly one Gemma−Llama MWLR panel
     mfd2: ValenceSummary
+    evidence: InstructEvidence
+    sweep_headings: list[SweepHeading]
+    logits: LogitLogprob
+    zipf: Zipf
+    design: DesignPrompts
+    lexicons: dict[str, LexiconScores]
+    big2_contrasts: Contrasts
+
+
+def instruct_evidence(evidence: pd.DataFrame, both: list[str]) -> InstructEvidence:
+    return InstructEvidence(families_with_both=both, lines=[
+        EvidenceLine(model=r.model, family=r.family, verdict=r.verdict,
+                     chat_template_shipped=_present(r.chat_template_shipped), gguf_name=_present(r.gguf_name),
+                     gguf_finetune=_present(r.gguf_finetune),
+                     registry_says=None if r.registry_says == "unknown" else _present(r.registry_says))
+        for r in evidence.itertuples()])
+
+
+def sweep_heading(model: str, prompt: str) -> SweepHeading:
+    return SweepHeading(model=model, prompt=prompt)
+
+
+def logit_logprob(within: pd.DataFrame, pooled_tau: float, n_models: int) -> LogitLogprob:
+    return LogitLogprob(max_offset_spread=within["offset_spread"].max(),
+                        min_tau=within["kendall_tau_logit_vs_logprob"].min(), pooled_tau=pooled_tau,
+                        pooled_agree=bool(pooled_tau >= 0.999), n_models=n_models,
+                        logsumexp_min=within["logsumexp"].min(), logsumexp_max=within["logsumexp"].max())
+
+
+def zipf(prompt: str, lm_top: float, rm_top: float) -> Zipf:
+    return Zipf(prompt=prompt, lm_top=lm_top, rm_top=rm_top)
+
+
+def design(prompt_keys) -> DesignPrompts:
+    """The section of the design prompts ``prompt_keys`` (:func:`rmlib.data.design_prompts`)."""
+    p, n_design = design_prompts(prompt_keys), len(design_prompts())
+    uniq = lambda s: list(dict.fromkeys(s))  # noqa: E731
+    return DesignPrompts(n_prompts=len(p), n_design=n_design, subset=len(p) < n_design,
+                         positive_adjectives=uniq(p.loc[p["valence"] == "positive", "adjective"]),
+                         negative_adjectives=uniq(p.loc[p["valence"] == "negative", "adjective"]),
+                         superlatives=uniq(p["superlative"]), phrasings=uniq(p["phrasing"]))
+
+
+def lexicon_scores(dictionary: str, scores: pd.DataFrame, implicit_scores: pd.DataFrame, n_lms: int) -> LexiconScores:
+    """The size of one lexicon's scores (words × prompts × LMs) and the implicit rewards built from them."""
+    return LexiconScores(dictionary=dictionary, n_words=scores["word"].nunique(),
+                         n_prompts=scores["prompt_key"].nunique(), n_lms=n_lms,
+                         implicit_models=list(implicit_scores["model"].unique()))
+
+
+def contrasts(tests: pd.DataFrame, a: str, b: str) -> Contrasts:
+    """The section of :func:`rmlib.analysis.families.word_contrast`'s panels: which group ranks higher in each."""
+    return Contrasts(a=a, b=b, rows=[
+        ContrastRow(**{k: r[k] for k in ("model", "reward_kind", "valence", "mean_a", "mean_b", "hedges_g",
+                                         "g_ci_low", "g_ci_high", "p_fdr", "reject")},
+                    higher=a if r["mean_a"] < r["mean_b"] else b) for r in tests.to_dict("records")])
+
+
+def valence_summary(tests: pd.DataFrame) -> ValenceSummary:
+    """:func:`rmlib.analysis.implicit.valence_summary` with its counts per valence."""
+    pos, neg = tests[tests["valence"] == "positive"], tests[tests["valence"] == "negative"]
+    return ValenceSummary(**implicit.valence_summary(tests), n_positive=len(pos),
+                          n_positive_consistent=int((pos["hedges_g"] < 0).sum()), n_negative=len(neg),
+                          n_negative_consistent=int((neg["hedges_g"] > 0).sum()))
 
 
 def chapter_results(lms, evidence: pd.DataFrame, within: pd.DataFrame, pooled_tau: float, zipf_lm_top: float,
-                    zipf_rm_top: float, b2_tests: pd.DataFrame, b2_scores: pd.DataFrame,
-                    mf_tests: pd.DataFrame) -> ImplicitRewardsResults:
+                    zipf_rm_top: float, b2_tests: pd.DataFrame, b2_scores: pd.DataFrame, mf_tests: pd.DataFrame, *,
+                    evidence_: InstructEvidence, sweep_headings: list, logits: LogitLogprob, zipf_: Zipf,
+                    design_: DesignPrompts, lexicons: dict, big2_contrasts: Contrasts,
+                    mfd2: ValenceSummary) -> ImplicitRewardsResults:
     """The chapter's results from what its cells computed: the instruct evidence table, the logit/log-prob
-    agreement, the Zipf means and the Big Two (tests and the scores they came from) and MFD2 contrasts."""
+    agreement, the Zipf means and the Big Two (tests and the scores they came from) and MFD2 contrasts, and the
+    sections its sentences were rendered from."""
     return ImplicitRewardsResults(
         lms=list(lms),
         instruct_evidence=evidence[["model", "family", "verdict", "chat_template_shipped"]],
@@ -57,4 +225,5 @@ def chapter_results(lms, evidence: pd.DataFrame, within: pd.DataFrame, pooled_ta
         zipf_lm_top=zipf_lm_top, zipf_rm_top=zipf_rm_top,
         big2=b2_tests.drop(columns=["group_a", "group_b"]),
         mwlr_gemma_llama=implicit.family_panel(b2_tests, b2_scores, "Gemma−Llama", "positive"),
-        mfd2=implicit.valence_summary(mf_tests))
+        mfd2=mfd2, evidence=evidence_, sweep_headings=sweep_headings, logits=logits, zipf=zipf_, design=design_,
+        lexicons=lexicons, big2_contrasts=big2_contrasts)
