@@ -12,6 +12,7 @@ def test_implicit_vs_explicit_tiny(chapter, data_ready):
     assert ex["data_hash"] == im["data_hash"] and out["same_order"] and "**identical**" in text
     assert im["objective"] == "dpo" and "objective" not in ex and ex["steps"] == im["steps"] == 16
     assert not out["ex_reused"] and "was trained here" in text  # an isolated cache holds no finetuning run
+    assert out["training"]["same_data"] and f"train on {out['training']['n_pairs']} pairs of synthetic_marker" in text
     sets = out["sets"]
     assert sets["domain:hh_rlhf_harmless"] == 24 and 16 <= sets["in_distribution"] == sets["token_shift"] <= 24
     acc = pd.DataFrame(out["accuracy"]).set_index(["rm", "eval_set"])
@@ -35,7 +36,11 @@ def test_implicit_vs_explicit_tiny(chapter, data_ready):
     held = pd.DataFrame(out["heldout_logratios"]).set_index("completion")
     assert set(held.index) == {"chosen", "rejected"} and (held["n"] == sets["in_distribution"]).all()
     assert f"On {sets['in_distribution']} held-out pairs after training" in text
-    assert out["displacement"]["margin_change"] > 0
+    assert out["displacement"]["margin_change"] > 0 and out["displacement"]["margin_grew"]
+    h = out["heldout"]
+    assert h["n"] == sets["in_distribution"] and f"{h['chosen_mean']:+.2f} nats for the chosen completion" in text
+    line = out["accuracy_lines"]["lines"][0]
+    assert f"`{line['eval_set']}`: IM-RM {line['im_accuracy']:.3f}" in text and out["verdict"]["base"] == "tiny-llama"
     assert ("**Likelihood displacement**" in text) == out["displacement"]["displaced"]
     assert r.n_charts >= 2 and not r.errors
 
@@ -56,7 +61,7 @@ def test_implicit_vs_explicit_tiny_on_real_text_tests_the_token_shift(chapter, d
                 else "inconclusive")
     assert out["verdict"]["token"] == expected  # computed from the interval shown, not "not tested"
     assert f"**Token-level shift: {expected}.**" in text and "Token-level shift: not tested" not in text
-    corr = pd.DataFrame(out["overlap"])
+    corr = pd.DataFrame(out["overlap"]["table"])
     kept = corr[corr["feature"] == "kept_words (margin change)"]
     assert sorted(kept["rm"]) == ["EX-RM", "IM-RM"] and (kept["n"] == out["sets"]["token_shift"]).all()
     assert "kept_words (margin change)" in text

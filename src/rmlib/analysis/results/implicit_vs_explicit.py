@@ -2,7 +2,8 @@
 base on identical pairs; their accuracy per evaluation set (held-out pairs, their token-level rewrites, other
 sources), the paired IM − EX gaps with bootstrap intervals that the claims page judges, the overlap correlations,
 DPO's likelihood-displacement record (along training and on held-out pairs) and the chapter's verdict on the
-published pattern."""
+published pattern. Each section is built where the chapter computes it, and its sentences are rendered from it
+(``rmlib/report/prose/templates/implicit_vs_explicit.md.j2``)."""
 from __future__ import annotations
 
 from typing import Literal
@@ -12,8 +13,9 @@ import pandas as pd
 from rmlib.analysis import implicit_explicit as ie
 from rmlib.storage import ChapterResults, JsonData, Num, Record, Section, Table
 
-__all__ = ["Gap", "HeldoutLogratio", "BelowChance", "Displacement", "Verdict", "ImplicitVsExplicitResults",
-           "chapter_results"]
+__all__ = ["Gap", "HeldoutLogratio", "BelowChance", "Training", "Shift", "AccuracyLine", "Accuracy", "Overlap",
+           "Displacement", "Heldout", "DomainGap", "OpenHalf", "Verdict", "ImplicitVsExplicitResults", "training",
+           "shift", "accuracy", "overlap", "displacement", "heldout", "verdict", "chapter_results"]
 
 
 class Gap(Record):
@@ -47,6 +49,62 @@ class BelowChance(Record):
     ci_high: Num
 
 
+class Training(Section):
+    """What both runs share (the EX-RM's config, which the IM-RM's repeats) and whether their data are the same."""
+
+    base_model: str
+    n_pairs: int
+    sources: list[str]
+    steps: int
+    batch_size: int
+    method: str
+    lr: float
+    max_len: int
+    seed: int
+    beta: float  # the IM-RM's DPO β
+    same_data: bool  # identical data hashes and step-by-step data order
+    ex_reused: bool  # the EX-RM was the finetuning chapter's finished run of this config
+
+
+class Shift(Section):
+    """The evaluation sets' sizes and how much the token-level rewrite changed."""
+
+    sizes: dict[str, int]  # evaluation set -> pairs
+    shifts: list[str]  # the rewrites, in the order applied
+    changed: Num  # share of held-out pairs the rewrite changed
+    kept_mean: Num  # share of each response's words the rewrite kept: mean and median over pairs
+    kept_median: Num
+
+
+class AccuracyLine(Record):
+    """One evaluation set: each RM's accuracy with its CI, and the paired IM − EX gap."""
+
+    eval_set: str
+    im_accuracy: Num
+    im_ci_low: Num
+    im_ci_high: Num
+    ex_accuracy: Num
+    ex_ci_low: Num
+    ex_ci_high: Num
+    gap: Num
+    ci_low: Num
+    ci_high: Num
+    n: int
+
+
+class Accuracy(Section):
+    implicit: str  # the IM-RM's label
+    explicit: str
+    lines: list[AccuracyLine]  # every set of the gaps but the difference of drops
+
+
+class Overlap(Section):
+    """Spearman correlations of each RM's margin with the overlap features
+    (:func:`rmlib.analysis.implicit_explicit.overlap_correlations`)."""
+
+    table: Table
+
+
 class Displacement(Section):
     """Start, end and change of the DPO run's log-ratios, log-probs and margin (means over ``window`` logged steps;
     :func:`rmlib.analysis.implicit_explicit.displacement_summary`)."""
@@ -69,6 +127,38 @@ class Displacement(Section):
     margin_end: Num
     margin_change: Num
     displaced: bool
+    margin_grew: bool  # margin_change > 0
+    rejected_fell_further: bool  # the rejected completion's log-ratio ends below the chosen one's
+
+
+class Heldout(Section):
+    """The IM-RM's log πθ − log πref on held-out pairs after training, and where the chosen one's CI lies."""
+
+    n: int
+    chosen_mean: Num
+    chosen_ci_low: Num
+    chosen_ci_high: Num
+    rejected_mean: Num
+    rejected_ci_low: Num
+    rejected_ci_high: Num
+    chosen_side: Literal["below", "above", "spans"]  # the chosen completion's CI against 0
+
+
+class DomainGap(Record):
+    """IM − EX accuracy on one other source, and what it counts as for the domain half."""
+
+    source: str
+    gap: Num
+    ci_low: Num
+    ci_high: Num
+    kind: str
+
+
+class OpenHalf(Record):
+    """A half of the pattern that neither replicates nor fails, and its state."""
+
+    half: str
+    state: str
 
 
 class Verdict(Section):
@@ -81,33 +171,118 @@ class Verdict(Section):
     domain_worse_sets: list[str]
     below_chance: list[BelowChance]
     replicates: bool
+    base: str  # the base both RMs were trained from
+    drop: Gap | None  # the difference of drops the token half is judged on (None when there is none)
+    domain_gaps: list[DomainGap]
+    failed_halves: list[str]  # "token-level" / "domain": the halves that go against the pattern
+    one_failed: bool
+    open_halves: list[OpenHalf]  # the halves that neither replicate nor fail
 
 
 class ImplicitVsExplicitResults(ChapterResults):
     CHAPTERS = ("implicit_vs_explicit",)
+    SCHEMA_VERSION = 2  # 2: the prose's sections (training, shift, accuracy_lines, overlap); fields added to
+    # displacement and verdict; overlap's table moves into its section
 
     runs: dict[Literal["ex", "im"], JsonData]  # each run's stored metadata (config, data hash, steps, ...)
     ex_reused: bool  # the EX-RM was a finetuning run found in the cache
     same_order: bool  # both RMs saw the pairs in the same order
     sets: dict[str, int]  # evaluation set -> pairs
     token_shift_changed: Num  # share of held-out pairs the rewrite changed
+    training: Training
+    shift: Shift
     accuracy: Table
+    accuracy_lines: Accuracy
     gaps: list[Gap]
-    overlap: Table
+    overlap: Overlap
     displacement: Displacement
     heldout_logratios: list[HeldoutLogratio]
+    heldout: Heldout
     trajectory: Table
     verdict: Verdict
 
 
-def chapter_results(runs: dict, same_order: bool, sets: pd.DataFrame, accuracy: pd.DataFrame, gaps: pd.DataFrame,
-                    overlap: pd.DataFrame, displacement: dict, heldout: pd.DataFrame, trajectory: pd.DataFrame,
-                    verdict: dict) -> ImplicitVsExplicitResults:
-    """The chapter's results from what its cells computed (``runs``: :func:`implicit_explicit.train_both`; ``sets``:
-    :func:`implicit_explicit.evaluation_sets`)."""
-    shifted = sets[sets["eval_set"] == ie.TOKEN_SHIFT]
+def training(runs: dict, same_order: bool) -> Training:
+    """The section of :func:`rmlib.analysis.implicit_explicit.train_both`'s runs."""
+    ex, im = runs["ex"].run, runs["im"].run
+    return Training(base_model=ex["base_model"], n_pairs=ex["n_pairs"], sources=ex["sources"], steps=ex["steps"],
+                    batch_size=ex["batch_size"], method=ex["method"], lr=ex["lr"], max_len=ex["max_len"],
+                    seed=ex["seed"], beta=im["beta"], same_data=ex["data_hash"] == im["data_hash"] and same_order,
+                    ex_reused=bool(runs["ex_reused"]))
+
+
+def shift(sets: pd.DataFrame, shifts: list[str]) -> Shift:
+    """The section of :func:`rmlib.analysis.implicit_explicit.evaluation_sets` and the rewrites applied."""
+    tok = sets[sets["eval_set"] == ie.TOKEN_SHIFT]
+    return Shift(sizes=sets.groupby("eval_set", sort=False).size().to_dict(), shifts=list(shifts),
+                 changed=tok["changed"].mean(), kept_mean=tok["kept_words"].mean(),
+                 kept_median=tok["kept_words"].median())
+
+
+def accuracy(acc: pd.DataFrame, gaps: pd.DataFrame, implicit: str, explicit: str) -> Accuracy:
+    """The section of :func:`~rmlib.analysis.implicit_explicit.accuracy_table` and
+    :func:`~rmlib.analysis.implicit_explicit.paired_gaps`: one line per set, the two RMs side by side."""
+    a = acc.set_index(["rm", "eval_set"])
+    lines = []
+    for s, g in gaps.set_index("eval_set").iterrows():
+        if s == "token_shift_drop":
+            continue
+        im, ex = a.loc[(implicit, s)], a.loc[(explicit, s)]
+        lines.append(AccuracyLine(eval_set=s, im_accuracy=im["accuracy"], im_ci_low=im["ci_low"],
+                                  im_ci_high=im["ci_high"], ex_accuracy=ex["accuracy"], ex_ci_low=ex["ci_low"],
+                                  ex_ci_high=ex["ci_high"], gap=g["gap"], ci_low=g["ci_low"], ci_high=g["ci_high"],
+                                  n=int(g["n"])))
+    return Accuracy(implicit=implicit, explicit=explicit, lines=lines)
+
+
+def overlap(corr: pd.DataFrame) -> Overlap:
+    """The section of :func:`rmlib.analysis.implicit_explicit.overlap_correlations`."""
+    return Overlap(table=corr)
+
+
+def displacement(summary: dict) -> Displacement:
+    """The section of :func:`rmlib.analysis.implicit_explicit.displacement_summary`."""
+    return Displacement(**summary, margin_grew=summary["margin_change"] > 0,
+                        rejected_fell_further=summary["logratio_rejected_end"] < summary["logratio_chosen_end"])
+
+
+def heldout(held: pd.DataFrame) -> Heldout:
+    """The section of :func:`rmlib.analysis.implicit_explicit.heldout_logratios`."""
+    h = held.set_index("completion")
+    c, r = h.loc["chosen"], h.loc["rejected"]
+    side = "below" if c["ci_high"] < 0 else "above" if c["ci_low"] > 0 else "spans"
+    return Heldout(n=int(c["n"]), chosen_mean=c["mean"], chosen_ci_low=c["ci_low"], chosen_ci_high=c["ci_high"],
+                   rejected_mean=r["mean"], rejected_ci_low=r["ci_low"], rejected_ci_high=r["ci_high"],
+                   chosen_side=side)
+
+
+def verdict(judged: dict, gaps: pd.DataFrame, base: str) -> Verdict:
+    """The section of :func:`rmlib.analysis.implicit_explicit.pattern_verdict` (``judged``), with the gaps it was
+    judged from and the base both RMs share."""
+    g = gaps.set_index("eval_set")
+    drop = g.loc["token_shift_drop"] if "token_shift_drop" in g.index else None
+    domain = g[g.index.str.startswith("domain:")]
+    halves = {"token-level": judged["token"], "domain": judged["domain"]}
+    failed = [k for k, v in halves.items() if v == "does not replicate"]
+    return Verdict(**judged, base=base,
+                   drop=None if drop is None else Gap(eval_set="token_shift_drop", **drop.to_dict()),
+                   domain_gaps=[DomainGap(source=s.split(":", 1)[1], gap=r["gap"], ci_low=r["ci_low"],
+                                          ci_high=r["ci_high"], kind=judged["domain_sets"][s.split(":", 1)[1]])
+                                for s, r in domain.iterrows()],
+                   failed_halves=failed, one_failed=len(failed) == 1,
+                   open_halves=[OpenHalf(half=k, state=v or "not computed") for k, v in halves.items()
+                                if v not in ("replicates", "does not replicate")])
+
+
+def chapter_results(runs: dict, same_order: bool, training: Training, shift: Shift, accuracy: pd.DataFrame,
+                    lines: Accuracy, gaps: pd.DataFrame, overlap: Overlap, displacement: Displacement,
+                    heldout_logratios: pd.DataFrame, heldout: Heldout, trajectory: pd.DataFrame,
+                    verdict: Verdict) -> ImplicitVsExplicitResults:
+    """The chapter's results from its sections (``runs``: :func:`implicit_explicit.train_both`; ``same_order``:
+    whether both RMs saw the pairs in the same order)."""
     return ImplicitVsExplicitResults(
-        runs={"ex": runs["ex"].run, "im": runs["im"].run}, ex_reused=bool(runs["ex_reused"]),
-        same_order=bool(same_order), sets=sets.groupby("eval_set", sort=False).size().to_dict(),
-        token_shift_changed=shifted["changed"].mean(), accuracy=accuracy, gaps=gaps, overlap=overlap,
-        displacement=displacement, heldout_logratios=heldout, trajectory=trajectory, verdict=verdict)
+        runs={"ex": runs["ex"].run, "im": runs["im"].run}, ex_reused=training.ex_reused,
+        same_order=bool(same_order), sets=shift.sizes,
+        token_shift_changed=shift.changed, training=training, shift=shift, accuracy=accuracy, accuracy_lines=lines,
+        gaps=gaps, overlap=overlap, displacement=displacement, heldout_logratios=heldout_logratios, heldout=heldout,
+        trajectory=trajectory, verdict=verdict)

@@ -1,18 +1,33 @@
-"""Computed prose of the implicit_vs_explicit chapter (rmlib.report.prose.implicit_explicit)."""
+"""The implicit_vs_explicit chapter's sentences (templates/implicit_vs_explicit.md.j2), rendered from its results
+sections as the chapter does: the same facts the old prose functions stated, now read from the typed sections."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pandas as pd
 import pytest
 
 from rmlib.analysis.implicit_explicit import pattern_verdict
-from rmlib.report.prose.implicit_explicit import verdict_markdown
+from rmlib.analysis.results import implicit_vs_explicit as results
+from rmlib.report.prose import render
+
+
+def verdict_markdown(verdict, gaps, base):
+    return render("implicit_vs_explicit", "verdict", s=results.verdict(verdict, gaps, base))
+
+
+def displacement_markdown(summary, held=None):
+    return render("implicit_vs_explicit", "displacement", s=results.displacement(summary),
+                  h=None if held is None else results.heldout(held))
 
 
 def _gaps(drop, domain):
     """Paired gaps with the given (gap, ci_low, ci_high) for the token-shift drop and one domain set."""
-    return pd.DataFrame([{"eval_set": "token_shift_drop", "gap": drop[0], "ci_low": drop[1], "ci_high": drop[2]},
+    return pd.DataFrame([{"eval_set": "token_shift_drop", "gap": drop[0], "ci_low": drop[1], "ci_high": drop[2],
+                          "n": 50},
                          {"eval_set": "domain:ultrafeedback", "gap": domain[0], "ci_low": domain[1],
-                          "ci_high": domain[2]}])
+                          "ci_high": domain[2], "n": 50}])
 
 
 @pytest.mark.parametrize("drop, domain, says", [
@@ -50,9 +65,10 @@ def test_the_same_width_on_either_side_of_the_margin_gives_mirror_outcomes():
 
 def _summary(**kw):
     s = {"window": 5, "n_steps": 64, "margin_start": 0.0, "margin_end": 0.06, "margin_change": 0.06,
-         "logratio_chosen_start": 0.0, "logratio_chosen_end": -1.0, "logratio_rejected_start": 0.0,
-         "logratio_rejected_end": -1.6, "logp_chosen_start": -63.8, "logp_chosen_end": -68.7,
-         "logp_rejected_start": -68.0, "logp_rejected_end": -70.9, "displaced": True}
+         "logratio_chosen_start": 0.0, "logratio_chosen_end": -1.0, "logratio_chosen_change": -1.0,
+         "logratio_rejected_start": 0.0, "logratio_rejected_end": -1.6, "logratio_rejected_change": -1.6,
+         "logp_chosen_start": -63.8, "logp_chosen_end": -68.7, "logp_chosen_change": -4.9,
+         "logp_rejected_start": -68.0, "logp_rejected_end": -70.9, "logp_rejected_change": -2.9, "displaced": True}
     return {**s, **kw}
 
 
@@ -66,8 +82,6 @@ def test_displacement_sentence_quotes_the_log_ratios_it_concludes_from():
     """The full run's case: the raw batch log-probs fell more for the chosen (-4.9) than for the rejected (-2.9);
     the sentence used to say DPO pushed the rejected response down faster next to those numbers. Now the mechanism
     is stated from the log-ratios, and only when they show it."""
-    from rmlib.report.prose.implicit_explicit import displacement_markdown
-
     text = displacement_markdown(_summary())
     assert "**Likelihood displacement**" in text and "fell further (-1.60 vs -1.00 nats)" in text
     assert "from +0.00 to -1.00 nats for the chosen completion" in text
@@ -83,8 +97,6 @@ def test_displacement_sentence_quotes_the_log_ratios_it_concludes_from():
     ((0.5, 0.2, 0.8), "became *more* likely"),
 ])
 def test_heldout_displacement_follows_the_interval(chosen, says):
-    from rmlib.report.prose.implicit_explicit import displacement_markdown
-
     text = displacement_markdown(_summary(), _held(chosen))
     assert says in text and "On 150 held-out pairs after training" in text
     assert f"{chosen[0]:+.2f} nats for the chosen completion ({chosen[1]:.3f} to {chosen[2]:.3f})" in text
@@ -110,3 +122,38 @@ def test_an_rm_below_chance_on_a_domain_set_is_flagged():
     assert "**Domain shift: not established.**" in text
     assert "IM-RM is *below*" not in text and "in_distribution" not in text
     assert "**Caveat:**" not in verdict_markdown(pattern_verdict(gaps), gaps, "smollm2")
+
+
+def test_the_training_sentence_states_the_shared_config_and_where_the_ex_rm_came_from():
+    run = {"base_model": "tiny-llama", "n_pairs": 48, "sources": ["a", "b"], "steps": 16, "batch_size": 8,
+           "method": "full", "lr": 2e-3, "max_len": 96, "seed": 0, "data_hash": "h"}
+    def text(reused, same_order=True, im_hash="h"):
+        runs = {"ex": SimpleNamespace(run=run), "im": SimpleNamespace(run={**run, "beta": 0.1, "data_hash": im_hash}),
+                "ex_reused": reused}
+        return render("implicit_vs_explicit", "training", s=results.training(runs, same_order))
+    same = text(False)
+    assert same.startswith("Both RMs start from **tiny-llama** and train on 48 pairs of a, b for 16 steps of 8 pairs "
+                           "(full, lr 0.002, 96 tokens, seed 0); their data hashes and their step-by-step data order "
+                           "are **identical**. The IM-RM's β is 0.1. The EX-RM was trained here")
+    assert "reused, not retrained" in text(True)
+    assert "**their data differ**" in text(True, same_order=False) and "**their data differ**" in text(True, im_hash="x")
+
+
+def test_the_sets_the_accuracy_lines_and_the_overlap_say_what_the_tables_hold():
+    sets = pd.DataFrame({"eval_set": ["in_distribution"] * 2 + ["token_shift"] * 2, "changed": [False, False, True, False],
+                         "kept_words": [np.nan, np.nan, 0.5, 1.0]})
+    text = render("implicit_vs_explicit", "shift", s=results.shift(sets, ["casing", "synonyms"]))
+    assert text == ("Evaluation sets: `in_distribution` (2 pairs), `token_shift` (2 pairs). The token shift (casing, "
+                    "synonyms) changed 50% of the pairs and kept, on average, 75% of each response's words (median 75%).")
+    acc = pd.DataFrame({"rm": ["IM-RM", "EX-RM"], "eval_set": "in_distribution", "accuracy": [0.9, 0.8],
+                        "ci_low": [0.8, 0.7], "ci_high": [1.0, 0.9]})
+    gaps = pd.DataFrame({"eval_set": ["in_distribution", "token_shift_drop"], "gap": [0.1, 0.0],
+                         "ci_low": [-0.05, 0.0], "ci_high": [0.25, 0.0], "n": [24, 24]})
+    text = render("implicit_vs_explicit", "accuracy", s=results.accuracy(acc, gaps, "IM-RM", "EX-RM"))
+    assert text == ("* `in_distribution`: IM-RM 0.900 (0.800 to 1.000), EX-RM 0.800 (0.700 to 0.900); paired difference "
+                    "IM − EX +0.100 (-0.050 to 0.250), n = 24.")
+    corr = pd.DataFrame({"rm": ["EX-RM", "IM-RM"], "eval_set": "token_shift", "feature": "kept_words (margin change)",
+                         "rho": [0.3, np.nan], "ci_low": [-0.1, np.nan], "ci_high": [0.6, np.nan], "n": [16, 16]})
+    text = render("implicit_vs_explicit", "overlap", s=results.overlap(corr))
+    assert text == ("* EX-RM, `token_shift`, kept_words (margin change): ρ = +0.30 (-0.10 to +0.60), n = 16.\n"
+                    "* IM-RM, `token_shift`, kept_words (margin change): undefined (the feature is constant), n = 16.")
