@@ -191,3 +191,13 @@ def test_the_table_headings_name_the_aggregate():
                                                        "over models; rank difference in brackets)")
     assert _say("over_heading", aggregate="median") == ("**Most OVER-valued by the models relative to people** "
                                                         "(median over models)")
+
+
+def test_the_about_page_states_its_run_and_the_range_of_agreement():
+    # the about page sets the same RMs against people with published scores (templates/about.md.j2)
+    one = render("about", "run", prompt="What is best?", n_items=7530, n_models=1)
+    assert one == "The prompt is *What is best?*. This page uses 7,530 items and 1 RM."
+    assert render("about", "run", prompt="p", n_items=400, n_models=2).endswith("uses 400 items and 2 RMs.")
+    ag = pd.DataFrame({"model": ["org/a", "org/b"], "rho": [0.612, 0.104]})
+    assert render("about", "agreement", best=ag.iloc[0], worst=ag.iloc[-1]) == (
+        "Agreement ranges from ρ = 0.10 (org/b) to ρ = 0.61 (org/a).")
