@@ -86,6 +86,7 @@ RENAMES: list[tuple[str, str, str]] = [
     ("blinding", "behaviour", "behaviour.table"), ("blinding", "effects", "effects.table"),
     ("blinding", "verdicts", "verdicts.counts"), ("blinding", "backfires", "verdicts.backfires"),
     ("blinding", "paper_points", "points.rows"), ("blinding", "rm_preferences", "rms.table"),
+    ("implicit_vs_explicit", "overlap", "overlap.table"),  # implicit_vs_explicit v2: the overlap's section
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of
