@@ -30,15 +30,7 @@ a chapter's sentences read as sentences in one file and the prose computes nothi
   per kind of evidence sentence (rendered from the fields each evaluator of :mod:`rmlib.analysis.claims` gives).
 * ``templates/implicit_vs_explicit.md.j2``: the implicit_vs_explicit chapter: how both RMs were trained, accuracy
   per set, token reliance, DPO displacement, the verdict on the published pattern.
-
-Not yet moved (each function takes what an :mod:`rmlib.analysis` function returned and gives markdown; a chapter
-cell shows it with ``display(Markdown(...))``):
-
-* ``values.py``: what the implicit-rewards chapter still takes from the value chapters' prose (the design prompts a
-  table holds, one bullet per word contrast);
 """
 from rmlib.report.prose.render import render
-from rmlib.report.prose.values import contrast_lines, describe_prompt_subset
 
 __all__ = ["render"]
-__all__ += ["describe_prompt_subset", "contrast_lines"]
