@@ -67,13 +67,15 @@ _ITEM = re.compile(r"^\s*([-*+]|\d+\.)\s")
 
 def _paragraph(block: str) -> str:
     """One paragraph's lines joined with single spaces; a line that starts a list item (``- ``, ``1. ``) starts a
-    new line, so a list stays a tight list and an item may be written over several template lines."""
+    new line, so a list stays a tight list and an item may be written over several template lines. An item keeps
+    its indentation, so an item indented under another stays nested."""
     out: list[str] = []
     for line in block.splitlines():
         if not line.strip():
             continue
         if _ITEM.match(line) or not out:
-            out.append(" ".join(line.split()))
+            indent = line[:len(line) - len(line.lstrip())] if _ITEM.match(line) else ""
+            out.append(indent + " ".join(line.split()))
         else:
             out[-1] += " " + " ".join(line.split())
     return "\n".join(out)
