@@ -15,6 +15,7 @@ a chapter's sentences read as sentences in one file and the prose computes nothi
   what an RM pays for beyond its base LM.
 * ``templates/elo_misalignment.md.j2``: RMs against human ratings: agreement, the most over- and under-valued items
   and forms, the themes per prompt and pooled, how far ranks spread over models.
+* ``templates/about.md.j2``: the about page: its prompt, items and RMs, and the range of agreement with people.
 * ``templates/finetuning.md.j2``: the fine-tuning chapter: training, evaluation, the base imprint, the source
   ablation, trajectories, the durability of the base families' order, accuracy vs variance.
 * ``templates/blinding.md.j2``: the blinding chapter: what the run asks, the answer tokens, how each model
