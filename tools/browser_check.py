@@ -206,15 +206,33 @@ def pages(paths: list[Path], every: bool) -> list[Path]:
     return found
 
 
+_REFRESH = re.compile(r'<meta\s+http-equiv="refresh"\s+content="\d+;\s*url=([^"]+)"', re.I)
+
+
+def redirect_target(page: Path) -> Path | None:
+    """The page a redirect page (``<meta http-equiv="Refresh" ...>``, the book's index.html) sends the reader to;
+    None for a page with content. A browser would leave such a page before it could be measured."""
+    head = page.read_text(encoding="utf-8", errors="replace")[:2000]
+    m = _REFRESH.search(head)
+    return (page.parent / m.group(1)).resolve() if m else None
+
+
 def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, screenshots: Path | None = None,
                 log=print) -> dict[Path, list[str]]:
     """Open each page at ``width`` px and return its problems (:func:`problems`); with ``screenshots``, save
     ``<page>-top.png`` and ``<page>-down.png`` (one screen further) of each page there."""
-    browser = Browser(find_browser() or install_chromium(), width=width)
-    log(f"[browser-check] Chromium {browser.version}, {width} px wide")
+    browser = None  # started at the first page that needs it
     found = {}
     try:
         for page in todo:
+            target = redirect_target(page)
+            if target is not None:  # Jupyter Book's index.html only sends the reader on to the first page
+                found[page] = [] if target.is_file() else [f"redirects to a missing page: {target}"]
+                log(f"[browser-check] {'FAIL' if found[page] else 'PASS'} {page}: a redirect to {target.name}")
+                continue
+            if browser is None:
+                browser = Browser(find_browser() or install_chromium(), width=width)
+                log(f"[browser-check] Chromium {browser.version}, {width} px wide")
             tab = browser.open(page, budget_ms)
             res = check(tab.content())
             res["layout"] = tab.evaluate(_OVERFLOW_JS)
@@ -231,7 +249,8 @@ def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, 
             for b in bad:
                 log(f"[browser-check]   {b}")
     finally:
-        browser.close()
+        if browser is not None:
+            browser.close()
     return found
 
 

@@ -61,3 +61,17 @@ def test_content_beyond_the_text_column_fails_a_page_and_a_scrolling_box_does_no
     assert bc.layout_problems(sideways)[0].startswith("the page scrolls sideways")
     res = bc.check(_page(DRAWN))
     assert bc.problems({**res, "layout": wide}) and not bc.problems({**res, "layout": fine})
+
+
+def test_a_redirect_page_is_judged_by_its_target_without_a_browser(tmp_path, monkeypatch):
+    monkeypatch.setattr(bc, "Browser", None)  # a redirect page needs no browser
+    (tmp_path / "book").mkdir()
+    (tmp_path / "index.html").write_text('<meta http-equiv="Refresh" content="0; url=book/intro.html" />')
+    assert bc.redirect_target(tmp_path / "index.html") == (tmp_path / "book" / "intro.html").resolve()
+    (tmp_path / "book" / "intro.html").write_text("<html><body>x</body></html>")
+    assert bc.redirect_target(tmp_path / "book" / "intro.html") is None
+    found = bc.check_pages([tmp_path / "index.html"], log=lambda *_: None)
+    assert found == {tmp_path / "index.html": []}
+    (tmp_path / "book" / "intro.html").unlink()
+    found = bc.check_pages([tmp_path / "index.html"], log=lambda *_: None)
+    assert found[tmp_path / "index.html"][0].startswith("redirects to a missing page")
