@@ -91,12 +91,15 @@ def test_a_chapter_listed_by_two_templates_is_refused(tmp_path, monkeypatch):
 @pytest.mark.parametrize("template", sorted(p.stem for p in (Path(__file__).resolve().parents[3] / "notebooks")
                                             .glob("*.ipynb")))
 def test_every_template_sets_up_its_page(template):
-    """setup_page() gives every page offline charts and the same tables (no integer index, long ones scroll)."""
+    """setup_page() gives every page offline charts, the same tables (no integer index, long ones scroll) and the
+    masked view; the pages with a content warning pass it their SHOW_SLURS parameter."""
     import json
+    import re
     path = Path(__file__).resolve().parents[3] / "notebooks" / f"{template}.ipynb"
     code = "\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
                      if c["cell_type"] == "code")
-    assert "setup_page()" in code
+    call = "setup_page(show_slurs=SHOW_SLURS)" if template in CONTENT_WARNING_PAGES else "setup_page()"
+    assert len(re.findall(r"setup_page\(", code)) == 1 and call in code
 
 
 @pytest.mark.parametrize("path", sorted((book.ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
@@ -126,6 +129,9 @@ def test_pages_that_show_slurs_open_with_a_content_warning(name):
     assert first["cell_type"] == "markdown" and "```{admonition} Content warning" in text
     assert text.index("Content warning") < 200  # at the top, under the title, before any content
     assert "Content warning" in (book.ROOT / "book" / "intro.md").read_text()
+    # the warning says that slurs are masked and how to show them; the parameter exists and defaults to masked
+    assert "SHOW_SLURS" in text.split("```", 2)[1] and "masked" in text
+    assert book.declared_parameters(name)["SHOW_SLURS"] == "False"
 
 
 def _glossary_terms() -> set[str]:
