@@ -23,7 +23,8 @@ def _pieces(changed=(True, False, False, False)):
                          "changed": [False] * 4 + list(changed) + [False] * 3,
                          "kept_words": [np.nan] * 4 + [0.5, 1.0, 1.0, 0.9] + [np.nan] * 3})
     acc = pd.DataFrame({"rm": ["EX-RM", "IM-RM"] * 2, "eval_set": ["domain:hh"] * 2 + ["in_distribution"] * 2,
-                        "accuracy": [0.3, 0.7, 0.8, 0.7], "ci_low": [0.1, 0.5, 0.6, 0.5], "ci_high": [0.45, 0.9, 1, 0.9],
+                        "accuracy": [0.3, 0.7, 0.8, 0.7], "ci_low": [0.1, 0.5, 0.6, 0.5],
+                        "ci_high": [0.45, 0.9, 1, 0.9],
                         "n": [3, 3, 4, 4]})
     gaps = pd.DataFrame({"eval_set": ["in_distribution", "domain:hh", "token_shift_drop"], "gap": [-0.1, 0.4, 0.05],
                          "ci_low": [-0.3, 0.1, -0.2], "ci_high": [0.1, 0.7, 0.3], "n": [4, 3, 4]})
@@ -60,7 +61,8 @@ def test_the_results_of_planted_frames_are_typed_and_read_back(tmp_path):
     assert res.heldout.chosen_side == "below" and res.heldout.n == 4 and res.heldout.rejected_mean == -2.0
     v = res.verdict
     assert v.below_chance[0].rm == "EX-RM" and v.token == "inconclusive" and v.base == "tiny-llama"
-    assert v.drop.gap == 0.05 and [(g.source, g.kind) for g in v.domain_gaps] == [("hh", "not established (below chance)")]
+    assert v.drop.gap == 0.05
+    assert [(g.source, g.kind) for g in v.domain_gaps] == [("hh", "not established (below chance)")]
     assert v.failed_halves == [] and [(o.half, o.state) for o in v.open_halves] == [("token-level", "inconclusive"),
                                                                                      ("domain", "not established")]
     assert res.heldout_logratios[0].completion == "chosen" and res.overlap.table == [{"rm": "EX-RM", "rho": None}]

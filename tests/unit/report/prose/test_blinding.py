@@ -50,7 +50,8 @@ def test_the_largest_effect_and_how_each_model_answers(planted):
     _, _, run = planted
     r = B.disparity(run.table, n_resamples=200)
     text = render("blinding", "effects", s=results.effects(r["effects"]))
-    assert text.startswith("Largest effect of knowing a descriptor (condition 1), per model: stub: *Muslim* -0.120 (95% CI")
+    assert text.startswith("Largest effect of knowing a descriptor (condition 1), per model: stub: *Muslim* -0.120 "
+                           "(95% CI")
     beh = B.behaviour(run.table)
     b = beh.iloc[0]
     text = render("blinding", "behaviour", s=results.behaviour(beh))
@@ -77,8 +78,10 @@ def test_a_missing_fine_tuned_rm_is_said_plainly(planted, blinding_design):
     assert text == "Reward models scored: **rm1**, **rm2**."
     runs = {"stub": run, "base": ModelScores("base", "LM log-prob (implicit reward)", False, 0.001, run.table)}
     assert "**base** (p(Yes) + p(No) = 0.001" in render("blinding", "usable", s=results.scoring(runs))
-    assert render("blinding", "usable", s=results.scoring({"stub": run})) == "Every model scored is usable by that rule."
-    assert render("blinding", "condition4", s=results.scoring(runs)).startswith("A condition-4 prompt (stub, template `")
+    usable = render("blinding", "usable", s=results.scoring({"stub": run}))
+    assert usable == "Every model scored is usable by that rule."
+    example = render("blinding", "condition4", s=results.scoring(runs))
+    assert example.startswith("A condition-4 prompt (stub, template `")
 
 
 def test_the_answer_tokens_say_which_models_read_exact_probabilities():

@@ -136,22 +136,25 @@ def test_the_training_sentence_states_the_shared_config_and_where_the_ex_rm_came
                            "(full, lr 0.002, 96 tokens, seed 0); their data hashes and their step-by-step data order "
                            "are **identical**. The IM-RM's β is 0.1. The EX-RM was trained here")
     assert "reused, not retrained" in text(True)
-    assert "**their data differ**" in text(True, same_order=False) and "**their data differ**" in text(True, im_hash="x")
+    assert "**their data differ**" in text(True, same_order=False)
+    assert "**their data differ**" in text(True, im_hash="x")
 
 
 def test_the_sets_the_accuracy_lines_and_the_overlap_say_what_the_tables_hold():
-    sets = pd.DataFrame({"eval_set": ["in_distribution"] * 2 + ["token_shift"] * 2, "changed": [False, False, True, False],
+    sets = pd.DataFrame({"eval_set": ["in_distribution"] * 2 + ["token_shift"] * 2,
+                         "changed": [False, False, True, False],
                          "kept_words": [np.nan, np.nan, 0.5, 1.0]})
     text = render("implicit_vs_explicit", "shift", s=results.shift(sets, ["casing", "synonyms"]))
     assert text == ("Evaluation sets: `in_distribution` (2 pairs), `token_shift` (2 pairs). The token shift (casing, "
-                    "synonyms) changed 50% of the pairs and kept, on average, 75% of each response's words (median 75%).")
+                    "synonyms) changed 50% of the pairs and kept, on average, 75% of each response's words "
+                    "(median 75%).")
     acc = pd.DataFrame({"rm": ["IM-RM", "EX-RM"], "eval_set": "in_distribution", "accuracy": [0.9, 0.8],
                         "ci_low": [0.8, 0.7], "ci_high": [1.0, 0.9]})
     gaps = pd.DataFrame({"eval_set": ["in_distribution", "token_shift_drop"], "gap": [0.1, 0.0],
                          "ci_low": [-0.05, 0.0], "ci_high": [0.25, 0.0], "n": [24, 24]})
     text = render("implicit_vs_explicit", "accuracy", s=results.accuracy(acc, gaps, "IM-RM", "EX-RM"))
-    assert text == ("* `in_distribution`: IM-RM 0.900 (0.800 to 1.000), EX-RM 0.800 (0.700 to 0.900); paired difference "
-                    "IM − EX +0.100 (-0.050 to 0.250), n = 24.")
+    assert text == ("* `in_distribution`: IM-RM 0.900 (0.800 to 1.000), EX-RM 0.800 (0.700 to 0.900); paired "
+                    "difference IM − EX +0.100 (-0.050 to 0.250), n = 24.")
     corr = pd.DataFrame({"rm": ["EX-RM", "IM-RM"], "eval_set": "token_shift", "feature": "kept_words (margin change)",
                          "rho": [0.3, np.nan], "ci_low": [-0.1, np.nan], "ci_high": [0.6, np.nan], "n": [16, 16]})
     text = render("implicit_vs_explicit", "overlap", s=results.overlap(corr))
