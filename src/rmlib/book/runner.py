@@ -77,7 +77,10 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
                 "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
                 PROGRESS_FILE_ENV: str(Path(tmp.name) / "progress.txt")}
-    previous = {k: os.environ.get(k) for k in book_env}
+    # ipykernel stops forwarding what reaches file descriptor 2 onto the page when it sees pytest's marker, so a
+    # chapter under test would hide output that a book page shows: the kernel does not inherit it.
+    previous = {k: os.environ.get(k) for k in [*book_env, PYTEST_MARKER]}
+    os.environ.pop(PYTEST_MARKER, None)
     os.environ.update(book_env)
     try:
         with tmp, echo_progress(book_env[PROGRESS_FILE_ENV], name, log, every=progress_every):
@@ -100,6 +103,9 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
+
+
+PYTEST_MARKER = "PYTEST_CURRENT_TEST"
 
 
 def kernel_config(folder: str | os.PathLike):
