@@ -9,10 +9,22 @@ from rmlib.report.masking import mask_frame, mask_text, show_slurs as _show_slur
 from rmlib.report.quiet import in_book_run, quiet_libraries
 from rmlib.report.tables import MAX_ROWS_SHOWN, table_html
 
-__all__ = ["setup_page"]
+__all__ = ["setup_page", "relative_paths"]
 
 
-def _masked(text: str) -> str:
+def relative_paths(text: str) -> str:
+    """``text`` without the building machine's absolute paths: the rmlib cache reads as ``$RMLIB_CACHE_DIR``, the
+    repository as ``.`` (a model's "no trained RM at /home/.../rms/ft-..." reason, shown on a page)."""
+    from rmlib import config
+
+    for folder, name in ((config.cache_dir(), "$RMLIB_CACHE_DIR"), (config.PROJECT_ROOT, ".")):
+        text = text.replace(str(folder), name)
+    return text
+
+
+def _shown(text: str) -> str:
+    """What a page shows of ``text``: no machine paths, and slurs masked unless asked for."""
+    text = relative_paths(text)
     return text if slurs_shown() else mask_text(text)
 
 
@@ -24,7 +36,8 @@ def setup_page(*, renderer: str = "svg", max_rows: int = MAX_ROWS_SHOWN, show_sl
     (:func:`rmlib.report.quiet.quiet_libraries`).
 
     Unless ``show_slurs`` is true, what the page shows has its slurs masked (:mod:`rmlib.report.masking`): the
-    DataFrames, Stylers, charts' data and markdown or HTML cells. The data and the stored results are untouched."""
+    DataFrames, Stylers, charts' data and markdown or HTML cells. Those show no absolute path of the building
+    machine either (:func:`relative_paths`). The data and the stored results are untouched."""
     _show_slurs(show_slurs)
     enable_offline(renderer)
     if in_book_run():
@@ -41,8 +54,10 @@ def setup_page(*, renderer: str = "svg", max_rows: int = MAX_ROWS_SHOWN, show_sl
 
     formatters = shell.display_formatter.formatters
     html, markdown, plain = formatters["text/html"], formatters["text/markdown"], formatters["text/plain"]
-    html.for_type(pd.DataFrame, lambda df: table_html(df if slurs_shown() else mask_frame(df), max_rows=max_rows))
-    plain.for_type(pd.DataFrame, lambda df, p, cycle: p.text(repr(df if slurs_shown() else mask_frame(df))))
-    html.for_type(Styler, lambda styler: _masked(styler.to_html()))
-    html.for_type(HTML, lambda obj: _masked(obj.data))
-    markdown.for_type(Markdown, lambda obj: _masked(obj.data))
+    html.for_type(pd.DataFrame, lambda df: relative_paths(table_html(df if slurs_shown() else mask_frame(df),
+                                                                     max_rows=max_rows)))
+    plain.for_type(pd.DataFrame, lambda df, p, cycle: p.text(relative_paths(repr(df if slurs_shown()
+                                                                               else mask_frame(df)))))
+    html.for_type(Styler, lambda styler: _shown(styler.to_html()))
+    html.for_type(HTML, lambda obj: _shown(obj.data))
+    markdown.for_type(Markdown, lambda obj: _shown(obj.data))
