@@ -87,6 +87,11 @@ RENAMES: list[tuple[str, str, str]] = [
     ("blinding", "verdicts", "verdicts.counts"), ("blinding", "backfires", "verdicts.backfires"),
     ("blinding", "paper_points", "points.rows"), ("blinding", "rm_preferences", "rms.table"),
     ("implicit_vs_explicit", "overlap", "overlap.table"),  # implicit_vs_explicit v2: the overlap's section
+    # good_teachers v3 and implicit_rewards v3: the flat copies of section fields go
+    ("good_teachers", "absent_models", "run.absent"),
+    ("good_teachers", "sampled_accuracy_max_gap", "accuracy.sampled_gap"),
+    ("implicit_rewards", "within_min_tau", "logits.min_tau"),
+    ("implicit_rewards", "zipf_lm_top", "zipf.lm_top"), ("implicit_rewards", "zipf_rm_top", "zipf.rm_top"),
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of

@@ -9,7 +9,7 @@ import pytest
 def test_good_teachers_published_tiny(chapter, data_ready):
     r = chapter("good_teachers")
     out, text = r.results, r.markdown
-    assert out["settings"] == ["published"] and out["absent_models"] == {}
+    assert out["settings"] == ["published"] and out["run"]["absent"] == {}
     table = pd.DataFrame(out["tables"]["published"])
     assert len(table) == 10 * 3 and table["model"].nunique() == 10
     assert table["accuracy_uniform"].between(0.5, 1).all() and table["accuracy_pi0"].between(0, 1).all()
@@ -23,7 +23,7 @@ def test_good_teachers_published_tiny(chapter, data_ready):
     under_top = table[table["pi0"].str.startswith("top")].set_index("model")["variance_pi0"]
     assert under_top[top] < under_top.median()
     # the exact accuracy agrees with sampling pairs from π_0 (5,000 pairs: SE ≈ 0.007; 30 estimates)
-    assert out["sampled_accuracy_max_gap"] < 0.035
+    assert out["accuracy"]["sampled_gap"] < 0.035
     cor = pd.DataFrame(out["correlations"]["published"])
     var_uniform = cor[(cor["predictor"] == "variance_pi0") & (cor["stratum"] == "uniform")]
     assert not var_uniform["defined"].any() and var_uniform["rho"].isna().all()
@@ -50,7 +50,7 @@ def test_good_teachers_published_tiny(chapter, data_ready):
     # the sentences are rendered from the sections stored with the numbers (#26 item 2)
     assert out["run"] == {"mode": "published", "absent": {}, "compute_ran": False} and out["compute"] is None
     assert out["setup"]["top_rm"] == top and f"holds the top 100 items of **{top}**" in text
-    assert out["accuracy"]["sampled_gap"] == out["sampled_accuracy_max_gap"]
+    assert not {"absent_models", "sampled_accuracy_max_gap"} & set(out)  # each number once (#26)
     assert out["slower"]["published"]["n_pairs"] == len(pairs) and out["planted_case"]["noisy_faster"]
     assert rep["n_variance_strata"] == len(non_uniform) and rep["part1"] == "replicates"
     assert "**published**, gain after" in text and "The objective J rose at every step" in text
@@ -75,7 +75,7 @@ def compute_run(chapter):
 
 def test_good_teachers_compute_tiny(compute_run):
     out, text, rm_id = compute_run
-    assert out["settings"] == ["compute"] and list(out["absent_models"]) == ["local:no-such-rm"]
+    assert out["settings"] == ["compute"] and list(out["run"]["absent"]) == ["local:no-such-rm"]
     assert "Absent models" in text and "`local:no-such-rm`" in text and "make chapter NB=finetuning" in text
     cov = pd.DataFrame(out["compute_coverage"]).set_index("model")
     assert cov.loc[rm_id, "matched_by"] == "token id" and cov.loc[rm_id, "share_tokens"] == 1.0
@@ -95,5 +95,5 @@ def test_good_teachers_compute_tiny(compute_run):
 
 def test_good_teachers_skips_compute_mode_when_its_models_are_absent(chapter, data_ready):
     r = chapter("good_teachers", MODE="both", MODELS=["local:no-such-rm"])
-    assert r.results["settings"] == ["published"] and "local:no-such-rm" in r.results["absent_models"]
+    assert r.results["settings"] == ["published"] and "local:no-such-rm" in r.results["run"]["absent"]
     assert "The compute-mode analysis is skipped" in r.markdown

@@ -247,15 +247,14 @@ class Compute(Section):
 
 class GoodTeachersResults(ChapterResults):
     CHAPTERS = ("good_teachers",)
-    SCHEMA_VERSION = 2  # 2: the sections the sentences are rendered from (run, setup, accuracy, ...); fields added
+    SCHEMA_VERSION = 3  # 2: the sections the sentences are rendered from (run, setup, accuracy, ...); fields added
+    # 3: the flat copies go (absent_models -> run.absent, sampled_accuracy_max_gap -> accuracy.sampled_gap)
 
     mode: Literal[ts.MODES]
     settings: list[Setting]
-    absent_models: dict[str, str]  # model -> why it could not be used
     parameters: Parameters
     overview: Table
     tables: dict[Setting, Table]  # per setting: one row per RM and π_0 (accuracy, variance, speed)
-    sampled_accuracy_max_gap: Num
     correlations: dict[Setting, list[Correlation]]  # settings with 3 or more RMs only
     verdicts: dict[Setting, Table]
     slower_but_more_accurate: dict[Setting, Table]
@@ -390,8 +389,8 @@ def chapter_results(settings: dict, parameters: Parameters, run_: Run, setup_: S
     """The chapter's results from what its cells computed and its sections (settings: name ->
     :class:`rmlib.analysis.teaching.settings.Setting`; the other dicts are keyed by setting name)."""
     return GoodTeachersResults(
-        mode=run_.mode, settings=list(settings), absent_models=run_.absent, parameters=parameters, overview=overview,
-        tables=tables, sampled_accuracy_max_gap=accuracy_.sampled_gap, correlations=correlations, verdicts=verdicts_,
+        mode=run_.mode, settings=list(settings), parameters=parameters, overview=overview, tables=tables,
+        correlations=correlations, verdicts=verdicts_,
         slower_but_more_accurate=slower_pairs, replication=replication_,
         n_slower_but_more_accurate_pi0_pairs={name: len(p) for name, p in slower_pi0.items()}, planted=planted_table,
         top_rm=settings["published"].notes["top_rm"] if "published" in settings else None,
