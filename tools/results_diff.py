@@ -92,6 +92,7 @@ RENAMES: list[tuple[str, str, str]] = [
     ("good_teachers", "sampled_accuracy_max_gap", "accuracy.sampled_gap"),
     ("implicit_rewards", "within_min_tau", "logits.min_tau"),
     ("implicit_rewards", "zipf_lm_top", "zipf.lm_top"), ("implicit_rewards", "zipf_rm_top", "zipf.rm_top"),
+    ("implicit_rewards", "pooled_tau", "logits.pooled_tau"), ("good_teachers", "mode", "run.mode"),  # v4 both
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of

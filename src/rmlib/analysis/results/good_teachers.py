@@ -42,7 +42,7 @@ class Parameters(Section):
 class Run(Section):
     """What ran: the mode, the models that could not be loaded (model -> why) and whether compute mode went ahead."""
 
-    mode: str
+    mode: Literal[ts.MODES]
     absent: dict[str, str]
     compute_ran: bool
 
@@ -247,10 +247,10 @@ class Compute(Section):
 
 class GoodTeachersResults(ChapterResults):
     CHAPTERS = ("good_teachers",)
-    SCHEMA_VERSION = 3  # 2: the sections the sentences are rendered from (run, setup, accuracy, ...); fields added
+    SCHEMA_VERSION = 4  # 2: the sections the sentences are rendered from (run, setup, accuracy, ...); fields added
     # 3: the flat copies go (absent_models -> run.absent, sampled_accuracy_max_gap -> accuracy.sampled_gap)
+    # 4: and mode -> run.mode
 
-    mode: Literal[ts.MODES]
     settings: list[Setting]
     parameters: Parameters
     overview: Table
@@ -389,7 +389,7 @@ def chapter_results(settings: dict, parameters: Parameters, run_: Run, setup_: S
     """The chapter's results from what its cells computed and its sections (settings: name ->
     :class:`rmlib.analysis.teaching.settings.Setting`; the other dicts are keyed by setting name)."""
     return GoodTeachersResults(
-        mode=run_.mode, settings=list(settings), parameters=parameters, overview=overview, tables=tables,
+        settings=list(settings), parameters=parameters, overview=overview, tables=tables,
         correlations=correlations, verdicts=verdicts_,
         slower_but_more_accurate=slower_pairs, replication=replication_,
         n_slower_but_more_accurate_pi0_pairs={name: len(p) for name, p in slower_pi0.items()}, planted=planted_table,

@@ -133,12 +133,12 @@ class ValenceSummary(Section):
 
 class ImplicitRewardsResults(ChapterResults):
     CHAPTERS = ("implicit_rewards",)
-    SCHEMA_VERSION = 3  # 2: the sections the sentences are rendered from (evidence, logits, ...) added; mfd2 per valence
+    SCHEMA_VERSION = 4  # 2: the sections the sentences are rendered from (evidence, logits, ...) added; mfd2 per valence
     # 3: the flat copies go (within_min_tau -> logits.min_tau, zipf_lm_top, zipf_rm_top -> zipf.lm_top, zipf.rm_top)
+    # 4: and pooled_tau -> logits.pooled_tau
 
     lms: list[str]
     instruct_evidence: Table  # model, family, verdict, chat_template_shipped
-    pooled_tau: Num  # Kendall's τ between logits and log-probs over the top tokens of all LMs pooled
     big2: Table  # every Agency-vs-Communion panel (model × valence)
     mwlr_gemma_llama: FamilyPanel | None  # None unless exactly one Gemma−Llama MWLR panel
     mfd2: ValenceSummary
@@ -208,18 +208,15 @@ def valence_summary(tests: pd.DataFrame) -> ValenceSummary:
                           n_negative_consistent=int((neg["hedges_g"] > 0).sum()))
 
 
-def chapter_results(lms, evidence: pd.DataFrame, pooled_tau: float, b2_tests: pd.DataFrame, b2_scores: pd.DataFrame,
-                    mf_tests: pd.DataFrame, *,
+def chapter_results(lms, evidence: pd.DataFrame, b2_tests: pd.DataFrame, b2_scores: pd.DataFrame, *,
                     evidence_: InstructEvidence, sweep_headings: list, logits: LogitLogprob, zipf_: Zipf,
                     design_: DesignPrompts, lexicons: dict, big2_contrasts: Contrasts,
                     mfd2: ValenceSummary) -> ImplicitRewardsResults:
-    """The chapter's results from what its cells computed: the instruct evidence table, the pooled logit/log-prob
-    agreement, the Big Two (tests and the scores they came from) and MFD2 contrasts, and the sections its sentences
-    were rendered from (the within-LM agreement in ``logits``, the Zipf means in ``zipf_``)."""
+    """The chapter's results from what its cells computed: the instruct evidence table, the Big Two (tests and the scores they came from) and MFD2 contrasts, and the sections its sentences
+    were rendered from (the within-LM and pooled logit/log-prob agreement in ``logits``, the Zipf means in ``zipf_``)."""
     return ImplicitRewardsResults(
         lms=list(lms),
         instruct_evidence=evidence[["model", "family", "verdict", "chat_template_shipped"]],
-        pooled_tau=pooled_tau,
         big2=b2_tests.drop(columns=["group_a", "group_b"]),
         mwlr_gemma_llama=implicit.family_panel(b2_tests, b2_scores, "Gemma−Llama", "positive"),
         mfd2=mfd2, evidence=evidence_, sweep_headings=sweep_headings, logits=logits, zipf=zipf_, design=design_,
