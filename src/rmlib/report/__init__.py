@@ -1,5 +1,5 @@
 """Showing results (layer 6): every chart (``charts/``), tables as a reader sees them (``tables.py``), findings in
-sentences computed from the tables (``prose/``, one module per chapter group) and the one call that sets a chapter's
+sentences (``prose/``: one Jinja template per chapter, rendered from the chapter's results) and the one call that sets a chapter's
 page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mod:`rmlib.analysis` returns.
 
 * ``page.py``: :func:`setup_page`, the one call at the top of a chapter (charts offline, tables as a reader sees them);

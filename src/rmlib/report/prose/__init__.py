@@ -1,8 +1,8 @@
 """Findings in sentences (no number typed in by hand).
 
-The one mechanism, to which every chapter is moving: ``render.py`` renders a paragraph from a Jinja template per
-chapter, ``templates/<chapter>.md.j2`` (one macro per paragraph), given sections of the chapter's results type, so
-a chapter's sentences read as sentences in one file and the prose computes nothing. Done so far:
+One mechanism for every chapter: ``render.py`` renders a paragraph from a Jinja template per chapter,
+``templates/<chapter>.md.j2`` (one macro per paragraph), given sections of the chapter's results type, so a
+chapter's sentences read as sentences in one file and the prose computes nothing. The templates:
 
 * ``templates/method.md.j2``: a sweep's optimal and pessimal tokens, the round-trip audit, the id-exact vs
   paper-mode demo.
