@@ -69,3 +69,12 @@ def test_a_key_moved_into_a_section_is_mapped():
     before = {"n_terms": 3, "published": [{"r": 1}], "keep": 1}
     assert rd._rename(before, "n_terms", "terms.n_terms") and rd._rename(before, "published", "published.table")
     assert before == {"terms": {"n_terms": 3}, "published": {"table": [{"r": 1}]}, "keep": 1}
+
+
+def test_the_items_of_a_list_split_into_named_fields_are_mapped():
+    before = {"runs": {"published": {"mds_explained": [0.6, 0.3], "mds": {"n": 2}}}}
+    assert rd._rename(before, "runs.published.mds_explained[0]", "runs.published.mds.first_axis")
+    assert before["runs"]["published"]["mds_explained"][1] == 0.3  # the list stays until every item has moved
+    assert rd._rename(before, "runs.published.mds_explained[1]", "runs.published.mds.second_axis")
+    assert before == {"runs": {"published": {"mds": {"n": 2, "first_axis": 0.6, "second_axis": 0.3}}}}
+    assert not rd._rename(before, "runs.published.mds_explained[0]", "runs.published.mds.first_axis")
