@@ -14,7 +14,7 @@ __all__ = ["setup_page", "relative_paths"]
 
 def relative_paths(text: str) -> str:
     """``text`` without the building machine's absolute paths: the rmlib cache reads as ``$RMLIB_CACHE_DIR``, the
-    repository as ``.`` (a model's "no trained RM at /home/.../rms/ft-..." reason, shown on a page)."""
+    repository as ``.`` (a model's "no trained RM at <its folder in the cache>" reason, shown on a page)."""
     from rmlib import config
 
     for folder, name in ((config.cache_dir(), "$RMLIB_CACHE_DIR"), (config.PROJECT_ROOT, ".")):
