@@ -58,12 +58,12 @@ class SlurLexicon:
     senses: dict  # lemma -> [synset name, gloss]
     forms: dict  # inflected form -> lemma
 
-    @property
+    @functools.cached_property
     def words(self) -> frozenset:
         """The one-word lemmas ('nigger')."""
         return frozenset(w for w in self.senses if not _is_phrase(w))
 
-    @property
+    @functools.cached_property
     def phrases(self) -> tuple:
         """The lemmas of several words or with a hyphen ('white trash', 'half-breed'), longest first, so that a
         longer phrase is matched before a shorter one."""

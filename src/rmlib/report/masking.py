@@ -7,6 +7,7 @@ data, a markdown string. The analysis, the stored results and the cache keep eve
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import pandas as pd
@@ -50,6 +51,15 @@ def _compound_pattern(words: frozenset) -> re.Pattern | None:
     return re.compile("|".join(map(re.escape, long)), re.IGNORECASE) if long else None
 
 
+@functools.lru_cache(maxsize=1)
+def _patterns() -> tuple:
+    """The phrase and compound patterns of the slur list, compiled once per process (mask_text runs per cell)."""
+    from rmlib.data.slurs import slur_lexicon
+
+    lexicon = slur_lexicon()
+    return _phrase_pattern(lexicon.phrases), _compound_pattern(lexicon.words)
+
+
 def mask_text(text: str) -> str:
     """``text`` with every slur (:func:`rmlib.data.slurs.slur_lexicon`) masked by :func:`mask_word`, whatever
     its case or inflection, and a slur of :data:`COMPOUND_MIN_LETTERS` or more letters also inside a longer word
@@ -57,7 +67,7 @@ def mask_text(text: str) -> str:
     from rmlib.data.slurs import slur_lexicon
 
     lexicon = slur_lexicon()
-    phrases, compound = _phrase_pattern(lexicon.phrases), _compound_pattern(lexicon.words)
+    phrases, compound = _patterns()
     if phrases is not None:
         text = phrases.sub(lambda m: mask_word(m.group(0)), text)
 
