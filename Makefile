@@ -13,7 +13,7 @@ export RMLIB_DATA_DIR ?= $(CURDIR)/data/external
 MIRROR ?= $(wildcard $(CURDIR)/../shared/data)
 PYTEST_ARGS ?=
 
-.PHONY: browser help venv data test test-fast book chapter lab benchmarks clean sweeps
+.PHONY: browser help venv data test test-fast book chapter lab course benchmarks clean sweeps
 
 help:
 	@echo "make book       build the whole report offline (embedded models + published scores)"
@@ -26,6 +26,8 @@ help:
 	@echo "               the value read as YAML; --tiny), FORCE=1 rerun even if its stamp is current"
 	@echo "make book FORCE=1   rerun every chapter, stale or not"
 	@echo "make lab        JupyterLab on 127.0.0.1 with rmlib in the kernel"
+	@echo "make course     the course edition: student notebooks (solutions stripped) and instructor notebooks"
+	@echo "                in _build/course/; make lab COURSE=student opens the student's"
 	@echo "make benchmarks run the speed and memory benchmarks (writes benchmarks/out/)"
 	@echo "make sweeps PLAN=plans/x.yaml [RUN_ARGS='--ray auto --gpus-per-worker 1']   run a plan of many sweeps"
 

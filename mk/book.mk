@@ -5,6 +5,8 @@
 #   make chapter NB=about MODELS='["org/model"]' rerun one chapter with other models, then the HTML
 #   make chapter NB=about PARAMS=my.yaml ARGS='-p TOP_K 20'     any parameters (YAML file and/or -p KEY VALUE)
 #   make lab                                    JupyterLab on 127.0.0.1 with rmlib in the kernel
+#   make course                                 the course: _build/course/student (solutions stripped) and instructor
+#   make lab COURSE=student                     JupyterLab on the student (or instructor) notebooks
 #   make browser-check                          headless Chromium opens every page from file:// and judges it by what it
 #                                               should contain (charts drawn, math rendered, no logs or machine paths)
 #
@@ -24,7 +26,8 @@ ARGS ?=
 FORCE ?=
 CHECK_PAGE ?= _build/html
 
-.PHONY: book book-vendor book-html chapter lab browser-check
+.PHONY: book book-vendor book-html chapter lab course browser-check
+COURSE ?=
 
 book-vendor: $(STAMP)
 	$(BOOK) vendor
@@ -46,9 +49,15 @@ chapter: $(STAMP) data book-vendor
 	$(BOOK) html
 	@echo "page: file://$(CURDIR)/_build/html/book/_executed/$(NB).html"
 
-lab: $(STAMP) data
+# The course: every chapter with exercises, as student notebooks (stubs, no solutions) and instructor notebooks,
+# each with the chapter's small course parameters (notebooks/params/<name>.course.yaml). Offline, and quick: nothing
+# is executed here (book/course.md says what each notebook takes to run).
+course: $(STAMP) data
+	$(BOOK) course
+
+lab: $(STAMP) data $(if $(COURSE),course)
 	$(BIN)/jupyter lab --ip=127.0.0.1 --no-browser --ServerApp.root_dir="$(CURDIR)" \
-		$(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(if $(COURSE),_build/course/$(COURSE)/,notebooks/)
 
 browser-check: book
 	$(BIN)/python tools/browser_check.py "$(CHECK_PAGE)"

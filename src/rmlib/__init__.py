@@ -16,7 +16,8 @@ Its packages, in layer order (ARCHITECTURE.md; a module imports only from its ow
 | 4 | ``stats/`` | the statistics the chapters use, on scipy and statsmodels |
 | 5 | ``analysis/`` | one module per finding, the claims of the papers, each chapter's typed results |
 | 6 | ``report/`` | showing results: charts, tables, findings in sentences, page set-up |
-| 7 | ``book/`` | the chapters run with papermill when stale, and the offline HTML build |
+| 6 | ``course/`` | the course edition's exercises: labelled checks of a student's function on planted data |
+| 7 | ``book/`` | the chapters run with papermill when stale, the offline HTML build, the course editions |
 | 8 | ``cli/`` | the ``rmlib`` command |
 """
 

@@ -19,14 +19,14 @@ LAYERS = {
     "rmlib.engine": 3, "rmlib.train": 3,
     "rmlib.stats": 4,
     "rmlib.analysis": 5,
-    "rmlib.report": 6,
+    "rmlib.report": 6, "rmlib.course": 6,
     "rmlib.book": 7,
     "rmlib.cli": 8,
 }
 MAX_LINES = 400
 # the faces of the torch packages import lazily (rmlib.lazy): importing them loads no torch until a name is used
 TORCH_FREE = ["rmlib.registry", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmlib.analysis", "rmlib.report",
-              "rmlib.book", "rmlib.engine", "rmlib.models", "rmlib.train"]
+              "rmlib.course", "rmlib.book", "rmlib.engine", "rmlib.models", "rmlib.train"]
 
 
 def _module_name(path: Path) -> str:

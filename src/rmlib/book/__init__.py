@@ -6,6 +6,8 @@
 * ``stamps.py``: what an executed chapter depends on, and whether it is stale;
 * ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill, progress and time left);
 * ``parameters_table.py``: the parameters of a run shown once on its page;
+* ``course.py``: the course's student and instructor editions, built from the chapters' exercise cells
+  (``make course``);
 * ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build (the command is ``rmlib book``:
   :mod:`rmlib.cli.book`).
 """

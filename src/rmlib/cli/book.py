@@ -4,6 +4,7 @@
     rmlib book vendor
     rmlib book run [NAME ...] [--params FILE] [-p KEY VALUE ...] [--force] [--tiny]
     rmlib book html [--out DIR] [--force]
+    rmlib book course [NAME ...] [--out DIR]
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import argparse
 import yaml
 
 from rmlib.book import ROOT, BookError, build_html, run_chapters, write_vendor
+from rmlib.book.course import COURSE_DIR, build_course
 
 __all__ = ["add_subparser", "parse_overrides"]
 
@@ -45,6 +47,14 @@ def _html(args: argparse.Namespace) -> int:
     return 0
 
 
+def _course(args: argparse.Namespace) -> int:
+    written = build_course(args.out, args.names or None)
+    for edition, paths in written.items():
+        print(f"[course] {len(paths)} {edition} notebooks in {paths[0].parent if paths else args.out}")
+    print("[course] open them with `make lab COURSE=student` (or COURSE=instructor)")
+    return 0
+
+
 def add_subparser(subparsers) -> argparse.ArgumentParser:
     """Register `book vendor`, `book run` and `book html` on an argparse subparsers object."""
     book = subparsers.add_parser("book", help="run the book's chapters (only the stale ones) and build its HTML")
@@ -58,6 +68,12 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     r.add_argument("--tiny", action="store_true", help="use the template's tiny defaults (as the tests do)")
     r.add_argument("--force", action="store_true", help="rerun even if the stamp is current")
     r.set_defaults(func=_run)
+    c = sub.add_parser("course", help="write the course's student and instructor notebooks (solutions stripped "
+                                      "from the student's)")
+    c.add_argument("names", nargs="*", help="chapters (default: every chapter with exercises)")
+    c.add_argument("--out", default=str(COURSE_DIR), help="where to write student/ and instructor/ "
+                                                          "(default: _build/course)")
+    c.set_defaults(func=_course)
     h = sub.add_parser("html", help="build the HTML from book/_executed (skipped when nothing changed)")
     h.add_argument("--out", default=None, help="folder to hold _build/ (default: the repository root)")
     h.add_argument("--force", action="store_true", help="rebuild even if no input changed")

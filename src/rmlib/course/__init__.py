@@ -1,0 +1,14 @@
+"""The course edition's exercises (layer 6): checks that tell a student whether the function they wrote is right.
+
+Modules:
+
+* ``exercises.py``: the catalogue of exercises (labels, checks) and :func:`check`, which a check cell calls;
+* one module of checks per chapter, named after it (each line below belongs to that module's author):
+  ``heterogeneity.py``: Kendall's τ-b on ties, a noise floor by shuffling;
+
+The notebooks mark each exercise's cells in their metadata; :mod:`rmlib.book.course` builds the student and instructor
+editions from them (``make course``).
+"""
+from rmlib.course.exercises import CheckFailed, Exercise, Passed, catalogue, check, close, exercise, expect
+
+__all__ = ["CheckFailed", "Exercise", "Passed", "catalogue", "check", "close", "exercise", "expect"]

@@ -1,0 +1,61 @@
+"""Insert (or replace) one exercise's cells in a chapter notebook: task, stub, solution, check and optional use cells,
+marked and tagged as rmlib.book.course expects. The heading and labels line come from rmlib.course's catalogue.
+
+    from tools.insert_exercise import insert_exercise
+    insert_exercise("notebooks/heterogeneity.ipynb", after="<cell id>", exercise_id="heterogeneity.tau_b",
+                    task="Write ...", stub="def f(x):\\n    raise NotImplementedError(...)", solution="def f(x): ...",
+                    use=["print(f(...))"])
+
+Run again with the same id to replace that exercise's cells. Cell ids are kept for the other cells.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from rmlib.book.course import TAGS, exercise_cells
+from rmlib.course import catalogue
+
+__all__ = ["insert_exercise"]
+
+
+def _cell(kind: str, source: str, ex: str, role: str, tags: list[str]) -> dict:
+    cell = {"cell_type": kind, "id": uuid.uuid4().hex[:8],
+            "metadata": {**({"tags": tags} if tags else {}), "rmlib": {"exercise": {"id": ex, "role": role}}},
+            "source": source.strip("\n").splitlines(keepends=True)}
+    if kind == "code":
+        cell.update(outputs=[], execution_count=None)
+    return cell
+
+
+def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, stub: str, solution: str,
+                    use: list[str] | None = None, use_after: str | None = None, number: int | None = None) -> None:
+    """``after``: the id of the cell the exercise follows; ``use_after``: the id of the cell its use cells follow
+    (where the chapter has computed what they compare with; default: right after the check). An exercise already
+    there is replaced: its old cells go first."""
+    ex = catalogue()[exercise_id]
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    fn = stub.split("def ", 1)[1].split("(", 1)[0]
+    heading = f"### Exercise{f' {number}' if number else ''}: {ex.title}\n\n{ex.label()}\n\n"
+    new = [_cell("markdown", heading + task.strip("\n"), exercise_id, "task", []),
+           _cell("code", stub, exercise_id, "stub", [TAGS["stub"]]),
+           _cell("code", solution, exercise_id, "solution", [TAGS["solution"]]),
+           _cell("code", f'from rmlib import course\n\ncourse.check("{exercise_id}", {fn})', exercise_id, "check",
+                 [TAGS["check"]])]
+    uses = [_cell("code", u, exercise_id, "use", ["hide-input"]) for u in (use or [])]
+    cells = [c for c in nb["cells"] if (c.get("metadata", {}).get("rmlib", {}).get("exercise") or {}).get("id")
+             != exercise_id]
+    ids = [c.get("id") for c in cells]
+    for anchor in (after, use_after):
+        if anchor is not None and anchor not in ids:
+            raise SystemExit(f"{path}: no cell with id {anchor!r}")
+    at = ids.index(after) + 1
+    cells[at:at] = new
+    if uses:
+        u = (ids.index(use_after) + 1 + (len(new) if ids.index(use_after) >= at - 1 else 0)) if use_after else at + 4
+        cells[u:u] = uses
+    nb["cells"] = cells
+    exercise_cells(nb)
+    Path(path).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{path}: exercise {exercise_id} at cells {at}–{at + len(new) - 1}")
