@@ -21,12 +21,12 @@ from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, claims_
 from rmlib.analysis.claims.evidence import Evidence, Missing, Node, Ref, SchemaError, follow
 from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, TAU_HETEROGENEOUS, VERDICTS, Claim, Part,
                                          Said, bh_floor, equivalence_outcome, exact_two_group_floor, exists_outcome,
-                                         interval_outcome, order_outcome, rules_markdown, share_outcome,
+                                         interval_outcome, order_outcome, rules_fields, share_outcome,
                                          test_outcome, threshold_outcome, verdict)
 
 __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref",
            "SchemaError", "Node", "follow",
-           "Claim", "Part", "Said", "verdict", "rules_markdown", "share_outcome", "test_outcome", "exists_outcome",
+           "Claim", "Part", "Said", "verdict", "rules_fields", "share_outcome", "test_outcome", "exists_outcome",
            "order_outcome", "threshold_outcome", "interval_outcome", "equivalence_outcome", "exact_two_group_floor",
            "bh_floor", "MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS",
            "OUTCOMES"]

@@ -1,6 +1,6 @@
 """How a claim gets a verdict: one vocabulary of outcomes, the rules that give a part its outcome, and the rule from
 parts to a verdict. The thresholds are module constants, and the page prints the rules from this module
-(:func:`rules_markdown`), so what the page says is what the code does.
+(the claims template's ``rules``, from :func:`rules_fields`), so what the page says is what the code does.
 
 Every rule takes the claim's **direction** into account, and every rule that rests on a test its **attainable
 significance**: a part is only called *fails* when the evidence goes against the claim, never because a test with
@@ -41,7 +41,7 @@ from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the ru
 
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
-           "exact_two_group_floor", "bh_floor", "Said", "said", "Part", "Claim", "verdict", "rules_markdown"]
+           "exact_two_group_floor", "bh_floor", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
@@ -213,36 +213,7 @@ def verdict(parts: list[Part]) -> tuple[str, str]:
     return "partly", _listing(counted)
 
 
-def rules_markdown() -> str:
-    """The outcomes, the rules with their thresholds, and the verdict rule, for the page."""
-    return (
-        "**Outcomes of a part.** *holds*: the evidence supports the claim by the rule below. *mixed*: some units "
-        "support it and others do not. *not established*: the direction is as claimed, or the interval spans the "
-        "null, but the test cannot exclude chance; where the number of units limits the test, the smallest p it "
-        "could ever give is stated. *fails*: the evidence goes against the claim (significant the other way, an "
-        "interval on the wrong side, more units clearly against than for). *untestable*: the part needs what this "
-        "book does not have.\n\n"
-        f"- **Share rule** (claims about most units): a part *holds* when at least {MOST:.0%} of the units show "
-        "the effect with their 95% interval (or test) on the claimed side; it *fails* when fewer than half do and "
-        "at least as many clearly show the opposite; it is *not established* when no unit is clear either way; "
-        "otherwise it is *mixed*.\n"
-        f"- **Test rule**: a part *holds* when the chapter's test gives p < {ALPHA} (after its FDR correction, "
-        "where it corrects) with the claimed sign, and *fails* when it does so with the other sign; otherwise it "
-        "is *not established*. A test whose smallest attainable p is not below "
-        f"{ALPHA} (for example 4 vs 6 models after FDR over many panels) can only give *not established*.\n"
-        "- **Interval rule**: *holds* when the 95% interval lies on the claimed side of the null, *fails* when it "
-        "lies on the other side, *not established* when it spans the null: the same rule whichever way the claim "
-        "is phrased.\n"
-        "- **Equivalence rule** (claims that two things are *comparable*): *holds* when the interval lies within "
-        "the stated margin, *fails* when it lies beyond it on the wrong side, otherwise *not established*.\n"
-        "- **Existence rule** (claims that something *can* happen): *holds* when at least one unit shows it beyond "
-        "its interval (or a stated margin); otherwise *not established*.\n"
-        "- **Order rule**: a part *holds* when two of a chapter's numbers are in the claimed order.\n"
-        f"- **Threshold rule**: e.g. RMs are *heterogeneous* when their median pairwise Kendall τ is below "
-        f"{TAU_HETEROGENEOUS} (they disagree on the order of more than {(1 - TAU_HETEROGENEOUS) / 2:.0%} of item "
-        f"pairs); *multiple* dimensions means at least {MULTIPLE}.\n"
-        "- *Context* parts (the same method on stand-in models, or RMs trained here with too little power to count) "
-        "are shown but do not count.\n"
-        "- **Verdict**: every part holds → **replicates**; every testable part fails → **does not**; no part holds "
-        "or is mixed and at least one is not established → **not established**; no testable part → **not testable "
-        "here**; anything else → **partly** (the reason names each part's outcome).")
+def rules_fields() -> dict:
+    """The thresholds the page's statement of the rules shows (its sentences: the claims template's ``rules``)."""
+    return {"most": MOST, "alpha": ALPHA, "tau_heterogeneous": TAU_HETEROGENEOUS,
+            "disagree_share": (1 - TAU_HETEROGENEOUS) / 2, "multiple": MULTIPLE}

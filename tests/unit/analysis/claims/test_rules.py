@@ -85,7 +85,9 @@ def test_verdict_from_parts(outcomes, expected):
 
 
 def test_every_outcome_and_verdict_is_explained_on_the_page():
-    text = claims.rules_markdown()
+    from rmlib.report import prose
+
+    text = prose.render("claims", "rules", s=claims.rules_fields())
     for word in (*claims.OUTCOMES[:-1], *claims.VERDICTS):
         assert word in text, word
     assert f"{claims.ALPHA}" in text and f"{claims.MOST:.0%}" in text
