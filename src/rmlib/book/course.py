@@ -150,14 +150,45 @@ def course_parameters(ch: Chapter) -> dict:
     return params
 
 
-def build_course(out: str | Path = COURSE_DIR, names: list[str] | None = None, log=print) -> dict[str, list[Path]]:
+MANIFEST = ".course-manifest.json"  # sha256 of each notebook as written, to tell a student's edits from our copy
+
+
+def _sha(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _without_run_metadata(text: str) -> bytes:
+    """A prepared notebook without what papermill records of the preparing run (temporary paths, times), so that
+    building the course twice writes the same bytes."""
+    nb = json.loads(text)
+    pm = nb.get("metadata", {}).get("papermill")
+    if pm is not None:
+        nb["metadata"]["papermill"] = {"parameters": pm.get("parameters", {})}
+    for cell in nb.get("cells", []):
+        cell.get("metadata", {}).pop("papermill", None)
+    return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def build_course(out: str | Path = COURSE_DIR, names: list[str] | None = None, log=print, *,
+                 force: bool = False) -> dict[str, list[Path]]:
     """Write the student and instructor editions of ``names`` (default: every chapter with exercises) under
-    ``out``; returns {edition: [notebook paths]}. Offline: papermill only injects the parameters."""
+    ``out``; returns {edition: [notebook paths]}. Offline: papermill only injects the parameters.
+
+    A notebook that was changed since it was written here (a student's work: filled stubs, saved outputs) is kept,
+    not overwritten, unless ``force``; the log says so."""
     import tempfile
 
     import papermill
 
     names = names or course_chapters()
+    out = Path(out)
+    manifest_path = out / MANIFEST
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
+    except ValueError:
+        manifest = {}  # a damaged manifest: every existing notebook then counts as edited, and is kept
     written: dict[str, list[Path]] = {"student": [], "instructor": []}
     for name in names:
         ch = chapter(name)
@@ -169,12 +200,21 @@ def build_course(out: str | Path = COURSE_DIR, names: list[str] | None = None, l
         for edition, make in (("student", student_edition), ("instructor", instructor_edition)):
             dest = Path(out) / edition / f"{name}.ipynb"
             dest.parent.mkdir(parents=True, exist_ok=True)
+            key = f"{edition}/{name}.ipynb"
+            if dest.is_file() and not force and _sha(dest.read_bytes()) != manifest.get(key):
+                log(f"[course] kept {dest}: it was changed after it was built (delete it, or pass --force, for a "
+                    "fresh copy)")
+                written[edition].append(dest)
+                continue
             with tempfile.TemporaryDirectory() as tmp:
                 src, done = Path(tmp) / "in.ipynb", Path(tmp) / "out.ipynb"
                 src.write_text(json.dumps(make(nb)), encoding="utf-8")
                 papermill.execute_notebook(str(src), str(done), parameters=params, prepare_only=True,
                                            kernel_name="python3", progress_bar=False, log_output=False)
-                atomic.write_bytes(dest, done.read_bytes())
+                data = _without_run_metadata(done.read_text(encoding="utf-8"))
+            atomic.write_bytes(dest, data)
+            manifest[key] = _sha(data)
+            atomic.write_bytes(manifest_path, json.dumps(manifest, indent=1, sort_keys=True).encode())
             written[edition].append(dest)
         log(f"[course] {name}: {len(ids)} exercises ({', '.join(ids)})")
     return written
@@ -235,17 +275,30 @@ def execute_edition(path: str | Path, *, allow_errors: bool, timeout: int = 1200
 
 
 def stub_errors(executed: dict) -> tuple[list[str], list[str]]:
-    """(exercise ids whose check cell raised the stub's ``NotImplementedError``, every other error as
-    "cell i: Ename: message") of an executed student notebook."""
+    """(exercise ids whose check cell raised its own stub's ``NotImplementedError``, every other error as
+    "cell i: Ename: message") of an executed student notebook. An error counts as the stub's only when it is a
+    ``NotImplementedError`` in that exercise's check or use cell whose traceback passes through the stub function."""
+    cells = executed["cells"]
+    stubs = {ex: _function_name(_source(cells[i]), f"exercise {ex}, stub")
+             for i, ex, role in exercise_cells(executed) if role == "stub"}
     reached, other = [], []
-    for i, cell in enumerate(executed["cells"]):
+    for i, cell in enumerate(cells):
         m = _marker(cell) or {}
         for o in cell.get("outputs", []):
             if o.get("output_type") != "error":
                 continue
-            if o.get("ename") == "NotImplementedError" and m.get("role") in ("check", "use"):
+            trace = "\n".join(o.get("traceback", []))
+            if (o.get("ename") == "NotImplementedError" and m.get("role") in ("check", "use")
+                    and m.get("id") in stubs and f"in {stubs[m['id']]}" in _plain(trace)):
                 if m["role"] == "check":
                     reached.append(m["id"])
             else:
                 other.append(f"cell {i}: {o.get('ename')}: {o.get('evalue')}")
     return reached, other
+
+
+def _plain(text: str) -> str:
+    """A traceback without its terminal colour codes."""
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)

@@ -4,7 +4,7 @@
     rmlib book vendor
     rmlib book run [NAME ...] [--params FILE] [-p KEY VALUE ...] [--force] [--tiny]
     rmlib book html [--out DIR] [--force]
-    rmlib book course [NAME ...] [--out DIR]
+    rmlib book course [NAME ...] [--out DIR] [--force]
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _html(args: argparse.Namespace) -> int:
 
 
 def _course(args: argparse.Namespace) -> int:
-    written = build_course(args.out, args.names or None)
+    written = build_course(args.out, args.names or None, force=args.force)
     for edition, paths in written.items():
         print(f"[course] {len(paths)} {edition} notebooks in {paths[0].parent if paths else args.out}")
     print("[course] open them with `make lab COURSE=student` (or COURSE=instructor)")
@@ -73,6 +73,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     c.add_argument("names", nargs="*", help="chapters (default: every chapter with exercises)")
     c.add_argument("--out", default=str(COURSE_DIR), help="where to write student/ and instructor/ "
                                                           "(default: _build/course)")
+    c.add_argument("--force", action="store_true", help="overwrite notebooks changed since they were built "
+                                                        "(a student's work): without it they are kept")
     c.set_defaults(func=_course)
     h = sub.add_parser("html", help="build the HTML from book/_executed (skipped when nothing changed)")
     h.add_argument("--out", default=None, help="folder to hold _build/ (default: the repository root)")

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Fill the generated parts of the syllabus, book/course.md: each session's exercise table (from rmlib.course's
+catalogue and the chapters' marked cells) and the measured run times of the course notebooks (book/course_times.yaml).
+
+    python tools/course_page.py            # rewrite the generated blocks of book/course.md
+    python tools/course_page.py --check    # exit 1 if they are out of date (tests/unit/tools/test_course_page.py)
+    python tools/course_page.py --measure  # build the course, run every student and instructor notebook here, one at
+                                           # a time, and record their times in book/course_times.yaml (run it with
+                                           # nothing else running: contention slows small runs 5-10x)
+
+A block is ``<!-- exercises: <chapter> ... -->`` ... ``<!-- /exercises -->`` or ``<!-- times -->`` ... ``<!-- /times -->``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from rmlib.book import chapter  # noqa: E402
+from rmlib.book.course import build_course, check_exercises, course_chapters, execute_edition, stub_errors  # noqa: E402
+from rmlib.course import catalogue  # noqa: E402
+
+PAGE = REPO / "book" / "course.md"
+TIMES = REPO / "book" / "course_times.yaml"
+BLOCK = re.compile(r"(<!-- (exercises|times)(:[^>]*)? -->\n).*?(<!-- /\2 -->)", re.S)
+
+
+def chapter_exercises(name: str) -> list[str]:
+    return check_exercises(chapter(name).cells(), name)
+
+
+def exercises_table(names: list[str]) -> str:
+    known = catalogue()
+    rows = ["| exercise | chapter | difficulty | importance | minutes |", "|---|---|---|---|---|"]
+    for name in names:
+        for i, ex in enumerate(chapter_exercises(name), 1):
+            e = known[ex]
+            rows.append(f"| {i}. {e.title} (`{ex}`) | {name} | {e.difficulty}/5 | {e.importance}/5 | {e.minutes} |")
+    return "\n".join(rows) + "\n"
+
+
+def times_table() -> str:
+    if not TIMES.is_file():
+        return "*Not measured yet: run `python tools/course_page.py --measure`.*\n"
+    data = yaml.safe_load(TIMES.read_text(encoding="utf-8"))
+    rows = [f"Measured on {data['machine']} (load average {data['load_before']} before the runs), "
+            f"{data['date']}, one notebook at a time, with the course parameters "
+            "(`notebooks/params/<chapter>.course.yaml`) and a warm cache of the embedded models' sweeps. "
+            f"The largest kernel took {data['peak_kernel_memory_gib']} GiB of memory.\n",
+            "| chapter | exercises | student notebook, run as it is (s) | instructor notebook (s) |",
+            "|---|---|---|---|"]
+    for name, t in data["chapters"].items():
+        rows.append(f"| {name} | {t['exercises']} | {t['student_s']:.0f} | {t['instructor_s']:.0f} |")
+    total = sum(t["instructor_s"] for t in data["chapters"].values())
+    rows.append(f"| **all** | {sum(t['exercises'] for t in data['chapters'].values())} | | {total:.0f} |")
+    return "\n".join(rows) + "\n"
+
+
+def render(text: str) -> str:
+    def fill(m: re.Match) -> str:
+        body = times_table() if m.group(2) == "times" else exercises_table((m.group(3) or ":")[1:].split())
+        return m.group(1) + body + m.group(4)
+
+    return BLOCK.sub(fill, text)
+
+
+def machine() -> str:
+    try:
+        info = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    except OSError:
+        info = ""
+    model = re.search(r"Model name:\s*(.+)", info)
+    amx = "with AMX" if "amx" in info else "no AMX"
+    return f"{model.group(1).strip() if model else platform.processor()}, {os.cpu_count()} cores, {amx}, no GPU"
+
+
+def measure() -> None:
+    out = {"machine": machine(), "date": time.strftime("%Y-%m-%d"),
+           "load_before": round(os.getloadavg()[0], 2), "chapters": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        course = build_course(tmp, log=lambda *_: None)
+        for student, teacher in zip(course["student"], course["instructor"]):
+            t0 = time.perf_counter()
+            reached, other = stub_errors(execute_edition(student, allow_errors=True))
+            ts = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            _, errors = stub_errors(execute_edition(teacher, allow_errors=True))
+            ti = time.perf_counter() - t0
+            if other or errors:
+                raise SystemExit(f"{student.stem}: errors {other or errors}; fix them before measuring")
+            out["chapters"][student.stem] = {"exercises": len(reached), "student_s": round(ts, 1),
+                                             "instructor_s": round(ti, 1)}
+            print(f"{student.stem}: student {ts:.0f} s, instructor {ti:.0f} s", flush=True)
+    import resource
+
+    # the kernels are this process's children: their largest resident set, in GiB (ru_maxrss is in KiB on Linux)
+    out["peak_kernel_memory_gib"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20, 2)
+    TIMES.write_text("# Written by `python tools/course_page.py --measure`; shown in book/course.md\n"
+                     + yaml.safe_dump(out, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--measure", action="store_true")
+    args = ap.parse_args()
+    if args.measure:
+        measure()
+    text = PAGE.read_text(encoding="utf-8")
+    new = render(text)
+    if args.check:
+        if new != text:
+            print("book/course.md is out of date: run python tools/course_page.py", file=sys.stderr)
+            return 1
+        return 0
+    PAGE.write_text(new, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
