@@ -5,6 +5,8 @@ Modules:
 * ``exercises.py``: the catalogue of exercises (labels, checks) and :func:`check`, which a check cell calls;
 * one module of checks per chapter, named after it (each line below belongs to that module's author):
   ``heterogeneity.py``: Kendall's τ-b on ties, a noise floor by shuffling;
+  ``big_two.py``: the median within-prompt rank of each category, a permutation test over models;
+  ``blinding.py``: the gap in P(yes) between descriptors, a paired bootstrap interval for its change;
 
 The notebooks mark each exercise's cells in their metadata; :mod:`rmlib.book.course` builds the student and instructor
 editions from them (``make course``).
