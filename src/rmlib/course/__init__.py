@@ -7,6 +7,9 @@ Modules:
   ``heterogeneity.py``: Kendall's τ-b on ties, a noise floor by shuffling;
   ``big_two.py``: the median within-prompt rank of each category, a permutation test over models;
   ``blinding.py``: the gap in P(yes) between descriptors, a paired bootstrap interval for its change;
+  ``distributions.py``: the adjusted Fisher-Pearson skewness, its percentile bootstrap CI;
+  ``framing.py``: the claim's two halves from four oriented slopes, a model's verdict on them from their CIs;
+  ``mere_exposure.py``: the Zipf frequency slope with valence held fixed;
 
 The notebooks mark each exercise's cells in their metadata; :mod:`rmlib.book.course` builds the student and instructor
 editions from them (``make course``).
