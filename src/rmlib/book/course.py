@@ -168,6 +168,8 @@ def _without_run_metadata(text: str) -> bytes:
         nb["metadata"]["papermill"] = {"parameters": pm.get("parameters", {})}
     for cell in nb.get("cells", []):
         cell.get("metadata", {}).pop("papermill", None)
+        if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+            cell["id"] = "injected-parameters"  # papermill draws a new random id each time
     return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
