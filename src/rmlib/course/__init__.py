@@ -10,6 +10,8 @@ Modules:
   ``distributions.py``: the adjusted Fisher-Pearson skewness, its percentile bootstrap CI;
   ``framing.py``: the claim's two halves from four oriented slopes, a model's verdict on them from their CIs;
   ``mere_exposure.py``: the Zipf frequency slope with valence held fixed;
+  ``method.py``: the decode → re-encode round trip of token ids, the id-exact ids an RM scores (one BOS);
+  ``implicit_rewards.py``: an answer's summed log-probability from logits, the mixture-weighted log ratio;
 
 The notebooks mark each exercise's cells in their metadata; :mod:`rmlib.book.course` builds the student and instructor
 editions from them (``make course``).
