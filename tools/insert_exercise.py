@@ -20,9 +20,10 @@ from rmlib.course import catalogue
 __all__ = ["insert_exercise"]
 
 
-def _cell(kind: str, source: str, ex: str, role: str, tags: list[str]) -> dict:
+def _cell(kind: str, source: str, ex: str, role: str, tags: list[str], chapters: list[str] | None = None) -> dict:
+    mark = {"exercise": {"id": ex, "role": role}, **({"chapters": list(chapters)} if chapters else {})}
     cell = {"cell_type": kind, "id": uuid.uuid4().hex[:8],
-            "metadata": {**({"tags": tags} if tags else {}), "rmlib": {"exercise": {"id": ex, "role": role}}},
+            "metadata": {**({"tags": tags} if tags else {}), "rmlib": mark},
             "source": source.strip("\n").splitlines(keepends=True)}
     if kind == "code":
         cell.update(outputs=[], execution_count=None)
@@ -30,20 +31,22 @@ def _cell(kind: str, source: str, ex: str, role: str, tags: list[str]) -> dict:
 
 
 def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, stub: str, solution: str,
-                    use: list[str] | None = None, use_after: str | None = None, number: int | None = None) -> None:
+                    use: list[str] | None = None, use_after: str | None = None, number: int | None = None,
+                    chapters: list[str] | None = None) -> None:
     """``after``: the id of the cell the exercise follows; ``use_after``: the id of the cell its use cells follow
-    (where the chapter has computed what they compare with; default: right after the check). An exercise already
-    there is replaced: its old cells go first."""
+    (where the chapter has computed what they compare with; default: right after the check); ``chapters``: in a
+    template shared by several chapters, the ones whose pages keep the exercise (cell metadata ``rmlib.chapters``).
+    An exercise already there is replaced: its old cells go first."""
     ex = catalogue()[exercise_id]
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     fn = stub.split("def ", 1)[1].split("(", 1)[0]
     heading = f"### Exercise{f' {number}' if number else ''}: {ex.title}\n\n{ex.label()}\n\n"
-    new = [_cell("markdown", heading + task.strip("\n"), exercise_id, "task", []),
-           _cell("code", stub, exercise_id, "stub", [TAGS["stub"]]),
-           _cell("code", solution, exercise_id, "solution", [TAGS["solution"]]),
+    new = [_cell("markdown", heading + task.strip("\n"), exercise_id, "task", [], chapters),
+           _cell("code", stub, exercise_id, "stub", [TAGS["stub"]], chapters),
+           _cell("code", solution, exercise_id, "solution", [TAGS["solution"]], chapters),
            _cell("code", f'from rmlib import course\n\ncourse.check("{exercise_id}", {fn})', exercise_id, "check",
-                 [TAGS["check"]])]
-    uses = [_cell("code", u, exercise_id, "use", ["hide-input"]) for u in (use or [])]
+                 [TAGS["check"]], chapters)]
+    uses = [_cell("code", u, exercise_id, "use", ["hide-input"], chapters) for u in (use or [])]
     cells = [c for c in nb["cells"] if (c.get("metadata", {}).get("rmlib", {}).get("exercise") or {}).get("id")
              != exercise_id]
     ids = [c.get("id") for c in cells]
