@@ -5,13 +5,16 @@ Modules:
 * ``exercises.py``: the catalogue of exercises (labels, checks) and :func:`check`, which a check cell calls;
 * one module of checks per chapter, named after it (each line below belongs to that module's author):
   ``heterogeneity.py``: Kendall's τ-b on ties, a noise floor by shuffling;
-  ``big_two.py``: the median within-prompt rank of each category, a permutation test over models;
-  ``blinding.py``: the gap in P(yes) between descriptors, a paired bootstrap interval for its change;
+  ``method.py``: the decode → re-encode round trip of token ids, the id-exact ids an RM scores (one BOS);
+  ``implicit_rewards.py``: an answer's summed log-probability from logits, the mixture-weighted log ratio;
+  ``longer_answers.py``: the gradient through the one-hot response, GCG's top-k candidates in both directions;
+  ``good_teachers.py``: reward variance under π_0, one step of KL-regularised policy gradient;
+  ``implicit_vs_explicit.py``: DPO's implicit reward of a chosen and a rejected completion, the margin;
   ``distributions.py``: the adjusted Fisher-Pearson skewness, its percentile bootstrap CI;
   ``framing.py``: the claim's two halves from four oriented slopes, a model's verdict on them from their CIs;
   ``mere_exposure.py``: the Zipf frequency slope with valence held fixed;
-  ``method.py``: the decode → re-encode round trip of token ids, the id-exact ids an RM scores (one BOS);
-  ``implicit_rewards.py``: an answer's summed log-probability from logits, the mixture-weighted log ratio;
+  ``big_two.py``: the median within-prompt rank of each category, a permutation test over models;
+  ``blinding.py``: the gap in P(yes) between descriptors, a paired bootstrap interval for its change;
 
 The notebooks mark each exercise's cells in their metadata; :mod:`rmlib.book.course` builds the student and instructor
 editions from them (``make course``).
