@@ -29,7 +29,7 @@ from rmlib.analysis.categories import token_category
 from rmlib.engine import gcg
 from rmlib.errors import as_list
 
-__all__ = ["MODES", "search_runs", "one_token_references", "final_optima", "compare_with_one_token", "answer_category",
+__all__ = ["MODES", "where_gcg_stands", "search_runs", "one_token_references", "final_optima", "compare_with_one_token", "answer_category",
            "category_sharing", "length_and_reward", "IDENTITY"]
 
 MODES = ("published", "compute", "both")  # the released scores of longer answers; fresh GCG searches
@@ -160,3 +160,17 @@ def length_and_reward(scores: pd.DataFrame) -> pd.DataFrame:
                      "rho": float(rho.statistic), "p": float(rho.pvalue), "mean_one_word": float(one.mean()),
                      "mean_multi_word": float(more.mean())})
     return pd.DataFrame(rows)
+
+
+def where_gcg_stands(model: str, optima: pd.DataFrame, prompts: dict, load=None):
+    """``(lm, ids, best, objective)`` at the best maximised response of ``model``'s longest search under the first
+    of ``prompts``: the point where the course's exercises compare a student's gradient and candidates with the
+    library's (``objective`` maximises, so its gradient is the reward's own)."""
+    from rmlib.models.templates import answer_slot
+
+    lm = engine.resolve_model(model, load)
+    key, prompt = next(iter(prompts.items()))
+    g = optima[(optima["model"] == model) & (optima["prompt_key"] == key) & (optima["direction"] == "max")]
+    best = g[g["length"] == g["length"].max()].sort_values("reward").iloc[-1]
+    ids = [int(i) for i in best["ids"]]
+    return lm, ids, best, gcg.Objective(lm, answer_slot(lm.tokenizer, prompt, lm.chat_template), "max")
