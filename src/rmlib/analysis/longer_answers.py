@@ -166,11 +166,9 @@ def where_gcg_stands(model: str, optima: pd.DataFrame, prompts: dict, load=None)
     """``(lm, ids, best, objective)`` at the best maximised response of ``model``'s longest search under the first
     of ``prompts``: the point where the course's exercises compare a student's gradient and candidates with the
     library's (``objective`` maximises, so its gradient is the reward's own)."""
-    from rmlib.models.templates import answer_slot
-
     lm = engine.resolve_model(model, load)
     key, prompt = next(iter(prompts.items()))
     g = optima[(optima["model"] == model) & (optima["prompt_key"] == key) & (optima["direction"] == "max")]
     best = g[g["length"] == g["length"].max()].sort_values("reward").iloc[-1]
     ids = [int(i) for i in best["ids"]]
-    return lm, ids, best, gcg.Objective(lm, answer_slot(lm.tokenizer, prompt, lm.chat_template), "max")
+    return lm, ids, best, gcg.Objective(lm, rm_models.answer_slot(lm.tokenizer, prompt, lm.chat_template), "max")
