@@ -19,7 +19,7 @@ import copy
 import json
 from pathlib import Path
 
-from rmlib.book.chapters import PARAMS, ROOT, BookError, Chapter, chapter, chapters
+from rmlib.book.chapters import PARAMS, ROOT, BookError, Chapter, _read_yaml, chapter, chapters
 from rmlib.storage import atomic
 
 __all__ = ["ROLES", "COURSE_DIR", "exercise_cells", "check_exercises", "student_edition", "instructor_edition",
@@ -136,11 +136,9 @@ def course_chapters() -> list[str]:
 def course_parameters(ch: Chapter) -> dict:
     """The chapter's course configuration: its defaults, then ``notebooks/params/<name>.course.yaml``'s
     ``parameters:`` (small, published mode or the embedded models), and a results folder next to the notebook."""
-    import yaml
-
     path = PARAMS / f"{ch.name}.course.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    if not isinstance(data, dict) or set(data) - {"parameters"} or not isinstance(data.get("parameters", {}), dict):
+    data = _read_yaml(path) if path.is_file() else {}  # a clear error for a file that is not YAML or no mapping
+    if set(data) - {"parameters"} or not isinstance(data.get("parameters", {}), dict):
         raise BookError(f"{path} may hold only `parameters:`, a mapping of NAME: value")
     sources = [(f"the defaults of chapter {ch.name}", ch.defaults), (path, data.get("parameters") or {})]
     ch.check(sources)

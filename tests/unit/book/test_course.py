@@ -107,6 +107,9 @@ def test_course_parameters_are_checked_like_any_other(tmp_path, monkeypatch):
     (tmp_path / "heterogeneity.course.yaml").write_text("parameters: {N_ITEMZ: 3}\n")
     with pytest.raises(book.BookError, match="N_ITEMZ"):
         edition.course_parameters(book.chapter("heterogeneity"))
+    (tmp_path / "heterogeneity.course.yaml").write_text("parameters: {N_ITEMS: [3\n")
+    with pytest.raises(book.BookError, match="not valid YAML"):
+        edition.course_parameters(book.chapter("heterogeneity"))
     (tmp_path / "heterogeneity.course.yaml").write_text("N_ITEMS: 3\n")
     with pytest.raises(book.BookError, match="only `parameters:`"):
         edition.course_parameters(book.chapter("heterogeneity"))
