@@ -316,3 +316,24 @@ def test_cli_gcg_writes_out_atomically_and_prints_the_optima(tmp_path, monkeypat
         main(["gcg", "--model", "tiny-llama", "--prompt", PROMPT, "--direction", "up"])
     with pytest.raises(SystemExit):
         main(["gcg", "--model", "tiny-llama", "--prompt", PROMPT, "--length", "0"])
+
+
+@pytest.mark.parametrize("direction", ["max", "min"])
+def test_top_replacements_put_the_planted_token_first_and_never_propose_an_excluded_id(planted, direction):
+    """GCG's candidates per position (public for the longer_answers exercise): on the planted RM the gradient through
+    the one-hot response is largest for A (max) or B (min) at every position; an id left out of the vocabulary is
+    never proposed, even when its gradient is the largest."""
+    lm, a, b = planted
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    n_embed = lm.model.get_input_embeddings().weight.shape[0]
+    ids = np.arange(len(lm.tokenizer))
+    start = tuple(int(t) for t in _repeatable_tokens(lm, slot, 3)[2:5])
+    want, other = (a, b) if direction == "max" else (b, a)
+    objective = Objective(lm, slot, direction)
+    top = search_mod.top_replacements(objective, Vocabulary(lm.tokenizer, n_embed, ids, lm.chat_template), start, 4)
+    assert top.shape == (3, 4)
+    assert top[:, 0].tolist() == [want] * 3
+    assert other not in top
+    without = Vocabulary(lm.tokenizer, n_embed, ids[ids != want], lm.chat_template)
+    top = search_mod.top_replacements(objective, without, start, 4)
+    assert want not in top and top.shape == (3, 4)

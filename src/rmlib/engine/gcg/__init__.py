@@ -4,8 +4,8 @@ language models' implicit rewards.
 * :func:`gcg` (``run.py``): restarts, the verified result cache, progress; :class:`GCGResult`;
 * ``objective.py``: the one signed objective (reward of prefix + response + suffix, read as the sweep engine reads
   it) and its gradient through the one-hot response;
-* ``search.py``: one restart: top-k candidates, the decode->encode filter, the buffer of best sequences
-  (:class:`GCGConfig`, :class:`Vocabulary`).
+* ``search.py``: one restart: top-k candidates (:func:`top_replacements`), the decode->encode filter, the buffer of
+  best sequences (:class:`GCGConfig`, :class:`Vocabulary`).
 """
 from rmlib.lazy import lazy_face
 
@@ -13,9 +13,9 @@ from rmlib.lazy import lazy_face
 _WHERE = {
     **dict.fromkeys(["DIRECTIONS", "GCGError", "Objective"], "objective"),
     **dict.fromkeys(["ALGORITHM", "GCGResult", "gcg"], "run"),
-    **dict.fromkeys(["GCGConfig", "Vocabulary", "run_restart"], "search"),
+    **dict.fromkeys(["GCGConfig", "Vocabulary", "run_restart", "top_replacements"], "search"),
 }
 __getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = ["gcg", "GCGResult", "GCGConfig", "GCGError", "DIRECTIONS", "ALGORITHM", "Objective", "Vocabulary",
-           "run_restart"]
+           "run_restart", "top_replacements"]

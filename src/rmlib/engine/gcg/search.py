@@ -24,7 +24,7 @@ import torch
 
 from rmlib.engine.gcg.objective import GCGError, Objective
 
-__all__ = ["GCGConfig", "Vocabulary", "run_restart", "SAMPLING_ROUNDS", "INIT_TRIES"]
+__all__ = ["GCGConfig", "Vocabulary", "run_restart", "top_replacements", "SAMPLING_ROUNDS", "INIT_TRIES"]
 
 SAMPLING_ROUNDS = 4  # draws of search_width candidates per step before settling for fewer fresh ones
 INIT_TRIES = 1000    # random starts drawn before giving up on one that survives decode->encode
@@ -141,7 +141,7 @@ def run_restart(objective: Objective, vocab: Vocabulary, length: int, steps: int
         fresh, n_rejected, n_seen = [], 0, 0
         for _, current in list(buffer.items):
             if current not in tops:
-                tops[current] = _top_replacements(objective, vocab, current, config.topk)
+                tops[current] = top_replacements(objective, vocab, current, config.topk)
             fresh, n_rejected, n_seen = _fresh_candidates(current, tops[current], config, rng, seen, rejected, vocab)
             if fresh:
                 break
@@ -161,8 +161,9 @@ def run_restart(objective: Objective, vocab: Vocabulary, length: int, steps: int
     return rows
 
 
-def _top_replacements(objective: Objective, vocab: Vocabulary, current: tuple, topk: int) -> np.ndarray:
-    """The [length, k] admissible ids with the largest gradient of the signed objective at ``current``.
+def top_replacements(objective: Objective, vocab: Vocabulary, current: tuple, topk: int) -> np.ndarray:
+    """The [length, k] admissible ids with the largest gradient of the signed objective at ``current``: GCG's
+    candidate tokens per position, best first (public, so a reader's own step can be compared with the search's).
 
     A step that finds nothing better than the best sequence expands that same sequence again; its gradient is a
     function of the sequence alone, so run_restart keeps these per sequence instead of taking the gradient again
