@@ -7,6 +7,8 @@ catalogue and the chapters' marked cells) and the measured run times of the cour
     python tools/course_page.py --measure  # build the course, run every student and instructor notebook here, one at
                                            # a time, and record their times in book/course_times.yaml (run it with
                                            # nothing else running: contention slows small runs 5-10x)
+    python tools/course_page.py --measure implicit_vs_explicit   # measure again only these chapters (after a change
+                                           # to their course parameters); each keeps its own date and load
 
 A block is ``<!-- exercises: <chapter> ... -->`` ... ``<!-- /exercises -->`` or ``<!-- times -->`` ... ``<!-- /times -->``.
 """
@@ -62,10 +64,17 @@ def times_table() -> str:
             f"The largest kernel took {data['peak_kernel_memory_gib']} GiB of memory.\n",
             "| chapter | exercises | student notebook, every cell run, stubs empty (s) | instructor notebook (s) |",
             "|---|---|---|---|"]
+    again = []
     for name, t in data["chapters"].items():
-        rows.append(f"| {name} | {t['exercises']} | {t['student_s']:.0f} | {t['instructor_s']:.0f} |")
+        mark = ""
+        if "date" in t:  # measured again on its own, later (`--measure NAME`)
+            again.append(f"{name} on {t['date']} (load average {t['load_before']} before)")
+            mark = " †"
+        rows.append(f"| {name}{mark} | {t['exercises']} | {t['student_s']:.0f} | {t['instructor_s']:.0f} |")
     total = sum(t["instructor_s"] for t in data["chapters"].values())
     rows.append(f"| **all** | {sum(t['exercises'] for t in data['chapters'].values())} | | {total:.0f} |")
+    if again:
+        rows.append(f"\n† Measured again alone, after a change to its course parameters: {'; '.join(again)}.")
     return "\n".join(rows) + "\n"
 
 
@@ -87,12 +96,22 @@ def machine() -> str:
     return f"{model.group(1).strip() if model else platform.processor()}, {os.cpu_count()} cores, {amx}, no GPU"
 
 
-def measure() -> None:
-    out = {"machine": machine(), "date": time.strftime("%Y-%m-%d"),
-           "load_before": round(os.getloadavg()[0], 2), "chapters": {}}
+def measure(names: list[str] | None = None) -> None:
+    """Run and time every course notebook (``names``: only these chapters, whose entries are replaced in the times
+    file, each with its own date and load, and the others kept)."""
+    load, today = round(os.getloadavg()[0], 2), time.strftime("%Y-%m-%d")
+    if names:
+        unknown = sorted(set(names) - set(course_chapters()))
+        if unknown:
+            raise SystemExit(f"no course notebook for {unknown}; the course chapters are {course_chapters()}")
+        if not TIMES.is_file():
+            raise SystemExit("no times to update yet: run --measure without chapter names first")
+        out = yaml.safe_load(TIMES.read_text(encoding="utf-8"))
+    else:
+        out = {"machine": machine(), "date": today, "load_before": load, "chapters": {}}
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        course = build_course(tmp, log=lambda *_: None)
+        course = build_course(tmp, names, log=lambda *_: None)
         for student, teacher in zip(course["student"], course["instructor"]):
             t0 = time.perf_counter()
             reached, other = stub_errors(execute_edition(student, allow_errors=True))
@@ -104,13 +123,16 @@ def measure() -> None:
                 problems.append(f"{student.stem}: errors {other or errors}")
                 print(problems[-1], flush=True)
                 continue
-            out["chapters"][student.stem] = {"exercises": len(reached), "student_s": round(ts, 1),
-                                             "instructor_s": round(ti, 1)}
+            entry = {"exercises": len(reached), "student_s": round(ts, 1), "instructor_s": round(ti, 1)}
+            if names:
+                entry.update(date=today, load_before=load)
+            out["chapters"][student.stem] = entry
             print(f"{student.stem}: student {ts:.0f} s, instructor {ti:.0f} s", flush=True)
     import resource
 
     # the kernels are this process's children: their largest resident set, in GiB (ru_maxrss is in KiB on Linux)
-    out["peak_kernel_memory_gib"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20, 2)
+    peak = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20, 2)
+    out["peak_kernel_memory_gib"] = max(peak, out.get("peak_kernel_memory_gib", 0)) if names else peak
     TIMES.write_text("# Written by `python tools/course_page.py --measure`; shown in book/course.md\n"
                      + yaml.safe_dump(out, sort_keys=False, allow_unicode=True), encoding="utf-8")
     if problems:
@@ -120,10 +142,11 @@ def measure() -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--measure", action="store_true")
+    ap.add_argument("--measure", nargs="*", metavar="CHAPTER",
+                    help="run and time the course notebooks (of these chapters only, if named)")
     args = ap.parse_args()
-    if args.measure:
-        measure()
+    if args.measure is not None:
+        measure(args.measure or None)
     text = PAGE.read_text(encoding="utf-8")
     new = render(text)
     if args.check:
