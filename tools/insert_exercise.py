@@ -14,16 +14,18 @@ import json
 import uuid
 from pathlib import Path
 
-from rmlib.book.course import TAGS, exercise_cells
+from rmlib.book.course import SOLUTION_PROMPTS, TAGS, exercise_cells
 from rmlib.course import catalogue
 
 __all__ = ["insert_exercise"]
 
 
-def _cell(kind: str, source: str, ex: str, role: str, tags: list[str], chapters: list[str] | None = None) -> dict:
+def _cell(kind: str, source: str, ex: str, role: str, tags: list[str], chapters: list[str] | None = None,
+          prompts: dict | None = None) -> dict:
     mark = {"exercise": {"id": ex, "role": role}, **({"chapters": list(chapters)} if chapters else {})}
     cell = {"cell_type": kind, "id": uuid.uuid4().hex[:8],
-            "metadata": {**({"tags": tags} if tags else {}), "rmlib": mark},
+            "metadata": {**({"tags": tags} if tags else {}), **({"mystnb": dict(prompts)} if prompts else {}),
+                         "rmlib": mark},
             "source": source.strip("\n").splitlines(keepends=True)}
     if kind == "code":
         cell.update(outputs=[], execution_count=None)
@@ -43,7 +45,7 @@ def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, stub:
     heading = f"### Exercise{f' {number}' if number else ''}: {ex.title}\n\n{ex.label()}\n\n"
     new = [_cell("markdown", heading + task.strip("\n"), exercise_id, "task", [], chapters),
            _cell("code", stub, exercise_id, "stub", [TAGS["stub"]], chapters),
-           _cell("code", solution, exercise_id, "solution", [TAGS["solution"]], chapters),
+           _cell("code", solution, exercise_id, "solution", [TAGS["solution"]], chapters, SOLUTION_PROMPTS),
            _cell("code", f'from rmlib import course\n\ncourse.check("{exercise_id}", {fn})', exercise_id, "check",
                  [TAGS["check"]], chapters)]
     uses = [_cell("code", u, exercise_id, "use", ["hide-input"], chapters) for u in (use or [])]

@@ -4,7 +4,8 @@ An exercise is a run of cells in a chapter, marked in cell metadata ``rmlib.exer
 
 * ``task``      markdown: the exercise, with its labels line (:meth:`rmlib.course.Exercise.label`);
 * ``stub``      code: the function to write, raising ``NotImplementedError`` (tag ``remove-cell``: the book hides it);
-* ``solution``  code: the same function, written (tag ``hide-input``: the book folds it under the exercise);
+* ``solution``  code: the same function, written (tag ``hide-input``: the book folds it under the exercise, behind
+  "Show the solution": cell metadata ``mystnb`` = :data:`SOLUTION_PROMPTS`, read by myst-nb);
 * ``check``     code: ``course.check("<id>", <function>)`` on planted data (tag ``remove-input``);
 * ``use``       code, optional: the chapter applies the function to its own data. Nothing later reads what a ``use``
   cell defines, so a student notebook whose stub is still empty runs on past it.
@@ -22,13 +23,15 @@ from pathlib import Path
 from rmlib.book.chapters import PARAMS, ROOT, BookError, Chapter, _read_yaml, chapter, chapters
 from rmlib.storage import atomic
 
-__all__ = ["ROLES", "COURSE_DIR", "exercise_cells", "check_exercises", "student_edition", "instructor_edition",
+__all__ = ["ROLES", "SOLUTION_PROMPTS", "COURSE_DIR", "exercise_cells", "check_exercises", "student_edition", "instructor_edition",
            "course_chapters", "course_parameters", "build_course", "reference_solution", "solution_leaks",
            "execute_edition", "stub_errors"]
 
 ROLES = ("task", "stub", "solution", "check", "use")
 REQUIRED = ("task", "stub", "solution", "check")
 TAGS = {"stub": "remove-cell", "solution": "hide-input", "check": "remove-input"}
+# what the folded solution says on the page (myst-nb's cell-level prompts; its default is "Show code cell source")
+SOLUTION_PROMPTS = {"code_prompt_show": "Show the solution", "code_prompt_hide": "Hide the solution"}
 COURSE_DIR = ROOT / "_build" / "course"
 RESULTS = "results"  # a course notebook writes its results next to itself
 
@@ -96,6 +99,9 @@ def check_exercises(nb: dict, where: str) -> list[str]:
         for role, cell in zip(REQUIRED[1:], (stub, solution, check)):
             if TAGS[role] not in cell.get("metadata", {}).get("tags", []):
                 raise BookError(f"{at}: the {role} cell needs the tag {TAGS[role]!r} (how the book shows it)")
+        if solution.get("metadata", {}).get("mystnb") != SOLUTION_PROMPTS:
+            raise BookError(f"{at}: the solution cell needs the metadata mystnb = {SOLUTION_PROMPTS} (so the page "
+                            "says what the fold hides)")
     return list(by_id)
 
 

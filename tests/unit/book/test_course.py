@@ -12,8 +12,10 @@ from rmlib.book import course as edition
 from rmlib.course import catalogue
 
 
-def _cell(kind, source, ex=None, role=None, tags=()):
+def _cell(kind, source, ex=None, role=None, tags=(), mystnb=None):
     meta = {"tags": list(tags)} if tags else {}
+    if mystnb:
+        meta["mystnb"] = mystnb
     if ex:
         meta["rmlib"] = {"exercise": {"id": ex, "role": role}}
     cell = {"cell_type": kind, "metadata": meta, "source": source}
@@ -34,8 +36,9 @@ def notebook(**changes) -> dict:
              _cell("code", "import pandas as pd", tags=["hide-input"]),
              _cell("markdown", changes.get("task", f"### Exercise 1\n\n{label}\n\nWrite it."), EX, "task"),
              _cell("code", changes.get("stub", STUB), EX, "stub", ["remove-cell"]),
-             _cell("code", changes.get("solution", SOLUTION), EX, "solution", changes.get("solution_tags",
-                                                                                         ["hide-input"])),
+             _cell("code", changes.get("solution", SOLUTION), EX, "solution",
+                   changes.get("solution_tags", ["hide-input"]),
+                   changes.get("solution_prompts", edition.SOLUTION_PROMPTS)),
              _cell("code", f'from rmlib import course\ncourse.check("{EX}", kendall_tau_b)', EX, "check",
                    ["remove-input"]),
              _cell("code", "kendall_tau_b([1, 2], [2, 1])", EX, "use", ["hide-input"])]
@@ -67,6 +70,7 @@ def test_a_solution_left_in_the_student_edition_is_found():
     ({"stub": "def kendall_tau_b(x, y):\n    return 0.0\n"}, "raise NotImplementedError"),
     ({"solution": "def tau(x, y):\n    return 0.0\n"}, "same function"),
     ({"solution_tags": []}, "hide-input"),
+    ({"solution_prompts": {}}, "Show the solution"),  # the fold would say "Show code cell source"
 ])
 def test_a_broken_exercise_is_refused_with_what_to_fix(changes, message):
     with pytest.raises(book.BookError, match=message):
