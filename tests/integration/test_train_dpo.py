@@ -2,6 +2,8 @@
 rule, sees exactly the Bradley-Terry run's data, resumes, exports a loadable LM, and its implicit reward is TRL's."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -107,3 +109,22 @@ def test_partial_methods_for_dpo_keep_the_lm_head_and_embeddings(method):
         assert any(k.startswith("model.layers.0.") for k in changed)
     with pytest.raises(ModelError, match="language model|causal LM"):
         load_model(r.model_id, head="rm", dtype="float32")
+
+
+def test_train_both_gives_a_changed_config_a_name_of_its_own_instead_of_stopping():
+    """A rerun of the implicit_vs_explicit chapter with one parameter changed (here the learning rate) met the first
+    run's RMs under the same names and stopped with "holds a different run". Each config now trains under a name of
+    its own (the RM's name, then with its run hash), and a rerun of the same config reuses its RMs."""
+    from rmlib.analysis.implicit_explicit import train_both
+
+    base = marker_config("unused", steps=2, save_every=2)
+    first = train_both(base, 0.1, progress=False)
+    second = train_both(replace(base, lr=1e-3), 0.1, progress=False)
+    third = train_both(replace(base, lr=5e-4), 0.1, progress=False)
+    names = [r[k].name for r in (first, second, third) for k in ("ex", "im")]
+    assert len(set(names)) == 6, names
+    assert first["ex"].name.startswith("ft-") and second["ex"].name.startswith("ive-ex-")
+    assert third["ex"].name.startswith(second["ex"].name + "-") and third["im"].name.startswith(first["im"].name + "-")
+    again = train_both(replace(base, lr=1e-3), 0.1, progress=False)
+    assert [again[k].name for k in ("ex", "im")] == [second[k].name for k in ("ex", "im")]
+    assert again["ex"].resumed_from is None and again["ex_reused"]

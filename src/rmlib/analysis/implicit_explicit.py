@@ -51,13 +51,27 @@ def _same_finished_run(cfg: TrainConfig) -> bool | None:
     return bool(old.get("run_hash") == prepare(cfg)["run"]["run_hash"])
 
 
+def _own_name(cfg: TrainConfig) -> tuple[TrainConfig, bool | None]:
+    """``cfg`` under its name if that is free or holds this very run; otherwise under the name plus the first 8
+    digits of its run hash. Why: a name says only base, data, seed, size, steps and method, so a rerun with another
+    learning rate, length or precision (a student changing one parameter) would otherwise meet the other run and
+    stop. Returns (the config, what :func:`_same_finished_run` found under its final name)."""
+    found = _same_finished_run(cfg)
+    if found is False:
+        cfg = replace(cfg, name=f"{cfg.name}-{prepare(cfg)['run']['run_hash'][:8]}")
+        found = _same_finished_run(cfg)
+    return cfg, found
+
+
 def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
     """The EX-RM (Bradley-Terry) and the IM-RM (DPO, β = `beta`) of one config: same pairs, order, steps, method.
 
     The EX-RM is named as the finetuning chapter names its runs (:func:`rmlib.analysis.finetuning.run_name`), so a
     finished run of that chapter with exactly this config (same hash) is reused rather than retrained, and a run
     trained here is reused by that chapter. If a different run holds that name, the EX-RM is trained under an
-    ``ive-ex-`` name instead. Returns {ex, im (TrainResults), ex_reused (True when it was already there)}.
+    ``ive-ex-`` name instead; and if a different run holds the ``ive-`` name of either RM too, under that name
+    with its run hash (:func:`_own_name`). Returns {ex, im (TrainResults), ex_reused (True when it was already
+    there)}.
     """
     from rmlib.analysis.finetuning import run_name
 
@@ -65,11 +79,11 @@ def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
     ex_cfg = replace(cfg, name=name, objective="bradley_terry")
     found = _same_finished_run(ex_cfg)
     if found is False:
-        ex_cfg = replace(ex_cfg, name="ive-ex-" + name.removeprefix("ft-"))
-        found = _same_finished_run(ex_cfg)
+        ex_cfg, found = _own_name(replace(ex_cfg, name="ive-ex-" + name.removeprefix("ft-")))
     ex = train(ex_cfg, progress=progress)
-    im = train(replace(cfg, name=f"ive-im-{name.removeprefix('ft-')}-b{beta:g}", objective="dpo", beta=beta),
-               progress=progress)
+    im_cfg, _ = _own_name(replace(cfg, name=f"ive-im-{name.removeprefix('ft-')}-b{beta:g}", objective="dpo",
+                                  beta=beta))
+    im = train(im_cfg, progress=progress)
     return {"ex": ex, "im": im, "ex_reused": bool(found) and ex.resumed_from is None}
 
 
