@@ -50,7 +50,7 @@ def test_implicit_vs_explicit_tiny_on_real_text_tests_the_token_shift(chapter, d
     level. Trained on real pairs (HH-helpful, another source as the domain shift), the rewrite changes pairs and the
     chapter must compute the token-level verdict from the drop difference and show the rewrite's overlap feature."""
     r = chapter("implicit_vs_explicit", SOURCES=["hh_rlhf_helpful"], DOMAIN_SOURCES=["ultrafeedback"], STEPS=4,
-                SAVE_EVERY=4)
+                SAVE_EVERY=4, EVAL_DTYPE="float32")  # the course's setting: scored in float32
     out, text = r.results, r.markdown
     assert out["same_order"] and not r.errors
     assert 0 < out["token_shift_changed"] <= 1 and f"changed {out['token_shift_changed']:.0%} of the pairs" in text
