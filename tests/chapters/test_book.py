@@ -16,6 +16,7 @@ from rmlib import book
 
 
 CHAPTER = "about"
+EXERCISES = "heterogeneity"  # a chapter with exercises (#27): how the book shows them
 
 
 @pytest.fixture(scope="module")
@@ -26,15 +27,17 @@ def tiny_book(tmp_path_factory, chapter):
     toc = yaml.safe_load((book.ROOT / "_toc.yml").read_text())
     # the glossary comes along: chapters link their terms to it, and the build treats a broken link as an error
     tiny_toc = {"format": toc["format"], "root": toc["root"],
-                "chapters": [{"file": f"book/_executed/{CHAPTER}"}, {"file": "book/glossary"}]}
+                "chapters": [{"file": f"book/_executed/{CHAPTER}"}, {"file": f"book/_executed/{EXERCISES}"},
+                             {"file": "book/glossary"}]}
     (root / "_toc.yml").write_text(yaml.safe_dump(tiny_toc))
     (root / "book").mkdir()
     shutil.copy(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
     shutil.copy(book.ROOT / "book" / "glossary.md", root / "book" / "glossary.md")
     shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static")  # rmlib.css + vendor/
     result = chapter.tiny(CHAPTER, output_dir=root / "book" / "_executed")
+    exercises = chapter.tiny(EXERCISES, output_dir=root / "book" / "_executed")
     html = book.build_html(root)
-    return {"root": root, "result": result, "html": html}
+    return {"root": root, "result": result, "exercises": exercises, "html": html}
 
 
 def test_chapter_ran_with_tiny_defaults(tiny_book):
@@ -131,6 +134,39 @@ def test_page_shows_the_parameters_once_as_a_table(tiny_book):
     assert "PROMPT_KEY = " not in text  # no raw parameters cell
 
 
+def test_an_exercise_shows_its_task_and_check_with_the_solution_folded_and_no_stub(tiny_book):
+    """#27: on the page each exercise is its task, the solution folded behind "Show the solution" (not myst-nb's
+    "Show code cell source"), and the check's verdict without its code; the stub, a student's starting point, is not
+    on the page at all."""
+    import html as html_lib
+
+    from rmlib.book.course import check_exercises, exercise_cells
+    from rmlib.course import catalogue
+
+    nb = json.loads(tiny_book["exercises"].path.read_text())
+    ids = check_exercises(nb, EXERCISES)
+    assert len(ids) >= 2
+    text = (tiny_book["html"] / "book" / "_executed" / f"{EXERCISES}.html").read_text(encoding="utf-8")
+    plain = html_lib.unescape(re.sub(r"<[^>]+>", "", text)).replace("’", "'")  # Sphinx curls the quotes
+    assert plain.count("Show the solution") == len(ids) and "Show code cell source" in plain  # other cells: default
+    cells = nb["cells"]
+    for i, ex, role in exercise_cells(nb):
+        source = "".join(cells[i]["source"])
+        if role == "task":
+            assert catalogue()[ex].title in plain and catalogue()[ex].label().strip("*") in plain
+        elif role == "solution":
+            name = source.split("def ", 1)[1].split("(", 1)[0]
+            fold = text[:text.index(f'<span class="nf">{name}</span>')].rsplit("<details", 1)[1]
+            assert "Show the solution" in fold and "</details>" not in fold  # the solution sits inside its fold
+        elif role == "stub":
+            assert "raise NotImplementedError" in source
+            message = source.split("NotImplementedError(", 1)[1].split(")", 1)[0].strip("\"'")
+            assert message not in plain  # the stub is not on the page
+        elif role == "check":
+            assert f'check("{ex}"' not in plain  # its code is not shown
+    assert plain.count("✓") == len(ids)  # and each check's verdict is
+
+
 def test_a_chapter_run_prints_no_kernel_transport_warning(tmp_path, capfd):
     """ipykernel warned 'Kernel is running over TCP without encryption' once per chapter in the make book log;
     the runner now talks to the kernel over private Unix sockets, which it cleans up."""
@@ -151,5 +187,5 @@ def test_every_page_of_the_tiny_book_passes_the_browser_check_at_a_laptops_width
     spec.loader.exec_module(bc)
     found = bc.check_pages(bc.pages([tiny_book["html"]], every=True), width=1280, log=lambda *_: None)
     names = {p.relative_to(tiny_book["html"]).as_posix() for p in found}
-    assert f"book/_executed/{CHAPTER}.html" in names and "book/glossary.html" in names
+    assert {f"book/_executed/{CHAPTER}.html", f"book/_executed/{EXERCISES}.html", "book/glossary.html"} <= names
     assert {p.name: bad for p, bad in found.items() if bad} == {}
