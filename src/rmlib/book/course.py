@@ -23,9 +23,9 @@ from pathlib import Path
 from rmlib.book.chapters import PARAMS, ROOT, BookError, Chapter, _read_yaml, chapter, chapters
 from rmlib.storage import atomic
 
-__all__ = ["ROLES", "SOLUTION_PROMPTS", "COURSE_DIR", "exercise_cells", "check_exercises", "student_edition", "instructor_edition",
-           "course_chapters", "course_parameters", "build_course", "reference_solution", "solution_leaks",
-           "execute_edition", "stub_errors"]
+__all__ = ["ROLES", "SOLUTION_PROMPTS", "COURSE_DIR", "exercise_cells", "check_exercises", "student_edition",
+           "instructor_edition", "course_chapters", "course_parameters", "build_course", "reference_solution",
+           "solution_leaks", "execute_edition", "stub_errors"]
 
 ROLES = ("task", "stub", "solution", "check", "use")
 REQUIRED = ("task", "stub", "solution", "check")
