@@ -37,9 +37,9 @@ __all__ = ["train_both", "evaluation_sets", "score_sets", "accuracy_table", "pai
 IN_DISTRIBUTION, TOKEN_SHIFT = "in_distribution", "token_shift"
 
 
-def _same_finished_run(cfg: TrainConfig) -> bool | None:
-    """True: a finished run of exactly this config is cached under cfg.name; False: another run holds the name;
-    None: nothing there."""
+def _same_finished_run(cfg: TrainConfig, data_hash: str) -> bool | None:
+    """True: a finished run of exactly this config (on the pairs of ``data_hash``) is cached under cfg.name; False:
+    another run holds the name; None: nothing there."""
     import yaml
 
     from rmlib.registry import local_rm_dir
@@ -48,18 +48,18 @@ def _same_finished_run(cfg: TrainConfig) -> bool | None:
     if not f.exists():
         return None
     old = yaml.safe_load(f.read_text()) or {}
-    return bool(old.get("run_hash") == prepare(cfg)["run"]["run_hash"])
+    return bool(old.get("run_hash") == cfg.run_hash(data_hash))
 
 
-def _own_name(cfg: TrainConfig) -> tuple[TrainConfig, bool | None]:
+def _own_name(cfg: TrainConfig, data_hash: str) -> tuple[TrainConfig, bool | None]:
     """``cfg`` under its name if that is free or holds this very run; otherwise under the name plus the first 8
     digits of its run hash. Why: a name says only base, data, seed, size, steps and method, so a rerun with another
     learning rate, length or precision (a student changing one parameter) would otherwise meet the other run and
     stop. Returns (the config, what :func:`_same_finished_run` found under its final name)."""
-    found = _same_finished_run(cfg)
+    found = _same_finished_run(cfg, data_hash)
     if found is False:
-        cfg = replace(cfg, name=f"{cfg.name}-{prepare(cfg)['run']['run_hash'][:8]}")
-        found = _same_finished_run(cfg)
+        cfg = replace(cfg, name=f"{cfg.name}-{cfg.run_hash(data_hash)[:8]}")
+        found = _same_finished_run(cfg, data_hash)
     return cfg, found
 
 
@@ -76,13 +76,14 @@ def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
     from rmlib.analysis.finetuning import run_name
 
     name = run_name(cfg.base, cfg.sources, cfg.seed, cfg.n_pairs, cfg.steps, cfg.batch_size, cfg.method)
+    data_hash = prepare(cfg)["run"]["data_hash"]  # the pairs depend on neither the name nor the objective
     ex_cfg = replace(cfg, name=name, objective="bradley_terry")
-    found = _same_finished_run(ex_cfg)
+    found = _same_finished_run(ex_cfg, data_hash)
     if found is False:
-        ex_cfg, found = _own_name(replace(ex_cfg, name="ive-ex-" + name.removeprefix("ft-")))
+        ex_cfg, found = _own_name(replace(ex_cfg, name="ive-ex-" + name.removeprefix("ft-")), data_hash)
     ex = train(ex_cfg, progress=progress)
     im_cfg, _ = _own_name(replace(cfg, name=f"ive-im-{name.removeprefix('ft-')}-b{beta:g}", objective="dpo",
-                                  beta=beta))
+                                  beta=beta), data_hash)
     im = train(im_cfg, progress=progress)
     return {"ex": ex, "im": im, "ex_reused": bool(found) and ex.resumed_from is None}
 

@@ -29,8 +29,8 @@ from rmlib.analysis.categories import token_category
 from rmlib.engine import gcg
 from rmlib.errors import as_list
 
-__all__ = ["MODES", "where_gcg_stands", "search_runs", "one_token_references", "final_optima", "compare_with_one_token", "answer_category",
-           "category_sharing", "length_and_reward", "IDENTITY"]
+__all__ = ["MODES", "where_gcg_stands", "search_runs", "one_token_references", "final_optima", "compare_with_one_token",
+           "answer_category", "category_sharing", "length_and_reward", "IDENTITY"]
 
 MODES = ("published", "compute", "both")  # the released scores of longer answers; fresh GCG searches
 
