@@ -42,7 +42,7 @@ def main():
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--max-len", type=int, default=64)
-    ap.add_argument("--method", default="last_n")
+    ap.add_argument("--tuning", default="last_n", choices=["full", "last_n", "lora"])
     ap.add_argument("--n-layers", type=int, default=4)
     ap.add_argument("--dtype", default="bfloat16")
     ap.add_argument("--threads", type=int, default=2)
@@ -51,7 +51,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    print(f"threads={a.threads} method={a.method} n_layers={a.n_layers} batch={a.batch_size} max_len={a.max_len} "
+    print(f"threads={a.threads} tuning={a.tuning} n_layers={a.n_layers} batch={a.batch_size} max_len={a.max_len} "
           f"dtype={a.dtype} source={a.source}")
     for base in a.bases:
         rates = {o: [] for o in a.objectives}
@@ -69,7 +69,7 @@ def _measure(a, base: str, objective: str) -> float:
     name = f"bench-train-{base}-{objective}"
     shutil.rmtree(local_rm_dir(name), ignore_errors=True)
     cfg = TrainConfig(name=name, base=base, sources=[a.source], n_pairs=a.steps * a.batch_size, n_test=8,
-                      steps=a.steps, batch_size=a.batch_size, max_len=a.max_len, method=a.method,
+                      steps=a.steps, batch_size=a.batch_size, max_len=a.max_len, tuning=a.tuning,
                       n_layers=a.n_layers, save_every=10 ** 6, dtype=a.dtype, objective=objective, beta=a.beta)
     timer = StepTimer()
     load0 = os.getloadavg()[0]

@@ -49,6 +49,7 @@ One name per concept across chapters:
 | `N_SHUFFLES` | rounds of a shuffled-score (noise) baseline |
 | `TOP_K` | how many top and bottom items a table or chart shows |
 | `SEED`, `DTYPE` | random seed of sampling and resampling; compute dtype (`None`: bfloat16 on CPU) |
+| `TUNING` | which weights a trained RM trains: `full`, `last_n` (the head and the last `N_LAYERS` layers) or `lora` |
 """
 
 

@@ -87,6 +87,11 @@ RENAMES: list[tuple[str, str, str]] = [
     ("blinding", "verdicts", "verdicts.counts"), ("blinding", "backfires", "verdicts.backfires"),
     ("blinding", "paper_points", "points.rows"), ("blinding", "rm_preferences", "rms.table"),
     ("implicit_vs_explicit", "overlap", "overlap.table"),  # implicit_vs_explicit v2: the overlap's section
+    # implicit_vs_explicit v3: training's `method` (which weights train) is `tuning`, in the section and in each run's
+    # stored record (the sweep's `method` keeps its name)
+    ("implicit_vs_explicit", "training.method", "training.tuning"),
+    *[("implicit_vs_explicit", f"runs.{r}{k}.method", f"runs.{r}{k}.tuning") for r in ("ex", "im")
+      for k in ("", ".config")],
     # good_teachers v3 and implicit_rewards v3: the flat copies of section fields go
     ("good_teachers", "absent_models", "run.absent"),
     ("good_teachers", "sampled_accuracy_max_gap", "accuracy.sampled_gap"),

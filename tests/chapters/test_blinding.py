@@ -63,7 +63,7 @@ def tiny_rm(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RMLIB_CACHE_DIR", str(tmp_path_factory.mktemp("blinding_rm_cache")))
         run = train(TrainConfig(name="blinding-tiny-rm", base="tiny-llama", sources=["synthetic_marker"], n_pairs=16,
-                                n_test=8, steps=2, batch_size=4, lr=1e-3, max_len=96, method="full", save_every=2,
+                                n_test=8, steps=2, batch_size=4, lr=1e-3, max_len=96, tuning="full", save_every=2,
                                 dtype="float32", save_dtype="float32"), progress=False)
     return f"local:{run.run_dir}"
 

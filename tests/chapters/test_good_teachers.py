@@ -65,7 +65,7 @@ def compute_run(chapter):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RMLIB_CACHE_DIR", str(chapter.root / "cache"))
         rm = train(TrainConfig(name="gt-tiny", base="tiny-llama", sources=["synthetic_marker"], n_pairs=32, n_test=16,
-                               steps=8, batch_size=8, lr=2e-3, max_len=96, method="full", save_every=8,
+                               steps=8, batch_size=8, lr=2e-3, max_len=96, tuning="full", save_every=8,
                                dtype="float32", save_dtype="float32"), progress=False)
     run = chapter("good_teachers", isolated_cache=True, MODE="compute",
                   MODELS=[rm.model_id, "tiny-gemma3", "local:no-such-rm"], POLICY="tiny-llama",

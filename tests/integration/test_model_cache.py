@@ -124,7 +124,7 @@ def _export_tiny(name, run_extra=None):
     model, tok = tiny_model("llama", head="rm")
     out = local_rm_dir(name)
     out.parent.mkdir(parents=True, exist_ok=True)
-    run = {"base_model": "tiny-llama", "method": "full", "run_hash": "abc123", "step": 4, **(run_extra or {})}
+    run = {"base_model": "tiny-llama", "tuning": "full", "run_hash": "abc123", "step": 4, **(run_extra or {})}
     _export(model, tok, out, run, "float32")
     return model, out
 
@@ -173,7 +173,7 @@ def test_a_checkpoint_exported_again_with_other_weights_is_not_served_old_sweeps
     _export_tiny("again")
     first = sweep(load_model("local:again", dtype="float32"), PROMPT, tokens=range(20), progress=False)
     model, tok = tiny_model("llama", head="rm", seed=1)
-    _export(model, tok, local_rm_dir("again"), {"base_model": "tiny-llama", "method": "full", "run_hash": "abc123",
+    _export(model, tok, local_rm_dir("again"), {"base_model": "tiny-llama", "tuning": "full", "run_hash": "abc123",
                                                 "step": 4}, "float32")
     second = sweep(load_model("local:again", dtype="float32"), PROMPT, tokens=range(20), progress=False)
     assert not second.cached and first.meta["revision"] != second.meta["revision"]

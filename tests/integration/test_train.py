@@ -108,16 +108,16 @@ def test_checkpoint_loads_as_local_rm_and_sweeps(llama_run):
         get_spec(f"local:{llama_run.name}@step0")
 
 
-@pytest.mark.parametrize("method", ["last_n", "lora"])
-def test_partial_methods_train_only_their_parameters_and_export_plain_rms(method):
-    r = train(cfg(f"method-{method}", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, lr=1e-2,
-                  method=method, n_layers=1, save_every=2, dtype="bfloat16"), progress=False)
+@pytest.mark.parametrize("tuning", ["last_n", "lora"])
+def test_partial_tunings_train_only_their_parameters_and_export_plain_rms(tuning):
+    r = train(cfg(f"tuning-{tuning}", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, lr=1e-2,
+                  tuning=tuning, n_layers=1, save_every=2, dtype="bfloat16"), progress=False)
     init = load_model("tiny-qwen2", head="rm", dtype="float32", allow_untrained_head=True, seed=0).model.state_dict()
     w = weights(r.run_dir)
     assert w.keys() == init.keys()  # LoRA is merged: the export is a plain *ForSequenceClassification RM
     changed = {k for k in w if not torch.allclose(w[k], init[k])}
     assert "score.weight" in changed and "model.embed_tokens.weight" not in changed
-    if method == "last_n":
+    if tuning == "last_n":
         assert changed and all(k.startswith(("model.layers.1.", "model.norm", "score")) for k in changed), changed
         # only the trained tensors are stored; the frozen rest comes from the (seeded) base at load time
         stored = load_file(str(r.run_dir / "step-2" / "trained.safetensors"))
@@ -125,7 +125,7 @@ def test_partial_methods_train_only_their_parameters_and_export_plain_rms(method
         assert changed <= set(stored) and all(k.startswith(("model.layers.1.", "model.norm", "score")) for k in stored)
     else:
         assert (r.run_dir / "step-2" / "model.safetensors").exists()  # merged LoRA: a plain HF reward model
-    if method == "lora":
+    if tuning == "lora":
         assert any(k.startswith("model.layers.0.") for k in changed)
         assert not any("norm" in k for k in changed)  # LoRA adapts linear layers only
 
@@ -134,7 +134,7 @@ def test_partial_checkpoint_refuses_a_base_that_changed(monkeypatch):
     """A last_n checkpoint keeps a fingerprint of the frozen weights it was trained on; another base is refused."""
     import rmlib.models.tiny
 
-    r = train(cfg("partial-fp", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, method="last_n",
+    r = train(cfg("partial-fp", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, tuning="last_n",
                   n_layers=1, save_every=2, dtype="float32"), progress=False)
     ok = load_model(r.step_id(2), dtype="float32")
     assert not ok.untrained_head and ok.spec.extra["weights"] == "partial"

@@ -106,23 +106,23 @@ def test_a_damaged_resume_checkpoint_makes_train_start_again(killed_run):
     assert len(list(resumed.run_dir.glob("checkpoint-4.corrupt-*"))) == 1
 
 
-def _export_tiny(name, method="full"):
+def _export_tiny(name, tuning="full"):
     from rmlib.models.tiny import tiny_model
     from rmlib.train.export import export
     model, tok = tiny_model("llama", head="rm")
-    if method == "last_n":
+    if tuning == "last_n":
         model.requires_grad_(False)
         model.score.requires_grad_(True)
     out = local_rm_dir(name)
     out.parent.mkdir(parents=True, exist_ok=True)
-    export(model, tok, out, {"base_model": "tiny-llama", "method": method, "run_hash": "abc", "step": 4}, "float32")
+    export(model, tok, out, {"base_model": "tiny-llama", "tuning": tuning, "run_hash": "abc", "step": 4}, "float32")
     return out
 
 
-@pytest.mark.parametrize("method", ["full", "last_n"])
-def test_exported_weights_get_the_umask_mode(umask_022, method):
+@pytest.mark.parametrize("tuning", ["full", "last_n"])
+def test_exported_weights_get_the_umask_mode(umask_022, tuning):
     """Item 10: trained weights were written 0600 (safetensors), every other cache file 0644."""
-    out = _export_tiny(f"mode-{method}", method)
+    out = _export_tiny(f"mode-{tuning}", tuning)
     modes = {p.name: oct(p.stat().st_mode & 0o777) for p in out.iterdir() if p.is_file()}
     assert any(n.endswith(".safetensors") for n in modes) and set(modes.values()) == {"0o644"}, modes
 

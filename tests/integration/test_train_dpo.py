@@ -92,18 +92,18 @@ def test_dpo_resume_after_kill_matches_uninterrupted_run():
     pd.testing.assert_frame_equal(whole.data_order, resumed.data_order)
 
 
-@pytest.mark.parametrize("method", ["last_n", "lora"])
-def test_partial_methods_for_dpo_keep_the_lm_head_and_embeddings(method):
-    r = train(cfg(f"im-{method}", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, lr=1e-2,
-                  method=method, n_layers=1, save_every=2, dtype="bfloat16"), progress=False)
+@pytest.mark.parametrize("tuning", ["last_n", "lora"])
+def test_partial_tunings_for_dpo_keep_the_lm_head_and_embeddings(tuning):
+    r = train(cfg(f"im-{tuning}", base="tiny-qwen2", n_pairs=16, n_test=8, steps=2, batch_size=4, lr=1e-2,
+                  tuning=tuning, n_layers=1, save_every=2, dtype="bfloat16"), progress=False)
     lm = load_model(r.model_id, dtype="float32")
-    assert lm.head == "lm" and lm.spec.extra["weights"] == ("partial" if method == "last_n" else "full")
+    assert lm.head == "lm" and lm.spec.extra["weights"] == ("partial" if tuning == "last_n" else "full")
     init = load_model("tiny-qwen2", head="lm", dtype="float32", seed=0).model.state_dict()
     w = {k: v.float() for k, v in lm.model.state_dict().items()}
     assert w.keys() == init.keys()  # LoRA is merged: a plain causal LM
     changed = {k for k in w if not torch.allclose(w[k], init[k])}
     assert changed and "model.embed_tokens.weight" not in changed and "lm_head.weight" not in changed
-    if method == "last_n":  # the tied LM head stays frozen: only the last layer and the final norm move
+    if tuning == "last_n":  # the tied LM head stays frozen: only the last layer and the final norm move
         assert all(k.startswith(("model.layers.1.", "model.norm")) for k in changed), changed
     else:
         assert any(k.startswith("model.layers.0.") for k in changed)

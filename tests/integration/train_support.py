@@ -22,7 +22,7 @@ def module_cache(tmp_path_factory):
 def marker_config(name, base="tiny-llama", **kw) -> TrainConfig:
     """A short full-model run on the synthetic marker pairs (a known rule), float32; ``kw`` overrides any field."""
     base_kw = dict(sources=["synthetic_marker"], n_pairs=48, n_test=24, steps=16, batch_size=8, lr=2e-3,
-                   max_len=96, method="full", save_every=8, dtype="float32", save_dtype="float32")
+                   max_len=96, tuning="full", save_every=8, dtype="float32", save_dtype="float32")
     return TrainConfig(name=name, base=base, **{**base_kw, **kw})
 
 

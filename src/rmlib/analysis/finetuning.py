@@ -84,9 +84,10 @@ def evaluate_run(name: str, steps: list[int] | None = None, lexicon: pd.DataFram
     return pd.concat(metrics, ignore_index=True), pd.concat(profiles, ignore_index=True)
 
 
-def run_name(base: str, sources, seed: int, n_pairs: int, steps, batch_size: int, method: str) -> str:
-    """The local RM name of one run: everything that tells two runs apart, so a rerun finds its checkpoints."""
-    return f"ft-{base}-{'+'.join(sources)}-n{n_pairs}-s{seed}-{steps}x{batch_size}-{method}"
+def run_name(base: str, sources, seed: int, n_pairs: int, steps, batch_size: int, tuning: str) -> str:
+    """The local RM name of one run: everything that tells two runs apart, so a rerun finds its checkpoints
+    (``tuning``: which weights train, :data:`rmlib.train.TUNINGS`)."""
+    return f"ft-{base}-{'+'.join(sources)}-n{n_pairs}-s{seed}-{steps}x{batch_size}-{tuning}"
 
 
 def training_plan(bases, sources, seeds, n_pairs: int, ablation_sources=(), quantity_pairs=()) -> list[tuple]:

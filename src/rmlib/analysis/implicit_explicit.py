@@ -64,7 +64,7 @@ def _own_name(cfg: TrainConfig, data_hash: str) -> tuple[TrainConfig, bool | Non
 
 
 def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
-    """The EX-RM (Bradley-Terry) and the IM-RM (DPO, β = `beta`) of one config: same pairs, order, steps, method.
+    """The EX-RM (Bradley-Terry) and the IM-RM (DPO, β = `beta`) of one config: same pairs, order, steps, tuning.
 
     The EX-RM is named as the finetuning chapter names its runs (:func:`rmlib.analysis.finetuning.run_name`), so a
     finished run of that chapter with exactly this config (same hash) is reused rather than retrained, and a run
@@ -75,7 +75,7 @@ def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
     """
     from rmlib.analysis.finetuning import run_name
 
-    name = run_name(cfg.base, cfg.sources, cfg.seed, cfg.n_pairs, cfg.steps, cfg.batch_size, cfg.method)
+    name = run_name(cfg.base, cfg.sources, cfg.seed, cfg.n_pairs, cfg.steps, cfg.batch_size, cfg.tuning)
     data_hash = prepare(cfg)["run"]["data_hash"]  # the pairs depend on neither the name nor the objective
     ex_cfg = replace(cfg, name=name, objective="bradley_terry")
     found = _same_finished_run(ex_cfg, data_hash)

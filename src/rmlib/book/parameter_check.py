@@ -36,6 +36,8 @@ RENAMED = {
     # one name for a resampling count (#26): N_RESAMPLES, and N_RESAMPLES_CI where a chapter has two
     "N_BOOTSTRAP": ("N_RESAMPLES_CI", "N_RESAMPLES"),             # elo_misalignment; blinding, distributions
     "N_PERMUTATIONS": ("N_RESAMPLES",),                           # heterogeneity, value profiles, implicit_rewards
+    # which weights train (full | last_n | lora) is TUNING, so that METHOD means only a sweep's method (#26)
+    "METHOD": ("TUNING",),                                        # finetuning, implicit_vs_explicit
 }
 
 

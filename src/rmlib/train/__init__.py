@@ -20,8 +20,8 @@ from rmlib.lazy import lazy_face
 
 # where each public name lives: imported on first use (rmlib.lazy), so importing this package loads no torch
 _WHERE = {
-    **dict.fromkeys(["DTYPES", "METHODS", "OBJECTIVES", "SYNTHETIC", "TrainConfig", "TrainConfigError",
-                     "TrainResult", "validate"], "config"),
+    **dict.fromkeys(["DTYPES", "TUNINGS", "OBJECTIVES", "SYNTHETIC", "TrainConfig", "TrainConfigError",
+                     "TrainResult", "stored_tuning", "validate"], "config"),
     **dict.fromkeys(["PairEncoder", "TRUNCATION_POLICY", "encode_pairs", "template_overhead"], "encode"),
     **dict.fromkeys(["EvalError", "completion_logps", "pairwise_accuracy", "reward_variance", "score_pairs"], "evaluate"),
     **dict.fromkeys(["data_hash", "schedule", "select_pairs", "synthetic_marker_pairs"], "pairs"),
@@ -32,4 +32,5 @@ __getattr__, __dir__ = lazy_face(__name__, _WHERE)
 __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "train", "prepare", "load_run",
            "synthetic_marker_pairs", "data_hash", "select_pairs", "schedule", "PairEncoder", "encode_pairs",
            "template_overhead", "TRUNCATION_POLICY", "score_pairs", "pairwise_accuracy", "reward_variance",
-           "EvalError", "TrainingDiverged", "SYNTHETIC", "METHODS", "OBJECTIVES", "DTYPES", "completion_logps"]
+           "EvalError", "TrainingDiverged", "SYNTHETIC", "TUNINGS", "OBJECTIVES", "DTYPES", "completion_logps",
+           "stored_tuning"]

@@ -17,11 +17,15 @@ from rmlib.models import DTYPE_BY_NAME
 from rmlib.registry import ModelError, get_spec
 from rmlib.errors import RmlibError
 
-__all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "SYNTHETIC_MAX_PAIRS", "METHODS", "OBJECTIVES", "DTYPES"]
+__all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "SYNTHETIC_MAX_PAIRS", "TUNINGS",
+           "OBJECTIVES", "DTYPES", "stored_tuning"]
 
 SYNTHETIC = "synthetic_marker"  # an easy preference set with a known rule (rmlib.train.pairs.synthetic_marker_pairs)
 SYNTHETIC_MAX_PAIRS = 100_000  # the most pairs that source makes (it is built row by row in Python)
-METHODS = ("full", "last_n", "lora")
+TUNINGS = ("full", "last_n", "lora")  # which weights train: all | the head and the last n layers | LoRA adapters
+# `tuning` was called `method` until #26 (it collided with a sweep's `method`). Stored runs and run hashes keep the
+# old key, so every RM trained before the rename keeps its hash and is reused (see TrainConfig.run_hash, from_stored).
+_LEGACY_KEYS = {"tuning": "method"}
 OBJECTIVES = ("bradley_terry", "dpo")  # explicit RM (scalar head) | implicit RM (DPO: beta * log pi_theta / pi_ref)
 _DPO_ONLY = ("beta",)  # fields only the DPO objective reads: hashed only for DPO runs, so old run hashes stay valid
 DTYPES = {k: DTYPE_BY_NAME[k] for k in ("float32", "bfloat16")}  # what training accepts
@@ -47,7 +51,7 @@ class TrainConfig:
     lr: float = 2e-5
     warmup_ratio: float = 0.0
     max_len: int = 64
-    method: str = "last_n"              # full | last_n | lora
+    tuning: str = "last_n"              # which weights train: full | last_n | lora (TUNINGS)
     n_layers: int = 4                   # for last_n
     lora_r: int = 16                    # for lora
     save_every: int = 50
@@ -58,13 +62,27 @@ class TrainConfig:
 
     def run_hash(self, data_hash: str) -> str:
         """Hash of what defines the run. A Bradley-Terry config hashes exactly as before the DPO objective existed
-        (objective and the DPO-only fields are left out), so existing trained RMs keep their hash and are reused."""
-        fields = asdict(self)
+        (objective and the DPO-only fields are left out), so existing trained RMs keep their hash and are reused.
+        For the same reason a renamed field is hashed under its old name (``tuning`` as ``method``)."""
+        fields = {_LEGACY_KEYS.get(k, k): v for k, v in asdict(self).items()}
         if self.objective == "bradley_terry":
             for key in ("objective", *_DPO_ONLY):
                 fields.pop(key)
         blob = json.dumps({**fields, "data_hash": data_hash, "rmlib": __version__}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_stored(cls, stored: dict) -> "TrainConfig":
+        """The config a run stored in its ``run.yaml``, written by this version or an older one (which called
+        ``tuning`` ``method``)."""
+        new_by_old = {old: new for new, old in _LEGACY_KEYS.items()}
+        return cls(**{new_by_old.get(k, k): v for k, v in stored.items()})
+
+
+def stored_tuning(run: dict) -> str | None:
+    """Which weights a stored run trained (its ``run.yaml`` or ``rmlib_run.yaml`` record), whether it was written
+    before the rename (``method``) or after (``tuning``)."""
+    return run.get("tuning", run.get("method"))
 
 
 @dataclass
@@ -105,8 +123,8 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.objective == "dpo" and not (isinstance(cfg.beta, (int, float)) and not isinstance(cfg.beta, bool)
                                        and 0 < cfg.beta < float("inf")):
         raise TrainConfigError(f"beta must be a positive number for objective='dpo' (0.1 is usual), not {cfg.beta!r}")
-    if cfg.method not in METHODS:
-        raise TrainConfigError(f"method must be one of {METHODS}, not {cfg.method!r}")
+    if cfg.tuning not in TUNINGS:
+        raise TrainConfigError(f"tuning must be one of {TUNINGS}, not {cfg.tuning!r}")
     for key in ("dtype", "save_dtype"):
         if getattr(cfg, key) not in DTYPES:
             raise TrainConfigError(f"{key} must be one of {list(DTYPES)}, not {getattr(cfg, key)!r}")
@@ -143,7 +161,7 @@ def _is_real(value) -> bool:
 def _check_layers(cfg: TrainConfig, spec) -> None:
     """n_layers (last_n) against the base's decoder layers, when the registry records them (a paper RM's
     ``arch``, a tiny model's config), before anything is loaded; the trainer checks the loaded model again."""
-    if cfg.method != "last_n":
+    if cfg.tuning != "last_n":
         return
     layers = (spec.arch or {}).get("layers")
     if layers is None and spec.source == "tiny":

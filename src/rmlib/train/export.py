@@ -20,7 +20,7 @@ from rmlib.models.local import PARTIAL_WEIGHTS, RUN_FILE, frozen_weights_sha256
 from rmlib.registry import get_spec
 from rmlib.storage import atomic
 from rmlib.storage.integrity import MANIFEST, write_manifest
-from rmlib.train.config import DTYPES
+from rmlib.train.config import DTYPES, stored_tuning
 
 __all__ = ["export"]
 
@@ -28,7 +28,7 @@ __all__ = ["export"]
 def _partial_export_ok(run: dict) -> bool:
     """last_n checkpoints can store only what training changed when the frozen rest is reproducible from the base:
     an embedded (sha256-pinned) or tiny (seeded) model, or a hub model at a pinned revision."""
-    if run.get("method") != "last_n":
+    if stored_tuning(run) != "last_n":
         return False
     spec = get_spec(run["base_model"])
     return spec.source in ("embedded", "tiny") or (spec.source == "hub" and bool(spec.revision))
@@ -50,7 +50,7 @@ def export(model, tokenizer, out: Path, run: dict, save_dtype: str) -> None:
 
     A last_n checkpoint stores only the trained tensors (`trained.safetensors`) plus a fingerprint of the frozen
     ones, which load_model takes from the base: the fine-tuning chapter's exports then need ~5-6 GB of disk
-    (tokenizer copies included) instead of 38 GB. Other methods store the whole model (LoRA merged), a plain HF reward model.
+    (tokenizer copies included) instead of 38 GB. Other tunings store the whole model (LoRA merged), a plain HF reward model.
     The files are written into a folder of this process's own (two exports of one name never share a temporary
     folder), then renamed into place.
     """

@@ -1,7 +1,7 @@
 """Reward-model training with TRL: identical data and settings across bases and objectives, resumable.
 
 ``objective='bradley_terry'`` (an explicit RM): TRL's ``RewardTrainer`` does the optimisation (its Bradley-Terry loss,
--log sigmoid(r_chosen - r_rejected)); PEFT gives LoRA; the ``last_n`` method trains only the scalar head, the final
+-log sigmoid(r_chosen - r_rejected)); PEFT gives LoRA; ``tuning="last_n"`` trains only the scalar head, the final
 norm and the last N decoder layers. ``objective='dpo'`` (an implicit RM): TRL's ``DPOTrainer`` on the same stream of
 pairs, see :mod:`rmlib.train.dpo`. The
 trainer's own checkpoints (model, optimizer, RNG and data position) live under ``<run>/trainer`` for resuming;
@@ -86,18 +86,18 @@ def _decoder_layers(model):
             return obj
         except AttributeError:
             continue
-    raise TrainConfigError(f"cannot find the decoder layers of {type(model).__name__} for method='last_n'; "
-                           "use method='full' or 'lora'")
+    raise TrainConfigError(f"cannot find the decoder layers of {type(model).__name__} for tuning='last_n'; "
+                           "use tuning='full' or 'lora'")
 
 
 def _prepare_trainable(model, cfg: TrainConfig):
-    """Freeze per method; returns (model, peft_config or None). For DPO, last_n leaves the LM head frozen (see
-    rmlib.train.dpo: it is pretrained and often tied to the input embeddings)."""
-    if cfg.method == "full":
+    """Freeze what ``cfg.tuning`` leaves untrained; returns (model, peft_config or None). For DPO, last_n leaves the LM
+    head frozen (see rmlib.train.dpo: it is pretrained and often tied to the input embeddings)."""
+    if cfg.tuning == "full":
         return model, None
-    if cfg.method == "lora" and cfg.objective == "dpo":
+    if cfg.tuning == "lora" and cfg.objective == "dpo":
         return model, lm_peft_config(cfg)
-    if cfg.method == "lora":
+    if cfg.tuning == "lora":
         from peft import LoraConfig
         return model, LoraConfig(task_type="SEQ_CLS", r=cfg.lora_r, lora_alpha=2 * cfg.lora_r, lora_dropout=0.0,
                                  target_modules="all-linear", modules_to_save=["score"])
@@ -130,9 +130,9 @@ def prepare(cfg: TrainConfig, pairs: pd.DataFrame | None = None) -> dict:
            "n_test": len(test_pairs), "data_hash": dhash, "test_hash": data_hash(test_pairs),
            "seed": cfg.seed, "steps": steps, "lr": cfg.lr, "batch_size": cfg.batch_size,
            "grad_accum": cfg.grad_accum, "max_len": cfg.max_len, "truncation": TRUNCATION_POLICY,
-           "share_truncated": float(encoded["truncated"].mean()), "method": cfg.method,
-           "n_layers": cfg.n_layers if cfg.method == "last_n" else None,
-           "lora_r": cfg.lora_r if cfg.method == "lora" else None, "dtype": cfg.dtype,
+           "share_truncated": float(encoded["truncated"].mean()), "tuning": cfg.tuning,
+           "n_layers": cfg.n_layers if cfg.tuning == "last_n" else None,
+           "lora_r": cfg.lora_r if cfg.tuning == "lora" else None, "dtype": cfg.dtype,
            "save_dtype": cfg.save_dtype, "template_sha256": hashlib.sha256(template.encode()).hexdigest()[:16],
            "run_hash": cfg.run_hash(dhash), "rmlib_version": __version__, "config": asdict(cfg)}
     if cfg.objective == "dpo":  # a Bradley-Terry run's record stays as it was
@@ -299,5 +299,5 @@ def load_run(name: str) -> TrainResult:
     run_dir = local_rm_dir(name)
     if not (run_dir / "run.yaml").exists():
         raise TrainConfigError(f"no rmlib training run named {name!r} at {run_dir}")
-    cfg = TrainConfig(**yaml.safe_load((run_dir / "run.yaml").read_text())["config"])
+    cfg = TrainConfig.from_stored(yaml.safe_load((run_dir / "run.yaml").read_text())["config"])
     return _result(cfg, run_dir, resumed_from=None)

@@ -24,7 +24,9 @@ def test_unknown_parameter_is_a_clear_error(tmp_path):
                                                 ("implicit_rewards", "PROMPT_KEYS", "PROFILE_PROMPT_KEYS"),
                                                 ("longer_answers", "PROMPT_KEYS", "COMPUTE_PROMPT_KEYS"),
                                                 ("method", "PROMPTS", "PROMPT_TEXTS"),
-                                                ("good_teachers", "COMPUTE_PROMPT", "COMPUTE_PROMPT_TEXT")])
+                                                ("good_teachers", "COMPUTE_PROMPT", "COMPUTE_PROMPT_TEXT"),
+                                                ("finetuning", "METHOD", "TUNING"),
+                                                ("implicit_vs_explicit", "METHOD", "TUNING")])
 def test_a_renamed_parameter_says_its_new_name(chapter, old, new):
     """One name per prompt concept (#13): a user's old parameter file gets the new name, not a bare refusal."""
     with pytest.raises(book.BookError, match=f"'{old} \\(renamed {new}\\)'"):

@@ -9,7 +9,7 @@ from rmlib.train import TrainConfig, TrainConfigError, synthetic_marker_pairs, t
 
 def cfg(name, base="tiny-llama", **kw):
     base_kw = dict(sources=["synthetic_marker"], n_pairs=48, n_test=24, steps=16, batch_size=8, lr=2e-3,
-                   max_len=96, method="full", save_every=8, dtype="float32", save_dtype="float32")
+                   max_len=96, tuning="full", save_every=8, dtype="float32", save_dtype="float32")
     return TrainConfig(name=name, base=base, **{**base_kw, **kw})
 
 
@@ -17,7 +17,7 @@ def cfg(name, base="tiny-llama", **kw):
     (dict(base="no-such-model"), "unknown base model"),
     (dict(sources=["hh_rlhf_harmles"]), "unknown data source"),
     (dict(max_len=10), "shorter than the chat template"),
-    (dict(method="qlora"), "method must be one of"),
+    (dict(tuning="qlora"), "tuning must be one of"),
     (dict(n_pairs=10_000), "only .* training pairs are available"),
     (dict(objective="ipo"), "objective must be one of"),
     (dict(objective="dpo", beta=0.0), "beta must be a positive number"),
@@ -42,7 +42,8 @@ def test_empty_dataset_after_filtering_fails_before_training():
 def test_bradley_terry_run_hash_is_unchanged_by_the_dpo_fields():
     """Adding the DPO objective must not change the hash of any existing (Bradley-Terry) config: trained RMs in
     users' caches would otherwise be refused as 'a different run'. The expected value is the formula from before
-    the objective existed: every other field, the data hash and the rmlib version."""
+    the objective existed: every other field (``tuning`` under its old name, ``method``), the data hash and the rmlib
+    version."""
     import hashlib
     import json
     from dataclasses import asdict
@@ -50,7 +51,7 @@ def test_bradley_terry_run_hash_is_unchanged_by_the_dpo_fields():
     from rmlib import __version__
 
     c = cfg("hash", beta=0.7)  # beta is irrelevant to Bradley-Terry and must not enter its hash
-    legacy = {k: v for k, v in asdict(c).items() if k not in ("objective", "beta")}
+    legacy = {("method" if k == "tuning" else k): v for k, v in asdict(c).items() if k not in ("objective", "beta")}
     expected = hashlib.sha256(json.dumps({**legacy, "data_hash": "d", "rmlib": __version__},
                                          sort_keys=True).encode()).hexdigest()[:16]
     assert c.run_hash("d") == cfg("hash").run_hash("d") == expected
@@ -74,11 +75,11 @@ def test_bradley_terry_run_hash_is_unchanged_by_the_dpo_fields():
     (dict(seed=2 ** 32), r"seed must be an integer in \[0, 2\*\*32\)"),
     (dict(test_fraction=1.5), r"test_fraction must be a number in \(0, 1\)"),
     (dict(warmup_ratio="0.1"), r"warmup_ratio must be a number in \[0, 1\)"),
-    (dict(method="last_n", n_layers=0), "n_layers must be a positive integer"),
-    (dict(method="last_n", n_layers=2.0), "n_layers must be a positive integer"),
-    (dict(method="last_n", n_layers=3), "n_layers=3 but the base tiny-llama has 2 decoder layers"),
-    (dict(method="lora", lora_r=0), "lora_r must be a positive integer"),
-    (dict(method="lora", lora_r="16"), "lora_r must be a positive integer"),
+    (dict(tuning="last_n", n_layers=0), "n_layers must be a positive integer"),
+    (dict(tuning="last_n", n_layers=2.0), "n_layers must be a positive integer"),
+    (dict(tuning="last_n", n_layers=3), "n_layers=3 but the base tiny-llama has 2 decoder layers"),
+    (dict(tuning="lora", lora_r=0), "lora_r must be a positive integer"),
+    (dict(tuning="lora", lora_r="16"), "lora_r must be a positive integer"),
     (dict(n_pairs=10 ** 9), "synthetic_marker source makes at most 100,000 pairs"),
     (dict(n_test=10 ** 8), "synthetic_marker source makes at most 100,000 pairs"),
 ], ids=["lr-inf", "lr-nan", "lr-bool", "batch_size-bool", "steps-float", "steps-bool", "n_pairs-float",
@@ -104,3 +105,46 @@ def test_the_synthetic_source_refuses_more_pairs_than_it_makes_at_once():
     with pytest.raises(TrainConfigError, match="makes 1 to 100,000 pairs, not 1,000,000,000"):
         synthetic_marker_pairs(10 ** 9)
     assert time.monotonic() - start < 1  # refused up front, not after building rows
+
+
+# The run hashes that rmlib computed for these configs before `method` was renamed `tuning` (#26 item 5), with
+# data hash "d" * 16: a trained RM stays reusable only while its config hashes exactly as it did when it was trained.
+HASHES_BEFORE_THE_RENAME = {"full": "0be8492aaffa5ae1", "last_n": "e5b8ea212d15763f", "lora": "de697a93430b2b34"}
+
+
+@pytest.mark.parametrize("tuning", sorted(HASHES_BEFORE_THE_RENAME))
+def test_the_rename_of_method_to_tuning_keeps_every_run_hash(tuning):
+    c = TrainConfig(name="x", base="tiny-llama", tuning=tuning)
+    assert c.run_hash("d" * 16) == HASHES_BEFORE_THE_RENAME[tuning]
+    dpo = TrainConfig(name="x", base="tiny-llama", tuning="lora", objective="dpo")
+    assert dpo.run_hash("d" * 16) == "48e14205ada57458"
+
+
+def test_a_config_stored_before_the_rename_is_read_with_its_tuning():
+    """A run.yaml written before #26 stores ``method``; reading it must give the same config and hash (load_run)."""
+    from dataclasses import asdict
+
+    from rmlib.train import stored_tuning
+    new = TrainConfig(name="x", base="tiny-llama", tuning="lora", n_layers=2)
+    old_record = {("method" if k == "tuning" else k): v for k, v in asdict(new).items()}
+    assert "method" in old_record and "tuning" not in old_record
+    assert TrainConfig.from_stored(old_record) == new == TrainConfig.from_stored(asdict(new))
+    assert TrainConfig.from_stored(old_record).run_hash("h") == new.run_hash("h")
+    assert stored_tuning({"method": "last_n"}) == "last_n" == stored_tuning({"tuning": "last_n"})
+    assert stored_tuning({}) is None
+
+
+def test_a_run_trained_before_the_rename_loads(tmp_path, monkeypatch):
+    """load_run on a run folder whose run.yaml has the old key."""
+    import yaml
+
+    from rmlib.train import load_run
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    run_dir = local_rm_dir("old-run")
+    run_dir.mkdir(parents=True)
+    config = {"name": "old-run", "base": "tiny-llama", "method": "last_n"}
+    (run_dir / "run.yaml").write_text(yaml.safe_dump({"steps": 2, "method": "last_n", "config": config}))
+    (run_dir / "train_log.csv").write_text("step,loss\n1,0.7\n")
+    (run_dir / "data_order.csv").write_text("step,position,pair_id\n1,0,0\n")
+    r = load_run("old-run")
+    assert r.steps == 2 and r.run["method"] == "last_n"

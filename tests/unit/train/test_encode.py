@@ -9,7 +9,7 @@ from rmlib.train import PairEncoder, TrainConfig, TrainConfigError, data_hash, p
 
 def cfg(name, base="tiny-llama", **kw):
     base_kw = dict(sources=["synthetic_marker"], n_pairs=48, n_test=24, steps=16, batch_size=8, lr=2e-3,
-                   max_len=96, method="full", save_every=8, dtype="float32", save_dtype="float32")
+                   max_len=96, tuning="full", save_every=8, dtype="float32", save_dtype="float32")
     return TrainConfig(name=name, base=base, **{**base_kw, **kw})
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from rmlib.analysis import implicit_explicit as ie
 from rmlib.storage import ChapterResults, JsonData, Num, Record, Section, Table
+from rmlib.train import stored_tuning
 
 __all__ = ["Gap", "HeldoutLogratio", "BelowChance", "Training", "Shift", "AccuracyLine", "Accuracy", "Overlap",
            "Displacement", "Heldout", "DomainGap", "OpenHalf", "Verdict", "ImplicitVsExplicitResults", "training",
@@ -57,7 +58,7 @@ class Training(Section):
     sources: list[str]
     steps: int
     batch_size: int
-    method: str
+    tuning: str  # which weights trained (rmlib.train.TUNINGS)
     lr: float
     max_len: int
     seed: int
@@ -181,8 +182,8 @@ class Verdict(Section):
 
 class ImplicitVsExplicitResults(ChapterResults):
     CHAPTERS = ("implicit_vs_explicit",)
-    SCHEMA_VERSION = 2  # 2: the prose's sections (training, shift, accuracy_lines, overlap); fields added to
-    # displacement and verdict; overlap's table moves into its section
+    SCHEMA_VERSION = 3  # 2: the prose's sections (training, shift, accuracy_lines, overlap); fields added to
+    # displacement and verdict; overlap's table moves into its section. 3: training.method is training.tuning
 
     runs: dict[Literal["ex", "im"], JsonData]  # each run's stored metadata (config, data hash, steps, ...)
     ex_reused: bool  # the EX-RM was a finetuning run found in the cache
@@ -206,7 +207,7 @@ def training(runs: dict, same_order: bool) -> Training:
     """The section of :func:`rmlib.analysis.implicit_explicit.train_both`'s runs."""
     ex, im = runs["ex"].run, runs["im"].run
     return Training(base_model=ex["base_model"], n_pairs=ex["n_pairs"], sources=ex["sources"], steps=ex["steps"],
-                    batch_size=ex["batch_size"], method=ex["method"], lr=ex["lr"], max_len=ex["max_len"],
+                    batch_size=ex["batch_size"], tuning=stored_tuning(ex), lr=ex["lr"], max_len=ex["max_len"],
                     seed=ex["seed"], beta=im["beta"], same_data=ex["data_hash"] == im["data_hash"] and same_order,
                     ex_reused=bool(runs["ex_reused"]))
 
