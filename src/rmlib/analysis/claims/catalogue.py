@@ -10,7 +10,7 @@ import pandas as pd
 from rmlib.analysis.claims import facct, iclr, teaching
 from rmlib.analysis.claims.evidence import Evidence, Say
 from rmlib.analysis.claims.implicit_explicit import implicit_explicit_claims
-from rmlib.analysis.claims.rules import MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, verdict
+from rmlib.analysis.claims.rules import MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, said, verdict
 from rmlib.analysis.claims.teaching import RAZIN, RAZIN_PAPER, TEACHING
 from rmlib.analysis.results import result_type
 from rmlib.storage import ResultsError, read_results
@@ -134,7 +134,8 @@ def claims_table(evidence: Evidence) -> tuple[pd.DataFrame, dict[str, list[Part]
         floors = [p.floor for p in ps if p.floor is not None and not p.context and p.outcome != "untestable"]
         rows.append({"key": c.key, "paper": c.paper, "claim": c.claim, "stated_in": c.stated_in,
                      "chapter": ", ".join(c.chapters), "data": c.data, "unit": c.unit, "test": c.test,
-                     "evidence": "; ".join(f"{p.name}: {p.evidence} [{p.outcome}{', context' if p.context else ''}]"
-                                           for p in ps),
-                     "verdict": v, "reason": why, "attainable_p": min(floors) if floors else None})
+                     "evidence": evidence.words(said("evidence_cell", parts=[
+                         {"name": p.name, "evidence": p.evidence, "outcome": p.outcome, "context": p.context}
+                         for p in ps])),
+                     "verdict": v, "reason": evidence.words(why), "attainable_p": min(floors) if floors else None})
     return pd.DataFrame(rows), parts

@@ -285,7 +285,8 @@ def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple], context: bool
     untestable with the reason, rather than failing the page (a :class:`SchemaError` is a bug and is raised).
     ``fn`` returns (outcome, said) or (outcome, said, extras): ``said`` the evidence sentence's
     :class:`~rmlib.analysis.claims.rules.Said` (or a fixed reason, for an untestable part), extras holding the part's
-    ``floor`` (smallest attainable p) and/or ``note`` (a qualifier)."""
+    ``floor`` (smallest attainable p) and/or ``note`` (a qualifier, as a :class:`~rmlib.analysis.claims.rules.Said`
+    that the claims template words, or None)."""
     try:
         outcome, said, *rest = fn()
     except Missing as err:
@@ -293,7 +294,9 @@ def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple], context: bool
         return Part(name, "untestable", f"not available here: {err}", [], context)
     extras = rest[0] if rest else {}
     text = e.words(said) if isinstance(said, Said) else said
-    return Part(name, outcome, text, e.take(), context, floor=extras.get("floor"), note=extras.get("note", ""),
+    note = extras.get("note")
+    note = e.words(note) if isinstance(note, Said) else (note or "")
+    return Part(name, outcome, text, e.take(), context, floor=extras.get("floor"), note=note,
                 derived=e.take_derived(), said=said if isinstance(said, Said) else None)
 
 

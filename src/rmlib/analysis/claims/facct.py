@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rmlib.analysis.claims.evidence import Evidence, untestable
 from rmlib.analysis.claims.evidence import evaluate_part as _part
-from rmlib.analysis.claims.rules import (TAU_HETEROGENEOUS, Part, exists_outcome, order_outcome, said, share_outcome,
-                                         test_outcome, threshold_outcome)
+from rmlib.analysis.claims.rules import (TAU_HETEROGENEOUS, Part, Said, exists_outcome, order_outcome, said,
+                                         share_outcome, test_outcome, threshold_outcome)
 
 __all__ = ["heterogeneity", "asymmetry", "framing", "exposure", "identity", "themes", "love_freedom"]
 
@@ -44,15 +44,15 @@ def asymmetry(e: Evidence) -> list[Part]:
                         "released data; sweeping them needs the RM weights on a GPU")]
 
 
-def _lexicon_outcome(outcomes: dict[str, str]) -> tuple[str, str]:
+def _lexicon_outcome(outcomes: dict[str, str]) -> tuple[str, Said | None]:
     """One part judged with several lexicons: their common outcome, or 'mixed' with a note naming the lexicons on
     which it holds and fails (a result that rests on one lexicon's scoring of a few words is lexicon-dependent)."""
     kinds = set(outcomes.values())
     if len(kinds) == 1:
-        return kinds.pop(), ""
-    by = {o: [s.upper() for s, v in outcomes.items() if v == o] for o in ("holds", "mixed", "not established",
-                                                                          "fails")}
-    return "mixed", "lexicon-dependent: " + "; ".join(f"{o} with {', '.join(ls)}" for o, ls in by.items() if ls)
+        return kinds.pop(), None
+    by = [{"outcome": o, "lexicons": [s.upper() for s, v in outcomes.items() if v == o]}
+          for o in ("holds", "mixed", "not established", "fails")]
+    return "mixed", said("lexicon_dependent", by=[b for b in by if b["lexicons"]])
 
 
 def framing(e: Evidence) -> list[Part]:
@@ -122,13 +122,11 @@ def themes(e: Evidence) -> list[Part]:
             over = [pr for pr, d, *_ in rows if d == "over"]
             under = [pr for pr, d, *_ in rows if d == "under"]
             if over and len(over) == len(rows):
-                outcome, note = "holds", ""
+                outcome, note = "holds", None
             elif not over:
-                outcome, note = ("fails" if under else "not established"), ""
+                outcome, note = ("fails" if under else "not established"), None
             else:
-                outcome = "mixed"
-                note = f"over-represented on {', '.join(over)}" + (f"; the reverse on {', '.join(under)}"
-                                                                  if under else "")
+                outcome, note = "mixed", said("themes_mixed", over=over, under=under)
             return (outcome, said("themes", prompts=[{"prompt": pr, "direction": d, "ratio": ratio, "p_fdr": p}
                                                      for pr, d, ratio, p in rows]), {"note": note})
         return fn

@@ -192,25 +192,24 @@ class Claim:
     evaluate: Callable  # (Evidence) -> list[Part]
 
 
-def _listing(parts: list[Part]) -> str:
-    return "; ".join(f"{p.name}: {p.outcome}" + (f" ({p.note})" if p.note else "") for p in parts)
+def _rows(parts: list[Part]) -> list[dict]:
+    return [{"name": p.name, "outcome": p.outcome, "note": p.note, "evidence": p.evidence} for p in parts]
 
 
-def verdict(parts: list[Part]) -> tuple[str, str]:
-    """(verdict, reason) from the parts' outcomes, by the rule in the module docstring."""
+def verdict(parts: list[Part]) -> tuple[str, Said]:
+    """(verdict, reason) from the parts' outcomes, by the rule in the module docstring. The reason is what the
+    claims template's ``reason`` macro words: each counted part's outcome (and note), or why nothing is testable."""
     counted = [p for p in parts if not p.context]
     testable = [p for p in counted if p.outcome != "untestable"]
     untestable = [p for p in counted if p.outcome == "untestable"]
     if not testable:
-        return "not testable here", "; ".join(f"{p.name}: {p.evidence}" for p in untestable) or "no evidence"
+        return "not testable here", said("reason", case="untestable", parts=_rows(untestable), n_untestable=0)
     if all(p.outcome == "holds" for p in testable) and not untestable:
-        return "replicates", "every part holds"
+        return "replicates", said("reason", case="every part holds", parts=[], n_untestable=0)
     if all(p.outcome == "fails" for p in testable):
-        extra = f" ({len(untestable)} part(s) not testable here)" if untestable else ""
-        return "does not", _listing(testable) + extra
-    if not any(p.outcome in ("holds", "mixed") for p in testable):
-        return "not established", _listing(counted)
-    return "partly", _listing(counted)
+        return "does not", said("reason", case="outcomes", parts=_rows(testable), n_untestable=len(untestable))
+    case = "not established" if not any(p.outcome in ("holds", "mixed") for p in testable) else "partly"
+    return case, said("reason", case="outcomes", parts=_rows(counted), n_untestable=0)
 
 
 def rules_fields() -> dict:

@@ -17,7 +17,8 @@ def _half(holds, reversed_, n=10):
 
 def _claim(key: str, e: Evidence):
     parts = next(c for c in claims.CLAIMS if c.key == key).evaluate(e)
-    return parts, verdict(parts)
+    v, reason = verdict(parts)
+    return parts, (v, e.words(reason))
 
 
 def test_planted_results_give_the_verdicts_the_rules_say(planted):

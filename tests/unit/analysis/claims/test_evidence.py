@@ -82,7 +82,11 @@ def test_schema_mode_checks_reads_against_the_types_alone():
 
 
 def test_a_claim_with_missing_numbers_is_untestable_not_false():
-    e = Evidence({c: None for c in claims.source_chapters()})
+    from .conftest import say
+
+    e = Evidence({c: None for c in claims.source_chapters()}, say=say)
     table, parts = claims.claims_table(e)
     assert set(table["verdict"]) == {"not testable here"}
+    for key, reason in zip(table["key"], table["reason"]):  # the reason names each counted part and its why
+        assert all(f"{p.name}: {p.evidence}" in reason for p in parts[key] if not p.context), key
     assert all(p.outcome == "untestable" for ps in parts.values() for p in ps if not p.context)

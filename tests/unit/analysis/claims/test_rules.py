@@ -94,8 +94,26 @@ def test_every_outcome_and_verdict_is_explained_on_the_page():
 
 
 def test_a_parts_note_reaches_the_verdicts_reason():
+    from .conftest import say
+
     parts = [Part("a", "holds", "e"), Part("b", "mixed", "e", note="lexicon-dependent: holds with WARRINER")]
-    assert "lexicon-dependent: holds with WARRINER" in verdict(parts)[1]
+    v, reason = verdict(parts)
+    assert reason.kind == "reason" and v == "partly"
+    assert say(reason.kind, reason.fields) == "a: holds; b: mixed (lexicon-dependent: holds with WARRINER)"
+
+
+@pytest.mark.parametrize("parts, words", [
+    ([Part("a", "untestable", "needs a GPU"), Part("b", "untestable", "no hub")], "a: needs a GPU; b: no hub"),
+    ([Part("a", "holds", "e"), Part("b", "holds", "e")], "every part holds"),
+    ([Part("a", "fails", "e"), Part("b", "untestable", "needs a GPU")], "a: fails (1 part(s) not testable here)"),
+    ([Part("a", "not established", "e"), Part("b", "holds", "e", context=True)], "a: not established"),
+])
+def test_the_verdicts_reason_is_worded_by_the_claims_template(parts, words):
+    """The reason is a Said (#26: sentences come from the templates only), worded as before the move."""
+    from .conftest import say
+
+    reason = verdict(parts)[1]
+    assert say(reason.kind, reason.fields) == words
 
 
 def test_context_parts_do_not_count():
