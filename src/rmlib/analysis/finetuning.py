@@ -18,8 +18,8 @@ from rmlib.storage import atomic
 from rmlib import train
 from rmlib import models as rm_models
 
-__all__ = ["evaluate_run", "run_name", "training_plan", "training_summary", "trajectory_runs", "evaluate_runs", "final_rows",
-           "category_gaps", "imprint_table", "one_way_gap_anova", "spread", "first_to_last", "gap_correlation",
+__all__ = ["evaluate_run", "run_name", "train_runs", "renamed_runs", "training_plan", "training_summary", "trajectory_runs",
+           "evaluate_runs", "final_rows", "category_gaps", "imprint_table", "one_way_gap_anova", "spread", "first_to_last", "gap_correlation",
            "published_final_gaps", "published_quantity_change", "accuracy_variance_correlation"]
 
 
@@ -88,6 +88,23 @@ def run_name(base: str, sources, seed: int, n_pairs: int, steps, batch_size: int
     """The local RM name of one run: everything that tells two runs apart, so a rerun finds its checkpoints
     (``tuning``: which weights train, :data:`rmlib.train.TUNINGS`)."""
     return f"ft-{base}-{'+'.join(sources)}-n{n_pairs}-s{seed}-{steps}x{batch_size}-{tuning}"
+
+
+def train_runs(configs: dict, progress: bool = True) -> dict:
+    """Train, or reuse, every planned run (``configs``: plan key -> :class:`rmlib.train.TrainConfig`), each under its
+    own name (:func:`rmlib.train.own_name`): a rerun of the chapter with another learning rate, length, precision or
+    layer count meets the earlier runs under the same names, and trains under the names with their run hash rather
+    than stopping. Returns plan key -> :class:`rmlib.train.TrainResult`."""
+    out = {}
+    for key, cfg in configs.items():
+        cfg, _ = train.own_name(cfg, train.train_data_hash(cfg))
+        out[key] = train.train(cfg, progress=progress)
+    return out
+
+
+def renamed_runs(configs: dict, runs: dict) -> list[str]:
+    """The names of the runs that :func:`train_runs` stored under another name than planned (their run hash added)."""
+    return [runs[key].name for key, cfg in configs.items() if runs[key].name != cfg.name]
 
 
 def training_plan(bases, sources, seeds, n_pairs: int, ablation_sources=(), quantity_pairs=()) -> list[tuple]:

@@ -28,39 +28,14 @@ from rmlib.analysis.token_shift import SHIFTS, jaccard, shift_pairs
 from rmlib.data.preferences import load_preferences, sample_pairs
 from rmlib.stats import require_columns, spearman_ci
 from rmlib.stats.resampling import mean_with_ci
-from rmlib.train import TrainConfig, prepare, score_pairs, select_pairs, train
+from rmlib.train import (TrainConfig, own_name, same_finished_run, score_pairs, select_pairs, train,
+                         train_data_hash)
 from rmlib.train.pairs import _usable
 
 __all__ = ["train_both", "evaluation_sets", "score_sets", "accuracy_table", "paired_gaps", "overlap_correlations",
            "displacement", "displacement_summary", "heldout_logratios", "pattern_verdict"]
 
 IN_DISTRIBUTION, TOKEN_SHIFT = "in_distribution", "token_shift"
-
-
-def _same_finished_run(cfg: TrainConfig, data_hash: str) -> bool | None:
-    """True: a finished run of exactly this config (on the pairs of ``data_hash``) is cached under cfg.name; False:
-    another run holds the name; None: nothing there."""
-    import yaml
-
-    from rmlib.registry import local_rm_dir
-
-    f = local_rm_dir(cfg.name) / "run.yaml"
-    if not f.exists():
-        return None
-    old = yaml.safe_load(f.read_text()) or {}
-    return bool(old.get("run_hash") == cfg.run_hash(data_hash))
-
-
-def _own_name(cfg: TrainConfig, data_hash: str) -> tuple[TrainConfig, bool | None]:
-    """``cfg`` under its name if that is free or holds this very run; otherwise under the name plus the first 8
-    digits of its run hash. Why: a name says only base, data, seed, size, steps and method, so a rerun with another
-    learning rate, length or precision (a student changing one parameter) would otherwise meet the other run and
-    stop. Returns (the config, what :func:`_same_finished_run` found under its final name)."""
-    found = _same_finished_run(cfg, data_hash)
-    if found is False:
-        cfg = replace(cfg, name=f"{cfg.name}-{cfg.run_hash(data_hash)[:8]}")
-        found = _same_finished_run(cfg, data_hash)
-    return cfg, found
 
 
 def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
@@ -70,19 +45,19 @@ def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
     finished run of that chapter with exactly this config (same hash) is reused rather than retrained, and a run
     trained here is reused by that chapter. If a different run holds that name, the EX-RM is trained under an
     ``ive-ex-`` name instead; and if a different run holds the ``ive-`` name of either RM too, under that name
-    with its run hash (:func:`_own_name`). Returns {ex, im (TrainResults), ex_reused (True when it was already
+    with its run hash (:func:`rmlib.train.naming.own_name`). Returns {ex, im (TrainResults), ex_reused (True when it was already
     there)}.
     """
     from rmlib.analysis.finetuning import run_name
 
     name = run_name(cfg.base, cfg.sources, cfg.seed, cfg.n_pairs, cfg.steps, cfg.batch_size, cfg.tuning)
-    data_hash = prepare(cfg)["run"]["data_hash"]  # the pairs depend on neither the name nor the objective
+    data_hash = train_data_hash(cfg)  # the pairs depend on neither the name nor the objective
     ex_cfg = replace(cfg, name=name, objective="bradley_terry")
-    found = _same_finished_run(ex_cfg, data_hash)
+    found = same_finished_run(ex_cfg, data_hash)
     if found is False:
-        ex_cfg, found = _own_name(replace(ex_cfg, name="ive-ex-" + name.removeprefix("ft-")), data_hash)
+        ex_cfg, found = own_name(replace(ex_cfg, name="ive-ex-" + name.removeprefix("ft-")), data_hash)
     ex = train(ex_cfg, progress=progress)
-    im_cfg, _ = _own_name(replace(cfg, name=f"ive-im-{name.removeprefix('ft-')}-b{beta:g}", objective="dpo",
+    im_cfg, _ = own_name(replace(cfg, name=f"ive-im-{name.removeprefix('ft-')}-b{beta:g}", objective="dpo",
                                   beta=beta), data_hash)
     im = train(im_cfg, progress=progress)
     return {"ex": ex, "im": im, "ex_reused": bool(found) and ex.resumed_from is None}

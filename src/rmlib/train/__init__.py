@@ -11,7 +11,8 @@ what they learnt. TRL's ``RewardTrainer`` does the optimisation; rmlib adds arou
 * ``resume.py``: the trainer's resume checkpoints, hashed when saved and checked (a bad one set aside) before a resume;
 * ``export.py``: atomic checkpoints with sha256 manifests, loadable as ``local:<name>[@step<N>]``
   (``rmlib.train.export.export``: the face does not re-export it, since the name is the module's);
-* ``evaluate.py``: held-out pairwise accuracy and reward variance.
+* ``evaluate.py``: held-out pairwise accuracy and reward variance;
+* ``naming.py``: the name a run is stored under (:func:`own_name`: its run hash added when another run holds it).
 
 * ``dpo.py``: the DPO objective (``TrainConfig(objective='dpo', beta=...)``), an implicit RM trained by TRL's
   ``DPOTrainer`` on the same stream, exported as a causal LM whose implicit reward ``score_pairs`` computes.
@@ -26,6 +27,7 @@ _WHERE = {
     **dict.fromkeys(["EvalError", "completion_logps", "pairwise_accuracy", "reward_variance", "score_pairs"], "evaluate"),
     **dict.fromkeys(["data_hash", "schedule", "select_pairs", "synthetic_marker_pairs"], "pairs"),
     **dict.fromkeys(["TrainingDiverged", "load_run", "prepare", "train"], "trainer"),
+    **dict.fromkeys(["hashed_name", "own_name", "same_finished_run", "train_data_hash"], "naming"),
 }
 __getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
@@ -33,4 +35,5 @@ __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "train"
            "synthetic_marker_pairs", "data_hash", "select_pairs", "schedule", "PairEncoder", "encode_pairs",
            "template_overhead", "TRUNCATION_POLICY", "score_pairs", "pairwise_accuracy", "reward_variance",
            "EvalError", "TrainingDiverged", "SYNTHETIC", "TUNINGS", "OBJECTIVES", "DTYPES", "completion_logps",
-           "stored_tuning"]
+           "stored_tuning", "own_name", "same_finished_run", "hashed_name",
+           "train_data_hash"]

@@ -38,6 +38,9 @@ class Training(Section):
     first_loss: Num  # mean over the main runs of the loss in the first quarter of the steps
     last_loss: Num  # ... and in the last
     share_truncated: Num  # mean share of the pairs truncated at max_len
+    # runs trained under their name plus their run hash, because the name held a run of another config
+    # (rmlib.train.own_name): a rerun with another learning rate, length, precision or layer count
+    renamed: list[str] = []
 
 
 class Evaluation(Section):
@@ -229,8 +232,8 @@ class BaseEffect(Section):
 class FinetuningResults(ChapterResults):
     CHAPTERS = ("finetuning",)
     # 2: the sentences' numbers are sections; same_data -> training.same_data, reward_kinds ->
-    # evaluation.reward_kinds, spearman_acc_var -> accuracy_variance.rho
-    SCHEMA_VERSION = 2
+    # evaluation.reward_kinds, spearman_acc_var -> accuracy_variance.rho. 3: training.renamed
+    SCHEMA_VERSION = 3
 
     runs: Table  # rmlib.analysis.finetuning.training_summary
     training: Training
@@ -254,12 +257,13 @@ def _per_prompt(values: pd.Series) -> list[PromptValue]:
 
 
 def training(n_runs: int, seeds: list, bases: list, same_data: bool, main: pd.DataFrame, batch_size: int,
-             n_pairs: int, max_len: int) -> Training:
-    """The section of the main runs' rows of :func:`rmlib.analysis.finetuning.training_summary` (``main``)."""
+             n_pairs: int, max_len: int, renamed: list[str] = ()) -> Training:
+    """The section of the main runs' rows of :func:`rmlib.analysis.finetuning.training_summary` (``main``);
+    ``renamed``: :func:`rmlib.analysis.finetuning.renamed_runs`."""
     return Training(n_runs=n_runs, n_seeds=len(seeds), n_bases=len(bases), same_data=bool(same_data),
                     steps=int(main["steps"].iloc[0]), batch_size=batch_size, n_pairs=n_pairs, max_len=max_len,
                     first_loss=main["first_loss"].mean(), last_loss=main["last_loss"].mean(),
-                    share_truncated=main["share_truncated"].mean())
+                    share_truncated=main["share_truncated"].mean(), renamed=list(renamed))
 
 
 def evaluation(final: pd.DataFrame, kinds) -> Evaluation:
