@@ -48,7 +48,7 @@ One name per concept across chapters:
 | `N_RESAMPLES_CI` | bootstrap resamples of the confidence intervals, where a chapter also runs a permutation test |
 | `N_SHUFFLES` | rounds of a shuffled-score (noise) baseline |
 | `TOP_K` | how many top and bottom items a table or chart shows |
-| `SEED`, `DTYPE` | random seed of sampling and resampling; compute dtype (`None`: bfloat16 on CPU) |
+| `SEED`, `DTYPE` | random seed of sampling and resampling; compute dtype (`None`: auto, bfloat16 on a CPU with bf16 units such as AMX, else float32) |
 | `TUNING` | which weights a trained RM trains: `full`, `last_n` (the head and the last `N_LAYERS` layers) or `lora` |
 """
 

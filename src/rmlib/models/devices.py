@@ -12,7 +12,7 @@ import torch
 
 from rmlib.registry import ModelError, ModelSpec
 
-__all__ = ["resolve_device", "resolve_dtype", "DTYPE_BY_NAME", "dtype_name", "place", "Placement", "plan_placement",
+__all__ = ["resolve_device", "resolve_dtype", "cpu_has_bf16_units", "DTYPE_BY_NAME", "dtype_name", "place", "Placement", "plan_placement",
            "gpu_free_bytes", "empty_model", "model_bytes", "device_map_for", "cuda_device_map", "model_devices",
            "input_device"]
 
@@ -42,13 +42,24 @@ def resolve_device(device: str | None = None) -> torch.device:
 DTYPE_BY_NAME = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
+def cpu_has_bf16_units() -> bool:
+    """Whether this CPU computes bfloat16 in hardware (AVX512-BF16 or AMX), as torch reports it. Without such units
+    torch emulates bf16, and a small forward is several times slower than in float32 (benchmarks/cpu_dtype.py)."""
+    probes = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    return any(bool(probe()) for probe in probes if probe is not None)
+
+
 def resolve_dtype(spec: ModelSpec, device: torch.device, dtype: str | None = None) -> torch.dtype:
-    """The paper's dtype on GPU; on CPU bfloat16 (fast with AVX512-BF16) unless float32 is asked for."""
+    """``auto`` (or None): the paper's dtype on GPU; on a CPU bfloat16 where it has bf16 units
+    (:func:`cpu_has_bf16_units`), else float32. Why per CPU: with AMX a sweep ran 2-3x faster in bfloat16 than in
+    float32, on a CPU without bf16 units about 5x slower (benchmarks/README.md). The dtype is part of every cache
+    key, so the two kinds of machine never serve each other's scores under ``auto``."""
     name = dtype or ("auto")
     if name == "auto":
-        name = spec.dtype if device.type == "cuda" else "bfloat16"
-        if device.type == "cpu" and name == "float16":
-            name = "bfloat16"
+        if device.type == "cuda":
+            name = spec.dtype
+        else:
+            name = "bfloat16" if device.type == "cpu" and cpu_has_bf16_units() else "float32"
     try:
         return DTYPE_BY_NAME[name]
     except KeyError:
