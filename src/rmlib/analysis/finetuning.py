@@ -18,9 +18,10 @@ from rmlib.storage import atomic
 from rmlib import train
 from rmlib import models as rm_models
 
-__all__ = ["evaluate_run", "run_name", "train_runs", "renamed_runs", "training_plan", "training_summary", "trajectory_runs",
-           "evaluate_runs", "final_rows", "category_gaps", "imprint_table", "one_way_gap_anova", "spread", "first_to_last", "gap_correlation",
-           "published_final_gaps", "published_quantity_change", "accuracy_variance_correlation"]
+__all__ = ["evaluate_run", "run_name", "train_runs", "renamed_runs", "training_plan", "training_summary",
+           "trajectory_runs", "evaluate_runs", "final_rows", "category_gaps", "imprint_table", "one_way_gap_anova",
+           "spread", "first_to_last", "gap_correlation", "published_final_gaps", "published_quantity_change",
+           "accuracy_variance_correlation"]
 
 
 def _key(obj) -> str:

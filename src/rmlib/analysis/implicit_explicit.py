@@ -45,8 +45,8 @@ def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
     finished run of that chapter with exactly this config (same hash) is reused rather than retrained, and a run
     trained here is reused by that chapter. If a different run holds that name, the EX-RM is trained under an
     ``ive-ex-`` name instead; and if a different run holds the ``ive-`` name of either RM too, under that name
-    with its run hash (:func:`rmlib.train.naming.own_name`). Returns {ex, im (TrainResults), ex_reused (True when it was already
-    there)}.
+    with its run hash (:func:`rmlib.train.naming.own_name`). Returns {ex, im (TrainResults), ex_reused (True when it
+    was already there)}.
     """
     from rmlib.analysis.finetuning import run_name
 
@@ -58,7 +58,7 @@ def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
         ex_cfg, found = own_name(replace(ex_cfg, name="ive-ex-" + name.removeprefix("ft-")), data_hash)
     ex = train(ex_cfg, progress=progress)
     im_cfg, _ = own_name(replace(cfg, name=f"ive-im-{name.removeprefix('ft-')}-b{beta:g}", objective="dpo",
-                                  beta=beta), data_hash)
+                                 beta=beta), data_hash)
     im = train(im_cfg, progress=progress)
     return {"ex": ex, "im": im, "ex_reused": bool(found) and ex.resumed_from is None}
 

@@ -17,9 +17,10 @@ A plan is a YAML file (or the same dict in Python)::
 A model's loading options (:func:`model_load`) are built field by field, the later winning: the registry's (a
 pinned ``revision``), then the plan's ``load:``, then the model's own ``load:``. The dtype is not forced: left out
 (or ``auto``) it is the registry's dtype, the paper's, on GPU, and on a CPU bfloat16 where it has bf16 units, else
-float32 (:func:`rmlib.models.resolve_dtype`); :attr:`Job.gpu_dtype` names it. Remote code is never implied: a model whose registry entry needs its own code is
-refused unless its ``load:`` (or the plan's) says ``trust_remote_code: true``. A ``revision`` names one model's
-commit, so the plan-wide ``load:`` of a plan of several models may not hold one. Every mistake is a
+float32 (:func:`rmlib.models.resolve_dtype`); :attr:`Job.gpu_dtype` names it. Remote code is never implied: a model
+whose registry entry needs its own code is refused unless its ``load:`` (or the plan's) says
+``trust_remote_code: true``. A ``revision`` names one model's commit, so the plan-wide ``load:`` of a plan of several
+models may not hold one. Every mistake is a
 :class:`SweepError` before any job runs: an unknown key of a model entry, an unknown loading option or value
 (``dtype: fp8``), a model id that names nothing (:func:`rmlib.registry.get_spec`), an unknown ``mode``, a
 ``batch_size`` that is not a positive integer (``true`` included), an empty or reversed ``tokens`` slice, and in

@@ -84,12 +84,12 @@ def request_key(model, prompt: str, tokens=None, load=None, mode: str = "id_exac
     # ``auto`` on a CPU is bfloat16 only where the CPU has bf16 units (resolve_dtype), float32 elsewhere: the other
     # precision is keyed, so a cache shared by both kinds of machine never serves one's scores to the other (auto
     # meant bfloat16 on every CPU before, and the keys written then stay valid where it still does)
-    auto = dtype_name(resolve_dtype(spec, device, options.dtype)) if device.type != "cuda" else None
+    auto = (dtype_name(resolve_dtype(spec, device, options.dtype))
+            if options.dtype in (None, "auto") and device.type != "cuda" else "bfloat16")
     return sweep_key({"request": model, "spec": asdict(spec), "fingerprint": fp, "prompt": prompt,
                       "tokens": _tokens_field(tokens), "load": asdict(options),
                       "device": device.type, "rmlib": __version__, **versions,
-                      **({"auto_dtype": auto} if options.dtype in (None, "auto") and auto not in (None, "bfloat16")
-                         else {}),
+                      **({"auto_dtype": auto} if auto != "bfloat16" else {}),
                       **({"mode": mode} if mode != "id_exact" else {})})  # id_exact: the keys as they were
 
 

@@ -12,9 +12,9 @@ import torch
 
 from rmlib.registry import ModelError, ModelSpec
 
-__all__ = ["resolve_device", "resolve_dtype", "cpu_has_bf16_units", "DTYPE_BY_NAME", "dtype_name", "place", "Placement", "plan_placement",
-           "gpu_free_bytes", "empty_model", "model_bytes", "device_map_for", "cuda_device_map", "model_devices",
-           "input_device"]
+__all__ = ["resolve_device", "resolve_dtype", "cpu_has_bf16_units", "DTYPE_BY_NAME", "dtype_name", "place",
+           "Placement", "plan_placement", "gpu_free_bytes", "empty_model", "model_bytes", "device_map_for",
+           "cuda_device_map", "model_devices", "input_device"]
 
 
 def resolve_device(device: str | None = None) -> torch.device:

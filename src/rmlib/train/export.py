@@ -50,7 +50,8 @@ def export(model, tokenizer, out: Path, run: dict, save_dtype: str) -> None:
 
     A last_n checkpoint stores only the trained tensors (`trained.safetensors`) plus a fingerprint of the frozen
     ones, which load_model takes from the base: the fine-tuning chapter's exports then need ~5-6 GB of disk
-    (tokenizer copies included) instead of 38 GB. Other tunings store the whole model (LoRA merged), a plain HF reward model.
+    (tokenizer copies included) instead of 38 GB. Other tunings store the whole model (LoRA merged), a plain HF
+    reward model.
     The files are written into a folder of this process's own (two exports of one name never share a temporary
     folder), then renamed into place.
     """
