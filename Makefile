@@ -12,6 +12,8 @@ export RMLIB_DATA_DIR ?= $(CURDIR)/data/external
 # downloads from the original addresses in data/sources.yml.
 MIRROR ?= $(wildcard $(CURDIR)/../shared/data)
 PYTEST_ARGS ?=
+# make test runs in this many pytest-xdist workers (one per core; 0 runs everything in one process)
+TEST_WORKERS ?= 2
 
 .PHONY: browser help venv data test test-fast book chapter lab course benchmarks clean sweeps
 
@@ -46,8 +48,10 @@ data: $(STAMP)
 
 # tests/unit (fast, mirrors src/rmlib), tests/integration (tiny-model sweeps, training, concurrency),
 # tests/chapters (every chapter through one harness, and the book)
+# Chapter runs and the course's student notebooks are kept in .pytest_cache/d/rmlib/ (tests/chapters/conftest.py), so
+# a second run on the same checkout executes only what changed; `make clean` or `pytest --cache-clear` starts cold.
 test: $(STAMP) data browser
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS)
 
 # Debian's chromium, for the browser check of the tiny book in tests/chapters/test_book.py
 # (tools/browser_check.py installs it with apt-get when it is missing, as root; otherwise it says what to run)

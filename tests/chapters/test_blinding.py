@@ -1,9 +1,12 @@
 """The blinding chapter, run with tiny parameters; asserts on its results JSON and on what its prose says."""
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from rmlib.analysis.blinding.prompts import CONDITIONS
+from rmlib.config import PROJECT_ROOT
 
 SMOLLM2 = "smollm2-135m-instruct"
 
@@ -56,15 +59,20 @@ def test_blinding_chapter_tiny_smollm2(chapter, needs_smollm2):
 
 
 @pytest.fixture(scope="module")
-def tiny_rm(tmp_path_factory):
-    """A tiny RM trained by rmlib.train (two steps on synthetic pairs), addressed by its absolute path."""
+def tiny_rm(chapter):
+    """A tiny RM trained by rmlib.train (two steps on synthetic pairs), addressed by its absolute path. It lives in
+    the test store (tests/chapters/conftest.py), so the chapter run that scores it has the same parameters in the
+    next session, and rmlib.train reuses the finished run instead of training it again."""
+    from rmlib.storage.atomic import file_lock
     from rmlib.train import TrainConfig, train
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("RMLIB_CACHE_DIR", str(tmp_path_factory.mktemp("blinding_rm_cache")))
-        run = train(TrainConfig(name="blinding-tiny-rm", base="tiny-llama", sources=["synthetic_marker"], n_pairs=16,
-                                n_test=8, steps=2, batch_size=4, lr=1e-3, max_len=96, tuning="full", save_every=2,
-                                dtype="float32", save_dtype="float32"), progress=False)
+    cfg = TrainConfig(name="blinding-tiny-rm", base="tiny-llama", sources=["synthetic_marker"], n_pairs=16, n_test=8,
+                      steps=2, batch_size=4, lr=1e-3, max_len=96, tuning="full", save_every=2, dtype="float32",
+                      save_dtype="float32")
+    cache = chapter.store / "caches" / f"blinding-tiny-rm-{hashlib.sha256(repr(cfg).encode()).hexdigest()[:10]}"
+    with file_lock(chapter.store / "locks" / f"{cache.name}.lock"), pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RMLIB_CACHE_DIR", str(cache))
+        run = train(cfg, progress=False)
     return f"local:{run.run_dir}"
 
 
@@ -83,10 +91,9 @@ templates:
 """
 
 
-def test_blinding_chapter_with_an_rm_an_unusable_lm_and_a_missing_rm(chapter, tiny_rm, tmp_path_factory):
+def test_blinding_chapter_with_an_rm_an_unusable_lm_and_a_missing_rm(chapter, tiny_rm):
     absent = "local:ft-not-trained-yet"
-    design = tmp_path_factory.mktemp("blinding_design") / "short.yaml"  # tiny models take 256 tokens at most
-    design.write_text(SHORT_DESIGN)
+    design = chapter.input_file("short.yaml", SHORT_DESIGN)  # tiny models take 256 tokens at most
     r = chapter("blinding", isolated_cache=True, MODELS=["tiny-llama", tiny_rm, absent], DESIGN_FILE=str(design),
                 AXES=None)
     out, text = r.results, r.markdown
@@ -113,7 +120,8 @@ def test_blinding_chapter_with_an_rm_an_unusable_lm_and_a_missing_rm(chapter, ti
     assert {x["condition"] for x in rm_rows} == set(CONDITIONS)
     assert all(x["gap"] == 0 for x in rm_rows if x["condition"] == "blinded")
     assert "No reward model in this run" not in text and "share_preferring_yes" in r.path.read_text()
-    assert out["rms"]["models"] == [tiny_rm] and f"Reward models scored: **{tiny_rm}**." in text
+    shown = tiny_rm.replace(str(PROJECT_ROOT), ".")  # a page shows no machine path (the RM lives in the store)
+    assert out["rms"]["models"] == [tiny_rm] and f"Reward models scored: **{shown}**." in text
     prefs = [x for x in out["rms"]["table"] if x["model"] == tiny_rm]
     assert [x["condition"] for x in prefs] == list(CONDITIONS) and all(0 <= x["share_preferring_yes"] <= 1 for x in prefs)
     assert {x["model"] for x in out["counterfactual_examples"]} == {tiny_rm}

@@ -20,23 +20,26 @@ EXERCISES = "heterogeneity"  # a chapter with exercises (#27): how the book show
 
 
 @pytest.fixture(scope="module")
-def tiny_book(tmp_path_factory, chapter):
-    root = tmp_path_factory.mktemp("book")
-    book.write_vendor(log=lambda *_: None)  # npm pack once; cached in book/_static/vendor afterwards
-    shutil.copy(book.ROOT / "_config.yml", root / "_config.yml")
-    toc = yaml.safe_load((book.ROOT / "_toc.yml").read_text())
-    # the glossary comes along: chapters link their terms to it, and the build treats a broken link as an error
-    tiny_toc = {"format": toc["format"], "root": toc["root"],
-                "chapters": [{"file": f"book/_executed/{CHAPTER}"}, {"file": f"book/_executed/{EXERCISES}"},
-                             {"file": "book/glossary"}]}
-    (root / "_toc.yml").write_text(yaml.safe_dump(tiny_toc))
-    (root / "book").mkdir()
-    shutil.copy(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
-    shutil.copy(book.ROOT / "book" / "glossary.md", root / "book" / "glossary.md")
-    shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static")  # rmlib.css + vendor/
-    result = chapter.tiny(CHAPTER, output_dir=root / "book" / "_executed")
-    exercises = chapter.tiny(EXERCISES, output_dir=root / "book" / "_executed")
-    html = book.build_html(root)
+def tiny_book(chapter):
+    """The HTML of the test session's tiny book (tests/chapters/conftest.py): the standard runs of two chapters and
+    the glossary, built where those runs are; an unchanged book is not rebuilt."""
+    from rmlib.storage.atomic import file_lock
+
+    result, exercises = chapter(CHAPTER), chapter(EXERCISES)
+    root = chapter.book_root
+    with file_lock(chapter.store / "locks" / "tiny-book.lock"):
+        book.write_vendor(log=lambda *_: None)  # npm pack once; cached in book/_static/vendor afterwards
+        shutil.copy2(book.ROOT / "_config.yml", root / "_config.yml")  # copy2 keeps mtimes: the build stamp holds
+        toc = yaml.safe_load((book.ROOT / "_toc.yml").read_text())
+        # the glossary comes along: chapters link their terms to it, and the build treats a broken link as an error
+        tiny_toc = {"format": toc["format"], "root": toc["root"],
+                    "chapters": [{"file": f"book/_executed/{CHAPTER}"}, {"file": f"book/_executed/{EXERCISES}"},
+                                 {"file": "book/glossary"}]}
+        (root / "_toc.yml").write_text(yaml.safe_dump(tiny_toc))
+        shutil.copy2(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
+        shutil.copy2(book.ROOT / "book" / "glossary.md", root / "book" / "glossary.md")
+        shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static", dirs_exist_ok=True)  # css, vendor/
+        html = book.build_html(root)
     return {"root": root, "result": result, "exercises": exercises, "html": html}
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
 
 import pytest
 
@@ -31,15 +30,11 @@ def _close(token: str, value) -> bool:
 
 
 @pytest.fixture(scope="module")
-def page(chapter, tmp_path_factory):
-    out = tmp_path_factory.mktemp("claims")
-    results = out / "results"
-    results.mkdir()
-    for name in claims.source_chapters():
-        r = chapter(name)
-        shutil.copy(r.results_dir / f"{name}.json", results / f"{name}.json")
-    res = chapter.tiny("claims", output_dir=out, RESULTS_DIR=str(results))
-    return res, res.results, results
+def page(chapter):
+    """The claims page of the tiny book: run after the chapters it reads, in their folder, on their results."""
+    chapter.standard_runs(claims.source_chapters())
+    res = chapter("claims")
+    return res, res.results, res.results_dir
 
 
 def test_every_claim_has_a_verdict_and_a_reason(page):

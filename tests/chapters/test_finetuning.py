@@ -1,4 +1,5 @@
-"""The fine-tuning chapter with tiny parameters: identical data across bases, checkpoints, ablations, durability."""
+"""The fine-tuning chapter with tiny parameters: identical data across bases, checkpoints, ablations, durability.
+(A rerun with another learning rate is tested below the notebook: tests/integration/test_finetuning_rerun.py.)"""
 from __future__ import annotations
 
 
@@ -37,26 +38,6 @@ def test_finetuning_chapter_tiny(chapter):
     # one seed: no across-seed order and no base-effect test, and the page says so
     assert out["durability"]["ours"] is None and out["base_effect"] is None and out["ablation"] is None
     assert "One seed only" in text
-
-
-def test_a_rerun_with_another_learning_rate_trains_under_names_of_its_own(chapter):
-    """A run's name leaves out the learning rate, so a rerun with another one met the first run's RMs under the same
-    names and stopped ("holds a different run"); nothing in the chapter lets a reader choose a name. Now each such
-    run is stored under its name plus its run hash, the page says so, and the first run's RMs stay as they were."""
-    from rmlib.book import chapter as declared
-
-    lr = 2 * float(declared("finetuning").declared_parameters()["LR"])  # its default, as the cell writes it
-    first = chapter.tiny("finetuning", isolated_cache=True)
-    again = chapter.tiny("finetuning", isolated_cache=True, LR=lr)
-    planned = sorted(x["run"] for x in first.results["runs"])
-    renamed = sorted(x["run"] for x in again.results["runs"])
-    assert first.results["training"]["renamed"] == []
-    assert sorted(again.results["training"]["renamed"]) == renamed and len(renamed) == len(planned) == 2
-    assert all(new.startswith(old + "-") and len(new) == len(old) + 9 for old, new in zip(planned, renamed))
-    assert "2 run(s) trained under a name of their own" in again.markdown and "run(s) trained" not in first.markdown
-    # the same config again reuses its RMs under the names it got
-    assert sorted(x["run"] for x in chapter.tiny("finetuning", isolated_cache=True, LR=lr,
-                                                 SEEDS=[0]).results["runs"]) == renamed
 
 
 def test_finetuning_chapter_seeds_and_ablations(chapter):

@@ -59,18 +59,19 @@ def test_good_teachers_published_tiny(chapter, data_ready):
 @pytest.fixture(scope="module")
 def compute_run(chapter):
     """The chapter in compute mode: a tiny-llama policy, an RM trained from tiny-llama and a tiny LM as proxies (the
-    RM is trained into the harness's isolated cache, where the chapter run finds it)."""
+    RM is trained into the run's own isolated cache, where the chapter run finds it)."""
     from rmlib.train import TrainConfig, train
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("RMLIB_CACHE_DIR", str(chapter.root / "cache"))
-        rm = train(TrainConfig(name="gt-tiny", base="tiny-llama", sources=["synthetic_marker"], n_pairs=32, n_test=16,
-                               steps=8, batch_size=8, lr=2e-3, max_len=96, tuning="full", save_every=8,
-                               dtype="float32", save_dtype="float32"), progress=False)
+    def train_rm():
+        train(TrainConfig(name="gt-tiny", base="tiny-llama", sources=["synthetic_marker"], n_pairs=32, n_test=16,
+                          steps=8, batch_size=8, lr=2e-3, max_len=96, tuning="full", save_every=8, dtype="float32",
+                          save_dtype="float32"), progress=False)
+
+    rm_id = "local:gt-tiny"
     run = chapter("good_teachers", isolated_cache=True, MODE="compute",
-                  MODELS=[rm.model_id, "tiny-gemma3", "local:no-such-rm"], POLICY="tiny-llama",
-                  GROUND_TRUTH="tiny-qwen2")
-    return run.results, run.markdown, rm.model_id
+                  MODELS=[rm_id, "tiny-gemma3", "local:no-such-rm"], POLICY="tiny-llama",
+                  GROUND_TRUTH="tiny-qwen2", prepare=train_rm)
+    return run.results, run.markdown, rm_id
 
 
 def test_good_teachers_compute_tiny(compute_run):

@@ -18,6 +18,8 @@ from rmlib.engine import run_plan
 from rmlib.storage import ShardStore
 
 ray = pytest.importorskip("ray")
+# one local Ray cluster at a time: under `make test`'s two workers, both files run in the same one
+pytestmark = pytest.mark.xdist_group("ray")
 
 LOAD = {"head": "rm", "dtype": "float32", "allow_untrained_head": True}
 PLAN = {"models": ["tiny-llama", "tiny-gemma2", "tiny-qwen2"], "prompts": ["greatest", "best"], "load": LOAD}

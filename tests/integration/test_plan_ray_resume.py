@@ -20,6 +20,8 @@ from rmlib.engine import run_plan
 from rmlib.storage import ShardStore
 
 ray = pytest.importorskip("ray")
+# one local Ray cluster at a time: under `make test`'s two workers, both files run in the same one
+pytestmark = pytest.mark.xdist_group("ray")
 
 LOAD = {"head": "rm", "dtype": "float32", "allow_untrained_head": True}
 F32_ROUNDING = 64 * float(np.finfo(np.float32).eps)  # Ray workers run torch on 1 thread: see test_plan_ray.py

@@ -2,7 +2,10 @@
 
 ``make data`` puts the Princeton WordNet-3.0 database files in ``<data dir>/lexicons/wordnet3.0/`` (manifest key
 ``wordnet30``). NLTK finds corpora at ``corpora/<name>`` under one of its data paths, so :func:`load_wordnet` links
-``<cache dir>/nltk_data/corpora/wordnet`` to that folder and asks NLTK for ``corpora/wordnet`` there. Nothing is
+``<cache dir>/nltk_data/<folder digest>/corpora/wordnet`` to that folder and asks NLTK for ``corpora/wordnet`` there.
+Each data folder gets a link of its own (:func:`nltk_root`): with one shared link, a process reading another data
+folder (a second test worker, a notebook next to the book) re-pointed it, and a reader that opens its files lazily
+then read the other folder's files, or was refused them by NLTK. Nothing is
 downloaded from the NLTK data server and nothing is copied. NLTK (>= 3.9.3) only opens corpora that lie under one of
 its data paths *after* resolving links, so the data folder itself is also put on ``nltk.data.path``.
 """
@@ -14,7 +17,7 @@ from pathlib import Path
 
 DATASET = "wordnet30"
 
-__all__ = ["DATASET", "wordnet_dir", "load_wordnet"]
+__all__ = ["DATASET", "wordnet_dir", "nltk_root", "load_wordnet"]
 
 
 def wordnet_dir() -> Path:
@@ -27,6 +30,15 @@ def wordnet_dir() -> Path:
     if len(folders) != 1:
         raise RuntimeError(f"manifest dataset {DATASET!r} spans several folders: {sorted(map(str, folders))}")
     return folders.pop()
+
+
+def nltk_root(folder: Path) -> Path:
+    """The NLTK data path that holds the link to WordNet ``folder``: one per folder, under the cache."""
+    import hashlib
+
+    from rmlib import config
+
+    return config.cache_dir() / "nltk_data" / hashlib.sha256(str(Path(folder).resolve()).encode()).hexdigest()[:16]
 
 
 def _link(link: Path, target: Path) -> None:
@@ -53,10 +65,8 @@ def load_wordnet():
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    from rmlib import config
-
     folder = wordnet_dir()
-    root = config.cache_dir() / "nltk_data"
+    root = nltk_root(folder)
     _link(root / "corpora" / "wordnet", folder)
     for p in (str(root), str(folder)):
         if p not in nltk.data.path:
