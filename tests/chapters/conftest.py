@@ -4,9 +4,10 @@ the markdown the notebook displayed, the number of charts drawn, the executed no
 
 * ``chapter(name, **overrides)`` runs the chapter with its standard test parameters (its tiny defaults plus
   ``notebooks/params/<name>.test.yaml``: :attr:`rmlib.book.chapters.Chapter.test_parameters`);
-* ``chapter.tiny(name, **overrides)`` runs it with the template's own defaults;
-* ``chapter.fresh(name, **overrides)`` runs it with its standard parameters into a new temporary folder, whatever
-  ran before: for a test about what one execution prints or leaves behind.
+* ``chapter.tiny(name, **overrides)`` runs it with the template's own defaults.
+
+A test about what one execution prints or leaves behind runs the chapter itself (``rmlib.book.run_chapter`` into
+its ``tmp_path``, as ``test_book.py`` does).
 
 **One tiny book per checkout.** The standard runs all go into one folder, ``<store>/book/book/_executed``: the
 chapter tests, the claims page (which reads their results), the page checks and the HTML build (``test_book.py``)
@@ -120,8 +121,8 @@ def _short(payload: dict) -> str:
 
 
 class _Harness:
-    def __init__(self, store: Path, scratch: Path):
-        self.store, self.scratch, self.done = store, scratch, {}
+    def __init__(self, store: Path):
+        self.store, self.done = store, {}
         self.book_root = store / "book"
         self.executed = self.book_root / BOOK_SUBDIR
 
@@ -131,8 +132,7 @@ class _Harness:
         run_id = f"{name}-{_short({'isolated': isolated, 'params': params, 'prepared': prepared})}"
         return self.store / "runs" / run_id, run_id
 
-    def _run(self, name: str, standard: bool, fresh: bool = False, wait: bool = True,
-             **overrides) -> ChapterRun | None:
+    def _run(self, name: str, standard: bool, wait: bool = True, **overrides) -> ChapterRun | None:
         """The run, executed unless its stamp is current; with ``wait=False``, None (and nothing done) while
         another worker holds the run's lock. ``prepare`` (an override, not a parameter): a function called before
         the run executes, with the run's own cache set (e.g. to train an RM the run scores)."""
@@ -142,25 +142,21 @@ class _Harness:
         ch = chapter(name)
         params = {**(ch.test_parameters if standard else {}), **overrides}
         isolated = bool(params.pop("isolated_cache", ch.test_isolated_cache and standard))
-        standard = not fresh and prepare is None and isolated == ch.test_isolated_cache and params == ch.test_parameters
+        standard = prepare is None and isolated == ch.test_isolated_cache and params == ch.test_parameters
         # what ``prepare`` does is part of the run: its source names the run's folder, so an edit makes a new run
         prepared = hashlib.sha256(inspect.getsource(prepare).encode()).hexdigest()[:10] if prepare else None
-        key = (name, isolated, fresh, prepared, json.dumps(params, sort_keys=True, default=str))
+        key = (name, isolated, prepared, json.dumps(params, sort_keys=True, default=str))
         if key not in self.done:
-            if fresh:
-                out = self.scratch / f"{name}-{len(self.done)}"
-                run_id = out.name
-            else:
-                out, run_id = self._folder(name, isolated, params, standard, prepared)
-            cache = (self.scratch if fresh else self.store) / "caches" / run_id
+            out, run_id = self._folder(name, isolated, params, standard, prepared)
+            cache = self.store / "caches" / run_id
             with _locked(self.store / "locks" / f"{run_id}.lock", wait) as got:
                 if not got:
                     return None
-                self.done[key] = self._execute(ch, out, cache if isolated else None, fresh, params, prepare)
+                self.done[key] = self._execute(ch, out, cache if isolated else None, params, prepare)
         return self.done[key]
 
     @staticmethod
-    def _execute(ch, out: Path, cache: Path | None, fresh: bool, params: dict, prepare=None) -> ChapterRun:
+    def _execute(ch, out: Path, cache: Path | None, params: dict, prepare=None) -> ChapterRun:
         from rmlib.analysis.results import CHAPTER_MODULES, result_type
         from rmlib.book import parameters, run_chapter, stale_reason, with_results_dir
         from rmlib.storage import read_results
@@ -168,7 +164,7 @@ class _Harness:
         name = ch.name
         with pytest.MonkeyPatch.context() as mp:
             planned = with_results_dir(name, parameters(name, tiny=True, overrides=params, validate=False), out)
-            stale = fresh or stale_reason(ch, planned, out) is not None
+            stale = stale_reason(ch, planned, out) is not None
             if cache is not None:
                 if stale:
                     shutil.rmtree(cache, ignore_errors=True)  # what an isolated run computes, it computes cold
@@ -196,10 +192,6 @@ class _Harness:
         """The chapter with its template's own defaults and ``overrides``."""
         return self._run(name, False, **overrides)
 
-    def fresh(self, name: str, **overrides) -> ChapterRun:
-        """The chapter with its standard test parameters, executed now into a new temporary folder."""
-        return self._run(name, True, fresh=True, **overrides)
-
     def input_file(self, label: str, text: str) -> Path:
         """``text`` as a file in the store, named by its content: a parameter that names a file then changes (and
         makes the run stale) exactly when the file's content does."""
@@ -213,8 +205,8 @@ class _Harness:
 
 
 @pytest.fixture(scope="session")
-def chapter(request, tmp_path_factory) -> _Harness:
-    return _Harness(store_folder(request.config), tmp_path_factory.mktemp("chapters"))
+def chapter(request) -> _Harness:
+    return _Harness(store_folder(request.config))
 
 
 @pytest.fixture(scope="session")
