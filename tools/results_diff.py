@@ -307,6 +307,9 @@ def diff_sides(before: Path, after: Path, rtol: float = 0.0, atol: float = 0.0, 
                 n_diff += 1
                 continue
             a, b = json.loads(pa.read_text()), json.loads(pb.read_text())
+            for side in (a, b):  # a results file's hash of its content: any change shows in the content itself
+                if isinstance(side, dict):
+                    side.pop("sha256", None)
             chapter = rel.name.split(".")[0]
             for c, old, new in renames:
                 if c == chapter and rel.parent.name == "results":

@@ -87,10 +87,11 @@ def stale_reason(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -
         return "never executed (or its last run failed)"
     folder = params.get(RESULTS_PARAMETER)
     if folder and ch.declares_results:
-        from rmlib.storage.results import results_path
+        from rmlib.storage.results import results_problem
 
-        if not results_path(name, folder).is_file():
-            return f"its results file {results_path(name, folder)} is missing"
+        problem = results_problem(name, folder)  # missing, or changed since the chapter wrote it
+        if problem is not None:
+            return problem
     now = dependencies(ch, params)
     try:
         old = json.loads(stamp.read_text())

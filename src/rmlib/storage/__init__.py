@@ -7,9 +7,9 @@
 """
 from rmlib.storage import atomic, integrity
 from rmlib.storage.results import (ChapterResults, JsonData, Num, Record, ResultsError, Section, Table, jsonable, read_results,
-                                   results_path, write_results)
+                                   results_path, results_problem, write_results)
 from rmlib.storage.shards import ENGINE_VERSION, FORMAT, CorruptShardError, ShardError, ShardStore, sweep_key
 
 __all__ = ["atomic", "integrity", "ShardStore", "ShardError", "CorruptShardError", "sweep_key", "ENGINE_VERSION",
            "FORMAT", "ResultsError", "ChapterResults", "Section", "Record", "Num", "Table", "JsonData", "results_path", "write_results",
-           "read_results", "jsonable"]
+           "read_results", "results_problem", "jsonable"]

@@ -26,7 +26,7 @@ from rmlib.storage import atomic
 from rmlib.errors import RmlibError
 
 __all__ = ["ResultsError", "ChapterResults", "Section", "Record", "Num", "Table", "JsonData", "results_path", "write_results",
-           "read_results", "jsonable"]
+           "read_results", "results_problem", "jsonable"]
 
 
 class ResultsError(RmlibError, RuntimeError):
@@ -152,9 +152,52 @@ def write_results(results: ChapterResults, results_dir: str | os.PathLike | None
         return None
     target = results_path(chapter, results_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = {"schema": cls.schema_tag(), **jsonable(results.model_dump(mode="python"))}
+    body = {"schema": cls.schema_tag(), **jsonable(results.model_dump(mode="python"))}
+    data = {"schema": body["schema"], HASH_FIELD: _digest(body), **{k: v for k, v in body.items() if k != "schema"}}
     atomic.write_bytes(target, json.dumps(data, indent=1, allow_nan=False).encode("utf-8"))
     return target
+
+
+HASH_FIELD = "sha256"  # of the file's other fields (canonical JSON), written with them: a changed number is caught
+
+
+def _digest(body: dict) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+                          .encode("utf-8")).hexdigest()
+
+
+def _verified(p: Path, name: str) -> dict:
+    """The JSON of results file ``p`` without its hash, after checking the hash (a ResultsError saying to rerun
+    chapter ``name`` when the file is not JSON, has no hash, or was changed after it was written)."""
+    rerun = f"rerun chapter {name!r} (`rmlib book run {name}`)"
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ResultsError(f"{p} is not valid JSON ({e}); {rerun}") from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{p} does not hold a chapter's results (a JSON object); {rerun}")
+    stored = data.pop(HASH_FIELD, None)
+    if stored is None:
+        raise ResultsError(f"{p} has no {HASH_FIELD}: it was written before results carried their hash; {rerun}")
+    if stored != _digest(data):
+        raise ResultsError(f"{p} was changed after chapter {name!r} wrote it (its content no longer matches its "
+                           f"{HASH_FIELD}); {rerun}")
+    return data
+
+
+def results_problem(name: str, results_dir: str | os.PathLike) -> str | None:
+    """Why chapter ``name``'s results file in ``results_dir`` cannot be served (missing, not JSON, no hash, changed
+    since it was written), or None when it is intact. The book's stamps ask this before calling a chapter current."""
+    p = results_path(name, results_dir)
+    if not p.is_file():
+        return f"its results file {p} is missing"
+    try:
+        _verified(p, name)
+    except ResultsError as e:
+        return str(e)
+    return None
 
 
 def read_results(name: str, results_dir: str | os.PathLike, as_type: type[R] | None = None) -> R | dict:
@@ -165,14 +208,11 @@ def read_results(name: str, results_dir: str | os.PathLike, as_type: type[R] | N
     if not p.is_file():
         raise ResultsError(f"no results from chapter {name!r} in {Path(results_dir)}: run it first "
                            f"(`rmlib book run {name}`, or `make book`)")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise ResultsError(f"{p} is not valid JSON ({e}); rerun chapter {name!r}") from None
+    data = _verified(p, name)
     if as_type is None:
         return data
     rerun = f"rerun chapter {name!r} (`rmlib book run {name}`)"
-    tag = data.pop("schema", None) if isinstance(data, dict) else None
+    tag = data.pop("schema", None)
     if tag is None:
         raise ResultsError(f"{p} has no schema tag: it was written before results were typed; {rerun}")
     if tag != as_type.schema_tag():

@@ -26,10 +26,16 @@ def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path
     for s in sources:
         (res / f"{s}.json").write_text('{"x": 1}')
     (out / "claims.ipynb").write_text("{}")  # as if the page had run with these results
-    (res / "claims.json").write_text("{}")
+    from rmlib.storage.results import HASH_FIELD, _digest
+
+    own = {"x": 1}
+    (res / "claims.json").write_text(json.dumps({**own, HASH_FIELD: _digest(own)}))  # as write_results writes it
     book.stamp_path("claims", out).write_text(json.dumps(
         {"hash": book.content_hash("claims", params), "dependencies": book.dependencies("claims", params)}))
     assert book.stale_reason("claims", params, out) is None
+    (res / "claims.json").write_text(json.dumps({"x": 2, HASH_FIELD: _digest(own)}))  # a number changed by hand
+    assert "changed after chapter 'claims' wrote it" in book.stale_reason("claims", params, out)
+    (res / "claims.json").write_text(json.dumps({**own, HASH_FIELD: _digest(own)}))
     (res / "framing.json").write_text('{"x": 2}')
     assert book.stale_reason("claims", params, out) == "results changed: framing"
     (res / "claims.json").unlink()  # a chapter whose own results vanished must run again

@@ -71,10 +71,18 @@ def test_a_type_serving_several_chapters_needs_the_name(tmp_path):
     assert storage.read_results("two", tmp_path, TwoChapters).n == 2
 
 
+def _write(path, data: dict) -> None:
+    """``data`` as a results file with a valid hash (a file of another shape that nothing damaged)."""
+    from rmlib.storage.results import HASH_FIELD, _digest
+
+    body = {k: v for k, v in data.items() if k != HASH_FIELD}
+    path.write_text(json.dumps({**body, HASH_FIELD: _digest(body)}))
+
+
 def test_old_foreign_and_damaged_files_are_refused_with_the_chapter_to_rerun(tmp_path):
     with pytest.raises(ResultsError, match="run it first"):
         storage.read_results("missing", tmp_path, DemoResults)
-    (tmp_path / "demo.json").write_text(json.dumps({"mode": "published"}))
+    _write(tmp_path / "demo.json", {"mode": "published"})
     with pytest.raises(ResultsError, match="before results were typed.*rerun chapter 'demo'"):
         storage.read_results("demo", tmp_path, DemoResults)
     storage.write_results(TwoChapters(n=1), tmp_path, chapter="one")
@@ -82,12 +90,36 @@ def test_old_foreign_and_damaged_files_are_refused_with_the_chapter_to_rerun(tmp
     with pytest.raises(ResultsError, match="holds TwoChapters v1, not DemoResults v1"):
         storage.read_results("demo", tmp_path, DemoResults)
     data = json.loads(storage.write_results(demo(), tmp_path).read_text())
-    (tmp_path / "demo.json").write_text(json.dumps({**data, "schema": {"type": "DemoResults", "version": 0}}))
+    _write(tmp_path / "demo.json", {**data, "schema": {"type": "DemoResults", "version": 0}})
     with pytest.raises(ResultsError, match="v0, not DemoResults v1"):
         storage.read_results("demo", tmp_path, DemoResults)
-    (tmp_path / "demo.json").write_text(json.dumps({**data, "a": "high"}))
+    _write(tmp_path / "demo.json", {**data, "a": "high"})
     with pytest.raises(ResultsError, match="does not fit DemoResults.*'a'"):
         storage.read_results("demo", tmp_path, DemoResults)
     (tmp_path / "demo.json").write_text("{not json")
     with pytest.raises(ResultsError, match="not valid JSON"):
         storage.read_results("demo", tmp_path, DemoResults)
+
+
+def test_a_changed_number_is_refused_on_read_and_makes_the_chapter_stale(tmp_path):
+    """#39 item 3: a results file had no hash, so one changed digit in distributions.json was served by read_results,
+    the chapter was called current and the claims page read the wrong number. Every file now carries the sha256 of
+    its content; a changed, unhashed or missing file is refused and names the chapter to rerun."""
+    from rmlib.storage.results import HASH_FIELD
+
+    path = storage.write_results(demo(a=0.25), tmp_path)
+    assert storage.results_problem("demo", tmp_path) is None
+    text = path.read_text()
+    assert '"a": 0.25' in text and json.loads(text)[HASH_FIELD]
+    path.write_text(text.replace('"a": 0.25', '"a": 0.35'))  # one digit
+    for read in (lambda: storage.read_results("demo", tmp_path, DemoResults),
+                 lambda: storage.read_results("demo", tmp_path)):
+        with pytest.raises(ResultsError, match="changed after chapter 'demo' wrote it.*rerun chapter 'demo'"):
+            read()
+    assert "changed after chapter 'demo' wrote it" in storage.results_problem("demo", tmp_path)
+    unhashed = json.loads(text)
+    del unhashed[HASH_FIELD]
+    path.write_text(json.dumps(unhashed))
+    assert "has no sha256" in storage.results_problem("demo", tmp_path)
+    path.unlink()
+    assert "is missing" in storage.results_problem("demo", tmp_path)
