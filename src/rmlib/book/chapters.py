@@ -147,7 +147,8 @@ class Chapter:
 
     ``test_parameters`` and ``test_isolated_cache`` come from ``notebooks/params/<name>.test.yaml``
     (``parameters:`` a mapping on top of the tiny defaults; ``isolated_cache: true`` when the tests must point
-    ``RMLIB_CACHE_DIR`` at a session folder, for chapters that sweep or train tiny random models)."""
+    ``RMLIB_CACHE_DIR`` at a cache folder of the run's own, emptied whenever the run executes, for chapters that
+    sweep or train tiny random models: tests/chapters/conftest.py)."""
 
     name: str
     template: Path
