@@ -7,13 +7,13 @@ import pytest
 
 
 def test_wordnet_loads_from_the_data_folder_through_nltk(wn):
-    from rmlib.data.wordnet import nltk_root, wordnet_dir
+    from rmlib.data.wordnet import nltk_root
 
     assert wn.get_version() == "3.0"
     assert wn.synsets("dog", pos="n")[0].lexname() == "noun.animal"
-    link = nltk_root(wordnet_dir()) / "corpora" / "wordnet"
+    link = Path(wn.root.path)  # the reader's folder (from the data directory that was set when it was loaded)
     assert link.is_symlink()  # a link to the verified data folder, not a copy or a download
-    assert link.resolve() == wordnet_dir().resolve()
+    assert link == nltk_root(link.resolve()) / "corpora" / "wordnet"  # the link of the folder it points at
 
 
 def test_two_data_folders_keep_links_of_their_own(wn, tmp_path, monkeypatch):
@@ -24,11 +24,10 @@ def test_two_data_folders_keep_links_of_their_own(wn, tmp_path, monkeypatch):
     import shutil
 
     import rmlib.data
-    from rmlib import config
-    from rmlib.data.wordnet import load_wordnet, wordnet_dir
+    from rmlib.data.wordnet import load_wordnet
 
-    first = wordnet_dir()
-    copy = tmp_path / "data" / first.relative_to(config.data_dir())
+    first = Path(wn.root.path).resolve()  # the folder wn reads (lexicons/wordnet3.0 of some data directory)
+    copy = tmp_path / "data" / Path(*first.parts[-2:])
     shutil.copytree(first, copy)
     monkeypatch.setenv("RMLIB_DATA_DIR", str(tmp_path / "data"))
     rmlib.data.clear_caches()
