@@ -24,6 +24,10 @@ from rmlib.models import CacheWarning, load_model
 from rmlib.storage import ShardError
 from rmlib.engine import SweepError, score_answers, sweep
 
+# `rmlib verify` checks the book's results folder too; these tests check the cache alone, whatever book is built here
+NO_RESULTS = ["--results", "/nonexistent/rmlib-no-results"]
+
+
 PROMPT = "What, in one word, is the greatest thing ever?"
 
 
@@ -406,15 +410,15 @@ def test_verify_reports_intact_corrupt_and_repaired(tmp_path, monkeypatch, tiny_
     score_answers(tiny_lms["qwen2"], [PROMPT], ["love", "peace"], progress=False)
     orphan = tmp_path / "sweeps" / a.meta["key"] / ".shard-00001-0123456789abcdef.parquet.999999999.0badf00d.tmp"
     orphan.write_bytes(b"partial")
-    assert main(["verify"]) == 0
+    assert main(["verify", *NO_RESULTS]) == 0
     out = capsys.readouterr().out
     assert out.count("intact") >= 3 and "cleaned" in out and not orphan.exists()
     shard = next((tmp_path / "sweeps" / b.meta["key"]).glob("shard-*.parquet"))
     data = bytearray(shard.read_bytes())
     data[200] ^= 1
     shard.write_bytes(bytes(data))
-    assert main(["verify", "--dry-run"]) == 1 and shard.exists()  # reports, moves nothing
-    assert main(["verify", "--full"]) == 1
+    assert main(["verify", "--dry-run", *NO_RESULTS]) == 1 and shard.exists()  # reports, moves nothing
+    assert main(["verify", "--full", *NO_RESULTS]) == 1
     out = capsys.readouterr().out
     assert "corrupt" in out and shard.name in out and not shard.exists()
     again = sweep(tiny_rms["qwen2"], PROMPT, tokens=range(30), progress=False)

@@ -152,8 +152,11 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_verify(args) -> int:
+    from rmlib.book.chapters import results_dir
     from rmlib.engine import print_report, verify_cache
+    from rmlib.engine.verify import verify_results
     findings = verify_cache(full=args.full, repair=not args.dry_run)
+    findings += verify_results(args.results if args.results is not None else results_dir())
     status = print_report(findings, full=args.full)
     if args.dry_run:
         print("dry run: nothing was changed (no result moved aside, no model rebuilt, no file deleted); run "
@@ -215,4 +218,6 @@ def add_model_commands(sub) -> None:
                    help="hash every byte of the model files too and decode every shard (default: sizes and sampled "
                         "hashes for model files, every shard's sha256)")
     p.add_argument("--dry-run", action="store_true", help="report only: move, rebuild or delete nothing")
+    p.add_argument("--results", default=None, metavar="DIR",
+                   help="the chapters' results folder to check too (default: the book's, book/_executed/results)")
     p.set_defaults(func=_cmd_verify)

@@ -17,6 +17,10 @@ What is checked (quick, the default; then what --full adds), and what a failure 
 A check that reads only part of a file (quick: sampled blocks of model files, a joined GGUF's size) that finds
 nothing says "sampled: no damage found", not "intact": only --full, which hashes every byte, can say "intact".
 
+* the book's results folder (``book/_executed/results``, or ``--results DIR``): each chapter's results JSON against
+  the sha256 written with it (:func:`verify_results`). A changed file is reported with the chapter to rerun; its
+  stamp is stale, so ``make book`` reruns that chapter.
+
 Interrupted results and orphaned temporary files of killed runs are reported too (temporary files are removed).
 Nothing is modified with repair=False (`--dry-run`).
 """
@@ -276,6 +280,19 @@ def _check_checkpoint(d: Path, full: bool) -> Finding:
                                                                           "or retrain with overwrite=True)")
     return Finding("checkpoint", d, INTACT if full else SAMPLED,
                    "every byte hashed" if full else f"sizes and sampled hashes; {FULL_HINT}")
+
+
+def verify_results(folder: str | Path) -> list[Finding]:
+    """Each chapter's results JSON in ``folder`` against the sha256 written with it: intact, or corrupt (with the
+    chapter to rerun). Nothing is changed: only the chapter can write its results again."""
+    from rmlib.storage.results import results_problem
+
+    folder = Path(folder)
+    found = []
+    for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        problem = results_problem(p.stem, folder)
+        found.append(Finding("results", p, INTACT if problem is None else CORRUPT, problem or ""))
+    return found
 
 
 def print_report(findings: list[Finding], full: bool = False, out=None) -> int:
