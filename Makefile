@@ -20,7 +20,7 @@ TEST_WORKERS ?= 2
 help:
 	@echo "make book       build the whole report offline (embedded models + published scores)"
 	@echo "make test       run the whole test suite: unit, integration, chapters (tiny models, no network, no GPU)"
-	@echo "make test-fast  run the unit tests only (under a minute)"
+	@echo "make test-fast  run the unit tests only (about 2 minutes on 2 cores)"
 	@echo "make data       fill \$$RMLIB_DATA_DIR from the mirror or the original URLs, verifying checksums"
 	@echo "make chapter NB=<name> [MODELS='[...]'] [PARAMS=file.yaml] [ARGS='-p KEY VALUE'] [FORCE=1]"
 	@echo "               rerun one chapter with other parameters: MODELS= the models it scores, PARAMS= a YAML"
