@@ -172,7 +172,8 @@ def design_rsa(run: SimilarityRun, designs: dict[str, pd.DataFrame], *, n_resamp
 def design_partial_mantel(run: SimilarityRun, designs: dict[str, pd.DataFrame], *,
                           n_resamples: int = 999) -> pd.DataFrame:
     """Partial Mantel tests of the Kendall τ matrix against each design given each other one (``run.partial``:
-    design, given, r, p, r_design (its plain Mantel r), r_given_design (how far the two designs overlap), n_models;
+    design, given, r, p (exact over every relabelling of up to 10 models, else Monte Carlo with ``n_resamples``),
+    exact, p_se (the Monte Carlo standard error, 0 when exact), n_permutations, alternative (two-sided), r_design (its plain Mantel r), r_given_design (how far the two designs overlap), n_models;
     empty with fewer than 4 models or fewer than 2 designs). Why: a design's plain Mantel r includes whatever it
     shares with another design, so "similarity follows the base" is only shown by base's partial r with size held
     fixed (:func:`similarity.partial_mantel_test`)."""
@@ -184,7 +185,9 @@ def design_partial_mantel(run: SimilarityRun, designs: dict[str, pd.DataFrame], 
                 if d != g:
                     res = similarity.partial_mantel_test(tau, b.loc[tau.index, tau.index], c.loc[tau.index, tau.index],
                                                          n_resamples=n_resamples)
-                    rows.append({"design": d, "given": g, "r": res["r"], "p": res["p"], "r_design": res["r_ab"],
+                    rows.append({"design": d, "given": g, "r": res["r"], "p": res["p"], "exact": res["exact"],
+                                 "p_se": res["p_se"], "n_permutations": res["n_permutations"],
+                                 "alternative": res["alternative"], "r_design": res["r_ab"],
                                  "r_given_design": res["r_bc"], "n_models": res["n_models"]})
     run.partial = pd.DataFrame(rows)
     return run.partial

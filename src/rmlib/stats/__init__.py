@@ -5,6 +5,7 @@
   with the Bonett-Wright interval; ``resampling.py``: cluster-bootstrap means;
 * ``ranking.py``: the one :func:`top_bottom`, percentile ranks, standardised rewards;
 * ``similarity.py``: how alike models rank items (Kendall, Spearman, RBO, MDS, Mantel/RSA);
+* ``permutation.py``: label-permutation p-values, exact up to 10! relabellings, else with their Monte Carlo error;
 * ``group_tests.py``: permutation tests, ANOVA, post-hoc tests, mixed models; ``regression.py``: per-cell slopes and
   shuffled baselines; ``enrichment.py``: over-representation of labels among flagged items.
 

@@ -19,21 +19,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = [
-    "check_wide_scores",
-    "rbo_ext",
-    "pairwise_similarity",
-    "similarity_matrices",
-    "classical_mds",
-    "same_group_design",
-    "difference_design",
-    "mantel_test",
-    "partial_mantel_test",
-    "rsa",
-    "shuffled_similarity_baseline",
-    "upper_triangle",
-    "upper_pairs",
-]
+from rmlib.stats.permutation import ALTERNATIVE, EXACT_LIMIT, label_permutation_p
+
+__all__ = ["check_wide_scores", "rbo_ext", "pairwise_similarity", "similarity_matrices", "classical_mds",
+           "same_group_design", "difference_design", "mantel_test", "partial_mantel_test", "rsa",
+           "shuffled_similarity_baseline", "upper_triangle", "upper_pairs"]
 
 METHODS = ("kendall", "spearman", "rbo")
 
@@ -200,19 +190,45 @@ def upper_pairs(matrix: pd.DataFrame) -> list[tuple]:
     return [(matrix.index[i], matrix.columns[j]) for i, j in zip(rows, cols)]
 
 
+def _permuted_pairs(mat: np.ndarray, perms: np.ndarray) -> np.ndarray:
+    """The upper triangle of ``mat`` with its labels relabelled by each row of ``perms``: (batch, n_pairs)."""
+    iu = np.triu_indices(mat.shape[0], k=1)
+    return mat[perms[..., iu[0]], perms[..., iu[1]]]
+
+
+def _symmetric_ranks(mat: np.ndarray) -> np.ndarray:
+    """``mat`` with its upper triangle replaced by its average ranks, mirrored: relabelling models permutes these
+    ranks, so ranking once serves every permutation (Spearman is Pearson on ranks)."""
+    out = np.zeros_like(mat, dtype=float)
+    iu = np.triu_indices(mat.shape[0], k=1)
+    out[iu] = stats.rankdata(mat[iu])
+    out[(iu[1], iu[0])] = out[iu]
+    return out
+
+
+def _standardised(x: np.ndarray) -> np.ndarray:
+    """x centred and scaled to unit (population) variance along its last axis; a permutation of x keeps both."""
+    x = np.asarray(x, float)
+    return (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True)
+
+
 def mantel_test(
     a: pd.DataFrame,
     b: pd.DataFrame,
     *,
     method: str = "spearman",
     n_resamples: int = 9999,
-    alternative: str = "greater",
+    alternative: str = ALTERNATIVE,
     seed: int | None = 0,
+    exact_limit: int = EXACT_LIMIT,
 ) -> dict:
     """Mantel test: correlation of two model x model matrices' upper triangles, p-value from permuting model labels.
 
     Labels are permuted jointly on rows and columns of ``b`` (the pairs are not independent, so an ordinary
-    correlation p-value would be wrong). Runs exactly when n_resamples exceeds n_models!.
+    correlation p-value would be wrong). Exact (every relabelling) up to :data:`EXACT_LIMIT` relabellings, else
+    ``n_resamples`` random ones with the p's standard error (:func:`rmlib.stats.permutation.label_permutation_p`). Two-sided by default:
+    the book's convention (a significant r of the other sign is evidence against a claimed similarity, judged by
+    the same test). Returns r, p, exact, n_permutations, p_se, n_models, n_pairs, method, alternative.
     """
     if method not in ("spearman", "pearson"):
         raise ValueError(f"method must be 'spearman' or 'pearson', got {method!r}")
@@ -229,24 +245,20 @@ def mantel_test(
     if np.ptp(upper_triangle(mb)) == 0:
         raise ValueError("design matrix is constant over model pairs; the correlation is undefined")
     if method == "spearman":
-        # Spearman = Pearson on ranks; ranks of b's pairs are carried by the permuted matrix, so rank once.
-        ua = stats.rankdata(ua)
-        mb = mb.copy()
-        iu = np.triu_indices(n, k=1)
-        mb[iu] = stats.rankdata(mb[iu])
-        mb[(iu[1], iu[0])] = mb[iu]
-    za = (ua - ua.mean()) / ua.std()
+        ua, mb = stats.rankdata(ua), _symmetric_ranks(mb)
+    za = _standardised(ua)
+    zb = _standardised(upper_triangle(mb))  # a relabelling permutes b's pairs: mean and spread stay
 
-    def statistic(perm):
-        ub = upper_triangle(mb[np.ix_(perm, perm)])
-        return float(np.mean(za * (ub - ub.mean())) / ub.std())
+    def statistic(perms):
+        return _permuted_pairs(zb_mat, perms) @ za / za.size
 
-    res = stats.permutation_test(
-        (np.arange(n),), statistic, permutation_type="pairings", vectorized=False,
-        n_resamples=n_resamples, alternative=alternative, rng=np.random.default_rng(seed),
-    )
-    return {"r": float(res.statistic), "p": float(res.pvalue), "n_models": n, "n_pairs": int(ua.size),
-            "method": method, "alternative": alternative}
+    zb_mat = np.zeros_like(mb, dtype=float)
+    iu = np.triu_indices(n, k=1)
+    zb_mat[iu], zb_mat[(iu[1], iu[0])] = zb, zb
+    r = float(zb @ za / za.size)
+    test = label_permutation_p(n, statistic, r, n_resamples=n_resamples, alternative=alternative, seed=seed,
+                                exact_limit=exact_limit)
+    return {"r": r, **test, "n_models": n, "n_pairs": int(ua.size), "method": method, "alternative": alternative}
 
 
 def _ranked_upper(mat: np.ndarray) -> np.ndarray:
@@ -254,12 +266,13 @@ def _ranked_upper(mat: np.ndarray) -> np.ndarray:
     return stats.rankdata(upper_triangle(mat))
 
 
-def _partial_r(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> float:
-    """Partial correlation of x and y given z, from the three pairwise Pearson correlations; NaN when z explains
-    x or y completely (nothing is left to correlate)."""
-    rxy, rxz, ryz = (np.corrcoef(u, v)[0, 1] for u, v in ((x, y), (x, z), (y, z)))
+def _partial_r(rxy, rxz, ryz):
+    """Partial correlation of x and y given z from the three pairwise correlations (arrays allowed); NaN where z
+    explains x or y completely (nothing is left to correlate)."""
+    rxy, rxz = np.asarray(rxy, float), np.asarray(rxz, float)
     den = np.sqrt((1 - rxz ** 2) * (1 - ryz ** 2))
-    return float((rxy - rxz * ryz) / den) if den > 1e-12 else float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 1e-12, (rxy - rxz * ryz) / np.where(den > 1e-12, den, 1.0), np.nan)
 
 
 def partial_mantel_test(
@@ -269,8 +282,9 @@ def partial_mantel_test(
     *,
     method: str = "spearman",
     n_resamples: int = 9999,
-    alternative: str = "greater",
+    alternative: str = ALTERNATIVE,
     seed: int | None = 0,
+    exact_limit: int = EXACT_LIMIT,
 ) -> dict:
     """Partial Mantel test (Smouse, Long & Sokal 1986): the correlation of ``a`` (e.g. the τ matrix) with design
     ``b`` once design ``c`` is held fixed, over the model pairs' upper triangles.
@@ -283,10 +297,12 @@ def partial_mantel_test(
     §10.5.2): the dependence between the two designs, which is what the test conditions on, is kept as observed,
     and the pairs that share a model are permuted together. Permuting the residuals of a on c is the alternative
     Smouse et al. also give; it assumes the linear fit of a on c is right and can give a smaller p-value with few
-    models, so the label permutation is the cautious choice. Runs exactly when n_resamples exceeds n_models!.
+    models, so the label permutation is the cautious choice. Exact (all relabellings) up to :data:`EXACT_LIMIT`,
+    else Monte Carlo with the p's standard error; two-sided by default, as :func:`mantel_test`.
 
-    Returns r (partial), p, r_ab, r_ac, r_bc (the plain correlations: r_bc near ±1 means ``b`` is a proxy of
-    ``c``), n_models, n_pairs, method, alternative; r is NaN (p None) when ``c`` fixes ``a`` or ``b`` completely.
+    Returns r (partial), p, exact, n_permutations, p_se, r_ab, r_ac, r_bc (the plain correlations: r_bc near ±1
+    means ``b`` is a proxy of ``c``), n_models, n_pairs, method, alternative; r is NaN (p None) when ``c`` fixes
+    ``a`` or ``b`` completely.
     """
     if method not in ("spearman", "pearson"):
         raise ValueError(f"method must be 'spearman' or 'pearson', got {method!r}")
@@ -303,22 +319,24 @@ def partial_mantel_test(
         if np.ptp(upper_triangle(m)) == 0:
             raise ValueError(f"{name} is constant over model pairs; the correlation is undefined")
     rank = _ranked_upper if method == "spearman" else upper_triangle
-    ub, uc = rank(mb), rank(mc)
-    r_ab, r_ac, r_bc = (float(np.corrcoef(u, v)[0, 1]) for u, v in ((rank(ma), ub), (rank(ma), uc), (ub, uc)))
+    ub, uc = _standardised(rank(mb)), _standardised(rank(mc))
+    sa = _symmetric_ranks(ma) if method == "spearman" else ma.astype(float)
+    ua = upper_triangle(sa)
+    mu, sd, m = ua.mean(), ua.std(), ua.size
+    r_ab, r_ac, r_bc = float(_standardised(ua) @ ub / m), float(_standardised(ua) @ uc / m), float(ub @ uc / m)
 
-    def statistic(perm):
-        return _partial_r(rank(ma[np.ix_(perm, perm)]), ub, uc)
+    def statistic(perms):
+        x = (_permuted_pairs(sa, perms) - mu) / sd  # a relabelling permutes a's pairs: mean and spread stay
+        return _partial_r(x @ ub / m, x @ uc / m, r_bc)
 
-    r = statistic(np.arange(n))
-    base = {"r_ab": r_ab, "r_ac": r_ac, "r_bc": r_bc, "n_models": n, "n_pairs": int(n * (n - 1) // 2),
-            "method": method, "alternative": alternative}
+    r = float(_partial_r(r_ab, r_ac, r_bc))
+    base = {"r_ab": r_ab, "r_ac": r_ac, "r_bc": r_bc, "n_models": n, "n_pairs": int(m), "method": method,
+            "alternative": alternative}
     if np.isnan(r):
-        return {"r": r, "p": None, **base}
-    res = stats.permutation_test(
-        (np.arange(n),), statistic, permutation_type="pairings", vectorized=False,
-        n_resamples=n_resamples, alternative=alternative, rng=np.random.default_rng(seed),
-    )
-    return {"r": float(res.statistic), "p": float(res.pvalue), **base}
+        return {"r": r, "p": None, "exact": None, "n_permutations": 0, "p_se": None, **base}
+    test = label_permutation_p(n, statistic, r, n_resamples=n_resamples, alternative=alternative, seed=seed,
+                                exact_limit=exact_limit)
+    return {"r": r, **test, **base}
 
 
 def rsa(
@@ -328,11 +346,14 @@ def rsa(
     method: str = "spearman",
     n_resamples: int = 9999,
     seed: int | None = 0,
+    exact_limit: int = EXACT_LIMIT,
 ) -> pd.DataFrame:
     """Representational-similarity analysis: one Mantel test of ``similarity`` against each design matrix.
 
-    Designs are similarity-coded (see :func:`same_group_design`, :func:`difference_design`), so the one-sided
-    alternative is r > 0. Returns a tidy table: design, r, p, n_models, n_pairs.
+    Designs are similarity-coded (see :func:`same_group_design`, :func:`difference_design`), so a match is r > 0;
+    the test is two-sided all the same (the book's convention, :data:`ALTERNATIVE`), so that a design the models
+    go against shows as significant r < 0 rather than as chance. Returns a tidy table: design, r, p, exact, p_se,
+    n_models, n_pairs.
     """
     if not designs:
         raise ValueError("designs is empty; pass e.g. {'same family': same_group_design(families)}")
@@ -342,8 +363,8 @@ def rsa(
         if missing:
             raise ValueError(f"design {name!r} lacks models {sorted(missing)}")
         d = design.loc[similarity.index, similarity.index]
-        res = mantel_test(similarity, d, method=method, n_resamples=n_resamples, seed=seed)
-        rows.append({"design": name, **{k: res[k] for k in ("r", "p", "n_models", "n_pairs")}})
+        res = mantel_test(similarity, d, method=method, n_resamples=n_resamples, seed=seed, exact_limit=exact_limit)
+        rows.append({"design": name, **{k: res[k] for k in ("r", "p", "exact", "p_se", "n_models", "n_pairs")}})
     return pd.DataFrame(rows)
 
 

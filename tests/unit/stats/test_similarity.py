@@ -1,6 +1,8 @@
 """rmlib.stats.similarity: RBO against hand-computed values, correlations, MDS, Mantel tests and RSA on planted designs."""
 from __future__ import annotations
 
+import math
+
 from scipy import stats
 import numpy as np
 import pandas as pd
@@ -135,9 +137,13 @@ def test_rsa_detects_planted_family_design():
     while (unrelated == fam).mean() in (0.0, 1.0):  # avoid a relabelling that is the family design itself
         unrelated = pd.Series(rng.permutation(fam.to_numpy()), index=fam.index)
     res = sim.rsa(tau, {"family": sim.same_group_design(fam), "shuffled": sim.same_group_design(unrelated)},
-                  n_resamples=2000).set_index("design")
-    assert res.loc["family", "r"] > 0.7
-    assert res.loc["family", "p"] < 0.01
+                  n_resamples=2000, exact_limit=0).set_index("design")
+    assert res.loc["family", "r"] > 0.7 and res.loc["family", "p"] < 0.05
+    # exact and two-sided: a perfect match of two families of 5 is shared by the 2 * 5! * 5! relabellings that keep
+    # the families, so its p is twice that share of 10!: 1/63, the smallest this design can ever give
+    exact = sim.mantel_test(tau, sim.same_group_design(fam))
+    assert exact["exact"] and exact["p_se"] == 0 and exact["r"] == pytest.approx(res.loc["family", "r"])
+    assert exact["p"] == pytest.approx(2 * 2 * math.factorial(5) ** 2 / math.factorial(10))
     assert res.loc["shuffled", "r"] < res.loc["family", "r"]
     assert res.loc["family", "n_pairs"] == 45
 
@@ -195,12 +201,12 @@ def _size_driven(seed=0, n=10, noise=0.05):
 
 def test_partial_mantel_drops_a_base_design_that_is_a_proxy_of_size():
     simil, base, size = _size_driven()
-    plain = sim.mantel_test(simil, base, n_resamples=999)
-    part = sim.partial_mantel_test(simil, base, size, n_resamples=999)
+    plain = sim.mantel_test(simil, base, n_resamples=999, exact_limit=0)  # Monte Carlo: exactness is not the point
+    part = sim.partial_mantel_test(simil, base, size, n_resamples=999, exact_limit=0)
     assert plain["r"] > 0.4 and plain["p"] < 0.05                     # base "matches" on its own ...
     assert part["r_ab"] == pytest.approx(plain["r"]) and part["r_bc"] > 0.4
     assert abs(part["r"]) < 0.25 and part["p"] > 0.05                 # ... but not with size held fixed
-    kept = sim.partial_mantel_test(simil, size, base, n_resamples=999)
+    kept = sim.partial_mantel_test(simil, size, base, n_resamples=999, exact_limit=0)
     assert kept["r"] > 0.8 and kept["p"] < 0.01                       # size keeps its match given base
 
 
@@ -212,7 +218,7 @@ def test_partial_mantel_r_is_the_correlation_of_residuals_on_the_third_matrix():
     def resid(v):
         return v - np.polyval(np.polyfit(z, v, 1), z)
 
-    res = sim.partial_mantel_test(simil, base, size, n_resamples=99)
+    res = sim.partial_mantel_test(simil, base, size, n_resamples=99, exact_limit=0)
     assert res["r"] == pytest.approx(np.corrcoef(resid(x), resid(y))[0, 1])
     assert res["n_pairs"] == 45 and res["method"] == "spearman"
     with pytest.raises(ValueError, match="constant"):
@@ -229,3 +235,39 @@ def test_partial_mantel_null_rate():
         hits += sim.partial_mantel_test(a, b, c, n_resamples=199, seed=seed)["p"] < 0.05
     # Under the null, P(p < .05) = .05; a binomial(60, .05) exceeds 9 with probability < 0.002.
     assert hits <= 9
+
+
+def test_label_permutations_are_exact_up_to_the_limit_and_carry_their_error_beyond_it():
+    """#38 item 8: a Monte Carlo p at the threshold decided a verdict. Up to EXACT_LIMIT relabellings the p is over
+    all of them (equal to scipy's own exact enumeration), beyond it the p comes with its standard error."""
+    from rmlib.stats.permutation import all_permutations
+
+    perms = all_permutations(5)
+    assert perms.shape == (120, 5) and len({tuple(p) for p in perms}) == 120
+    simil, base, size = _size_driven(seed=2, n=6, noise=0.3)
+    exact = sim.partial_mantel_test(simil, base, size, n_resamples=99)
+    assert exact["exact"] and exact["n_permutations"] == math.factorial(6) and exact["p_se"] == 0
+    ua, ub = (sim.upper_triangle(m.to_numpy()) for m in (simil, base))
+    iu = np.triu_indices(6, 1)
+    ranked_a = np.zeros((6, 6))
+    ranked_a[iu] = stats.rankdata(ua)
+    ranked_a += ranked_a.T
+    ref = stats.permutation_test(
+        (np.arange(6),), lambda perm: stats.pearsonr(ranked_a[np.ix_(perm, perm)][iu], stats.rankdata(ub))[0],
+        permutation_type="pairings", n_resamples=np.inf, alternative="two-sided")
+    plain = sim.mantel_test(simil, base)
+    assert plain["exact"] and plain["p"] == pytest.approx(ref.pvalue, rel=1e-12)
+    mc = sim.partial_mantel_test(simil, base, size, n_resamples=400, exact_limit=100)
+    assert not mc["exact"] and mc["n_permutations"] == 400
+    assert mc["p_se"] == pytest.approx(np.sqrt(mc["p"] * (1 - mc["p"]) / 400))
+    assert abs(mc["p"] - exact["p"]) < 4 * mc["p_se"] + 1e-9
+
+
+def test_mantel_tests_are_two_sided_by_default():
+    """#38 item 7: one sidedness convention. A similarity that goes against the design is significant (r < 0),
+    not chance as under the old one-sided default."""
+    simil, base, size = _size_driven(seed=0, n=8)
+    against = sim.mantel_test(-simil, size)
+    assert against["alternative"] == "two-sided" and against["r"] < -0.8 and against["p"] < 0.01
+    assert sim.mantel_test(-simil, size, alternative="greater")["p"] > 0.99
+    assert sim.partial_mantel_test(-simil, size, base)["p"] < 0.05

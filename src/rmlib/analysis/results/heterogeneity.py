@@ -23,6 +23,10 @@ class PartialMantel(Record):
     given: str
     r: Num
     p: Num
+    exact: bool | None  # p over every relabelling of the models (None when r is undefined)
+    p_se: Num  # the Monte Carlo standard error of p (0 when exact)
+    n_permutations: int  # relabellings the p is over
+    alternative: str  # two-sided: the book's convention (rmlib.stats.similarity.ALTERNATIVE)
     r_design: Num  # the design's plain Mantel r
     r_given_design: Num  # how far the two designs overlap, over model pairs
     n_models: int
@@ -103,7 +107,8 @@ class SimilarityRunResults(Section):
 
 class HeterogeneityResults(ChapterResults):
     CHAPTERS = ("heterogeneity",)
-    SCHEMA_VERSION = 2  # 2: the sections are required and the flat copies go (tau_*, rbo_*_median -> agreement,
+    SCHEMA_VERSION = 3  # 3: partial Mantel tests say whether their p is exact, its Monte Carlo SE, the sidedness
+    # 2: the sections are required and the flat copies go (tau_*, rbo_*_median -> agreement,
     # mds_explained -> mds.first_axis/second_axis, partial_mantel -> designs.base_given_size)
 
     mode: Literal[het.MODES]

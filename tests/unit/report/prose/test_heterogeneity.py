@@ -39,9 +39,11 @@ def test_a_positive_r_that_chance_explains_matches_no_design():
 
 def test_the_partial_mantel_is_reported_with_the_overlap_of_the_designs():
     partial = [{"design": BASE_DESIGN, "given": SIZE_DESIGN, "r": 0.27, "p": 0.0504, "r_design": 0.59,
-                "r_given_design": 0.62, "n_models": 10},
+                "r_given_design": 0.62, "n_models": 10,
+                "exact": True, "p_se": 0.0, "n_permutations": 120, "alternative": "two-sided"},
                {"design": SIZE_DESIGN, "given": BASE_DESIGN, "r": 0.55, "p": 0.001, "r_design": 0.72,
-                "r_given_design": 0.62, "n_models": 10}]
+                "r_given_design": 0.62, "n_models": 10,
+                "exact": True, "p_se": 0.0, "n_permutations": 120, "alternative": "two-sided"}]
     run = _run([(BASE_DESIGN, 0.59, 0.008), (SIZE_DESIGN, 0.72, 0.001)], partial)
     text = _rsa(run, {BASE_DESIGN: None, SIZE_DESIGN: None}, [])
     assert "best matches the τ matrix is **similar size (log10 params)** (Mantel r = 0.72" in text
@@ -132,7 +134,8 @@ def test_a_clear_match_is_named_with_the_skipped_designs_after_it():
 
 def test_a_base_design_that_size_fixes_completely_is_called_confounded():
     partial = [{"design": BASE_DESIGN, "given": SIZE_DESIGN, "r": float("nan"), "p": float("nan"), "r_design": 0.5,
-                "r_given_design": 0.97, "n_models": 5}]
+                "r_given_design": 0.97, "n_models": 5,
+                "exact": True, "p_se": 0.0, "n_permutations": 120, "alternative": "two-sided"}]
     text = _rsa(_run([(BASE_DESIGN, 0.5, 0.01), (SIZE_DESIGN, 0.3, 0.04)], partial),
                 {BASE_DESIGN: None, SIZE_DESIGN: None}, [])
     assert text.endswith("5 models). Size and base family are confounded here (the designs correlate +0.97), so the "
@@ -142,7 +145,8 @@ def test_a_base_design_that_size_fixes_completely_is_called_confounded():
 
 def test_designs_that_do_not_overlap_are_not_said_to_share_models():
     partial = [{"design": BASE_DESIGN, "given": SIZE_DESIGN, "r": 0.4, "p": 0.02, "r_design": 0.38,
-                "r_given_design": -0.1, "n_models": 5}]
+                "r_given_design": -0.1, "n_models": 5,
+                "exact": True, "p_se": 0.0, "n_permutations": 120, "alternative": "two-sided"}]
     text = _rsa(_run([(BASE_DESIGN, 0.38, 0.02), (SIZE_DESIGN, 0.1, 0.3)], partial),
                 {BASE_DESIGN: None, SIZE_DESIGN: None}, [])
     assert "5 models). The two designs correlate -0.10 over model pairs, so each is also tested" in text
