@@ -246,8 +246,8 @@ def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc:
     (``domain_sets``), 'comparable or better' when the IM − EX CI lies above −margin, 'worse' when it lies below
     −margin, else 'not established'. The half follows the claims page's share rule over the sets
     (:func:`~rmlib.analysis.claims.rules.share_outcome`): 'replicates' when at least 75% are comparable or better,
-    'does not replicate' when fewer than half are and at least as many are worse, 'not established' when none is
-    either, else 'mixed'. ``domain_worse_sets`` lists the worse sets. ``replicates`` is both halves replicating.
+    'does not replicate' when at least 75% are worse (the mirror), 'not established' when none is either, else
+    'mixed'. ``domain_worse_sets`` lists the worse sets. ``replicates`` is both halves replicating.
 
     With ``acc`` (:func:`accuracy_table`), ``below_chance`` lists the RMs whose accuracy CI on a domain set lies
     below 0.5: that source's labels run against what training taught, so there a *higher* accuracy can mean that
@@ -279,7 +279,7 @@ def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc:
     if out["domain_sets"]:
         kinds = list(out["domain_sets"].values())
         better, worse = kinds.count("comparable or better"), kinds.count("worse")
-        share = share_outcome(better, len(kinds), worse)  # holds / mixed / not established / fails
+        share = share_outcome(better, len(kinds), against=worse)  # holds / mixed / not established / fails
         out["domain"] = {"holds": "replicates", "fails": "does not replicate"}.get(share, share)
         out["domain_worse_sets"] = [k for k, v in out["domain_sets"].items() if v == "worse"]
     out["replicates"] = out["token"] == "replicates" and out["domain"] == "replicates"

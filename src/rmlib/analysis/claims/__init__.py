@@ -19,14 +19,14 @@ The evaluate functions, one module per paper:
 from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, claims_table, load_evidence,
                                              source_chapters)
 from rmlib.analysis.claims.evidence import Evidence, Missing, Node, Ref, SchemaError, follow
-from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, TAU_HETEROGENEOUS, VERDICTS, Claim, Part,
-                                         Said, bh_floor, equivalence_outcome, exact_two_group_floor, exists_outcome,
-                                         interval_outcome, order_outcome, rules_fields, share_outcome,
-                                         test_outcome, threshold_outcome, verdict)
+from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, SIDES, TAU_HETEROGENEOUS, VERDICTS, Claim,
+                                         Part, Said, bh_floor, equivalence_outcome, exact_two_group_floor,
+                                         exists_outcome, interval_outcome, monte_carlo_straddles, order_outcome,
+                                         rules_fields, share_outcome, test_outcome, threshold_outcome, verdict)
 
 __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref",
            "SchemaError", "Node", "follow",
            "Claim", "Part", "Said", "verdict", "rules_fields", "share_outcome", "test_outcome", "exists_outcome",
            "order_outcome", "threshold_outcome", "interval_outcome", "equivalence_outcome", "exact_two_group_floor",
-           "bh_floor", "MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS",
+           "bh_floor", "monte_carlo_straddles", "MOST", "ALPHA", "SIDES", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS",
            "OUTCOMES"]

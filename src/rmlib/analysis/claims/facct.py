@@ -18,16 +18,25 @@ def heterogeneity(e: Evidence) -> list[Part]:
 
     def rsa():
         # Base family and model size overlap (the Gemma-27B RMs share both), so the base design is tested with size
-        # held fixed: a partial Mantel test, model labels permuted (heterogeneity chapter).
+        # held fixed: a partial Mantel test, model labels permuted (heterogeneity chapter), two-sided and exact
+        # over every relabelling of the 10 RMs (a Monte Carlo p carries its SE, and a p within 2 SE of alpha decides
+        # nothing).
         run = e.of("heterogeneity").runs["published"]
         pm = run.designs.base_given_size
         design, given = pm.design, pm.given
         r, p, r_alone, r_designs, n = pm.r, pm.p, pm.r_design, pm.r_given_design, pm.n_models
+        exact, se, n_perm = pm.exact, pm.p_se, pm.n_permutations
         other = run.partial_mantels.where(design=given, given=design)
         r_other, p_other = other.r, other.p
-        return (test_outcome(p, r > 0),
-                said("partial_mantel", design=design, given=given, r=r, p=p, r_alone=r_alone, r_designs=r_designs,
-                     n_models=n, r_other=r_other, p_other=p_other))
+        outcome = test_outcome(p, r > 0, se=se)
+        # the confound is named only when the numbers say so: the design alone points the claimed way, loses its
+        # significance with the other held fixed, and the other keeps it
+        confound = e.derive(f"{given} explains what {design} seemed to",
+                            bool(outcome != "holds" and r_alone > 0 and test_outcome(p_other, r_other > 0) == "holds"))
+        return (outcome,
+                said("partial_mantel", design=design, given=given, r=r, p=p, exact=exact, p_se=se,
+                     n_permutations=n_perm, r_alone=r_alone, r_designs=r_designs, n_models=n, r_other=r_other,
+                     p_other=p_other, confound=confound))
 
     return [_part("RMs rank items differently", e, tau), _part("similarity follows the base model", e, rsa)]
 
@@ -36,8 +45,10 @@ def asymmetry(e: Evidence) -> list[Part]:
     def skew():
         sk = e.of("distributions").skew_summary["published"]
         n, neg, pos = sk.n, sk.n_negative, sk.n_positive
-        return (share_outcome(max(neg, pos), n, against=min(neg, pos)),
-                said("skew", n_negative=neg, n_positive=pos, n_models=n))
+        # "asymmetric" names no side: an RM skewed either way is asymmetric, and one whose interval spans 0 is
+        # unclear (no interval shows a distribution symmetric), so nothing here can count against the claim
+        k = e.derive("RMs clearly asymmetric, either way", neg + pos)
+        return share_outcome(k, n, against=0), said("skew", n_negative=neg, n_positive=pos, n_asymmetric=k, n_models=n)
 
     return [_part("asymmetric score distributions (items)", e, skew),
             untestable("full-vocabulary tokens", "the paper RMs' full-vocabulary token scores are not in the "
@@ -83,7 +94,7 @@ def exposure(e: Evidence) -> list[Part]:
             verdicts = [(s, res.by_model.where(source=s, prompts=pv)) for s in res.matchings]
             rows = [(s, v.n_above, v.n_below, v.n_models) for s, v in verdicts]
             outcomes = {share_outcome(k, n, against=j) for _, k, j, n in rows}
-            outcome = ("holds" if outcomes == {"holds"} else "fails" if outcomes == {"fails"} else "mixed")
+            outcome = outcomes.pop() if len(outcomes) == 1 else "mixed"  # every matching agrees, or it is mixed
             return outcome, said("exposure", matchings=[{"source": s, "n_above": k, "n_below": j, "n_models": n}
                                                         for s, k, j, n in rows])
         return fn
@@ -110,9 +121,10 @@ def identity(e: Evidence) -> list[Part]:
 
 def themes(e: Evidence) -> list[Part]:
     # Per prompt: the "humans most prefer" prompt and the two "greatest" prompts undervalue different themes, and a
-    # pooled test averages opposite effects away (the framing chapter's lesson). A theme holds where it is
-    # over-represented among the most undervalued items on every prompt, fails where it is only ever
-    # under-represented, is not established where no prompt shows it, and is mixed otherwise, naming the prompts.
+    # pooled test averages opposite effects away (the framing chapter's lesson). The prompts are the units of the
+    # share rule: a theme holds where it is over-represented among the most undervalued items on (most, here all 3)
+    # prompts, fails where it is under-represented on as many, is not established where no prompt shows either,
+    # and is mixed otherwise, naming the prompts.
     def theme(t):
         def fn():
             by_prompt = e.of("elo_misalignment").topics.themes_by_prompt
@@ -121,12 +133,8 @@ def themes(e: Evidence) -> list[Part]:
             rows = [(pr, r.direction, r.ratio, r.p_fdr) for pr, r in picked.items()]
             over = [pr for pr, d, *_ in rows if d == "over"]
             under = [pr for pr, d, *_ in rows if d == "under"]
-            if over and len(over) == len(rows):
-                outcome, note = "holds", None
-            elif not over:
-                outcome, note = ("fails" if under else "not established"), None
-            else:
-                outcome, note = "mixed", said("themes_mixed", over=over, under=under)
+            outcome = share_outcome(len(over), len(rows), against=len(under))
+            note = said("themes_mixed", over=over, under=under) if outcome == "mixed" else None
             return (outcome, said("themes", prompts=[{"prompt": pr, "direction": d, "ratio": ratio, "p_fdr": p}
                                                      for pr, d, ratio, p in rows]), {"note": note})
         return fn

@@ -87,7 +87,7 @@ def _domain_shift(e: Evidence) -> list[Part]:
             outcome = equivalence_outcome(lo, hi, DOMAIN_MARGIN, better_ok=True)
             counts[outcome] = counts.get(outcome, 0) + 1
             sources.append({**source, "outcome": outcome})
-        return (share_outcome(counts["holds"], len(domains), counts["fails"]),
+        return (share_outcome(counts["holds"], len(domains), against=counts["fails"]),
                 said("domain_shift", margin=DOMAIN_MARGIN, sources=sources, n_holds=counts["holds"],
                      n_sources=len(domains), n_fails=counts["fails"]))
 

@@ -2,23 +2,31 @@
 parts to a verdict. The thresholds are module constants, and the page prints the rules from this module
 (the claims template's ``rules``, from :func:`rules_fields`), so what the page says is what the code does.
 
-Every rule takes the claim's **direction** into account, and every rule that rests on a test its **attainable
-significance**: a part is only called *fails* when the evidence goes against the claim, never because a test with
-four and six models could not reach significance.
+**One bar in both directions.** Every rule is the mirror image of itself: a part *fails* only by the standard that
+makes it *hold*, with the claimed direction turned round (most units clearly against; a significant effect the other
+way; an interval wholly on the wrong side). Units that are merely not significant are unclear, never against.
+Swapping the claimed direction of any evidence swaps *holds* and *fails* and leaves every other outcome as it is
+(``tests/unit/analysis/claims/test_rules.py`` checks this on random planted cases). Every rule that rests on a test
+also takes its **attainable significance** into account: no part is decided by a test with four and six models that
+could not reach significance, and none by a Monte Carlo p whose error straddles alpha.
+
+**Sidedness.** Every test is two-sided (:data:`SIDES`), also for claims with a direction: the same test then decides
+*holds* (significant with the claimed sign) and *fails* (significant with the other), the criterion of the large
+replication projects (a significant effect, two-sided p < .05, in the original direction). A one-sided test in the
+claimed direction would halve the bar for holding and leave no test for failing.
 
 Outcomes of a part (``OUTCOMES``):
 
 * **holds**: the evidence supports the claim, by the rule's threshold;
-* **mixed**: some units support it and others do not (or go the other way);
-* **not established**: the direction is as claimed, or the interval spans the null, but the test cannot exclude
-  chance (its smallest attainable p is stated where it is the limit);
-* **fails**: the evidence goes against the claim (a significant effect the other way, an interval on the wrong
-  side, more units clearly against than for);
+* **mixed**: some units clearly show the effect or its opposite, but neither side has most of them;
+* **not established**: nothing is clear either way (a test or interval that cannot exclude chance, whichever way
+  its estimate points; its smallest attainable p is stated where it is the limit);
+* **fails**: the mirror of holds: the evidence goes against the claim by the same threshold;
 * **untestable**: the part needs what this book does not have, with the reason.
 
 Rules:
 
-* share rule (:func:`share_outcome`), for claims about most units;
+* share rule (:func:`share_outcome`), for claims about most units (models, prompts, runs);
 * test rule (:func:`test_outcome`), for one test with a claimed sign;
 * interval rule (:func:`interval_outcome`), for one interval with a claimed side;
 * equivalence rule (:func:`equivalence_outcome`), for "comparable" claims, with a stated margin;
@@ -26,10 +34,12 @@ Rules:
 * order and threshold rules (:func:`order_outcome`, :func:`threshold_outcome`), for a claimed order or a side of a
   stated threshold (descriptive: no test).
 
-Verdicts (``VERDICTS``): every part holds -> **replicates**; every testable part fails -> **does not**; no part holds
-or is mixed and at least one is not established -> **not established**; no testable part -> **not testable here**;
-anything else -> **partly** (the reason names each part's outcome). Parts marked ``context`` are shown but do not
-enter the verdict (e.g. the same method on stand-in models, or RMs trained here with too little power).
+Verdicts (``VERDICTS``), symmetric as the rules are: every counted part holds -> **replicates**; every counted part
+fails -> **does not**; every testable part not established -> **not established**; no testable part -> **not
+testable here**; anything else -> **partly**, whose reason names each part's outcome (a failing part is never hidden
+behind another, and an untestable part keeps a claim from *replicates* and from *does not* alike). Parts marked
+``context`` are shown but do not enter the verdict (e.g. the same method on stand-in models, or RMs trained here with
+too little power).
 """
 from __future__ import annotations
 
@@ -41,12 +51,13 @@ from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the ru
 
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
-           "exact_two_group_floor", "bh_floor", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
+           "exact_two_group_floor", "bh_floor", "SIDES", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
 TAU_HETEROGENEOUS = 0.6  # median pairwise Kendall tau below this: RMs disagree on >= 20% of item pairs
 MULTIPLE = 2           # "multiple dimensions": at least this many panels
+SIDES = "two-sided"    # every test behind a part (rmlib.stats.permutation.ALTERNATIVE, group_tests: two-sided)
 
 VERDICTS = ("replicates", "partly", "not established", "does not", "not testable here")
 OUTCOMES = ("holds", "mixed", "not established", "fails", "untestable")
@@ -69,30 +80,43 @@ def bh_floor(p_floor: float, m: int, k: int = 1) -> float:
 
 # --------------------------------------------------------------------------- rules
 
-def share_outcome(k: int, n: int, against: int | None = None) -> str:
+def share_outcome(k: int, n: int, *, against: int) -> str:
     """For claims about most units. ``k`` units show the effect clearly (interval or test on the claimed side),
-    ``against`` clearly the other way (default n - k: every unit is on one side or the other), the rest are unclear.
+    ``against`` clearly the other way; the rest are unclear. Every caller says how many are against: a unit that is
+    merely not significant is unclear, not against.
 
-    'holds' if k/n >= MOST; 'fails' if some units go against and at least as many as support it, with k/n < 1/2;
-    'not established' if no unit is clear either way; else 'mixed'; 'untestable' when n == 0."""
+    'holds' if k/n >= MOST; 'fails' if against/n >= MOST (the mirror); 'not established' if no unit is clear either
+    way; else 'mixed'; 'untestable' when n == 0."""
     if n <= 0:
         return "untestable"
-    against = n - k if against is None else against
+    if min(k, against) < 0:
+        raise ValueError(f"unit counts cannot be negative; got k={k}, against={against}")
     if k / n >= MOST:
         return "holds"
+    if against / n >= MOST:
+        return "fails"
     if k == 0 and against == 0:
         return "not established"
-    return "fails" if (k / n < 0.5 and against >= k) else "mixed"
+    return "mixed"
 
 
-def test_outcome(p: float | None, right_direction: bool, floor: float | None = None) -> str:
-    """One test of an effect with a claimed sign: 'holds' if p < ALPHA and the effect has that sign; 'fails' if
-    p < ALPHA the other way; 'not established' if p >= ALPHA (the test cannot exclude chance, whichever way the
-    estimate points), and always when the smallest attainable p (``floor``) is itself >= ALPHA and the effect has the
-    claimed sign (no test at this size could pass); 'untestable' when p is missing."""
+def monte_carlo_straddles(p: float, se: float | None) -> bool:
+    """Whether a Monte Carlo p is too close to ALPHA to say which side it is on: p ± 2·SE contains ALPHA. An exact
+    p (se 0 or None) never straddles."""
+    return bool(se) and p - 2 * se < ALPHA <= p + 2 * se
+
+
+def test_outcome(p: float | None, right_direction: bool, floor: float | None = None, se: float | None = None) -> str:
+    """One two-sided test of an effect with a claimed sign: 'holds' if p < ALPHA and the effect has that sign;
+    'fails' if p < ALPHA with the other sign (the mirror); 'not established' if p >= ALPHA (the test cannot exclude
+    chance, whichever way the estimate points), and always when the smallest attainable p (``floor``) is itself >=
+    ALPHA (no test at this size could pass) or when a Monte Carlo p's interval p ± 2·``se`` straddles ALPHA
+    (:func:`monte_carlo_straddles`); 'untestable' when p is missing."""
     if _missing(p):
         return "untestable"
-    if floor is not None and floor >= ALPHA and right_direction:
+    if floor is not None and floor >= ALPHA:
+        return "not established"
+    if monte_carlo_straddles(p, se):
         return "not established"
     if p < ALPHA:
         return "holds" if right_direction else "fails"
@@ -135,12 +159,16 @@ def exists_outcome(k: int) -> str:
 
 
 def order_outcome(first: float, second: float) -> str:
-    """'holds' if first < second (e.g. rank of 'love' above rank of 'freedom': a smaller rank), else 'fails'."""
-    return "holds" if first < second else "fails"
+    """'holds' if first < second (e.g. rank of 'love' above rank of 'freedom': a smaller rank), 'fails' if
+    first > second, 'not established' on a tie (the mirror of a tie is a tie)."""
+    return "holds" if first < second else "fails" if first > second else "not established"
 
 
 def threshold_outcome(value: float, limit: float, below: bool = True) -> str:
-    """'holds' if value < limit (or > limit with below=False), else 'fails'."""
+    """'holds' if value < limit (or > limit with below=False), 'fails' if on the other side, 'not established' at
+    the limit itself."""
+    if value == limit:
+        return "not established"
     return "holds" if ((value < limit) if below else (value > limit)) else "fails"
 
 
@@ -197,22 +225,24 @@ def _rows(parts: list[Part]) -> list[dict]:
 
 
 def verdict(parts: list[Part]) -> tuple[str, Said]:
-    """(verdict, reason) from the parts' outcomes, by the rule in the module docstring. The reason is what the
-    claims template's ``reason`` macro words: each counted part's outcome (and note), or why nothing is testable."""
+    """(verdict, reason) from the parts' outcomes, by the rule in the module docstring: symmetric, so that turning
+    every part's holds into fails turns 'replicates' into 'does not' and leaves the other verdicts as they are. The
+    reason is what the claims template's ``reason`` macro words: each counted part's outcome (and note), or why
+    nothing is testable."""
     counted = [p for p in parts if not p.context]
     testable = [p for p in counted if p.outcome != "untestable"]
-    untestable = [p for p in counted if p.outcome == "untestable"]
     if not testable:
-        return "not testable here", said("reason", case="untestable", parts=_rows(untestable), n_untestable=0)
-    if all(p.outcome == "holds" for p in testable) and not untestable:
-        return "replicates", said("reason", case="every part holds", parts=[], n_untestable=0)
-    if all(p.outcome == "fails" for p in testable):
-        return "does not", said("reason", case="outcomes", parts=_rows(testable), n_untestable=len(untestable))
-    case = "not established" if not any(p.outcome in ("holds", "mixed") for p in testable) else "partly"
-    return case, said("reason", case="outcomes", parts=_rows(counted), n_untestable=0)
+        return "not testable here", said("reason", case="untestable", parts=_rows(counted))
+    outcomes = {p.outcome for p in counted}
+    if outcomes == {"holds"}:
+        return "replicates", said("reason", case="every part holds", parts=[])
+    if outcomes == {"fails"}:
+        return "does not", said("reason", case="every part fails", parts=_rows(counted))
+    case = "not established" if outcomes <= {"not established", "untestable"} else "partly"
+    return case, said("reason", case="outcomes", parts=_rows(counted))
 
 
 def rules_fields() -> dict:
     """The thresholds the page's statement of the rules shows (its sentences: the claims template's ``rules``)."""
-    return {"most": MOST, "alpha": ALPHA, "tau_heterogeneous": TAU_HETEROGENEOUS,
+    return {"most": MOST, "alpha": ALPHA, "sides": SIDES, "tau_heterogeneous": TAU_HETEROGENEOUS,
             "disagree_share": (1 - TAU_HETEROGENEOUS) / 2, "multiple": MULTIPLE}

@@ -36,12 +36,14 @@ def accuracy_speed(e: Evidence) -> list[Part]:
 
     def mechanism():
         rep = _published(e)
-        rows = [(r.pi0, r.n_lower_variance, r.n_inversions) for r in rep.variance_explains]
-        k, n = rep.n_slower_lower_variance, rep.n_slower_more_accurate
+        rows = [(r.pi0, r.n_lower_variance, r.n_higher_variance, r.n_inversions) for r in rep.variance_explains]
+        k, n, against = rep.n_slower_lower_variance, rep.n_slower_more_accurate, rep.n_slower_higher_variance
         e.of(TEACHING).parameters.subset_size  # recorded: the π_0 names carry it ("top 500 of ...")
-        return share_outcome(k, n), said("teaching_mechanism", n_lower_variance=k, n_inversions=n,
-                                         per_pi0=[{"pi0": pi0, "n_lower_variance": low, "n_inversions": inv}
-                                                  for pi0, low, inv in rows])
+        # an inversion under a uniform π_0, where every standardised RM has variance 1, is unclear, not against
+        return share_outcome(k, n, against=against), said(
+            "teaching_mechanism", n_lower_variance=k, n_higher_variance=against, n_inversions=n,
+            per_pi0=[{"pi0": pi0, "n_lower_variance": low, "n_higher_variance": high, "n_inversions": inv}
+                     for pi0, low, high, inv in rows])
 
     def planted():
         a, n = (e.of(TEACHING).planted.where(model=m).gain_T for m in ("accurate", "noisy"))
@@ -60,7 +62,7 @@ def variance_speed(e: Evidence) -> list[Part]:
         rows = [(c.rho, c.ci_low, c.ci_high, c.verdict, s)
                 for s in yes + no for c in [cor.where(predictor="variance_pi0", outcome="gain_T", stratum=s)]]
         against, size = sum(r[3] == "predicts the opposite" for r in rows), e.of(TEACHING).parameters.subset_size
-        return (share_outcome(len(yes), len(rows), against),
+        return (share_outcome(len(yes), len(rows), against=against),
                 said("teaching_variance", subset_size=size, per_pi0=[
                     {"pi0": s, "rho": r, "ci_low": lo, "ci_high": hi, "verdict": v} for r, lo, hi, v, s in rows]))
 

@@ -154,6 +154,7 @@ class VarianceExplains(Record):
     n_inversions: int
     n_inversions_margin: int
     n_lower_variance: int
+    n_higher_variance: int  # the slower RM clearly has the higher variance: against the mechanism
     share: Num  # None without inversions
 
 
@@ -172,6 +173,7 @@ class Replication(Section):
     n_slower_more_accurate_margin: int
     accuracy_margin: float
     n_slower_lower_variance: int
+    n_slower_higher_variance: int  # against the mechanism; the rest have equal variances (a uniform π_0)
     variance_explains: list[VarianceExplains]
     variance_predicts_under: list[str]
     variance_does_not_predict_under: list[str]
@@ -186,7 +188,7 @@ class Replication(Section):
     n_accuracy_predicts: int  # len(accuracy_predicts_under)
     n_variance_predicts: int  # len(variance_predicts_under)
     n_reward_max_predicts: int  # len(reward_max_predicts_under)
-    part1: Literal["replicates", "not established", "does not replicate"]
+    part1: Literal["replicates", "not established"]
     variance_everywhere: bool  # variance predicts under every non-uniform π_0 (and there is one)
     variance_replicates: list[StratumRho]
     variance_reversed: list[StratumRho]
@@ -247,9 +249,9 @@ class Compute(Section):
 
 class GoodTeachersResults(ChapterResults):
     CHAPTERS = ("good_teachers",)
-    SCHEMA_VERSION = 4  # 2: the sections the sentences are rendered from (run, setup, accuracy, ...); fields added
+    SCHEMA_VERSION = 5  # 2: the sections the sentences are rendered from (run, setup, accuracy, ...); fields added
     # 3: the flat copies go (absent_models -> run.absent, sampled_accuracy_max_gap -> accuracy.sampled_gap)
-    # 4: and mode -> run.mode
+    # 4: and mode -> run.mode; 5: the inversions against the variance mechanism (n_higher_variance) are counted
 
     settings: list[Setting]
     parameters: Parameters
@@ -339,8 +341,7 @@ def replication(name: str, rep: dict, correlations: pd.DataFrame, outcome: str =
     rev = rep.get("variance_reversed_under", [])
     unclear = rep.get("variance_not_established_under",
                       [s for s in rep["variance_does_not_predict_under"] if s not in rev])
-    part1 = ("replicates" if rep["n_slower_more_accurate_margin"] else
-             "not established" if rep["n_slower_more_accurate"] else "does not replicate")
+    part1 = "replicates" if rep["n_slower_more_accurate_margin"] else "not established"  # existence: no pair ≠ none
     return Replication(**{**rep, "variance_reversed_under": rev, "variance_not_established_under": unclear},
                        setting=name, n_accuracy_strata=int((per["predictor"] == "accuracy_uniform").sum()),
                        n_variance_strata=n_var, n_reward_max_strata=int((per["predictor"] == "reward_max").sum()),

@@ -105,7 +105,9 @@ def slower_but_more_accurate(table: pd.DataFrame, *, accuracy: str = "accuracy_u
     """Every pair of RMs under one π_0 where the more accurate one teaches more slowly (strictly, both ways).
 
     ``lower_variance`` says whether the slower one also has the lower Var_π0[r] (beyond :data:`VARIANCE_RTOL`: under
-    a uniform π_0 no variance is lower than another), the explanation Razin et al. give; ``accuracy_gap`` is the
+    a uniform π_0 no variance is lower than another), the explanation Razin et al. give, and ``higher_variance``
+    whether it clearly has the higher one, the case against it (neither: the variances are equal within the
+    tolerance, which explains nothing either way); ``accuracy_gap`` is the
     more accurate RM's lead, to be judged against :data:`ACCURACY_MARGIN`.
     """
     rows = []
@@ -119,11 +121,13 @@ def slower_but_more_accurate(table: pd.DataFrame, *, accuracy: str = "accuracy_u
                                  "speed_more_accurate": a[speed], "speed_less_accurate": b[speed],
                                  "variance_more_accurate": a["variance_pi0"],
                                  "variance_less_accurate": b["variance_pi0"],
-                                 "lower_variance": bool(clearly_lower(a["variance_pi0"], b["variance_pi0"]))})
+                                 "lower_variance": bool(clearly_lower(a["variance_pi0"], b["variance_pi0"])),
+                                 "higher_variance": bool(clearly_lower(b["variance_pi0"], a["variance_pi0"]))})
     cols = [by, "more_accurate", "less_accurate", "accuracy_more", "accuracy_less", "speed_more_accurate",
-            "speed_less_accurate", "variance_more_accurate", "variance_less_accurate", "lower_variance"]
+            "speed_less_accurate", "variance_more_accurate", "variance_less_accurate", "lower_variance",
+            "higher_variance"]
     out = pd.DataFrame(rows, columns=cols)
-    out["lower_variance"] = out["lower_variance"].astype(bool)
+    out[["lower_variance", "higher_variance"]] = out[["lower_variance", "higher_variance"]].astype(bool)
     return out.assign(accuracy_gap=out["accuracy_more"] - out["accuracy_less"]).sort_values(
         [by, "accuracy_gap"], ascending=[True, False], kind="stable").reset_index(drop=True)
 
@@ -145,13 +149,15 @@ def variance_explains(pairs: pd.DataFrame, strata, *, by: str = "pi0", margin: f
     pairs (:func:`slower_but_more_accurate`), how many the variance mechanism explains (the slower RM has the lower
     variance under π_0). The share, not just the count, is what says whether variance accounts for the inversions:
     19 of 54 is 0 of 18 under a uniform π_0, where the mechanism cannot act at all. ``share`` is None without
-    inversions. ``n_inversions_margin``: the inversions whose accuracy lead exceeds ``margin``."""
+    inversions. ``n_inversions_margin``: the inversions whose accuracy lead exceeds ``margin``; ``n_higher_variance``:
+    those where the slower RM clearly has the higher variance (against the mechanism)."""
     out = []
     for st in strata:
         g = pairs[pairs[by] == st]
         k = int(g["lower_variance"].sum())
         out.append({by: st, "n_inversions": int(len(g)), "n_inversions_margin": int((g["accuracy_gap"] > margin).sum()),
-                    "n_lower_variance": k, "share": k / len(g) if len(g) else None})
+                    "n_lower_variance": k, "n_higher_variance": int(g["higher_variance"].sum()),
+                    "share": k / len(g) if len(g) else None})
     return out
 
 
@@ -170,7 +176,7 @@ def replication(correlations: pd.DataFrame, pairs: pd.DataFrame, outcome: str = 
     ``n_slower_more_accurate_margin`` have an accuracy lead above ``accuracy_margin`` (:data:`ACCURACY_MARGIN`; the
     existence of such a pair is the evidence, a lead of 0.002 is not), and the π_0 under which accuracy over uniform
     pairs nevertheless predicts the speed; how many inversions the variance explains (``n_slower_lower_variance``
-    and per π_0, :func:`variance_explains`). (2) variance under π_0 predicts it: the π_0 where its whole bootstrap
+    and per π_0, :func:`variance_explains`; ``n_slower_higher_variance``: how many go against it). (2) variance under π_0 predicts it: the π_0 where its whole bootstrap
     interval is above 0 (``variance_predicts_under``), those where it is not (``variance_does_not_predict_under``,
     which splits into ``variance_reversed_under``, the whole interval below 0, the opposite of the claim, and
     ``variance_not_established_under``, an interval spanning 0). The exploratory ``reward_max`` is listed the same
@@ -188,6 +194,7 @@ def replication(correlations: pd.DataFrame, pairs: pd.DataFrame, outcome: str = 
             "n_slower_more_accurate_margin": int((pairs["accuracy_gap"] > margin).sum()),
             "accuracy_margin": float(margin),
             "n_slower_lower_variance": int(pairs["lower_variance"].sum()),
+            "n_slower_higher_variance": int(pairs["higher_variance"].sum()),
             "variance_explains": variance_explains(pairs, strata, by=by, margin=margin),
             "variance_predicts_under": under("variance_pi0", {"predicts"}),
             "variance_does_not_predict_under": under("variance_pi0", {"predicts"}, keep=False),

@@ -47,6 +47,13 @@ def test_skewness_and_the_frequency_preference_are_read_from_typed_results(plant
     assert parts[0].outcome == "holds" and "below 0 for 1 and above 0 for 8 of 10 RMs" in parts[0].evidence
     assert {r.path for r in parts[0].refs} == {"skew_summary['published'].n", "skew_summary['published'].n_negative",
                                                "skew_summary['published'].n_positive"}
+    # #38 item 6: an RM skewed the other way is asymmetric too; 4 one way and 4 the other used to read "mixed"
+    parts, _ = _claim("asymmetry", planted({"distributions": {
+        "skew_summary": {"published": {"n": 10, "n_negative": 4, "n_positive": 4}}}}))
+    assert parts[0].outcome == "holds" and "8 clearly asymmetric, either way" in parts[0].evidence
+    parts, _ = _claim("asymmetry", planted({"distributions": {
+        "skew_summary": {"published": {"n": 10, "n_negative": 0, "n_positive": 0}}}}))
+    assert parts[0].outcome == "not established"  # intervals spanning 0 do not show a symmetric distribution
     verdicts = [{"source": s, "prompts": pv, "n_above": 10 if pv == "positive" else k, "n_below": 0, "n_models": 10}
                 for s, k in (("bnc", 10), ("wordfreq", 3)) for pv in ("positive", "negative")]
     parts, (v, _) = _claim("mere_exposure", planted({"mere_exposure": {"matchings": ["bnc", "wordfreq"],
@@ -142,8 +149,26 @@ def test_rms_trained_here_are_context_with_their_power_stated(planted):
     finetuning["durability"]["published"] |= {"final_n_failed": 0, "final_largest_run": "uf 100k",
                                               "final_largest_run_holds": True, "final_failed_runs": []}
     parts, (v, _) = _claim("ablations", planted({"finetuning": finetuning}))
-    assert [(p.outcome, p.context) for p in parts] == [("holds", False), ("fails", True)]
+    # 0 of 2 prompts significant: unclear, not against (#38 item 2; it read "fails")
+    assert [(p.outcome, p.context) for p in parts] == [("holds", False), ("not established", True)]
     assert v == "replicates" and "held-out accuracy 0.50–0.77" in parts[1].evidence
+
+
+def test_ablation_runs_are_units_of_the_share_rule_not_vetoes(planted):
+    """#38 item 5: the largest data size alone, one run without replicates, decided "fails"; 4 of 5 runs holding
+    read "does not". Now the runs are the units of the share rule, and the page names the run that does not hold."""
+    published = {"final_claimed_holds": 4, "final_n": 5, "final_n_failed": 1, "final_largest_run": "uf 100k",
+                 "final_largest_run_holds": False, "final_failed_runs": ["uf 100k"]}
+    finetuning = {"durability": {"published": published, "ours": None},
+                  "base_effect": {"n_prompts_significant": 0, "n_prompts": 2}, "metrics": []}
+    parts, (v, _) = _claim("ablations", planted({"finetuning": finetuning}))
+    assert parts[0].outcome == "holds" and v == "replicates"
+    assert "in 4 of 5 published runs" in parts[0].evidence and "not in uf 100k" in parts[0].evidence
+    assert "each one run without replicates" in parts[0].evidence
+    published |= {"final_claimed_holds": 3, "final_n_failed": 2, "final_failed_runs": ["uf 100k", "hh 10k"]}
+    assert _claim("ablations", planted({"finetuning": finetuning}))[0][0].outcome == "mixed"
+    published |= {"final_claimed_holds": 1, "final_n_failed": 4}
+    assert _claim("ablations", planted({"finetuning": finetuning}))[0][0].outcome == "fails"
 
 
 def test_every_claim_names_its_source_and_unit():
@@ -160,9 +185,9 @@ def _good_teachers(var_verdicts: dict, n_slower: int, accurate_gain=0.01, noisy_
     return {"parameters": {"subset_size": 500}, "replication": {"published": {
         "n_slower_more_accurate": n_slower, "accuracy_margin": 0.01,
         "n_slower_more_accurate_margin": n_slower if n_margin is None else n_margin,
-        "n_slower_lower_variance": 0, "variance_explains": [
+        "n_slower_lower_variance": 0, "n_slower_higher_variance": 0, "variance_explains": [
             {"pi0": "uniform", "n_inversions": n_slower, "n_inversions_margin": n_slower, "n_lower_variance": 0,
-             "share": 0.0}],
+             "n_higher_variance": 0, "share": 0.0}],
         "variance_predicts_under": yes,
         "variance_does_not_predict_under": [s for s in var_verdicts if s not in yes],
         "accuracy_predicts_under": [], "reward_max_predicts_under": []}},
@@ -197,6 +222,19 @@ def test_good_teachers_results_give_a_computed_verdict_for_razin_et_al(planted):
     assert verdict(everywhere["accuracy_not_speed"])[0] == "not established"
 
 
+def test_inversions_under_a_uniform_pi0_are_unclear_for_the_variance_mechanism(planted):
+    """#38 item 2: "low variance explains the inversions: fails" counted the uniform-π_0 inversions, where every RM
+    has variance 1, against the mechanism."""
+    results = _good_teachers({"random 500": "predicts"}, 18)
+    mechanism = _razin(planted, results)["accuracy_not_speed"][2]
+    assert mechanism.outcome == "not established" and "clearly higher one in 0" in mechanism.evidence
+    rep = results["replication"]["published"]
+    rep |= {"n_slower_more_accurate": 20, "n_slower_higher_variance": 2, "n_slower_lower_variance": 0}
+    assert _razin(planted, results)["accuracy_not_speed"][2].outcome == "mixed"
+    rep |= {"n_slower_higher_variance": 16}
+    assert _razin(planted, results)["accuracy_not_speed"][2].outcome == "fails"
+
+
 def test_razin_claims_say_not_computed_in_this_run_without_good_teachers_results(planted):
     for results in (None, {"replication": {}, "correlations": {}, "planted": []}):
         for key, parts in _razin(planted, results).items():
@@ -220,27 +258,57 @@ def _durability(largest_holds: bool, n_failed: int) -> dict:
         "checkpoints_n": 35}, "ours": None}}
 
 
-def test_durability_fails_when_the_largest_data_size_ends_flipped(planted):
-    # defect 4 of #25: 28 of 35 pooled checkpoints read "holds" although UF-100k ends flipped
-    parts, (v, _) = _claim("durability", planted({"finetuning": _durability(False, 1)}))
-    assert parts[0].outcome == "fails" and v == "does not"
-    assert "flips at step 8000 and stays flipped" in parts[0].evidence
-    assert "durability.published.runs_judged.where(run='uf 100k').flip_step" in {r.path for r in parts[0].refs}
-    assert _claim("durability", planted({"finetuning": _durability(True, 1)}))[0][0].outcome == "mixed"
-    assert _claim("durability", planted({"finetuning": _durability(True, 0)}))[0][0].outcome == "holds"
+def test_durability_is_judged_over_runs_and_names_the_run_that_flips(planted):
+    # defect 4 of #25: 28 of 35 pooled checkpoints read "holds" although UF-100k ends flipped; #38 item 5: that one
+    # run then vetoed the claim. The runs are the units of one part, and the largest data size is a part of its
+    # own: a run that flips makes the claim "partly", with the flip named, not "does not".
+    parts, (v, reason) = _claim("durability", planted({"finetuning": _durability(False, 1)}))
+    assert [p.outcome for p in parts[:2]] == ["mixed", "fails"] and v == "partly"
+    assert "flips at step 8000 and stays flipped" in parts[1].evidence and "one run, no replicate" in parts[1].evidence
+    assert "durability.published.runs_judged.where(run='uf 100k').flip_step" in {r.path for r in parts[1].refs}
+    assert "the largest data size keeps it: fails" in reason
+    assert [p.outcome for p in _claim("durability", planted({"finetuning": _durability(True, 1)}))[0][:2]] == [
+        "mixed", "holds"]
+    parts, (v, _) = _claim("durability", planted({"finetuning": _durability(True, 0)}))
+    assert [p.outcome for p in parts[:2]] == ["holds", "holds"] and v == "replicates"
+    parts, (v, _) = _claim("durability", planted({"finetuning": _durability(False, 2)}))
+    assert [p.outcome for p in parts[:2]] == ["fails", "fails"] and v == "does not"
+
+
+def _heterogeneity(p: float, *, exact: bool = True, p_se: float = 0.0, p_other: float = 0.0001) -> dict:
+    pm = {"design": "same base family", "given": "similar size", "r": 0.27, "p": p, "exact": exact, "p_se": p_se,
+          "n_permutations": 3628800 if exact else 9999, "alternative": "two-sided", "r_design": 0.59,
+          "r_given_design": 0.62, "n_models": 10}
+    return {"runs": {"published": {"agreement": {"tau_median": 0.4, "tau_min": 0.1, "tau_max": 0.8},
+                                   "designs": {"base_given_size": pm},
+                                   "partial_mantels": [{"design": "similar size", "given": "same base family",
+                                                        "r": 0.55, "p": p_other}]}}}
 
 
 def test_similarity_by_base_is_judged_with_size_held_fixed(planted):
     # defect 7 of #25: "holds" read the same-base design alone; size matches better and overlaps with base
-    pm = {"design": "same base family", "given": "similar size", "r": 0.27, "p": 0.0504, "r_design": 0.59,
-          "r_given_design": 0.62, "n_models": 10}
-    het = {"runs": {"published": {"agreement": {"tau_median": 0.4, "tau_min": 0.1, "tau_max": 0.8},
-                                  "designs": {"base_given_size": pm},
-                                  "partial_mantels": [{"design": "similar size", "given": "same base family",
-                                                       "r": 0.55, "p": 0.0001}]}}}
-    parts, (v, reason) = _claim("heterogeneity", planted({"heterogeneity": het}))
+    parts, (v, reason) = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.0984)}))
     assert [p.outcome for p in parts] == ["holds", "not established"] and v == "partly"
-    assert "partial r is 0.27" in parts[1].evidence and "size is the confound" in parts[1].evidence
+    assert "partial r is 0.27" in parts[1].evidence
+    assert "exact over all 3628800 relabellings of the 10 RMs" in parts[1].evidence
+    assert "similar size accounts for the similarity that same base family seemed to explain" in parts[1].evidence
+
+
+def test_the_confound_is_named_only_when_the_numbers_say_so(planted):
+    """#38 item 9: the page always printed "model size is the confound", whatever the numbers."""
+    parts, _ = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.0984, p_other=0.4)}))
+    assert "accounts for" not in parts[1].evidence and "confound" not in parts[1].evidence
+    parts, _ = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.001)}))
+    assert parts[1].outcome == "holds" and "accounts for" not in parts[1].evidence
+
+
+def test_a_monte_carlo_partial_mantel_p_at_alpha_is_not_established_with_its_error_shown(planted):
+    """#38 item 8: 0.0504 ± 0.0022 from 9,999 permutations decided the part; the exact p is what counts."""
+    mc = planted({"heterogeneity": _heterogeneity(0.0492, exact=False, p_se=0.0022)})
+    parts, _ = _claim("heterogeneity", mc)
+    assert parts[1].outcome == "not established" and "0.049 ± 0.002 (Monte Carlo SE" in parts[1].evidence
+    parts, _ = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.0492)}))
+    assert parts[1].outcome == "holds" and "p = 0.0492, exact" in " ".join(parts[1].evidence.split())
 
 
 def _themes_by_prompt(directions: dict) -> dict:
@@ -257,11 +325,16 @@ def test_a_theme_that_holds_on_one_prompt_and_reverses_on_another_is_reported_pe
             "human sexuality": {"prefer": "none", "greatest": "none", "single": "none"}}
     parts, (v, reason) = _claim("misalignment_themes", planted({"elo_misalignment": _themes_by_prompt(plan)}))
     got = {p.name: p.outcome for p in parts}
-    assert got == {"nature": "mixed", "life": "fails", "technology": "holds", "human sexuality": "not established"}
+    # life: under-represented on 2 of 3 prompts is short of the bar for fails, as 2 of 3 "over" is for holds (#38
+    # item 6: failing needed one prompt, holding all three)
+    assert got == {"nature": "mixed", "life": "mixed", "technology": "holds", "human sexuality": "not established"}
     nature = next(p for p in parts if p.name == "nature")
     assert nature.note == "over-represented on prefer; the reverse on greatest"
     assert "topics.themes_by_prompt.where(prompt='greatest', topic='nature').direction" in {r.path for r in nature.refs}
     assert v == "partly" and "over-represented on prefer; the reverse on greatest" in reason
+    under = {t: {"prefer": "under", "greatest": "under", "single": "under"} for t in plan}
+    parts, (v, _) = _claim("misalignment_themes", planted({"elo_misalignment": _themes_by_prompt(under)}))
+    assert {p.outcome for p in parts} == {"fails"} and v == "does not"  # the mirror of holding on every prompt
 
 
 def test_identity_counts_are_the_ones_adjusted_for_regression_to_the_mean(planted):

@@ -8,13 +8,31 @@ from rmlib.analysis.claims import Part, verdict
 
 
 def test_share_rule_thresholds():
-    assert claims.share_outcome(8, 10) == "holds" and claims.share_outcome(3, 4) == "holds"  # >= 75%
-    assert claims.share_outcome(7, 10) == "mixed" and claims.share_outcome(5, 10) == "mixed"
-    assert claims.share_outcome(4, 10) == "fails" and claims.share_outcome(0, 10) == "fails"
-    assert claims.share_outcome(0, 0) == "untestable"
+    assert claims.share_outcome(8, 10, against=2) == "holds" and claims.share_outcome(3, 4, against=0) == "holds"
+    assert claims.share_outcome(7, 10, against=3) == "mixed" and claims.share_outcome(5, 10, against=5) == "mixed"
+    assert claims.share_outcome(2, 10, against=8) == "fails" and claims.share_outcome(0, 4, against=3) == "fails"
+    assert claims.share_outcome(0, 0, against=0) == "untestable"
     # few units clear, none the other way: the direction holds but is not shown unit by unit
     assert claims.share_outcome(4, 10, against=0) == "mixed"
-    assert claims.share_outcome(0, 10, against=9) == "fails" and claims.share_outcome(2, 10, against=2) == "fails"
+    with pytest.raises(TypeError):
+        claims.share_outcome(4, 10)  # every caller says how many units are against (#38 item 2)
+    with pytest.raises(ValueError, match="negative"):
+        claims.share_outcome(4, 10, against=-1)
+
+
+def test_share_rule_fails_only_by_the_bar_that_makes_it_hold():
+    """#38 item 1: 'fails' needed only fewer than half for and as many against. One unit against and nine unclear
+    was 'fails', and so were four for and four against."""
+    assert claims.share_outcome(0, 10, against=1) == "mixed"
+    assert claims.share_outcome(4, 10, against=4) == "mixed"
+    assert claims.share_outcome(2, 10, against=2) == "mixed"
+    assert claims.share_outcome(0, 10, against=7) == "mixed"  # 70% against is short of the bar, as 70% for is
+    assert claims.share_outcome(0, 10, against=8) == "fails"
+
+
+def test_units_that_are_merely_not_significant_are_unclear_not_against():
+    """#38 item 2: 0 of 4 prompts significant read 'fails' because against defaulted to n - k."""
+    assert claims.share_outcome(0, 4, against=0) == "not established"
 
 
 def test_share_rule_with_every_unit_unclear_is_not_established_not_fails():
@@ -29,8 +47,23 @@ def test_test_rule_separates_not_established_from_fails():
     assert claims.test_outcome(0.2, True) == "not established"  # the right way, chance not excluded
     assert claims.test_outcome(0.2, False) == "not established"  # the interval spans the null either way
     assert claims.test_outcome(None, True) == "untestable"
-    # a test that can never pass at this size gives "not established" whatever p says
+    # a test that can never pass at this size gives "not established" whatever p says, either way round
     assert claims.test_outcome(0.01, True, floor=0.095) == "not established"
+    assert claims.test_outcome(0.01, False, floor=0.095) == "not established"
+
+
+def test_a_monte_carlo_p_within_two_standard_errors_of_alpha_decides_nothing():
+    """#38 item 8: heterogeneity's partial Mantel p was 0.0504 from 9,999 permutations (SE 0.0022); all 10!
+    give 0.0492. A Monte Carlo p whose interval p ± 2 SE straddles alpha is not established, either way; an exact
+    p is taken as it is."""
+    se = (0.05 * 0.95 / 9999) ** 0.5
+    assert claims.monte_carlo_straddles(0.0504, se) and claims.monte_carlo_straddles(0.0492, se)
+    assert claims.test_outcome(0.0492, True, se=se) == "not established"
+    assert claims.test_outcome(0.0492, False, se=se) == "not established"
+    assert claims.test_outcome(0.0492, True, se=0.0) == "holds"  # exact
+    assert claims.test_outcome(0.0492, True) == "holds"
+    assert claims.test_outcome(0.01, True, se=se) == "holds" and claims.test_outcome(0.2, True, se=se) == (
+        "not established")
 
 
 def test_attainable_p_of_four_against_six_models():
@@ -62,8 +95,10 @@ def test_equivalence_rule_needs_its_margin():
 def test_existence_order_and_threshold_rules():
     assert claims.exists_outcome(1) == "holds" and claims.exists_outcome(0) == "not established"
     assert claims.order_outcome(1, 3) == "holds" and claims.order_outcome(3, 1) == "fails"
+    assert claims.order_outcome(2, 2) == "not established"  # a tie is its own mirror
     assert claims.threshold_outcome(0.4, claims.TAU_HETEROGENEOUS) == "holds"
     assert claims.threshold_outcome(0.7, claims.TAU_HETEROGENEOUS) == "fails"
+    assert claims.threshold_outcome(claims.TAU_HETEROGENEOUS, claims.TAU_HETEROGENEOUS) == "not established"
 
 
 @pytest.mark.parametrize("outcomes, expected", [
@@ -72,11 +107,13 @@ def test_existence_order_and_threshold_rules():
     (["holds", "mixed"], "partly"),
     (["holds", "not established"], "partly"),
     (["fails", "fails"], "does not"),
-    (["fails", "untestable"], "does not"),
-    (["not established", "not established"], "not established"),
-    (["not established", "fails"], "not established"),
-    (["mixed", "not established"], "partly"),
+    (["fails", "untestable"], "partly"),  # #38 item 3: untestable parts count alike on both sides
     (["holds", "untestable"], "partly"),
+    (["not established", "not established"], "not established"),
+    (["not established", "fails"], "partly"),  # #38 item 4: a failing part is never hidden
+    (["not established", "holds"], "partly"),
+    (["not established", "untestable"], "not established"),
+    (["mixed", "not established"], "partly"),
     (["untestable", "untestable"], "not testable here"),
 ])
 def test_verdict_from_parts(outcomes, expected):
@@ -91,6 +128,8 @@ def test_every_outcome_and_verdict_is_explained_on_the_page():
     for word in (*claims.OUTCOMES[:-1], *claims.VERDICTS):
         assert word in text, word
     assert f"{claims.ALPHA}" in text and f"{claims.MOST:.0%}" in text
+    flat = " ".join(text.split())
+    assert "Every test on this page is two-sided" in flat and "none is one-sided" in flat
 
 
 def test_a_parts_note_reaches_the_verdicts_reason():
@@ -105,7 +144,8 @@ def test_a_parts_note_reaches_the_verdicts_reason():
 @pytest.mark.parametrize("parts, words", [
     ([Part("a", "untestable", "needs a GPU"), Part("b", "untestable", "no hub")], "a: needs a GPU; b: no hub"),
     ([Part("a", "holds", "e"), Part("b", "holds", "e")], "every part holds"),
-    ([Part("a", "fails", "e"), Part("b", "untestable", "needs a GPU")], "a: fails (1 part(s) not testable here)"),
+    ([Part("a", "fails", "e"), Part("b", "untestable", "needs a GPU")], "a: fails; b: not testable here"),
+    ([Part("a", "fails", "e"), Part("b", "not established", "e")], "a: fails; b: not established"),
     ([Part("a", "not established", "e"), Part("b", "holds", "e", context=True)], "a: not established"),
 ])
 def test_the_verdicts_reason_is_worded_by_the_claims_template(parts, words):
@@ -121,3 +161,49 @@ def test_context_parts_do_not_count():
     assert verdict(parts)[0] == "not testable here"
     with pytest.raises(ValueError, match="outcome"):
         Part("x", "maybe", "e")
+
+
+# ------------------------------------------------------------------ symmetry by construction (#38)
+
+_MIRROR = {"holds": "fails", "fails": "holds"}
+_VERDICT_MIRROR = {"replicates": "does not", "does not": "replicates"}
+
+
+def _mirror(outcome: str) -> str:
+    return _MIRROR.get(outcome, outcome)
+
+
+def test_every_rule_and_the_verdict_swap_holds_and_fails_when_the_claimed_direction_swaps():
+    """Random planted evidence, judged once as claimed and once with the claimed direction turned round: holds and
+    fails swap, every other outcome stays, and so do the verdicts built from them (1,000 cases per rule)."""
+    import numpy as np
+
+    rng = np.random.default_rng(38)
+    for _ in range(1000):
+        n = int(rng.integers(1, 12))
+        k = int(rng.integers(0, n + 1))
+        against = int(rng.integers(0, n - k + 1))
+        assert claims.share_outcome(against, n, against=k) == _mirror(claims.share_outcome(k, n, against=against))
+
+        p = float(rng.choice([rng.uniform(0, 0.1), rng.uniform(0, 1)]))
+        right = bool(rng.integers(2))
+        floor = None if rng.integers(2) else float(rng.uniform(0, 0.1))
+        se = None if rng.integers(2) else float(rng.uniform(0, 0.01))
+        assert claims.test_outcome(p, not right, floor, se) == _mirror(claims.test_outcome(p, right, floor, se))
+
+        lo = float(rng.normal())
+        hi = lo + float(rng.exponential())
+        null = float(rng.normal(scale=0.5))
+        assert claims.interval_outcome(lo, hi, claimed="below", null=null) == _mirror(
+            claims.interval_outcome(lo, hi, claimed="above", null=null))
+
+        a, b = (float(x) for x in rng.integers(0, 4, 2))
+        assert claims.order_outcome(b, a) == _mirror(claims.order_outcome(a, b))
+        assert claims.threshold_outcome(a, b, below=False) == _mirror(claims.threshold_outcome(a, b))
+
+        outcomes = list(rng.choice(claims.OUTCOMES, size=int(rng.integers(1, 5))))
+        context = [bool(rng.integers(2)) for _ in outcomes]
+        parts = [Part(f"p{i}", o, "e", context=c) for i, (o, c) in enumerate(zip(outcomes, context))]
+        mirrored = [Part(f"p{i}", _mirror(o), "e", context=c) for i, (o, c) in enumerate(zip(outcomes, context))]
+        v, w = verdict(parts)[0], verdict(mirrored)[0]
+        assert w == _VERDICT_MIRROR.get(v, v), (outcomes, context, v, w)

@@ -71,7 +71,8 @@ def test_the_results_of_planted_frames_are_typed_and_read_back(pieces, tmp_path)
     assert found.summary.pos_prompts.holds == 2 and found.summary.neg_prompts.reversed == 1
     assert found.summary.patterns == {"opposite signs": 1, "positive-prompt half only": 1}
     assert res.halves_by_source["warriner"].neg_prompts.holds == 2
-    assert found.outcome == {"pos_prompts": "holds", "neg_prompts": "fails"}
+    # 1 of 2 models reversed is half, short of the 75% that failing needs as holding does (#38)
+    assert found.outcome == {"pos_prompts": "holds", "neg_prompts": "mixed"}
     assert (found.pos_congruent_steeper, found.pos_cells, found.neg_congruent_steeper, found.neg_cells) == (3, 4, 1, 4)
     assert found.opposite_signs and (found.framing_min, found.framing_max) == pytest.approx((0.0, 0.2))
     pos = next(c for c in res.cell_counts_by_half if c.half == "pos_prompts")

@@ -27,7 +27,7 @@ def test_replication_reports_each_part_and_where_it_fails():
                 ("accuracy_uniform", "uniform"): "does not predict", ("accuracy_uniform", "top"): "does not predict"})
     cor.loc[cor["stratum"] == "random", ["rho", "ci_low", "ci_high"]] = [-0.71, -0.99, -0.03]
     rep = {"n_slower_more_accurate": 3, "n_slower_more_accurate_margin": 2, "accuracy_margin": 0.01,
-           "n_slower_lower_variance": 1, "variance_explains": [],
+           "n_slower_lower_variance": 1, "n_slower_higher_variance": 0, "variance_explains": [],
            "variance_predicts_under": ["top"], "variance_does_not_predict_under": ["random"],
            "variance_reversed_under": ["random"], "variance_not_established_under": [],
            "accuracy_predicts_under": [], "reward_max_predicts_under": []}
@@ -45,7 +45,8 @@ def test_replication_reports_each_part_and_where_it_fails():
     close = _replication({**rep, "n_slower_more_accurate_margin": 0}, cor)
     assert "part (1) **is not established** (every such pair's accuracy lead is within 0.01)" in close
     none = _replication({**rep, "n_slower_more_accurate": 0, "n_slower_more_accurate_margin": 0}, cor)
-    assert "**does not replicate** (no such pair)" in none
+    # an existence claim: no pair found is not established, not "does not replicate" (#38: one bar both ways)
+    assert "**is not established** (no such pair among these RMs, which does not show that there is none)" in none
     every = _replication({**rep, "variance_predicts_under": ["top", "random"], "variance_reversed_under": [],
                           "variance_does_not_predict_under": []}, cor)
     assert "part (2) **replicates** under every one." in every
@@ -58,11 +59,12 @@ def test_the_replication_section_counts_the_strata_and_keeps_the_claims_fields()
     cor = _cor({("variance_pi0", "top"): "predicts", ("variance_pi0", "pooled"): "predicts",
                 ("reward_max", "top"): "predicts"})
     rep = {"n_slower_more_accurate": 0, "n_slower_more_accurate_margin": 0, "accuracy_margin": 0.01,
-           "n_slower_lower_variance": 0, "variance_explains": [], "variance_predicts_under": ["top"],
+           "n_slower_lower_variance": 0, "n_slower_higher_variance": 0, "variance_explains": [],
+           "variance_predicts_under": ["top"],
            "variance_does_not_predict_under": [], "accuracy_predicts_under": [], "reward_max_predicts_under": ["top"]}
     s = results.replication("published", rep, cor)  # an older block without the reversed/not-established split
     assert (s.n_variance_strata, s.n_reward_max_strata, s.n_accuracy_strata) == (1, 1, 0)
-    assert s.variance_everywhere and s.part1 == "does not replicate" and s.variance_not_established_under == []
+    assert s.variance_everywhere and s.part1 == "not established" and s.variance_not_established_under == []
     assert [r.stratum for r in s.variance_replicates] == ["top"] and s.variance_replicates[0].rho == 0.5
 
 
