@@ -53,7 +53,8 @@ def test_every_claim_has_a_verdict_and_a_reason(page):
     for row in rows.values():
         assert f"**Verdict: {row['verdict']}.**" in md
     assert f"at least {claims.MOST:.0%} of the units" in md  # the thresholds are on the page
-    assert "*not established*: the direction is as claimed" in md  # and what each outcome means
+    assert "*not established*: nothing is clear either way" in md  # and what each outcome means
+    assert "Every test on this page is two-sided" in md and "one bar in both directions" in md.lower()
 
 
 def test_every_number_is_one_a_chapter_produced(page):

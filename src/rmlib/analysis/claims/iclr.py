@@ -197,6 +197,6 @@ def durability(e: Evidence) -> list[Part]:
         return share_outcome(k, n, against=n - k), said("durability_seeds", n_modal=k, n_seeds=n, kendall_w=w,
                                          power=_trained_power(e))
 
-    return [_part("published runs keep the order as data grow", e, published),
+    return [_part("published runs keep the order to their final checkpoint", e, published),
             _part("the largest data size keeps it", e, largest),
             _part("our RMs keep one order across seeds", e, seeds, context=True)]

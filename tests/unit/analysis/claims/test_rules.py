@@ -130,6 +130,8 @@ def test_every_outcome_and_verdict_is_explained_on_the_page():
     assert f"{claims.ALPHA}" in text and f"{claims.MOST:.0%}" in text
     flat = " ".join(text.split())
     assert "Every test on this page is two-sided" in flat and "none is one-sided" in flat
+    # #38 item 9: "not established" was said to mean "the direction is as claimed", also for estimates the other way
+    assert "the direction is as claimed" not in flat and "whichever way its estimate points" in flat
 
 
 def test_a_parts_note_reaches_the_verdicts_reason():

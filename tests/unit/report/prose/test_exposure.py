@@ -115,7 +115,8 @@ def test_verdicts_hold_fail_or_depend_on_the_matching():
                                                         "negative": {"bnc": "holds", "wordfreq": "fails"}})))
     pos, neg = _lines(text)
     assert ("above zero (95% CI, clustered by word) for 9 of 10 models (BNC, exact word form; below zero for 0), "
-            "9 of 10 models (wordfreq; below zero for 0). By the claims page's rule (at least 75% of models)") in pos
+            "9 of 10 models (wordfreq; below zero for 0). By the claims page's rule (at least 75% of models for it to "
+            "hold, as many the other way for it to fail)") in pos  # one bar both ways (#38)
     assert pos.endswith("the frequency preference **holds with every matching**.")
     assert neg.endswith("**depends on the matching (BNC, exact word form: holds, wordfreq: fails)**.")
     ne = _say("verdicts", results.verdicts(_verdicts({"positive": {"bnc": "not established"},
