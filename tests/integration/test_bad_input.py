@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 import time
 
@@ -306,3 +307,46 @@ def test_a_full_disk_stops_the_sweep_cleanly_and_it_resumes(tiny_rms, tmp_path, 
     assert not list((tmp_path / "run").rglob("COMPLETE")) and not list((tmp_path / "run").rglob(".*tmp"))
     resumed = sweep(tiny_rms["llama"], PROMPT, tokens=range(50), cache_root=tmp_path / "run", progress=False)
     pd.testing.assert_frame_equal(resumed.frame, reference)
+
+
+# ---------------------------------------------------------------- what loads is what scores (#39 item 1)
+
+def _saved(tmp_path, family: str, head: str = "rm", name: str = "folder"):
+    from rmlib.models.tiny import tiny_model
+    model, tok = tiny_model(family, head=head)
+    folder = tmp_path / name
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder, model
+
+
+def test_a_local_checkpoint_missing_a_decoder_tensor_is_refused_not_filled_with_random_values(tmp_path):
+    """Before: the missing tensor was drawn at random, the folder swept with exit 0, and two loads differed."""
+    from safetensors.torch import load_file, save_file
+    folder, _ = _saved(tmp_path, "llama")
+    weights = load_file(folder / "model.safetensors")
+    gone = next(k for k in weights if "layers.0.self_attn.q_proj" in k)
+    save_file({k: v for k, v in weights.items() if k != gone}, folder / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(ModelError, match=r"missing \(they would be random\): " + re.escape(gone)):
+        load_model(f"local:{folder}", dtype="float32")
+
+
+def test_qwen2_weights_under_a_llama_config_are_refused_not_stripped_of_their_biases(tmp_path):
+    """Before: the q/k/v biases were dropped with no message, and the model scored without them."""
+    folder, _ = _saved(tmp_path, "qwen2")
+    cfg = json.loads((folder / "config.json").read_text())
+    cfg |= {"model_type": "llama", "architectures": ["LlamaForSequenceClassification"]}
+    (folder / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match=r"unexpected \(they would be dropped\): .*q_proj\.bias"):
+        load_model(f"local:{folder}", dtype="float32")
+
+
+def test_an_lm_given_a_new_reward_head_loses_only_its_lm_head(tmp_path):
+    """The head swap the caller asks for is not damage: the LM's lm_head is left unread, the new head is fresh
+    (and needs allow_untrained_head), and every decoder weight is the checkpoint's."""
+    folder, lm = _saved(tmp_path, "llama", head="lm")
+    with pytest.raises(ModelError, match="no trained reward head"):
+        load_model(f"local:{folder}", dtype="float32")
+    rm = load_model(f"local:{folder}", dtype="float32", allow_untrained_head=True)
+    assert torch.equal(rm.model.model.layers[0].self_attn.q_proj.weight, lm.model.layers[0].self_attn.q_proj.weight)
+    assert load_model(f"local:{folder}", head="lm", dtype="float32").model is not None

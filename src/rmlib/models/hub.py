@@ -19,7 +19,8 @@ from rmlib.models.native_rms import check_loading_info
 from rmlib.models.policy import pickle_refused
 from rmlib.registry import ModelSpec
 
-__all__ = ["hub_offline", "hub_errors", "model_class", "pretrained_kwargs", "from_pretrained_checked", "SOURCE"]
+__all__ = ["hub_offline", "hub_errors", "model_class", "pretrained_kwargs", "from_pretrained_checked", "weights_fit",
+           "SOURCE"]
 
 REWARD_HEADS = ("score", "classifier", "v_head")  # tensors a reward model has and a language model lacks
 
@@ -126,15 +127,42 @@ def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: Loa
         try:
             model, info = cls.from_pretrained(where, dtype=dtype, output_loading_info=True, **kwargs)
         except RuntimeError as exc:
-            if native is None or "mismatched_sizes" not in str(exc):
+            if "mismatched_sizes" not in str(exc):
                 raise
-            raise ModelError(f"{spec.id} ({where}): the weights do not fit rmlib's native {native.__name__}: a "
-                             "tensor has another shape than this config gives it, so this checkpoint's layout "
-                             "differs from the published one") from None
-    if native is not None:
+            what = f"rmlib's native {native.__name__}" if native is not None else f"its config ({cls.__name__})"
+            raise ModelError(f"{spec.id} ({where}): the weights do not fit {what}: a tensor has another shape than "
+                             "this config gives it, so this checkpoint's layout differs from its config's") from None
+    if native is not None:  # the native heads' own check, which knows their optional tensors
         check_loading_info(model, info, f"{spec.id} ({where})")
-    fresh = [k for k in info.get("missing_keys", []) if k.split(".")[0] in REWARD_HEADS]
-    return place(model, device), fresh
+        return place(model, device), []
+    return place(model, device), weights_fit(info, head, f"{spec.id} ({where})")
+
+
+def weights_fit(info: dict, head: str, where: str) -> list[str]:
+    """The reward-head tensors a load lacked (a new head fills them, and only with ``allow_untrained_head``), after
+    refusing every other gap between the weights and the model: transformers fills a missing tensor with random
+    values and drops an unexpected one with no more than a log line, so the model would score with weights it does
+    not have (a checkpoint missing a decoder tensor; Qwen2's q/k/v biases under a Llama config).
+
+    Two gaps are the head swap the caller asked for, not damage: an LM's ``lm_head`` left unread when it is loaded
+    with a reward head (head='rm'), and an RM's reward head left unread when it is loaded as a causal LM
+    (head='lm'); neither tensor takes part in the scores asked for. ``info``: from_pretrained's loading info."""
+    missing = sorted(info.get("missing_keys", []))
+    fresh = [k for k in missing if k.split(".")[0] in REWARD_HEADS]
+    swapped = ("lm_head",) if head == "rm" else REWARD_HEADS
+    unexpected = sorted(k for k in info.get("unexpected_keys", []) if k.split(".")[0] not in swapped)
+    mismatched = sorted(str(k[0] if isinstance(k, (tuple, list)) else k) for k in info.get("mismatched_keys", []))
+    lost = [k for k in missing if k not in fresh]
+    if lost or unexpected or mismatched:
+        def names(keys):
+            return ", ".join(keys[:6]) + (f" and {len(keys) - 6} more" if len(keys) > 6 else "")
+        found = [f"{what}: {names(keys)}" for what, keys in (("missing (they would be random)", lost),
+                                                               ("unexpected (they would be dropped)", unexpected),
+                                                               ("of another shape", mismatched)) if keys]
+        raise ModelError(f"{where}: the weights do not fit the model its config describes; tensors "
+                         f"{'; '.join(found)}. Scores from it would not be this checkpoint's: check that the folder "
+                         "holds every weight file and that config.json names the architecture it was trained as")
+    return fresh
 
 
 def native_model_class(where: str, head: str, options: LoadOptions, kwargs: dict):
