@@ -22,11 +22,14 @@ nothing says "sampled: no damage found", not "intact": only --full, which hashes
   stamp is stale, so ``make book`` reruns that chapter.
 
 Interrupted results and orphaned temporary files of killed runs are reported too (temporary files are removed).
+A symlink that leads out of the cache is reported as refused and never followed: nothing outside the cache is read,
+moved or deleted.
 Nothing is modified with repair=False (`--dry-run`).
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,55 +46,92 @@ from rmlib.storage import atomic
 from rmlib.storage.integrity import MANIFEST, check_manifest, read_manifest, sha256_file
 from rmlib.storage.shards import FORMAT, CorruptShardError, ShardError, ShardStore
 
-INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED, CLEANED = (
-    "intact", "corrupt", "repaired", "incomplete", "unverified", "cleaned")
+INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED, CLEANED, REFUSED = (
+    "intact", "corrupt", "repaired", "incomplete", "unverified", "cleaned", "refused")
 SAMPLED = "sampled: no damage found"  # a quick check that read only part of the files: not proof they are intact
 FULL_HINT = "run `rmlib verify --full` to hash every byte"
 
 
 @dataclass
 class Finding:
-    kind: str      # sweep | answers | gcg | dequantized | gguf | checkpoint | resume | temp
+    kind: str      # sweep | answers | gcg | dequantized | gguf | checkpoint | resume | temp | link
     path: Path
-    status: str    # intact | sampled: no damage found | corrupt | repaired | incomplete | unverified | cleaned
+    status: str    # intact | sampled: no damage found | corrupt | repaired | incomplete | unverified | cleaned | refused
     detail: str = ""
 
 
 def verify_cache(root: str | Path | None = None, full: bool = False, repair: bool = True) -> list[Finding]:
-    """Check every cached sweep, answer set, de-quantised model, joined GGUF and trained checkpoint."""
+    """Check every cached sweep, answer set, de-quantised model, joined GGUF and trained checkpoint. A symlink that
+    leads out of the cache is reported and never followed (:func:`_links_out`): verify repairs by moving, renaming
+    and deleting, and must not do that to files it does not own."""
     root = Path(root) if root is not None else config.cache_dir()
-    findings: list[Finding] = []
+    findings, inside = _links_out(root), _inside(root)
     for kind, sub in (("sweep", "sweeps"), ("answers", "answers"), ("gcg", "gcg")):
         folder = root / sub
+        if not inside(folder):
+            continue
         findings += _temp_files(folder, repair)
-        for d in sorted(p for p in folder.glob("*") if p.is_dir() and not p.name.startswith(".")):
+        for d in sorted(p for p in folder.glob("*") if p.is_dir() and not p.name.startswith(".") and inside(p)):
             findings += _temp_files(d, repair)
             findings.append(_check_result(kind, d, full, repair))
-    findings += _temp_files(root / "dequantized", repair)
-    findings += _old_dequantized_copies(root / "dequantized", repair)
-    for d in sorted(p for p in (root / "dequantized").glob("*") if p.is_dir() and not p.name.startswith(".")
-                    and ".corrupt-" not in p.name):
-        findings.append(_check_dequantized(d, full, repair))
-    findings += _check_ggufs(root / "gguf", full, repair)
+    if inside(root / "dequantized"):
+        findings += _temp_files(root / "dequantized", repair)
+        findings += _old_dequantized_copies(root / "dequantized", repair)
+        for d in sorted(p for p in (root / "dequantized").glob("*") if p.is_dir() and not p.name.startswith(".")
+                        and ".corrupt-" not in p.name and inside(p)):
+            findings.append(_check_dequantized(d, full, repair))
+    if inside(root / "gguf"):
+        findings += _check_ggufs(root / "gguf", full, repair)
     rms = root / "rms"
+    if not inside(rms):
+        return findings
     findings += _temp_files(rms, repair)
-    for run in sorted(p for p in rms.glob("*") if p.is_dir() and not p.name.startswith(".")):
+    for run in sorted(p for p in rms.glob("*") if p.is_dir() and not p.name.startswith(".") and inside(p)):
         findings += _temp_files(run, repair)
-        steps = sorted((p for p in run.glob("step-*") if p.name[5:].isdigit()), key=lambda p: int(p.name[5:]))
+        steps = sorted((p for p in run.glob("step-*") if p.name[5:].isdigit() and inside(p)),
+                       key=lambda p: int(p.name[5:]))
         for d in [run, *steps]:
             if (d / "config.json").exists() or (d / MANIFEST).exists():
                 findings.append(_check_checkpoint(d, full))
+            if not inside(d / "answers"):
+                continue
             findings += _temp_files(d / "answers", repair)
-            for a in sorted(p for p in (d / "answers").glob("*") if p.is_dir() and not p.name.startswith(".")):
+            for a in sorted(p for p in (d / "answers").glob("*") if p.is_dir() and not p.name.startswith(".")
+                            and inside(p)):
                 findings.append(_check_result("answers", a, full, repair))  # an rmlib-trained RM's answers are cached in its folder
-        findings += _resume_checkpoints(run, full, repair)
+        if inside(run / "trainer"):
+            findings += _resume_checkpoints(run, full, repair, inside)
     return findings
 
 
-def _resume_checkpoints(run: Path, full: bool, repair: bool) -> list[Finding]:
+def _inside(root: Path):
+    """A test of whether a path, links resolved, stays inside ``root`` (a path that does not exist does)."""
+    top = root.resolve()
+
+    def inside(p: Path) -> bool:
+        return not p.exists() or p.resolve().is_relative_to(top)
+    return inside
+
+
+def _links_out(root: Path) -> list[Finding]:
+    """Every symlink under ``root`` whose target lies outside it, as a finding: reported, never followed, nothing
+    done to it or to what it points at (the walk does not follow links)."""
+    top, out = root.resolve(), []
+    for here, dirs, files in os.walk(root) if root.is_dir() else []:
+        for name in [*dirs, *files]:
+            p = Path(here) / name
+            if p.is_symlink() and not p.resolve().is_relative_to(top):
+                out.append(Finding("link", p, REFUSED, f"a symlink out of the cache, to {p.resolve()}: not followed, "
+                                                       "and nothing there was checked or changed; replace it with "
+                                                       "the folder itself to have it verified"))
+    return out
+
+
+def _resume_checkpoints(run: Path, full: bool, repair: bool, inside=lambda p: True) -> list[Finding]:
     """The trainer's resume checkpoints of one run (rmlib.train.resume), and the damaged ones train() set aside."""
     out = _temp_files(run / "trainer", repair)
-    for d in sorted((p for p in (run / "trainer").glob("checkpoint-*") if p.is_dir() and p.name[11:].isdigit()),
+    for d in sorted((p for p in (run / "trainer").glob("checkpoint-*") if p.is_dir() and p.name[11:].isdigit()
+                     and inside(p)),
                     key=lambda p: int(p.name[11:])):
         if not (d / "trainer_state.json").exists():
             out.append(Finding("resume", d, INCOMPLETE, "half-saved (killed while saving); train() never resumes "
@@ -105,7 +145,7 @@ def _resume_checkpoints(run: Path, full: bool, repair: bool) -> list[Finding]:
         else:
             out.append(Finding("resume", d, INTACT if full else SAMPLED,
                                "every byte hashed" if full else f"sizes and sampled hashes; {FULL_HINT}"))
-    aside = sorted(p for p in run.glob("checkpoint-*.corrupt-*") if p.is_dir())
+    aside = sorted(p for p in run.glob("checkpoint-*.corrupt-*") if p.is_dir() and inside(p))
     if repair:
         for p in aside:
             shutil.rmtree(p, ignore_errors=True)
@@ -308,7 +348,7 @@ def print_report(findings: list[Finding], full: bool = False, out=None) -> int:
             rel = f.path
         print(f"  {f.status:<10} {f.kind:<11} {rel}  {f.detail}", file=out)
     counts = {s: sum(f.status == s for f in findings) for s in (INTACT, SAMPLED, CORRUPT, REPAIRED, INCOMPLETE,
-                                                                UNVERIFIED, CLEANED)}
+                                                                UNVERIFIED, CLEANED, REFUSED)}
     label = {SAMPLED: "sampled (no damage found)"}
     print("summary: " + ", ".join(f"{n} {label.get(s, s)}" for s, n in counts.items()), file=out)
     if counts[SAMPLED]:

@@ -27,3 +27,35 @@ def test_a_changed_results_file_is_reported_and_left_alone(tmp_path, monkeypatch
     assert main(["verify", "--results", str(folder)]) == 1
     out = capsys.readouterr().out
     assert "corrupt" in out and "verifydemo.json" in out and "1 corrupt" in out
+
+
+def _tree(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_verify_never_follows_a_symlink_out_of_the_cache(tmp_path):
+    """#39 item 5: with sweeps/abc linked to a folder outside the cache, verify deleted a temporary file there and
+    renamed its COMPLETE; the same under rms/<run>/trainer. Now the link is reported as refused and nothing outside
+    is read, moved or deleted."""
+    from rmlib.engine.verify import REFUSED, verify_cache
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / ".meta.json.999999.0123abcd.tmp").write_text("a temporary name of a dead pid")
+    (outside / "COMPLETE").write_text("not a real marker")
+    (outside / "meta.json").write_text("{}")
+    (outside / "checkpoint-3").mkdir()
+    (outside / "checkpoint-3" / "trainer_state.json").write_text("{}")
+    before = _tree(outside)
+    cache = tmp_path / "cache"
+    (cache / "sweeps").mkdir(parents=True)
+    (cache / "sweeps" / "abc").symlink_to(outside, target_is_directory=True)
+    (cache / "rms" / "run-1").mkdir(parents=True)
+    (cache / "rms" / "run-1" / "trainer").symlink_to(outside, target_is_directory=True)
+    (cache / "rms" / "run-2").symlink_to(outside, target_is_directory=True)
+    findings = verify_cache(cache, full=True, repair=True)
+    assert _tree(outside) == before
+    refused = sorted(str(f.path.relative_to(cache)) for f in findings if f.status == REFUSED)
+    assert refused == ["rms/run-1/trainer", "rms/run-2", "sweeps/abc"]
+    assert all(f.kind == "link" and str(outside) in f.detail for f in findings if f.status == REFUSED)
+    assert not [f for f in findings if f.status != REFUSED and outside in f.path.resolve().parents]
