@@ -25,12 +25,9 @@ folder, so two pytest-xdist workers that need the same chapter execute it once.
 """
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import inspect
 import json
-import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -38,6 +35,8 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+
+from rmlib.storage.atomic import file_lock
 
 BOOK_SUBDIR = Path("book") / "_executed"  # under the store's tiny book root, as under the project root
 
@@ -99,23 +98,6 @@ def store_folder(config) -> Path:
     return base / key
 
 
-@contextlib.contextmanager
-def _locked(path: Path, wait: bool):
-    """An exclusive flock on ``path``; yields False at once, holding nothing, when ``wait`` is False and another
-    process holds it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)
-
-
 def _short(payload: dict) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
@@ -149,7 +131,7 @@ class _Harness:
         if key not in self.done:
             out, run_id = self._folder(name, isolated, params, standard, prepared)
             cache = self.store / "caches" / run_id
-            with _locked(self.store / "locks" / f"{run_id}.lock", wait) as got:
+            with file_lock(self.store / "locks" / f"{run_id}.lock", wait=wait) as got:
                 if not got:
                     return None
                 self.done[key] = self._execute(ch, out, cache if isolated else None, params, prepare)

@@ -113,8 +113,10 @@ class _Built:
 
 
 @contextlib.contextmanager
-def file_lock(path: str | os.PathLike, shared: bool = False):
-    """An advisory lock (flock) on `path`, created if needed; blocks until it is granted.
+def file_lock(path: str | os.PathLike, shared: bool = False, wait: bool = True):
+    """An advisory lock (flock) on `path`, created if needed; blocks until it is granted, and yields True. With
+    ``wait=False`` it yields False at once, holding nothing, when another process holds the lock (a caller that has
+    other work to do meanwhile, e.g. the chapter tests' shared runs, comes back to it later).
 
     Used so that two processes do not both spend a minute building the same de-quantised model, and so that a
     `--no-cache` replacement and a new sweep of the same key do not interleave. Correctness never depends on it
@@ -125,10 +127,13 @@ def file_lock(path: str | os.PathLike, shared: bool = False):
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
         except OSError:
             pass  # no flock here (some network file systems): carry on unlocked
-        yield
+        yield True
     finally:
         os.close(fd)  # closing releases the lock
 
