@@ -18,6 +18,7 @@ import pytest
 
 from rmlib.engine import run_plan
 from rmlib.storage import ShardStore
+from tests.integration.ray_support import start_ray
 
 ray = pytest.importorskip("ray")
 # one local Ray cluster at a time: under `make test`'s two workers, both files run in the same one
@@ -35,7 +36,7 @@ class _Stop(Exception):
 def cluster():
     before = os.environ.get("RMLIB_SWEEP_CHUNK")
     os.environ["RMLIB_SWEEP_CHUNK"] = "20"  # the workers inherit it when the cluster starts
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    start_ray(ray)
     try:
         yield
     finally:
