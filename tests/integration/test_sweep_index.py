@@ -54,6 +54,33 @@ def test_a_damaged_sweep_or_other_weights_are_not_served_from_the_index(cache, m
         engine.token_rewards("tiny-llama", PROMPT, tokens=TOKENS, progress=False)
 
 
+def test_an_index_entry_answers_only_for_the_request_it_was_written_for(cache, monkeypatch):
+    """#39 item 4: prompt A's entry copied over prompt B's made `rmlib sweep --prompt B` say "served from the cache
+    without loading the model" and return A's rows. Now an entry records its request, model and prompt, and the
+    sweep it points to must be of that model and prompt."""
+    other = "What, in one word, is the best thing ever?"
+    first_a = engine.token_rewards("tiny-llama", PROMPT, tokens=TOKENS, progress=False)
+    first_b = engine.token_rewards("tiny-llama", other, tokens=TOKENS, progress=False)
+    assert not first_a["reward"].equals(first_b["reward"])
+    a, b = (sweep_index.request_key("tiny-llama", p, TOKENS) for p in (PROMPT, other))
+    folder = sweep_index.index_dir()
+    (folder / f"{b}.json").write_bytes((folder / f"{a}.json").read_bytes())
+    assert sweep_index.lookup(b) is None and not sweep_index.listed(b)
+    clear()
+    with monkeypatch.context() as mp:
+        mp.setattr(rewards, "resolve_model", _refuse_loading)
+        with pytest.raises(AssertionError, match="was loaded"):  # not served: B is swept again
+            engine.token_rewards("tiny-llama", other, tokens=TOKENS, progress=False)
+    again = engine.token_rewards("tiny-llama", other, tokens=TOKENS, progress=False)
+    pd.testing.assert_frame_equal(again, first_b)  # B's own rows, not A's
+    # an entry naming request B but pointing at A's sweep is refused too: the sweep's own meta names prompt A
+    import json
+    entry = json.loads((folder / f"{a}.json").read_text()) | {"request": b, "prompt": other}
+    (folder / f"{b}.json").write_text(json.dumps(entry))
+    assert sweep_index.lookup(b) is None and not sweep_index.listed(b)
+    assert sweep_index.lookup(b, expect=sweep_index.stands_for("tiny-llama", PROMPT)) is None
+
+
 def test_only_models_with_a_cheap_fingerprint_use_the_index():
     from rmlib.models import LoadOptions
 

@@ -274,7 +274,8 @@ def plan_status(plan, cache_root=None) -> list[tuple[Job, bool | None]]:
         if job.kind != "sweep":
             out.append((job, None))
             continue
-        request = sweep_index.request_key(job.model, job.prompt, _token_slice(job.tokens),
-                                          LoadOptions.of(**dict(job.load)), mode=job.mode)
-        out.append((job, None if request is None else sweep_index.listed(request, cache_root)))
+        load = LoadOptions.of(**dict(job.load))
+        request = sweep_index.request_key(job.model, job.prompt, _token_slice(job.tokens), load, mode=job.mode)
+        out.append((job, None if request is None else sweep_index.listed(
+            request, cache_root, expect=sweep_index.stands_for(job.model, job.prompt, load))))
     return out

@@ -37,7 +37,8 @@ def token_rewards(model, prompt: str, *, tokens=None, progress: bool = True, loa
     A sweep this cache already holds is served without loading the model when the model's weights can be identified
     without loading them (:mod:`rmlib.engine.sweep_index`); it is verified byte for byte first."""
     request = sweep_index.request_key(model, prompt, tokens, load)
-    hit = sweep_index.lookup(request) if request is not None else None
+    hit = (sweep_index.lookup(request, expect=sweep_index.stands_for(model, prompt, load))
+           if request is not None else None)
     if hit is not None:
         result, head = hit
         return with_reward(result.frame, head)

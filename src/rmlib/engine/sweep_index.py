@@ -28,7 +28,7 @@ from rmlib.engine.store import SweepResult, _cached_frame, cache_parent, digest
 from rmlib.models import CacheWarning
 from rmlib.storage import CorruptShardError, ShardStore, atomic, sweep_key
 
-__all__ = ["request_key", "fingerprint", "lookup", "record", "index_dir", "listed"]
+__all__ = ["request_key", "fingerprint", "stands_for", "lookup", "record", "index_dir", "listed"]
 
 
 def index_dir(cache_root=None) -> Path:
@@ -93,38 +93,58 @@ def request_key(model, prompt: str, tokens=None, load=None, mode: str = "id_exac
                       **({"mode": mode} if mode != "id_exact" else {})})  # id_exact: the keys as they were
 
 
-def _entry(request: str, cache_root) -> dict | None:
+def stands_for(model, prompt: str, load=None) -> dict:
+    """What a request is for, as its sweep's meta records it: the model's registry id and the prompt. An index entry
+    is served only for the request it was written for (:func:`lookup`), and only when the sweep it points to is of
+    that model and prompt, so an entry copied over another (or a key reused) cannot answer for another request."""
+    from rmlib.models import LoadOptions
+    from rmlib.registry import spec_at
+
+    return {"model": spec_at(model, LoadOptions.of(load).revision).id, "prompt": prompt}
+
+
+def _entry(request: str, cache_root, expect: dict | None = None) -> dict | None:
+    """The index entry of ``request``, or None: missing, damaged, written for another request (its ``request``
+    field; entries from before it was recorded are not served), or for another model or prompt than ``expect``."""
     try:
         entry = json.loads((index_dir(cache_root) / f"{request}.json").read_text())
-        return {k: entry[k] for k in ("key", "head", "candidates")}
+        entry = {k: entry[k] for k in ("request", "model", "prompt", "key", "head", "candidates")}
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    if entry["request"] != request or (expect is not None and {k: entry[k] for k in expect} != expect):
+        return None
+    return entry
 
 
-def lookup(request: str, cache_root=None) -> tuple[SweepResult, str] | None:
-    """(the cached sweep, the model's head) for ``request``, verified byte for byte, or None."""
-    entry = _entry(request, cache_root)
+def lookup(request: str, cache_root=None, expect: dict | None = None) -> tuple[SweepResult, str] | None:
+    """(the cached sweep, the model's head) for ``request``, verified byte for byte, or None. ``expect``: what the
+    request stands for (:func:`stands_for`); the entry and the sweep's own meta must both say so."""
+    entry = _entry(request, cache_root, expect)
     if entry is None:
         return None
     key, head, candidates = entry["key"], entry["head"], entry["candidates"]
     df = _cached_frame(ShardStore(cache_parent(cache_root, "sweeps") / key, {}))
-    if df is None or df.attrs.get("rmlib", {}).get("key") != key or digest(df["token_id"].to_numpy()) != candidates:
+    meta = df.attrs.get("rmlib", {}) if df is not None else {}
+    if (df is None or meta.get("key") != key or digest(df["token_id"].to_numpy()) != candidates
+            or (meta.get("model"), meta.get("prompt")) != (entry["model"], entry["prompt"])):
         return None
     return SweepResult(df, df.attrs["rmlib"], cached=True), head
 
 
-def listed(request: str | None, cache_root=None) -> bool:
+def listed(request: str | None, cache_root=None, expect: dict | None = None) -> bool:
     """Whether ``request`` maps to a complete result in the cache whose every shard's sha256 checks out, with the
-    key and candidate ids the index recorded (no frame is built: a listing, :func:`rmlib.engine.plan_status`).
-    A damaged shard is moved aside with a warning, as any read of it does, and the request is not listed."""
-    entry = _entry(request, cache_root) if request is not None else None
+    key, candidate ids, model and prompt the index recorded (no frame is built: a listing,
+    :func:`rmlib.engine.plan_status`). A damaged shard is moved aside with a warning, as any read of it does, and
+    the request is not listed."""
+    entry = _entry(request, cache_root, expect) if request is not None else None
     if entry is None:
         return False
     folder = cache_parent(cache_root, "sweeps") / entry["key"]
     store = ShardStore(folder, {})
     try:
         meta = json.loads((folder / "meta.json").read_text())
-        if not store.complete or meta.get("key") != entry["key"] or meta.get("candidates") != entry["candidates"]:
+        if (not store.complete or meta.get("key") != entry["key"] or meta.get("candidates") != entry["candidates"]
+                or (meta.get("model"), meta.get("prompt")) != (entry["model"], entry["prompt"])):
             return False
         store.load(check_only=True)
     except Exception as exc:  # noqa: BLE001 - a listing says "not done", never fails, on a damaged result
@@ -141,5 +161,6 @@ def record(request: str, result: SweepResult, head: str, cache_root=None) -> Non
         return
     folder = index_dir(cache_root)
     folder.mkdir(parents=True, exist_ok=True)
-    entry = {"key": key, "head": head, "candidates": digest(result.frame["token_id"].to_numpy())}
+    entry = {"request": request, "model": result.meta.get("model"), "prompt": result.meta.get("prompt"), "key": key,
+             "head": head, "candidates": digest(result.frame["token_id"].to_numpy())}
     atomic.write_bytes(folder / f"{request}.json", json.dumps(entry, sort_keys=True).encode())
