@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import sys
 import time
 
 import numpy as np
@@ -24,7 +25,7 @@ from rmlib.engine.kernels import (prefix_kv, rm_scores_full, rm_scores_paper, rm
 from rmlib.engine.store import (SweepResult, cache_parent, dated_fields, digest, finish, model_settings, open_store,
                                 run_fields)
 from rmlib.models.templates import answer_slot
-from rmlib.storage import ShardStore, sweep_key
+from rmlib.storage import ShardStore, claims, sweep_key
 
 __all__ = ["sweep", "SweepResult", "CHUNK", "MODES"]
 
@@ -144,36 +145,47 @@ def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compil
     bar.close()
 
 
-def _share_chunks(store: ShardStore, todo, rows, compute, bar, poll_s: float = 0.5) -> None:
+def _share_chunks(store: ShardStore, todo, rows, compute, bar, poll_s: float = 0.5, say_every_s: float = 10.0,
+                  say=None) -> None:
     """Compute the chunks in ``todo`` that no other writer of this key is computing (:meth:`ShardStore.claim`),
-    then wait for the others' chunks, taking over any whose writer dies. Two runs of one key split the work and keep
-    one file per shard."""
+    keeping each claim's heartbeat fresh while computing, then wait for the others' chunks, saying every
+    ``say_every_s`` what it waits for, and taking over any whose writer is gone, restarted or silent
+    (:mod:`rmlib.storage.claims`). Two runs of one key split the work and keep one file per shard."""
+    say = say or (lambda msg: print(msg, file=sys.stderr, flush=True))
+
+    def run(c):
+        try:
+            with store.heartbeat(c):
+                if not store.valid_shard(c, rows(c)):
+                    compute(c)
+                else:
+                    bar.update(rows(c))
+        finally:
+            store.release(c)
+
     waiting = []
     for c in todo:
         if store.valid_shard(c, rows(c)):
             bar.update(rows(c))  # another writer finished it meanwhile
         elif store.claim(c):
-            try:
-                if not store.valid_shard(c, rows(c)):
-                    compute(c)
-                else:
-                    bar.update(rows(c))
-            finally:
-                store.release(c)
+            run(c)
         else:
             waiting.append(c)
+    said = time.monotonic()
     while waiting:
         time.sleep(poll_s)
         for c in list(waiting):
             if store.valid_shard(c, rows(c)):
                 bar.update(rows(c))
                 waiting.remove(c)
-            elif store.claim(c):  # its writer died
-                try:
-                    compute(c)
-                finally:
-                    store.release(c)
+            elif store.claim(c):  # its writer is gone, restarted or silent
+                run(c)
                 waiting.remove(c)
+        if waiting and time.monotonic() - said >= say_every_s:
+            said = time.monotonic()
+            say(f"[rmlib] waiting for {len(waiting)} shard(s) of {store.root.name} that another writer is computing "
+                f"(shard {waiting[0]}: {store.claim_holder(waiting[0])}); taken over if it stops "
+                f"(process gone, or silent for {claims.SILENT_S / 60:.0f} min)")
 
 
 def _rm_chunk(lm, slot, chunk_ids, decoded, method, mode, bs, kv, bar, compiled=False, prefix_hidden=None) -> dict:

@@ -5,11 +5,11 @@
 * ``shards.py``: Parquet shards that certify their own content (the sweep cache);
 * ``results.py``: a chapter's typed results (:class:`ChapterResults`) as strict JSON (``RESULTS_DIR/<chapter>.json``).
 """
-from rmlib.storage import atomic, integrity
+from rmlib.storage import atomic, claims, integrity
 from rmlib.storage.results import (ChapterResults, JsonData, Num, Record, ResultsError, Section, Table, jsonable, read_results,
                                    results_path, results_problem, write_results)
 from rmlib.storage.shards import ENGINE_VERSION, FORMAT, CorruptShardError, ShardError, ShardStore, sweep_key
 
-__all__ = ["atomic", "integrity", "ShardStore", "ShardError", "CorruptShardError", "sweep_key", "ENGINE_VERSION",
+__all__ = ["atomic", "claims", "integrity", "ShardStore", "ShardError", "CorruptShardError", "sweep_key", "ENGINE_VERSION",
            "FORMAT", "ResultsError", "ChapterResults", "Section", "Record", "Num", "Table", "JsonData", "results_path", "write_results",
            "read_results", "results_problem", "jsonable"]

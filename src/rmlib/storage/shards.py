@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rmlib.storage import atomic
+from rmlib.storage import atomic, claims
 from rmlib.storage.integrity import sha256_bytes
 from rmlib.errors import RmlibError
 
@@ -120,8 +120,6 @@ class ShardStore:
 
     # ------------------------------------------------------------ claims: writers of one key share the work
 
-    CLAIM_STALE_S = 6 * 3600  # a claim from another host older than this is taken over (its writer is gone)
-
     def _claim_path(self, index: int) -> Path:
         return self.root / f".claim-{index:05d}"
 
@@ -129,34 +127,19 @@ class ShardStore:
         """Take shard ``index`` for this process; False while another live writer of the same key holds it.
 
         Why: two runs of one key (a chapter and a plan, two Ray workers) would otherwise compute every shard twice
-        and keep both files. A claim is a file created exclusively; one whose writer has died (same host: its pid
-        is gone; another host: older than :attr:`CLAIM_STALE_S`) is taken over, so a killed run never blocks."""
-        path = self._claim_path(index)
-        for _ in range(2):
-            try:
-                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                if not self._claim_stale(path):
-                    return False
-                path.unlink(missing_ok=True)
-                continue
-            with os.fdopen(fd, "w") as f:
-                f.write(f"{socket.gethostname()} {os.getpid()}")
-            return True
-        return False
+        and keep both files. A claim whose writer is gone, restarted or silent is taken over
+        (:mod:`rmlib.storage.claims`), so a killed run never blocks."""
+        return claims.claim(self._claim_path(index), f"shard {index} of {self.root.name}")
 
-    def _claim_stale(self, path: Path) -> bool:
-        try:
-            host, pid = path.read_text().split()
-            age = time.time() - path.stat().st_mtime
-        except (FileNotFoundError, ValueError):
-            return True  # gone, or half-written by a writer killed between create and write
-        if host == socket.gethostname():
-            return int(pid) != os.getpid() and not atomic._pid_alive(int(pid))
-        return age > self.CLAIM_STALE_S
+    def heartbeat(self, index: int):
+        """A context in which this writer's claim on shard ``index`` stays fresh (:func:`claims.beating`)."""
+        return claims.beating(self._claim_path(index))
+
+    def claim_holder(self, index: int) -> str:
+        return claims.holder(self._claim_path(index))
 
     def release(self, index: int) -> None:
-        self._claim_path(index).unlink(missing_ok=True)
+        claims.release(self._claim_path(index))
 
     def write_shard(self, index: int, df: pd.DataFrame) -> Path:
         table = pa.Table.from_pandas(df, preserve_index=False)
