@@ -27,7 +27,11 @@ def candidate_ids(lm: LoadedModel, tokens=None) -> np.ndarray:
     """The ids to sweep: all of the tokenizer's ids by default, or a validated slice/list."""
     n_vocab = min(len(lm.tokenizer), lm.model.get_input_embeddings().weight.shape[0])
     from rmlib.engine.tokens import vocab_ids  # a string, a tensor, a slice's step: rmlib.engine.tokens
-    ids = np.asarray(vocab_ids(tokens, n_vocab), dtype=np.int64)
+    named = vocab_ids(tokens, n_vocab)
+    huge = [t for t in named if not isinstance(named, range) and abs(int(t)) >= 2 ** 63]
+    if huge:  # numpy would raise a bare OverflowError
+        raise SweepError(f"token ids out of range [0, {n_vocab}) for {lm.spec.id}: {huge[:3]}")
+    ids = np.asarray(named, dtype=np.int64)
     if ids.size == 0:
         raise SweepError("the vocabulary slice is empty; give at least one token id")
     bad = ids[(ids < 0) | (ids >= n_vocab)]

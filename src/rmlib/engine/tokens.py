@@ -8,8 +8,9 @@ not a positive integer is refused. :func:`vocab_ids` then turns it into the ids 
 from __future__ import annotations
 
 import numbers
+import warnings
 
-__all__ = ["tokens_arg", "vocab_ids"]
+__all__ = ["tokens_arg", "vocab_ids", "TokensWarning"]
 
 
 def _error(message: str):
@@ -53,8 +54,21 @@ def vocab_ids(tokens, n_vocab: int) -> list[int] | range:
     if tokens is None:
         return range(n_vocab)
     if isinstance(tokens, slice):
-        step = tokens.step or 1
-        if tokens.stop is None:  # an explicit start is kept as given: a negative one is refused as out of range
-            return range(tokens.start or 0, n_vocab, step)
-        return range(*slice(tokens.start, tokens.stop, step).indices(n_vocab))
+        step, start, stop = tokens.step or 1, tokens.start or 0, tokens.stop
+        if stop is None:  # an explicit start is kept as given: a negative one is refused as out of range
+            return range(start, n_vocab, step)
+        if start < 0 or stop < 0:  # Python's "from the end" would sweep ids the caller never named
+            raise _error(f"tokens {start}:{stop}: token ids start at 0, so a slice cannot be negative; the "
+                         f"vocabulary has ids 0..{n_vocab - 1}")
+        if start >= n_vocab:
+            raise _error(f"tokens {start}:{stop} start beyond the vocabulary, which has {n_vocab} ids "
+                         f"(0..{n_vocab - 1})")
+        if stop > n_vocab:
+            warnings.warn(f"tokens {start}:{stop} run past the vocabulary of {n_vocab} ids: sweeping "
+                          f"{start}:{n_vocab}", TokensWarning, stacklevel=3)
+        return range(start, min(stop, n_vocab), step)
     return tokens
+
+
+class TokensWarning(UserWarning):
+    """A token slice that was clipped to the vocabulary."""

@@ -35,3 +35,30 @@ def test_integer_tensors_and_arrays_are_taken_as_their_ids():
     assert tokens_arg(np.array([1, 3], dtype=np.int32)) == [1, 3]
     assert tokens_arg(torch.tensor(5)) == [5]
     assert list(vocab_ids(range(2, 5), 10)) == [2, 3, 4]
+
+
+def test_a_slice_past_the_vocabulary_warns_and_one_beyond_or_below_it_is_refused_by_name():
+    """#39 items 7 and 8: `--tokens 0:99999999` was clipped to the whole vocabulary without a word; `400:500` on a
+    320-id vocabulary and `-5:10` both said "the vocabulary slice is empty"."""
+    import warnings
+
+    from rmlib.engine.tokens import TokensWarning
+
+    with pytest.warns(TokensWarning, match=r"tokens 300:1000000000 run past the vocabulary of 320 ids: sweeping "
+                                           r"300:320"):
+        assert list(vocab_ids(slice(300, 10 ** 9), 320)) == list(range(300, 320))
+    with pytest.raises(SweepError, match=r"tokens 400:500 start beyond the vocabulary, which has 320 ids \(0\.\.319\)"):
+        vocab_ids(slice(400, 500), 320)
+    with pytest.raises(SweepError, match="cannot be negative"):
+        vocab_ids(slice(-5, 10), 320)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(vocab_ids(slice(0, 320), 320)) == list(range(320))  # exactly the vocabulary: no warning
+
+
+def test_a_huge_token_id_is_out_of_range_not_an_overflow(tiny_rms):
+    """#39 item 6: `--tokens 99999999999999999999999` raised numpy's OverflowError."""
+    from rmlib.engine.checks import candidate_ids
+
+    with pytest.raises(SweepError, match=r"token ids out of range \[0, \d+\) for tiny-llama: \[99999999999999999999999\]"):
+        candidate_ids(tiny_rms["llama"], [99999999999999999999999])
