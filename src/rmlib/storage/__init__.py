@@ -3,6 +3,7 @@
 * ``atomic.py``: files and folders that appear whole or not at all, with several processes and kills;
 * ``integrity.py``: sha256 manifests of cached model folders (quick and full checks);
 * ``shards.py``: Parquet shards that certify their own content (the sweep cache);
+* ``claims.py``: which writer computes a shard, with a heartbeat, so a killed or restarted writer never blocks;
 * ``results.py``: a chapter's typed results (:class:`ChapterResults`) as strict JSON (``RESULTS_DIR/<chapter>.json``).
 """
 from rmlib.storage import atomic, claims, integrity
