@@ -35,11 +35,21 @@ def test_a_file_as_cache_root_is_a_clear_error(tiny_rms, tmp_path):
         sweep(tiny_rms["llama"], PROMPT, tokens=slice(0, 8), cache_root=path / "sweeps", progress=False)
 
 
+@pytest.mark.parametrize("root", ["", "  "])
+def test_an_empty_cache_root_is_refused_not_taken_as_the_current_folder(root, tiny_rms, tmp_path, monkeypatch):
+    """#39 item 7: cache_root="" wrote the sweep's folder and its request entry into the current folder."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SweepError, match=f"cache_root is {root!r}, which would mean the current folder"):
+        sweep(tiny_rms["llama"], PROMPT, tokens=slice(0, 8), cache_root=root, progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("bad, message", [
-    ({"seed": 1.5}, "seed=1.5 .*non-negative integer"),
-    ({"seed": "1"}, "seed='1' .*non-negative integer"),
+    ({"seed": 1.5}, r"seed=1.5 .*integer in \[0, 2\*\*32\)"),
+    ({"seed": "1"}, r"seed='1' .*integer in \[0, 2\*\*32\)"),
     ({"seed": True}, "seed=True"),
     ({"seed": -1}, "seed=-1"),
+    ({"seed": 2**70}, r"seed=1180591620717411303424 .*integer in \[0, 2\*\*32\)"),  # #39: torch's OverflowError
     ({"allow_untrained_head": "yes"}, "allow_untrained_head='yes' .*True or False"),
     ({"dtype": "fp8"}, "unknown dtype 'fp8'"),
     ({"head": "reward"}, "head must be"),

@@ -297,6 +297,10 @@ def test_bad_inputs_get_clear_errors(tiny_rms, tiny_lms, tmp_path):
         gcg(lm, PROMPT, length=2, init="love", **kw)
     with pytest.raises(GCGError, match="topk"):
         GCGConfig(topk=0)
+    # #39 item 7: n_replace was clipped to the length without a word (and with it the search asked for)
+    with pytest.raises(GCGError, match="n_replace=9 positions replaced per candidate, but a response has only "
+                                       "length=2 positions"):
+        gcg(lm, PROMPT, length=2, config=GCGConfig(n_replace=9), **kw)
 
 
 def test_cli_gcg_writes_out_atomically_and_prints_the_optima(tmp_path, monkeypatch, capsys):

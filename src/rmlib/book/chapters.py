@@ -113,6 +113,8 @@ def _read_yaml(path: Path) -> dict:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BookError(f"parameter file {path} not found") from None
+    except UnicodeDecodeError:
+        raise BookError(f"parameter file {path} is not a text file (not UTF-8): it should be YAML, NAME: value") from None
     except yaml.YAMLError as e:
         raise BookError(f"parameter file {path} is not valid YAML: {e}") from None
     if data is None:

@@ -58,6 +58,7 @@ def add_subparser(sub) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="at most N workers at once; a model's prompts may be split over several (default: what "
                         "Ray fits)")
-    p.add_argument("--gpus-per-worker", type=float, default=0, help="GPUs per worker (Ray num_gpus; default 0)")
-    p.add_argument("--threads-per-worker", type=int, default=1, help="CPU threads per worker (Ray num_cpus)")
+    p.add_argument("--gpus-per-worker", type=float, default=None, help="GPUs per worker (Ray num_gpus; default 0)")
+    p.add_argument("--threads-per-worker", type=int, default=None,
+                   help="CPU threads per worker (Ray num_cpus; default 1)")
     p.set_defaults(func=_cmd_run)

@@ -137,7 +137,9 @@ def load_plan(plan) -> Plan:
         if not path.is_file():
             raise SweepError(f"no plan file {path}")
         try:
-            data = yaml.safe_load(path.read_text())
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise SweepError(f"{path} is not a text file (not UTF-8): a plan is a YAML file") from None
         except yaml.YAMLError as exc:
             raise SweepError(f"{path} is not valid YAML: {exc}") from None
         if not isinstance(data, dict):
@@ -155,6 +157,9 @@ def load_plan(plan) -> Plan:
     kind = data.get("kind", "sweep")
     if kind not in KINDS:
         raise SweepError(f"kind must be one of {KINDS}, not {kind!r}")
+    if kind == "answers" and "answers" not in data:
+        raise SweepError("kind: answers scores the plan's answers under every prompt, but the plan has no 'answers': "
+                         "add answers: [love, war, ...]")
     answers = _strings(data["answers"], "answers") if kind == "answers" else ()
     if kind != "answers" and data.get("answers"):
         raise SweepError("answers are given but kind is not 'answers'")
@@ -166,7 +171,11 @@ def load_plan(plan) -> Plan:
                          "{id: ..., load: {revision: ...}}")
     tokens = data.get("tokens")
     if tokens is not None:
-        tokens = str(tokens)
+        if isinstance(tokens, int) and not isinstance(tokens, bool):
+            raise SweepError(f"tokens is the number {tokens}, not a slice: YAML reads an unquoted LO:HI such as 1:30 "
+                             f"as a base-60 number (1 x 60 + 30 = 90); quote the slice: tokens: \"LO:HI\"")
+        if not isinstance(tokens, str):
+            raise SweepError(f"tokens must be a vocabulary slice \"LO:HI\" (a string), not {tokens!r}")
         _token_slice(tokens)
     bs = data.get("batch_size")
     if bs is not None and (isinstance(bs, bool) or not isinstance(bs, int) or bs < 1):
@@ -227,6 +236,17 @@ def _spec(model: str):
         return None
 
 
+def _own_code(spec) -> bool:
+    """Whether loading ``spec`` runs the model's own code: its registry entry says so, or its ``local:`` folder's
+    config maps to Python files (the loader's rule, :func:`rmlib.models.policy.has_own_code`)."""
+    if spec.trust_remote_code:
+        return True
+    if spec.source != "local":
+        return False
+    from rmlib.models.policy import has_own_code
+    return has_own_code(Path(spec.path))
+
+
 def model_load(plan, model: str) -> dict:
     """The loading options of ``model``'s jobs: the registry's pinned revision, then the plan's ``load:``, then the
     model's own ``load:`` (later wins); no dtype unless the plan gives one (see the module docstring)."""
@@ -235,9 +255,9 @@ def model_load(plan, model: str) -> dict:
     opts = {"revision": spec.revision} if spec is not None and spec.source == "hub" and spec.revision else {}
     opts.update(plan.load)
     opts.update(plan.model_load.get(model, {}))
-    if spec is not None and spec.trust_remote_code and not opts.get("trust_remote_code"):
-        raise SweepError(f"{model} runs its own code (its registry entry says trust_remote_code), which a plan "
-                         f"never implies: read that code, then opt in with "
+    if spec is not None and _own_code(spec) and not opts.get("trust_remote_code"):
+        raise SweepError(f"{model} runs its own code (its registry entry or its folder's auto_map says so), "
+                         f"which a plan never implies: read that code, then opt in with "
                          f"{{id: {model}, load: {{trust_remote_code: true}}}}")
     return opts
 

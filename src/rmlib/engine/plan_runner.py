@@ -14,6 +14,7 @@ passes its absolute cache path to every worker.
 """
 from __future__ import annotations
 
+import math
 import os
 import socket
 import time
@@ -22,9 +23,10 @@ from dataclasses import dataclass, field
 
 from rmlib.config import progress_bar
 from rmlib.engine.cost import job_seconds, worker_groups
+from rmlib.engine.checks import SweepError
 from rmlib.engine.plan import Job, expand, load_plan
 
-__all__ = ["ModelWorker", "JobResult", "PlanReport", "run_plan", "MAX_RESTARTS", "MAX_TASK_RETRIES"]
+__all__ = ["ModelWorker", "JobResult", "PlanReport", "run_plan", "worker_options", "MAX_RESTARTS", "MAX_TASK_RETRIES"]
 
 MAX_RESTARTS = 2      # a worker process that dies is restarted at most this often ...
 MAX_TASK_RETRIES = 2  # ... and each of its unfinished jobs resubmitted at most this often
@@ -152,8 +154,8 @@ def _tick(bar, res: JobResult, tally: dict, t0: float) -> None:
     bar.update(1)
 
 
-def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_per_worker: float = 0,
-             threads_per_worker: int = 1, cache_root=None, progress: bool = True, ray_init: dict | None = None,
+def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_per_worker: float | None = None,
+             threads_per_worker: int | None = None, cache_root=None, progress: bool = True, ray_init: dict | None = None,
              on_result=None) -> PlanReport:
     """Run every job of ``plan`` (a path, a dict or a :class:`rmlib.engine.plan.Plan`) and report each one.
 
@@ -162,11 +164,13 @@ def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_p
     that cluster. ``workers``: at most this many workers at once (default: as many as Ray's resources hold); a
     model's prompts are split over several workers when that ends the plan sooner (estimated from each model's
     architecture, :func:`rmlib.engine.cost.worker_groups`), and the costliest groups start first;
-    ``gpus_per_worker``: GPUs asked of Ray per worker (``num_gpus``); ``threads_per_worker``: CPU threads per worker
-    (``num_cpus`` and torch's thread count). ``ray_init``: extra ``ray.init`` arguments (tests: ``num_cpus``).
+    ``gpus_per_worker``: GPUs asked of Ray per worker (``num_gpus``, default 0); ``threads_per_worker``: CPU threads
+    per worker (``num_cpus`` and torch's thread count, default 1). These three shape Ray's workers, so a serial run
+    refuses them rather than ignore them (:func:`worker_options`). ``ray_init``: extra ``ray.init`` arguments (tests: ``num_cpus``).
     ``on_result(JobResult)`` is called as each job finishes. Jobs that already have a result are cache hits.
     """
     from rmlib.engine.store import cache_parent
+    gpus_per_worker, threads_per_worker = worker_options(ray, workers, gpus_per_worker, threads_per_worker)
     jobs = expand(load_plan(plan))
     root = str(cache_parent(cache_root, "sweeps").resolve())
     t0 = time.perf_counter()
@@ -179,6 +183,23 @@ def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_p
     order = {j: i for i, j in enumerate(jobs)}
     report.results.sort(key=lambda r: order[r.job])
     return report
+
+
+def worker_options(ray, workers, gpus, threads) -> tuple[float, int]:
+    """(GPUs, threads) per Ray worker, after checking the three worker options: each in its range, and none given
+    to a serial run (``ray=None``), which has one worker, this process, whatever they say."""
+    given = [name for name, v in (("workers", workers), ("gpus_per_worker", gpus), ("threads_per_worker", threads))
+             if v is not None]
+    if ray is None and given:
+        raise SweepError(f"{', '.join(given)} shape the workers of a Ray run (--ray); a serial run is this one "
+                         "process, one model at a time on all its threads and on the device of each model's load "
+                         "(the plan's load: {device: cuda}): drop them, or add --ray")
+    for name, value in (("workers", workers), ("threads_per_worker", threads)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise SweepError(f"{name} must be a whole number >= 1, not {value!r}")
+    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, (int, float)) or not 0 <= gpus < math.inf):
+        raise SweepError(f"gpus_per_worker must be a number >= 0 (a fraction shares a GPU), not {gpus!r}")
+    return (gpus or 0), (threads or 1)
 
 
 def _run_serial(jobs, root, progress, on_result) -> PlanReport:

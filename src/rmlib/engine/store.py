@@ -21,7 +21,8 @@ from rmlib import __version__, config
 from rmlib.models import CacheWarning, LoadedModel
 from rmlib.storage import CorruptShardError, ShardStore, atomic
 
-__all__ = ["SweepResult", "model_settings", "dated_fields", "run_fields", "open_store", "finish", "cache_parent", "digest"]
+__all__ = ["SweepResult", "model_settings", "dated_fields", "run_fields", "open_store", "finish", "check_cache_root",
+           "cache_parent", "digest"]
 
 
 @dataclass
@@ -90,10 +91,20 @@ def finish(store: ShardStore, target: Path, n_shards: int, n_rows: int) -> pd.Da
     return store.load()
 
 
+def check_cache_root(cache_root):
+    """``cache_root`` itself, unless it is an empty or blank string (refused: ``Path('')`` is the current folder)."""
+    if isinstance(cache_root, str) and not cache_root.strip():
+        from rmlib.engine.checks import SweepError
+        raise SweepError(f"cache_root is {cache_root!r}, which would mean the current folder: give a folder, or None "
+                         "for the cache under $RMLIB_CACHE_DIR")
+    return cache_root
+
+
 def cache_parent(cache_root, default: str) -> Path:
     """``cache_root`` when given, else ``<cache dir>/<default>`` (sweeps/ or answers/). A ``cache_root`` that is a
-    file, or lies under one, is refused with a message that names it (not a raw FileExistsError later)."""
-    path = Path(cache_root) if cache_root is not None else config.cache_dir() / default
+    file, or lies under one, is refused with a message that names it (not a raw FileExistsError later); so is an
+    empty string, which would be the current folder (a cache written wherever the caller happens to stand)."""
+    path = Path(check_cache_root(cache_root)) if cache_root is not None else config.cache_dir() / default
     for p in (path, *path.parents):
         if p.exists():
             if not p.is_dir():

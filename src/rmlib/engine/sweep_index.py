@@ -24,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 
 from rmlib import __version__, config
-from rmlib.engine.store import SweepResult, _cached_frame, cache_parent, digest
+from rmlib.engine.store import SweepResult, _cached_frame, cache_parent, check_cache_root, digest
 from rmlib.models import CacheWarning
 from rmlib.storage import CorruptShardError, ShardStore, atomic, sweep_key
 
@@ -35,6 +35,7 @@ def index_dir(cache_root=None) -> Path:
     """Where request → sweep-key entries live: beside the cache's sweeps (one small JSON file per request), or, for
     sweeps kept in another folder (``cache_root``), in that folder's ``.requests``."""
     default = config.cache_dir() / "sweeps"
+    check_cache_root(cache_root)
     if cache_root is None or Path(cache_root).resolve() == default.resolve():
         return config.cache_dir() / "sweep_requests"
     return Path(cache_root) / ".requests"

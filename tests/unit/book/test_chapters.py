@@ -20,6 +20,14 @@ def test_unknown_parameter_is_a_clear_error(tmp_path):
         book.parameters("no_such_chapter")
 
 
+def test_a_binary_parameter_file_is_named(tmp_path):
+    """#39 item 8: `--params` on a binary file said "'utf-8' codec can't decode ..." without naming it."""
+    bad = tmp_path / "params.yaml"
+    bad.write_bytes(bytes(range(128, 256)))
+    with pytest.raises(book.BookError, match=f"parameter file {bad} is not a text file"):
+        book.parameters(CHAPTER, params_file=bad)
+
+
 @pytest.mark.parametrize("chapter, old, new", [("implicit_rewards", "SWEEP_PROMPTS", "SWEEP_PROMPT_KEYS"),
                                                 ("implicit_rewards", "PROMPT_KEYS", "PROFILE_PROMPT_KEYS"),
                                                 ("longer_answers", "PROMPT_KEYS", "COMPUTE_PROMPT_KEYS"),

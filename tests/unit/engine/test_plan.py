@@ -148,3 +148,46 @@ def test_status_keys_each_jobs_dtype_and_revision(tmp_path, data_dir):
     keys = {sweep_index.request_key(qrm, prompt, None, LoadOptions.of(**o))
             for o in ({}, {"dtype": "float32"}, {"revision": "0" * 40}, {"seed": 1})}
     assert len(keys) == 4 and None not in keys
+
+
+# ---------------------------------------------------------------- #39 items 6-8: plans that once gave a traceback,
+# were read wrongly, or listed a job that `rmlib run` then refused
+
+def test_kind_answers_without_answers_says_what_is_missing():
+    """Before: KeyError: 'answers' from load_plan."""
+    with pytest.raises(SweepError, match="kind: answers .* has no 'answers': add answers:"):
+        load_plan({**PLAN, "kind": "answers"})
+
+
+def test_an_unquoted_slice_that_yaml_reads_as_base_60_is_refused_with_how_to_quote_it(tmp_path):
+    """Before: `tokens: 1:30` became 90 and was reported as "tokens '90' is not a vocabulary slice"."""
+    path = tmp_path / "plan.yaml"
+    path.write_text("models: [tiny-llama]\nprompts: [greatest]\ntokens: 1:30\n")
+    with pytest.raises(SweepError, match=r'tokens is the number 90, not a slice: .*base-60.*quote the slice'):
+        load_plan(path)
+    path.write_text('models: [tiny-llama]\nprompts: [greatest]\ntokens: "1:30"\n')
+    assert load_plan(path).tokens == "1:30"
+    with pytest.raises(SweepError, match=r"tokens must be a vocabulary slice .* not \[1, 30\]"):
+        load_plan({**PLAN, "tokens": [1, 30]})
+
+
+def test_a_binary_plan_file_is_named(tmp_path):
+    """Before: "'utf-8' codec can't decode byte ..." without the file's name."""
+    path = tmp_path / "plan.yaml"
+    path.write_bytes(bytes(range(128, 256)) * 3)
+    with pytest.raises(SweepError, match=f"{path} is not a text file"):
+        load_plan(path)
+
+
+def test_a_local_model_with_its_own_code_is_refused_by_the_plan_as_the_loader_would(tmp_path, monkeypatch):
+    """Before: `rmlib plan` listed it as an ordinary job and `rmlib run` then refused it. Only config.json is
+    needed: the plan reads it, loads nothing."""
+    folder = tmp_path / "own-code"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "llama", "architectures": ["CustomRM"],
+                                                    "auto_map": {"AutoModel": "modeling_custom.CustomRM"}}))
+    plan = {"models": [f"local:{folder}"], "prompts": ["What is best?"]}
+    with pytest.raises(SweepError, match="runs its own code .*auto_map.*trust_remote_code: true"):
+        expand(plan)
+    opted_in = {**plan, "models": [{"id": f"local:{folder}", "load": {"trust_remote_code": True}}]}
+    assert dict(expand(opted_in)[0].load) == {"trust_remote_code": True}

@@ -82,7 +82,9 @@ def gcg(model, prompt: str, *, length: int = 4, direction: str = "max", steps: i
     config = config if config is not None else GCGConfig()
     if not isinstance(config, GCGConfig):
         raise GCGError(f"config must be a GCGConfig, not {type(config).__name__}")
-    config = GCGConfig(config.topk, config.search_width, min(config.n_replace, length), config.buffer_size)
+    if config.n_replace > length:
+        raise GCGError(f"n_replace={config.n_replace} positions replaced per candidate, but a response has only "
+                       f"length={length} positions: give n_replace <= length")
     if init is not None and (not isinstance(init, str) or not init.strip()):
         raise GCGError(f"init must be a non-blank string or None, not {init!r}")
     check_batch_size(batch_size)
