@@ -132,11 +132,18 @@ def read_run_file(folder: Path, what: str) -> dict:
     if not isinstance(meta, dict):
         raise ModelError(f"{what}: the checkpoint's run file {path} is damaged (it holds a {type(meta).__name__}, "
                          f"not a mapping); {fix}")
+    base = meta.get("base_model")
+    if base is not None and not (isinstance(base, str) and base.strip()):
+        raise ModelError(f"{what}: the checkpoint's run file {path} is damaged (its base_model is {base!r}, not a "
+                         f"model id); {fix}")
     return meta
 
 
 def get_spec(model_id: str) -> ModelSpec:
     """Registry entry for an id; unknown `owner/name` ids are treated as hub models with safe defaults."""
+    if not isinstance(model_id, str) or not model_id.strip():
+        raise ModelError(f"a model id is a non-empty string (a registry id, a hub id 'owner/name' or "
+                         f"'local:<name>'), not {model_id!r}; `rmlib models` lists them")
     reg = registry()
     if model_id in reg:
         return reg[model_id]

@@ -350,3 +350,88 @@ def test_an_lm_given_a_new_reward_head_loses_only_its_lm_head(tmp_path):
     rm = load_model(f"local:{folder}", dtype="float32", allow_untrained_head=True)
     assert torch.equal(rm.model.model.layers[0].self_attn.q_proj.weight, lm.model.layers[0].self_attn.q_proj.weight)
     assert load_model(f"local:{folder}", head="lm", dtype="float32").model is not None
+
+
+# ---------------------------------------------------------------- a folder's files that cannot be read (#39 item 6)
+
+def _damage(folder, how):
+    weights = folder / "model.safetensors"
+    if how == "truncated":
+        weights.write_bytes(weights.read_bytes()[:weights.stat().st_size // 2])
+    elif how == "garbage":
+        weights.write_bytes(bytes(range(256)) * 20)
+    elif how == "empty":
+        weights.write_bytes(b"")
+    else:  # a link to a file that is not a model's
+        weights.unlink()
+        weights.symlink_to("/etc/hostname" if os.path.exists("/etc/hostname") else "/etc/passwd")
+
+
+@pytest.mark.parametrize("how", ["truncated", "garbage", "empty", "symlink"])
+def test_weights_that_cannot_be_read_are_named(how, tmp_path, capsys):
+    """Before: a raw SafetensorError ("header too large") that did not name the file, and a traceback from the CLI."""
+    folder, _ = _saved(tmp_path, "llama")
+    _damage(folder, how)
+    where = re.escape(str(folder / "model.safetensors")) + (r" \(a link to /etc/\w+\)" if how == "symlink" else "")
+    with pytest.raises(ModelError, match=where + r" is not a readable safetensors file \(Error while deserializing"):
+        load_model(f"local:{folder}", dtype="float32")
+    os.environ["RMLIB_CACHE_DIR"] = str(tmp_path / "cache")
+    try:
+        assert main(["sweep", "--model", f"local:{folder}", "--prompt", PROMPT, "--tokens", "0:4"]) == 2
+    finally:
+        del os.environ["RMLIB_CACHE_DIR"]
+    assert "is not a readable safetensors file" in capsys.readouterr().err
+
+
+def test_a_config_that_is_not_an_object_is_named(tmp_path):
+    """Before: TypeError "argument after ** must be a mapping, not list" from transformers."""
+    folder, _ = _saved(tmp_path, "llama")
+    (folder / "config.json").write_text("[1, 2]")
+    with pytest.raises(ModelError, match=re.escape(str(folder / "config.json")) + " holds a JSON list, not the object"):
+        load_model(f"local:{folder}", dtype="float32")
+    (folder / "config.json").write_text("{not json")
+    with pytest.raises(ModelError, match="config.json is damaged: it is not JSON"):
+        load_model(f"local:{folder}", dtype="float32")
+
+
+def test_a_folder_without_a_tokenizer_says_so(tmp_path):
+    """Before: "Couldn't instantiate the backend tokenizer ... install sentencepiece or tiktoken"."""
+    folder, _ = _saved(tmp_path, "llama")
+    for p in folder.iterdir():
+        if p.name.startswith(("tokenizer", "special_tokens", "vocab", "merges", "chat_template")):
+            p.unlink()
+    with pytest.raises(ModelError, match=f"{re.escape(str(folder))} holds no tokenizer .*copy the tokenizer files"):
+        load_model(f"local:{folder}", dtype="float32")
+
+
+@pytest.mark.parametrize("content, error", [(b"\xff\xfe\x00garbage", "UnicodeDecodeError"),
+                                            (b"{not json", "JSONDecodeError"),
+                                            (b'{"a": 1}', "KeyError")])
+def test_a_damaged_tokenizer_json_is_named(content, error, tmp_path):
+    """Before: "'utf-8' codec can't decode byte 0xff" (or a JSON/KeyError) without the folder's name."""
+    folder, _ = _saved(tmp_path, "llama")
+    (folder / "tokenizer.json").write_bytes(content)
+    with pytest.raises(ModelError, match=f"the tokenizer in {re.escape(str(folder))} cannot be read \\({error}"):
+        load_model(f"local:{folder}", dtype="float32")
+
+
+class _RunsCode:
+    ran = False
+
+    def __reduce__(self):
+        return (_RunsCode.mark, ())
+
+    @staticmethod
+    def mark():
+        _RunsCode.ran = True
+
+
+def test_a_pickle_that_would_run_code_is_refused_even_with_allow_pickle(tmp_path):
+    """Before: refused by torch's weights_only unpickler, but as a raw UnpicklingError traceback."""
+    folder, _ = _saved(tmp_path, "llama")
+    (folder / "model.safetensors").unlink()
+    torch.save({"model.embed_tokens.weight": _RunsCode()}, folder / "pytorch_model.bin")
+    with pytest.raises(ModelError, match="a pickle weight file holds more than tensors, so reading it would run code "
+                                         r"\(.*GLOBAL [^.]*\)\. Even with allow_pickle"):
+        load_model(f"local:{folder}", dtype="float32", allow_pickle=True)
+    assert not _RunsCode.ran

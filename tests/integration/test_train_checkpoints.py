@@ -192,3 +192,35 @@ def test_a_full_disk_leaves_no_partial_test_pairs(monkeypatch):
     run_dir = local_rm_dir("full-disk")
     assert not (run_dir / "test_pairs.parquet").exists()
     assert not [p.name for p in run_dir.iterdir() if "test_pairs" in p.name]  # no temporary file either
+
+
+def test_a_full_disk_while_exporting_is_the_training_write_error(monkeypatch):
+    """#39 item 6: safetensors reports a failed write in its own error type (SafetensorError "I/O error: ... (os error
+    28)"), which reached the caller raw. The file-size limit makes the OS refuse the weights' write for real (EFBIG,
+    as a full disk gives ENOSPC), inside safetensors' own writer."""
+    import resource
+    import signal
+
+    from rmlib.train import export as export_mod
+    from rmlib.train.trainer import TrainWriteError
+
+    real_write = export_mod._write
+
+    def small_disk(*args, **kwargs):
+        before = resource.getrlimit(resource.RLIMIT_FSIZE)
+        old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an error from write(), not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 1024, before[1]))
+        try:
+            return real_write(*args, **kwargs)
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, before)
+            signal.signal(signal.SIGXFSZ, old_handler)
+
+    monkeypatch.setattr(export_mod, "_write", small_disk)
+    with pytest.raises(TrainWriteError, match=r"cannot write .*step-4: File too large \(is the disk full\?") as info:
+        train(marker_config("full-disk-export", **SHORT), progress=False)
+    assert info.value.errno == errno.EFBIG
+    assert type(info.value.__cause__).__name__ == "SafetensorError"  # the case that was raw
+    run_dir = local_rm_dir("full-disk-export")
+    assert not (run_dir / "step-4").exists()
+    assert not [p.name for p in run_dir.iterdir() if p.name.startswith(".")]  # no temporary export folder left

@@ -1,9 +1,30 @@
 """rmlib.registry: what a model id names, without loading it."""
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from rmlib import registry
+from rmlib.models import ModelError, load_model
 
 
 def test_reference_lm():
     assert registry.reference_lm("smollm2-135m-instruct") == "smollm2-135m-instruct"
     assert registry.reference_lm("Ray2333/GRM-gemma2-2B-rewardmodel-ft") is None
+
+
+@pytest.mark.parametrize("model_id", [None, "", 42])
+def test_a_model_id_that_is_not_a_string_is_named(model_id):
+    """#39 item 8: load_model(None) gave "TypeError: expected string or bytes-like object"."""
+    with pytest.raises(ModelError, match=f"a model id is a non-empty string .*not {model_id!r}"):
+        load_model(model_id)
+
+
+@pytest.mark.parametrize("base", ["42", "[tiny-llama]", "''"])
+def test_a_run_file_whose_base_model_is_not_an_id_is_refused(base, tmp_path):
+    """#39 item 6: `base_model: 42` in a folder's rmlib_run.yaml was a TypeError inside the registry."""
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    (tmp_path / registry.RUN_FILE).write_text(f"base_model: {base}\nweights: partial\n")
+    with pytest.raises(ModelError, match=r"run file .* is damaged \(its base_model is .*, not a model id\)"):
+        registry.get_spec(f"local:{tmp_path}")

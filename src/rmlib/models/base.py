@@ -56,8 +56,8 @@ class LoadOptions:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "seed":
-                ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0
-                want = "a non-negative integer"
+                ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value < 2**32
+                want = "an integer in [0, 2**32) (the seed range of numpy, which training shares)"
             elif isinstance(f.default, bool):
                 ok, want = isinstance(value, bool), "True or False"
             else:

@@ -11,10 +11,12 @@ import contextlib
 import functools
 import os
 import socket
+from pathlib import Path
 from urllib.parse import urlparse
 
 from rmlib.models.base import HubUnavailableError, LoadOptions, ModelError, Source
 from rmlib.models.devices import cuda_device_map, place
+from rmlib.models.files import unreadable_weights
 from rmlib.models.native_rms import check_loading_info
 from rmlib.models.policy import pickle_refused
 from rmlib.registry import ModelSpec
@@ -115,7 +117,8 @@ def pretrained_kwargs(spec: ModelSpec, head: str, options: LoadOptions) -> dict:
 def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: LoadOptions, device, dtype):
     """Load saved weights (a hub id or a folder); returns (model, names of reward-head tensors the weights lacked)."""
     kwargs = pretrained_kwargs(spec, head, options)
-    with pickle_refused(spec), (hub_errors(spec) if spec.source == "hub" else contextlib.nullcontext({})) as hub_kw:
+    folder = None if spec.source == "hub" else Path(where)
+    with unreadable_weights(f"{spec.id} ({where})", folder), pickle_refused(spec), (hub_errors(spec) if spec.source == "hub" else contextlib.nullcontext({})) as hub_kw:
         if spec.source == "hub":
             kwargs.update(revision=spec.revision, **hub_kw)
         cls = model_class(head)

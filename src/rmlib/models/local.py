@@ -16,6 +16,7 @@ import torch
 
 from rmlib.models.base import CacheWarning, LoadOptions, ModelError, Source
 from rmlib.models.devices import DTYPE_BY_NAME, dtype_name
+from rmlib.models.files import check_config, folder_tokenizer, unreadable_weights
 from rmlib.models.hub import from_pretrained_checked
 from rmlib.registry import RUN_FILE, ModelSpec, get_spec
 from rmlib.storage.integrity import check_manifest, read_manifest
@@ -60,7 +61,6 @@ def _load_partial(spec: ModelSpec, head: str, dtype: torch.dtype, device: torch.
     """A last_n checkpoint: the base's weights with the trained tensors laid over them, checked by fingerprint.
     A Bradley-Terry run's base is loaded with a scalar head; a DPO run's (an implicit RM) as a causal LM."""
     from safetensors.torch import load_file
-    from transformers import AutoTokenizer
 
     from rmlib.models.loading import load_model  # the base is loaded like any other model
 
@@ -73,7 +73,8 @@ def _load_partial(spec: ModelSpec, head: str, dtype: torch.dtype, device: torch.
     base = load_model(meta["base_model"], head=head, dtype=dtype_name(base_dtype), device="cpu",
                       trust_remote_code=trust_remote_code, allow_untrained_head=True, seed=meta.get("seed", 0))
     model = base.model
-    trained = load_file(str(path / PARTIAL_WEIGHTS))
+    with unreadable_weights(spec.id, path):
+        trained = load_file(str(path / PARTIAL_WEIGHTS))
     params = dict(model.named_parameters())
     unknown = sorted(set(trained) - set(params))
     no_head = head == "rm" and not any(k.startswith(("score.", "classifier.")) for k in trained)
@@ -88,18 +89,16 @@ def _load_partial(spec: ModelSpec, head: str, dtype: torch.dtype, device: torch.
     with torch.no_grad():
         for name, t in trained.items():
             params[name].copy_(t.to(params[name].dtype))
-    return (model.to(device=device, dtype=dtype).eval(),
-            AutoTokenizer.from_pretrained(path, trust_remote_code=bool(trust_remote_code)))
+    return model.to(device=device, dtype=dtype).eval(), folder_tokenizer(path, spec.id, trust_remote_code)
 
 
 def _tokenizer(spec: ModelSpec, trust_remote_code: bool):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(spec.path, trust_remote_code=bool(trust_remote_code))
+    return folder_tokenizer(Path(spec.path), spec.id, trust_remote_code)
 
 
 def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype):
     check_checkpoint(spec)
+    check_config(Path(spec.path), spec.id)
     if spec.extra.get("weights") == "partial":
         if head != spec.kind:
             other = "a causal LM (an implicit RM): load it with head='lm'" if spec.kind == "lm" else \

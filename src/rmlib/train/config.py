@@ -114,6 +114,10 @@ def validate(cfg: TrainConfig) -> None:
         raise TrainConfigError(f"unknown base model {cfg.base!r}: {e}") from None
     if spec.source == "local":
         raise TrainConfigError(f"base {cfg.base!r} is an rmlib-trained RM; train from its base_model instead")
+    if isinstance(cfg.sources, str) or not isinstance(cfg.sources, (list, tuple)):
+        hint = f" (write sources=[{cfg.sources!r}])" if isinstance(cfg.sources, str) else ""
+        raise TrainConfigError(f"sources must be a list of data sources, not the {type(cfg.sources).__name__} "
+                               f"{cfg.sources!r}{hint}; choose from {[*SOURCES, SYNTHETIC]}")
     unknown = [s for s in cfg.sources if s not in (*SOURCES, SYNTHETIC)]
     if unknown or not cfg.sources:
         raise TrainConfigError(f"unknown data source(s) {unknown or cfg.sources}; choose from "

@@ -11,18 +11,36 @@ from __future__ import annotations
 import copy
 import errno
 import os
+import re
 import shutil
 from pathlib import Path
 
 import yaml
 
+from rmlib.errors import RmlibError
 from rmlib.models.local import PARTIAL_WEIGHTS, RUN_FILE, frozen_weights_sha256
 from rmlib.registry import get_spec
 from rmlib.storage import atomic
 from rmlib.storage.integrity import MANIFEST, write_manifest
 from rmlib.train.config import DTYPES, stored_tuning
 
-__all__ = ["export"]
+__all__ = ["export", "TrainWriteError"]
+
+
+class TrainWriteError(RmlibError, OSError):
+    """A run's file could not be written (a full disk, a read-only cache); nothing partial is left behind."""
+
+    @classmethod
+    def of(cls, exc: Exception, path: Path) -> "TrainWriteError":
+        """The error for ``exc`` raised while writing ``path``: an OSError, or safetensors' own error, which carries
+        the OS's reason only in its text ("I/O error: No space left on device (os error 28)")."""
+        code = getattr(exc, "errno", None)
+        if code is None:
+            found = re.search(r"os error (\d+)", str(exc))
+            code = int(found.group(1)) if found else None
+        why = (os.strerror(code) if code else None) or getattr(exc, "strerror", None) or str(exc)
+        return cls(code, f"cannot write {path}: {why} (is the disk full? free space under {path.parent} and call "
+                         "train() again; no partial file was left)")
 
 
 def _partial_export_ok(run: dict) -> bool:
@@ -55,50 +73,59 @@ def export(model, tokenizer, out: Path, run: dict, save_dtype: str) -> None:
     The files are written into a folder of this process's own (two exports of one name never share a temporary
     folder), then renamed into place.
     """
+    from safetensors import SafetensorError
+
+    tmp = atomic.temp_path(out)
+    try:
+        _write(model, tokenizer, out, tmp, run, save_dtype)
+    except (OSError, SafetensorError) as exc:  # a full disk: safetensors says so in its own error type
+        raise TrainWriteError.of(exc, out) from exc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write(model, tokenizer, out: Path, tmp: Path, run: dict, save_dtype: str) -> None:
+    """The files of one export, into ``tmp``, then moved to ``out`` (see :func:`export`)."""
     from peft import PeftModel
     from safetensors.torch import save_file
 
     m = copy.deepcopy(model).merge_and_unload() if isinstance(model, PeftModel) else model
-    tmp = atomic.temp_path(out)
-    try:
-        os.mkdir(tmp, 0o777)
-        if _partial_export_ok(run):
-            trained = {n: p.detach().to("cpu", DTYPES[save_dtype]).contiguous()
-                       for n, p in m.named_parameters() if p.requires_grad}
-            run = {**run, "weights": "partial", "frozen_sha256": _frozen_fingerprint(m, save_dtype)}
-            save_file(trained, str(tmp / PARTIAL_WEIGHTS), metadata={"format": "pt"})
-            m.config.save_pretrained(tmp)
-        else:
-            state = {k: v.detach().to("cpu", DTYPES[save_dtype]) for k, v in m.state_dict().items()}
-            from transformers.utils import logging as hf_logging
+    os.mkdir(tmp, 0o777)
+    if _partial_export_ok(run):
+        trained = {n: p.detach().to("cpu", DTYPES[save_dtype]).contiguous()
+                   for n, p in m.named_parameters() if p.requires_grad}
+        run = {**run, "weights": "partial", "frozen_sha256": _frozen_fingerprint(m, save_dtype)}
+        save_file(trained, str(tmp / PARTIAL_WEIGHTS), metadata={"format": "pt"})
+        m.config.save_pretrained(tmp)
+    else:
+        state = {k: v.detach().to("cpu", DTYPES[save_dtype]) for k, v in m.state_dict().items()}
+        from transformers.utils import logging as hf_logging
 
-            was_enabled = hf_logging.is_progress_bar_enabled()
-            hf_logging.disable_progress_bar()  # one "Writing model shards" bar per checkpoint is noise
-            try:
-                m.save_pretrained(tmp, state_dict=state)
-            finally:
-                if was_enabled:
-                    hf_logging.enable_progress_bar()
-            run = {**run, "weights": "full"}
-        tokenizer.save_pretrained(tmp)
-        (tmp / RUN_FILE).write_text(yaml.safe_dump(run, sort_keys=False))
-        atomic.ordinary_permissions(tmp)  # safetensors writes 0600; a shared cache needs the umask's 0644
-        write_manifest(tmp, run_hash=run.get("run_hash"), step=run.get("step"))
-        if out.exists():
-            # The run root also holds the run's records and step-* folders: replace only the model's files.
-            # config.json goes first and comes back last, so a half-replaced model is never loadable, and the
-            # manifest makes any mix of old and new files fail its check.
-            (out / "config.json").unlink(missing_ok=True)
-            for child in [*out.glob("model*.safetensors*"), out / PARTIAL_WEIGHTS, out / MANIFEST]:
-                child.unlink(missing_ok=True)
-            for child in sorted(tmp.iterdir(), key=lambda c: (c.name == "config.json", c.name == MANIFEST)):
-                child.replace(out / child.name)
-        else:
-            try:
-                os.rename(tmp, out)
-            except OSError as exc:  # a concurrent export of the same step won: its copy is as good as ours
-                if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-                    raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        was_enabled = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()  # one "Writing model shards" bar per checkpoint is noise
+        try:
+            m.save_pretrained(tmp, state_dict=state)
+        finally:
+            if was_enabled:
+                hf_logging.enable_progress_bar()
+        run = {**run, "weights": "full"}
+    tokenizer.save_pretrained(tmp)
+    (tmp / RUN_FILE).write_text(yaml.safe_dump(run, sort_keys=False))
+    atomic.ordinary_permissions(tmp)  # safetensors writes 0600; a shared cache needs the umask's 0644
+    write_manifest(tmp, run_hash=run.get("run_hash"), step=run.get("step"))
+    if out.exists():
+        # The run root also holds the run's records and step-* folders: replace only the model's files.
+        # config.json goes first and comes back last, so a half-replaced model is never loadable, and the
+        # manifest makes any mix of old and new files fail its check.
+        (out / "config.json").unlink(missing_ok=True)
+        for child in [*out.glob("model*.safetensors*"), out / PARTIAL_WEIGHTS, out / MANIFEST]:
+            child.unlink(missing_ok=True)
+        for child in sorted(tmp.iterdir(), key=lambda c: (c.name == "config.json", c.name == MANIFEST)):
+            child.replace(out / child.name)
+    else:
+        try:
+            os.rename(tmp, out)
+        except OSError as exc:  # a concurrent export of the same step won: its copy is as good as ours
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                raise
 

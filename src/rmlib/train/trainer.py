@@ -33,15 +33,11 @@ from rmlib.storage import atomic
 from rmlib.train.config import TrainConfig, TrainConfigError, TrainResult, validate
 from rmlib.train.dpo import dpo_stream, dpo_trainer, lm_peft_config
 from rmlib.train.encode import TRUNCATION_POLICY, encode_pairs
-from rmlib.train.export import export
+from rmlib.train.export import TrainWriteError, export
 from rmlib.train.pairs import data_hash, schedule, select_pairs
 from rmlib.train.resume import hash_checkpoints, resume_checkpoint
 
 __all__ = ["prepare", "train", "load_run", "TrainingDiverged", "TrainWriteError"]
-
-
-class TrainWriteError(RmlibError, OSError):
-    """A run's file could not be written (a full disk, a read-only cache); nothing partial is left behind."""
 
 
 def _write_record(path: Path, write) -> None:
@@ -50,9 +46,7 @@ def _write_record(path: Path, write) -> None:
         with atomic.writing_file(path) as tmp:
             write(tmp)
     except OSError as exc:
-        raise TrainWriteError(exc.errno, f"cannot write {path}: {exc.strerror or exc} (is the disk full? free "
-                                         f"space under {path.parent} and call train() again; no partial file "
-                                         "was left)") from exc
+        raise TrainWriteError.of(exc, path) from exc
 
 
 class TrainingDiverged(RmlibError, RuntimeError):

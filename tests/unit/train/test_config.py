@@ -16,6 +16,9 @@ def cfg(name, base="tiny-llama", **kw):
 @pytest.mark.parametrize("kwargs, match", [
     (dict(base="no-such-model"), "unknown base model"),
     (dict(sources=["hh_rlhf_harmles"]), "unknown data source"),
+    # #39 item 8: a string was iterated, and its characters listed as unknown sources
+    (dict(sources="synthetic_marker"), r"sources must be a list of data sources, not the str 'synthetic_marker' "
+                                       r"\(write sources=\['synthetic_marker'\]\)"),
     (dict(max_len=10), "shorter than the chat template"),
     (dict(tuning="qlora"), "tuning must be one of"),
     (dict(n_pairs=10_000), "only .* training pairs are available"),
