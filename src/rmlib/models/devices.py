@@ -14,7 +14,7 @@ from rmlib.registry import ModelError, ModelSpec
 
 __all__ = ["resolve_device", "resolve_dtype", "cpu_has_bf16_units", "DTYPE_BY_NAME", "dtype_name", "place",
            "Placement", "plan_placement", "gpu_free_bytes", "empty_model", "model_bytes", "device_map_for",
-           "cuda_device_map", "model_devices", "input_device"]
+           "heads_with_final_norm", "cuda_device_map", "model_devices", "input_device"]
 
 
 def resolve_device(device: str | None = None) -> torch.device:
@@ -191,7 +191,23 @@ def device_map_for(plan: Placement, model, dtype: torch.dtype) -> dict:
         raise ModelError(f"the model ({_gib(plan.model_bytes)}) does not fit on the GPUs "
                          f"{', '.join(order)} once split by layer: accelerate would put part of it on {off}. "
                          "Free GPU memory, or load it in a smaller dtype.")
-    return {name: torch.device(order[v]).index for name, v in inferred.items()}
+    return {name: torch.device(order[v]).index for name, v in heads_with_final_norm(inferred, model).items()}
+
+
+def heads_with_final_norm(dmap: dict, model) -> dict:
+    """``dmap`` with every module and tensor outside the backbone, the reward head (``score``, or ArmoRM's and
+    QRM's ``regression_layer``, ``gating`` and root-level ``reward_transform_matrix``, URM's ``score`` and
+    ``weights``), on the device of the backbone's final norm, whose output it reads. Why: accelerate fills devices in
+    module order and places a root-level tensor on the first device, so a split RM's head would multiply tensors on
+    two GPUs. A causal LM's ``lm_head`` is left where accelerate put it (it may be tied to the embeddings)."""
+    prefix = getattr(model, "base_model_prefix", "")
+    inside = [k for k in dmap if k == prefix or k.startswith(prefix + ".")]
+    if not prefix or not inside:
+        return dict(dmap)
+    names = {n for n, _ in model.named_modules()}
+    norm = f"{prefix}.norm" if f"{prefix}.norm" in names else inside[-1]
+    at = dmap[max((k for k in inside if norm == k or norm.startswith(k + ".")), key=len, default=inside[-1])]
+    return {k: v if k in inside or k.split(".")[0] == "lm_head" else at for k, v in dmap.items()}
 
 
 def cuda_device_map(where: str, model_cls, device: torch.device, dtype: torch.dtype,

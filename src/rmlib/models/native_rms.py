@@ -97,17 +97,6 @@ class _Gate(nn.Module):
         return torch.softmax(x / self.temperature, dim=1) * self.logit_scale[0]
 
 
-def _last_index(input_ids, attention_mask, pad_id):
-    """The last real token of each row: from the mask when there is one, else as the authors' code finds it."""
-    if attention_mask is not None:
-        width = attention_mask.shape[1]
-        flipped = attention_mask.flip(1).long().argmax(1)
-        return width - 1 - flipped
-    if pad_id is None:
-        return torch.full((input_ids.shape[0],), input_ids.shape[1] - 1, device=input_ids.device)
-    return (torch.eq(input_ids, pad_id).int().argmax(-1) - 1) % input_ids.shape[-1]
-
-
 class _Native:
     """What the native classes share: the backbone forward of the paper pipeline and the loading checks."""
 
@@ -119,11 +108,11 @@ class _Native:
         return gate_pattern_ids(tokenizer, self.gate) if self.gate else None
 
     def forward(self, input_ids=None, attention_mask=None, **kwargs):
-        from rmlib.models.reward_heads import find_last
+        from rmlib.models.reward_heads import find_last, paper_last_index
 
         hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
         rows = torch.arange(hidden.shape[0], device=hidden.device)
-        last = hidden[rows, _last_index(input_ids, attention_mask, self.config.pad_token_id).to(hidden.device)]
+        last = hidden[rows, paper_last_index(input_ids, self.config.pad_token_id).to(hidden.device)]  # as the authors'
         gate = None
         pattern = getattr(self, "rmlib_gate_pattern", None)
         if pattern:
@@ -150,6 +139,8 @@ def _gated_init(self, config, backbone_cls, gate_kwargs, quantiles: bool, transf
 
 def _gated_reward(self, last, gate_hidden):
     """The score from the hidden states at the last token and at the gating token (float32)."""
+    at = self.regression_layer.weight.device  # the whole head sits on one device (devices.heads_with_final_norm)
+    last, gate_hidden = last.to(at), gate_hidden.to(at)
     rewards = self.regression_layer(last.float())
     if self.n_quantiles:
         rewards = rewards.view(len(last), -1, self.n_quantiles).mean(2)  # each objective's expectation
@@ -222,7 +213,7 @@ class URM(_Native, LlamaPreTrainedModel):
         self.post_init()
 
     def gated_reward(self, last):
-        last = last.float()
+        last = last.to(self.score.weight.device).float()
         return urm_reward(self.score(last), self.weights.fc(last))
 
 

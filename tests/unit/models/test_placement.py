@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
 from transformers import (AutoModelForCausalLM, AutoModelForSequenceClassification, LlamaForCausalLM,
@@ -13,7 +14,7 @@ from transformers import (AutoModelForCausalLM, AutoModelForSequenceClassificati
 from rmlib.engine.checks import auto_batch_size, batch_size_for_free
 from rmlib.models import ModelError, load_model
 from rmlib.models import devices
-from rmlib.models.devices import (GiB, device_map_for, empty_model, input_device, model_bytes, model_devices,
+from rmlib.models.devices import (GiB, Placement, device_map_for, empty_model, input_device, model_bytes, model_devices,
                                   plan_placement)
 from rmlib.models.tiny import tiny_model
 
@@ -215,3 +216,54 @@ def test_auto_batch_size_reads_every_gpu_the_model_spans(monkeypatch):
     per_row = 100 * (6 * 1024 + 3 * 4096) * 2 * 4
     assert auto_batch_size(lm, 100) == batch_size_for_free({"cuda:1": 4 * GiB}, per_row) == 145
     assert asked == [torch.device("cuda:0"), torch.device("cuda:1")]
+
+
+# --------------------------------------------------------------------------- a split keeps each reward head whole
+
+def _device_of(dmap: dict, name: str):
+    """The device the map gives module or tensor ``name`` (its own entry, or the nearest enclosing module's)."""
+    keys = [k for k in dmap if k == "" or name == k or name.startswith(k + ".")]
+    return dmap[max(keys, key=len)]
+
+
+def _paper_rm_on_meta(hub_id: str, layers: int):
+    from transformers import AutoConfig
+
+    from rmlib.models.native_rms import native_class
+    from tests.integration import paper_layouts as pl
+
+    family, layout = pl.LAYOUTS[hub_id]
+    config = pl.backbone_config(family, pad=0, vocab=320).to_dict()
+    config.pop("layer_types", None)  # Gemma-2's per-layer attention kinds: rebuilt for the new depth
+    config.update(num_hidden_layers=layers, **pl._head_config(layout))
+    config.setdefault("architectures", [f"{'Llama' if family == 'llama' else 'Gemma2'}ForSequenceClassification"])
+    config = AutoConfig.for_model(**config)
+    cls = native_class(config) or AutoModelForSequenceClassification
+    return empty_model(cls, config)
+
+
+@pytest.mark.parametrize("hub_id", ["RLHFlow/ArmoRM-Llama3-8B-v0.1", "nicolinho/QRM-Llama3.1-8B",
+                                    "nicolinho/QRM-Gemma-2-27B", "LxzGordon/URM-LLaMa-3.1-8B",
+                                    "Ray2333/GRM-Llama3-8B-rewardmodel-ft", "Ray2333/GRM-gemma2-2B-rewardmodel-ft"])
+def test_every_split_point_keeps_the_reward_head_on_the_device_of_the_final_norm(hub_id):
+    """#40 item 1: split over two GPUs, accelerate put ArmoRM's root-level reward_transform_matrix on the first and
+    its regression layer and gating network on the second (and URM's score and weights apart), so the head's own
+    arithmetic mixed devices. Every split point of a 6-layer model, from the embeddings alone on the first GPU to
+    all but the head: the head's modules and tensors all sit where the final norm (its input) is."""
+    model = _paper_rm_on_meta(hub_id, layers=6)
+    total = model_bytes(model, torch.float32)
+    head = [n for n, _ in model.named_children() if n != model.base_model_prefix]
+    head += [n for n, _ in model.named_parameters(recurse=False)]
+    assert head, "the model has a head outside its backbone"
+    splits = set()
+    for share in np.linspace(0.05, 0.97, 24):
+        budgets = {"cuda:0": int(total * share), "cuda:1": total}
+        dmap = device_map_for(Placement(("cuda:0", "cuda:1"), total, budgets), model, torch.float32)
+        if len(set(dmap.values())) < 2:
+            continue
+        norm = _device_of(dmap, f"{model.base_model_prefix}.norm")
+        splits.add(tuple(sorted((k, v) for k, v in dmap.items())))
+        for name in head:
+            placed = {v for k, v in dmap.items() if k == name or k.startswith(name + ".")} or {_device_of(dmap, name)}
+            assert placed == {norm}, f"{hub_id} at a {share:.2f} split: {name} on {placed}, the final norm on {norm}"
+    assert len(splits) >= 4  # several distinct split points were tried
