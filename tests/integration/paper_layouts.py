@@ -192,9 +192,10 @@ def gate_position(ids, tok, family: str, in_prompt: bool = True) -> int:
 
 @torch.no_grad()
 def reference_scores(hub_id: str, tensors: dict, slot, token_ids, reader: str, softcap: float | None = 50.0,
-                     seqs=None):
+                     seqs=None, read_at=None):
     """Scores of every candidate token by an eager forward of the whole conversation and the head's math; or, with
-    ``seqs``, of those whole conversations (token ids, any lengths)."""
+    ``seqs``, of those whole conversations (token ids, any lengths), each read at its last token or, with
+    ``read_at``, at the position given per conversation."""
     family, layout = LAYOUTS[hub_id]
     tok = tiny_tokenizer(family)
     cfg = backbone_config(family, tok.pad_token_id, len(tok), softcap)
@@ -210,5 +211,6 @@ def reference_scores(hub_id: str, tensors: dict, slot, token_ids, reader: str, s
         hidden = backbone(input_ids=ids).last_hidden_state
         gate = torch.stack([hidden[k, gate_position(slot.prefix_ids if in_prompt else seqs[i], tok, family,
                                                     in_prompt)] for k, i in enumerate(rows)])
-        out[rows] = reference_head(layout, tensors, hidden[:, -1], gate, reader)
+        at = [n - 1 if read_at is None else read_at[i] for i in rows]
+        out[rows] = reference_head(layout, tensors, hidden[torch.arange(len(rows)), at], gate, reader)
     return out

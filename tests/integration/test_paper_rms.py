@@ -88,6 +88,24 @@ def test_native_heads_are_batch_invariant_and_paper_mode_reads_the_same_head(hub
     assert_close(scores.numpy(), pl.reference_scores(hub_id, tensors, None, None, lm.reader, seqs=seqs))
 
 
+@pytest.mark.parametrize("hub_id", [pl.ARMO, pl.QRM_LLAMA, pl.QRM_GEMMA, pl.URM])
+def test_paper_mode_reads_the_native_heads_where_the_authors_code_does(hub_id, hub_cache, tmp_path):
+    """#40 item 2: the authors' heads read the token before a row's first pad; for the answer that is the pad token
+    itself that is the token before the answer, not the conversation's real last token (which paper mode read)."""
+    lm, tensors = _load(hub_cache, hub_id)
+    pad = lm.model.config.pad_token_id
+    texts = lm.tokenizer.batch_decode([[pad], [40]])
+    scores, seqs = rm_scores_paper(lm, PROMPT, texts)
+    first_pad = seqs[0].index(pad)
+    assert first_pad < len(seqs[0]) - 1
+    before_pad = pl.reference_scores(hub_id, tensors, None, None, lm.reader, seqs=seqs,
+                                     read_at=[first_pad - 1, len(seqs[1]) - 1])
+    whole = pl.reference_scores(hub_id, tensors, None, None, lm.reader, seqs=seqs)
+    assert abs(float(whole[0]) - float(before_pad[0])) > 100 * TOL  # the two readings are told apart
+    assert float(whole[1]) == float(before_pad[1])
+    assert_close(scores.numpy(), before_pad.numpy())
+
+
 def test_urm_offers_its_own_gated_reward_beside_the_papers_column_0(hub_cache, tmp_path):
     column0, tensors = _load(hub_cache, pl.URM)
     gated = load_model(pl.URM, dtype="float32", device="cpu", score_reader="urm_gated")

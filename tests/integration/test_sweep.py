@@ -104,6 +104,33 @@ def test_paper_mode_doubles_bos_and_id_exact_does_not(tiny_rms, tmp_path):
     assert 0 <= audit["share_changed"] <= 1
 
 
+def test_paper_mode_reads_the_token_before_the_first_pad_and_id_exact_the_real_last(tiny_rms, tmp_path):
+    """#40 item 2: the paper's pipeline (transformers' sequence-classification head of the version it pinned) read
+    the token before a row's first pad, so the conversation whose answer is the pad token itself was scored at the
+    token before the answer. Paper mode reproduces that; id-exact reads the real last token. Before, paper mode read
+    the last non-pad token, as today's transformers does."""
+    from rmlib.engine.kernels import rm_scores_full
+    from rmlib.models.templates import paper_text
+
+    lm = tiny_rms["llama"]
+    pad, other = lm.tokenizer.pad_token_id, 40
+    paper = sweep(lm, PROMPT, tokens=[pad, other], mode="paper", cache_root=tmp_path / "paper",
+                  progress=False).frame.set_index("token_id").score
+    text = paper_text(lm.tokenizer, PROMPT, lm.tokenizer.decode([pad]), lm.chat_template)
+    conv = lm.tokenizer(text).input_ids
+    first_pad = conv.index(pad)
+    assert first_pad < len(conv) - 1  # the pad answer sits inside the conversation, its end of turn after it
+    before_pad = rm_scores_full(lm, [conv[:first_pad]]).item()  # causal: what the row holds at that position
+    real_last = rm_scores_full(lm, [conv]).item()
+    assert abs(real_last - before_pad) > 1e-3  # the two readings differ, so the test can tell them apart
+    assert paper[pad] == pytest.approx(before_pad, abs=1e-5)
+    other_conv = lm.tokenizer(paper_text(lm.tokenizer, PROMPT, lm.tokenizer.decode([other]), lm.chat_template)).input_ids
+    assert paper[other] == pytest.approx(rm_scores_full(lm, [other_conv]).item(), abs=1e-5)  # no pad: the last token
+    exact = sweep(lm, PROMPT, tokens=[pad], cache_root=tmp_path / "exact", progress=False).frame.score.iloc[0]
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    assert exact == pytest.approx(rm_scores_full(lm, [slot.ids_for([pad])]).item(), abs=1e-5)
+
+
 def test_kill_and_resume_loses_nothing(tiny_rms, tmp_path, monkeypatch):
     lm = tiny_rms["qwen2"]
     monkeypatch.setattr(sweep_mod, "CHUNK", 50)

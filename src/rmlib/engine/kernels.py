@@ -5,7 +5,8 @@
   compiled for one batch shape (:func:`rm_scores_shared_compiled`);
 * full (:func:`rm_scores_full`): plain forwards of prefix + candidate, the reference path and the one for models
   with their own code;
-* paper (:func:`rm_scores_paper`): the original pipeline (decode, re-render, re-tokenise, pad), double BOS included.
+* paper (:func:`rm_scores_paper`): the original pipeline (decode, re-render, re-tokenise, pad), double BOS included,
+  read where it read: the token before each row's first pad.
 
 LM log-probs of one token need no kernel of their own: one forward of the prompt gives every next token's logit
 (:func:`prefix_kv`); those of multi-token answers come from :func:`lm_logprobs_shared` against the same prefix.
@@ -274,23 +275,25 @@ def rm_scores_full(lm: LoadedModel, seqs) -> torch.Tensor:
     return head.score(last, gate_hidden(lm, seqs, hidden))
 
 
-def _read_score(lm: LoadedModel, out) -> torch.Tensor:
-    """The paper pipeline's score: a native model's forward gives the hidden states at the last and the gating
-    token, found as the authors' code finds them, and the reader scores them; a sequence-classification head gives
-    logits, read at column 0."""
-    if hasattr(out, "last_hidden"):
-        return lm.reward_head.score(out.last_hidden, out.gate_hidden)
-    return out.logits[:, 0].float()
-
-
 @torch.inference_mode()
 def rm_scores_paper(lm: LoadedModel, prompt: str, texts) -> tuple[torch.Tensor, list[list[int]]]:
+    """The papers' pipeline: each answer's text re-rendered into the conversation, the batch re-tokenised and padded,
+    the score read where that pipeline read it, the token before each row's first pad
+    (:func:`rmlib.models.reward_heads.paper_last_index`), and the gate found in the padded row as the authors' code
+    finds it. Returns the scores and each row's real (unpadded) token ids."""
+    from rmlib.models.reward_heads import paper_last_index
+
     tok = lm.tokenizer
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     convs = [paper_text(tok, prompt, t, lm.chat_template) for t in texts]
     batch = tok(convs, padding=True, return_tensors="pt").to(lm.device)
-    out = lm.model(**batch)
-    ids = [row[m.bool()].tolist() for row, m in zip(batch["input_ids"], batch["attention_mask"])]
-    return _read_score(lm, out), ids
+    input_ids, mask = batch["input_ids"], batch["attention_mask"]
+    backbone, head = backbone_and_head(lm)
+    hidden = backbone(input_ids=input_ids, attention_mask=mask, use_cache=False).last_hidden_state
+    pad = lm.model.config.pad_token_id
+    at = paper_last_index(input_ids, pad if pad is not None else tok.pad_token_id).to(hidden.device)
+    last = hidden[torch.arange(len(convs), device=hidden.device), at]
+    ids = [row[m.bool()].tolist() for row, m in zip(input_ids, mask)]
+    return head.score(last, gate_hidden(lm, input_ids.tolist(), hidden)), ids
 

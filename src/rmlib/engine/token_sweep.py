@@ -88,7 +88,9 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
                   "mode": mode, "kind": kind, "method": method, "compiled": bool(compile), "dtype": str(lm.dtype),
                   "candidates": digest(ids), "untrained_head": lm.untrained_head,
                   "seed": lm.seed if lm.untrained_head else None, **model_settings(lm),
-                  **dated_fields(slot.template, [slot])}
+                  **dated_fields(slot.template, [slot]),
+                  # paper sweeps cached before #40 read the pad answer at its end of turn: never serve them
+                  **({"paper_reading": "before_first_pad"} if mode == "paper" else {})}
     key = sweep_key(key_params)
     meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "prompt": prompt,
             "template_hash": slot.template_hash, "mode": mode, "kind": kind, "method": method,

@@ -20,7 +20,7 @@ import torch
 
 from rmlib.registry import ModelError, ModelSpec
 
-__all__ = ["READERS", "Reader", "RewardHead", "reader_name", "reward_head", "find_last"]
+__all__ = ["READERS", "Reader", "RewardHead", "reader_name", "reward_head", "find_last", "paper_last_index"]
 
 
 def find_last(ids: Sequence[int], pattern: Sequence[int]) -> int | None:
@@ -31,6 +31,18 @@ def find_last(ids: Sequence[int], pattern: Sequence[int]) -> int | None:
         if ids[j:j + n] == pattern:
             return j
     return None
+
+
+def paper_last_index(input_ids: torch.Tensor, pad_id: int | None) -> torch.Tensor:
+    """Where the papers' pipeline read each row's score: the token before the row's *first* pad token (the last
+    position when a row has none, or when there is no pad token). So read the authors' own heads (ArmoRM, QRM, URM)
+    and the sequence-classification heads of the transformers the paper pinned (later versions read the last
+    non-pad token). The two differ only when a conversation holds the pad token itself, as the conversation whose
+    answer is the pad token does: paper mode reproduces that quirk, id-exact reads the real last token."""
+    width = input_ids.shape[-1]
+    if pad_id is None:
+        return torch.full((input_ids.shape[0],), width - 1, device=input_ids.device)
+    return (torch.eq(input_ids, pad_id).int().argmax(-1) - 1) % width
 
 
 @dataclass(frozen=True)
