@@ -7,9 +7,10 @@ measures, in one run on one GPU:
   2 x non-embedding parameters FLOPs per new position (the candidate and the template's closing tokens; the
   prompt runs once and is not counted, nor is attention's score arithmetic; rmlib skips the last layer's MLP at the
   non-final positions, so this slightly overcounts, by ~1% for the 8B);
-* shared-prefix vs full scores of 64 candidates spread over the vocabulary, in bf16: max |difference|, relative to
-  the scores' sd and to max|score|, and whether it is within rmlib.engine.preflight.tolerance (bf16: 0.125 of
-  max|score|);
+* shared-prefix vs full scores of 64 candidates spread over the vocabulary, in bf16 and again with the weights in
+  float32 (rmlib.engine.agreement.in_float32, when they fit): max |difference| in sd of the scores, each against
+  rmlib.engine.agreement.tolerance of its dtype (bf16 1 sd, rounding only; float32 1e-3 sd, where a 0.1 sd kernel
+  error fails);
 * the automatic batch size (rmlib.engine.checks.auto_batch_size) and peak GPU memory (torch.cuda.max_memory_allocated).
 
 Weights are random (speed and arithmetic only). The tokenizer is the tiny stand-in of rmlib.models.tiny, used for
@@ -150,7 +151,8 @@ def measure(name: str, dry: bool, device: torch.device, n_tokens: int, peak: flo
     from rmlib.engine import sweep
     from rmlib.engine.checks import auto_batch_size
     from rmlib.engine.kernels import supports_shared_prefix
-    from rmlib.engine.preflight import spread_ids, tolerance
+    from rmlib.engine.agreement import float32_room, in_float32, tolerance
+    from rmlib.engine.preflight import spread_ids
     from rmlib.models.templates import answer_slot
 
     if device.type == "cuda":
@@ -171,12 +173,26 @@ def measure(name: str, dry: bool, device: torch.device, n_tokens: int, peak: flo
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as root:
         run = dict(cache=False, cache_root=root, progress=False)
         ids = spread_ids(lm, 64)
-        full = sweep(lm, PROMPT, tokens=ids, method="full", **run).frame.score.to_numpy()
-        shared = sweep(lm, PROMPT, tokens=ids, method="shared_prefix", **run).frame.score.to_numpy()
-        diff, sd, scale = float(np.abs(shared - full).max()), float(full.std()), float(np.abs(full).max())
+        def agreement(model):
+            full = sweep(model, PROMPT, tokens=ids, method="full", **run).frame.score.to_numpy()
+            shared = sweep(model, PROMPT, tokens=ids, method="shared_prefix", **run).frame.score.to_numpy()
+            diff, sd = float(np.abs(shared - full).max()), float(full.std())
+            return diff, sd, (diff / sd if sd else None), float(np.abs(full).max())
+
+        diff, sd, in_sd, scale = agreement(lm)
         tol = tolerance(torch.bfloat16)
-        row.update(max_abs_diff=diff, score_sd=sd, max_abs_score=scale, diff_over_sd=diff / sd if sd else None,
-                   diff_over_max=diff / scale if scale else None, tolerance=tol, within_tolerance=diff <= tol * scale)
+        row.update(max_abs_diff=diff, score_sd=sd, max_abs_score=scale, diff_over_sd=in_sd,
+                   diff_over_max=diff / scale if scale else None, tolerance_sd=tol,
+                   within_tolerance=in_sd is not None and in_sd <= tol)
+        short = float32_room(lm)
+        if short:
+            row.update(fp32_diff_over_sd=None, fp32_skipped=f"float32 weights do not fit: {short}")
+        else:
+            with in_float32(lm) as lm32:
+                _, _, in_sd32, _ = agreement(lm32)
+            row.update(fp32_diff_over_sd=in_sd32, fp32_tolerance_sd=tolerance(torch.float32),
+                       within_tolerance=row["within_tolerance"] and in_sd32 is not None
+                       and in_sd32 <= tolerance(torch.float32))
         n = min(n_tokens, row["vocab"])
         sweep(lm, PROMPT, tokens=range(min(bs, n)), **run)  # warm-up at the timed batch shape
         _sync(device)
@@ -231,16 +247,17 @@ def table(report: dict) -> str:
              f"total {report['total_s']:.0f} s" + (" — DRY RUN (CPU, tiny configs): not GPU figures" if report["dry"]
                                                    else ""), "",
              "| model | reader | params (B) | method | auto batch | tokens | tok/s | TFLOP/s | MFU | full vocab ETA | "
-             "shared-full max abs | / sd | / max abs | within bf16 tol | peak GPU GiB |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "shared-full max abs | / sd (bf16) | / max abs | / sd (fp32) | within tol | peak GPU GiB |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         if "skipped" in r:
-            lines.append(f"| {r['model']} | skipped: {r['skipped']} |" + " |" * 13)
+            lines.append(f"| {r['model']} | skipped: {r['skipped']} |" + " |" * 14)
             continue
         lines.append(f"| {r['model']} | {r['reader']} | {r['params_b']:.2f} | {r['method']} | {r['auto_batch']} | "
                      f"{r['timed_tokens']} | {r['tokens_per_s']:,.0f} | {r['tflops']:.3g} | {r['mfu']:.1%} | "
                      f"{r['eta_full_vocab_s']:.1f} s | {r['max_abs_diff']:.3g} | {_f(r['diff_over_sd'], '.3g')} | "
-                     f"{_f(r['diff_over_max'], '.3g')} | {'yes' if r['within_tolerance'] else 'NO'} | "
+                     f"{_f(r['diff_over_max'], '.3g')} | {_f(r.get('fp32_diff_over_sd'), '.2g')} | "
+                     f"{'yes' if r['within_tolerance'] else 'NO'} | "
                      f"{_f(r['peak_gpu_gib'], '.1f')} |")
     return "\n".join(lines)
 

@@ -33,9 +33,10 @@ def add_subparser(sub) -> None:
                        description="Loads MODEL and checks what a long sweep relies on: the score reader, one BOS, no "
                                    "stray pad/eos in the scored conversation, no date stamped by the chat template, "
                                    "shared-prefix vs full scores and two batch sizes within the dtype's tolerance "
-                                   "(64 candidates spread over the vocabulary), and the measured tokens/s with the "
-                                   "ETA of a full-vocabulary sweep. Nothing is cached. Exit status 1 when a check "
-                                   "fails (see rmlib.engine.preflight for what each one means).")
+                                   "in sd of the scores (64 candidates spread over the vocabulary; a bf16 or fp16 "
+                                   "model again in float32, where a 0.1 sd error fails), and the measured tokens/s "
+                                   "with the ETA of a full-vocabulary sweep. Nothing is cached. Exit status 1 when "
+                                   "a check fails (see rmlib.engine.preflight for what each one means).")
     p.add_argument("model", help="registry id, hub id 'owner/name', or local:<name>[@step<N>]")
     p.add_argument("--prompt", default=None,
                    help="the prompt to template (default: 'What, in one word, is the greatest thing ever?')")

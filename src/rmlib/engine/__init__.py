@@ -13,6 +13,7 @@
 * ``prefix_tree.py``: prompts' shared openings run once, what follows per prompt (exact, for :func:`score_answers`);
 * ``cost.py``: what a plan costs (FLOPs from the registry's ``arch:``, an estimate) and its jobs' split over workers;
 * ``preflight.py``: the checks before a long sweep (``rmlib check MODEL``): load, conversation, paths agree, time;
+* ``agreement.py``: when two scorings agree (tolerances in sd of the scores, per dtype; float32 weights for a check);
 * ``gcg/``: multi-token optima and pessima by Greedy Coordinate Gradient search (:func:`rmlib.engine.gcg.gcg`).
 
 Sweep options (tokens, mode, method, batch size, cache) are arguments of these functions; how a model is loaded is

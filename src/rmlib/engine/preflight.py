@@ -26,7 +26,9 @@ not start; :func:`format_table` is the one table the command prints. What each c
   conversation, so a stamped date is not in the key -> FAIL. A ``date_string`` default (Llama-3.1: "26 Jul 2024";
   rmlib passes none) renders the same every day -> PASS.
 * **shared prefix = full**, **batch invariance**: the same 64 candidates (spread over the vocabulary) scored by both
-  methods, and at two batch sizes, within :func:`tolerance` of the dtype (see there).
+  methods, and at two batch sizes, within :func:`tolerance` of the dtype, in standard deviations of the scores (see
+  :data:`TOLERANCE_SD`). A bf16 or fp16 model is checked again with its weights in float32 (the ``(float32)``
+  rows), where a 0.1 sd kernel error stands out of rounding; skipped, saying why, when that would not fit.
 * **speed / ETA**: a timed sweep (one automatic batch at least), extrapolated to the full vocabulary.
 """
 from __future__ import annotations
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from rmlib.engine.agreement import TOLERANCE_SD, float32_room, in_float32, tolerance
 from rmlib.engine.checks import auto_batch_size, candidate_ids
 from rmlib.engine.cost import duration
 from rmlib.engine.kernels import supports_shared_prefix
@@ -50,8 +53,8 @@ from rmlib.models import LoadedModel, LoadOptions, load_model
 from rmlib.models.devices import dtype_name
 from rmlib.models.templates import answer_slot
 
-__all__ = ["CheckResult", "STATUSES", "PROMPT", "preflight", "has_failure", "format_table", "tolerance",
-           "spread_ids"]
+__all__ = ["CheckResult", "STATUSES", "PROMPT", "preflight", "has_failure", "format_table", "TOLERANCE_SD",
+           "tolerance", "in_float32", "float32_room", "spread_ids"]
 
 STATUSES = ("PASS", "WARN", "FAIL", "SKIP", "INFO")
 PROMPT = "What, in one word, is the greatest thing ever?"
@@ -79,21 +82,6 @@ def format_table(results, width: int = 110) -> str:
         lines.append(f"{r.check:<{w}}  {r.status:<6}  {wrapped[0]}")
         lines += [f"{'':<{w}}  {'':<6}  {more}" for more in wrapped[1:]]
     return "\n".join(lines)
-
-
-def tolerance(dtype: torch.dtype) -> float:
-    """Largest accepted |difference| between two scorings of one candidate, as a fraction of the largest |score|.
-
-    float32: 1e-4 (its rounding gives ~1e-6 here: 2-layer tiny models 1e-6 to 3e-6 of max|score| between the two
-    methods). bf16 / fp16: 16 units in the last place, ``16 * finfo.eps`` = 0.125 (bf16) and 0.0156 (fp16). Why so
-    wide: every layer rounds the residual stream to 8 significant bits, the two methods multiply matrices of other
-    shapes and sum attention in another order, and the score itself is rounded to bf16 (at |score| 12 its spacing is
-    0.0625): measured on CPU, the tiny models' methods differ by 1.6-5.8% of max|score| (2-5 ulps of the score), and
-    SmolLM2's 30 layers by 2.4%. Relative to max|score|, not to the scores' spread: rounding scales with magnitude.
-    """
-    if dtype in (torch.bfloat16, torch.float16):
-        return 16 * torch.finfo(dtype).eps
-    return 1e-4
 
 
 def spread_ids(lm: LoadedModel, n: int) -> list[int]:
@@ -255,44 +243,45 @@ def check_date(lm: LoadedModel, prompt: str) -> CheckResult:
 
 
 def _agreement(name, a, b, dtype, what) -> CheckResult:
+    """Two scorings of the same candidates against :func:`tolerance`, in standard deviations of the scores."""
     tol = tolerance(dtype)
-    scale = max(float(np.abs(b).max()), 1e-30)
-    diff = float(np.abs(a - b).max())
     sd = float(np.std(b))
-    values = {"max_abs": diff, "scale": scale, "rel": diff / scale, "tol": tol, "sd": sd}
-    detail = (f"{what}: max |diff| {diff:.3g} = {diff / scale:.2g} of max|score| {scale:.3g} (tolerance {tol:g} for "
-              f"{dtype_name(dtype)}), {diff / sd if sd else 0:.2g} sd")
-    if diff > tol * scale:
+    diff = float(np.abs(a - b).max())
+    in_sd = diff / sd if sd else (0.0 if diff == 0 else float("inf"))
+    values = {"max_abs": diff, "sd": sd, "diff_sd": in_sd, "tol_sd": tol, "dtype": dtype_name(dtype)}
+    detail = (f"{what}: max |diff| {diff:.3g} = {in_sd:.2g} sd of the scores (sd {sd:.3g}; tolerance {tol:g} sd "
+              f"in {dtype_name(dtype)})")
+    if in_sd > tol:
         return CheckResult(name, "FAIL", detail + ": beyond rounding; do not trust the faster path here", values)
     if diff == 0:
         return CheckResult(name, "PASS", f"{what}: bit-identical ({dtype_name(dtype)})", values)
-    if tol * scale >= sd and dtype != torch.float32:
-        return CheckResult(name, "WARN", detail + f"; but the tolerance {tol * scale:.3g} is not below the scores' sd "
-                           f"{sd:.3g}, so {dtype_name(dtype)} cannot tell an error of that size from rounding: rerun "
-                           "with --dtype float32 to check the kernel", values)
+    if dtype != torch.float32:
+        detail += (f"; {dtype_name(dtype)} rounding hides an error below {tol:g} sd, so the float32 rows test the "
+                   "kernels")
     return CheckResult(name, "PASS", detail, values)
 
 
-def check_methods(lm, prompt, ids, slot, root) -> tuple[CheckResult, CheckResult]:
+def check_methods(lm, prompt, ids, slot, root, suffix: str = "") -> tuple[CheckResult, CheckResult]:
+    names = (f"shared prefix = full{suffix}", f"batch invariance{suffix}")
     if lm.head == "lm":
         why = "an LM sweep reads every token's log-prob from one forward of the prompt: no kernel or batch to compare"
-        return CheckResult("shared prefix = full", "SKIP", why), CheckResult("batch invariance", "SKIP", why)
+        return CheckResult(names[0], "SKIP", why), CheckResult(names[1], "SKIP", why)
     run = dict(tokens=ids, cache=False, cache_root=root, progress=False)
     full = sweep(lm, prompt, method="full", **run).frame.score.to_numpy()
     total = len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
     if supports_shared_prefix(lm, total):
         shared = sweep(lm, prompt, method="shared_prefix", **run).frame.score.to_numpy()
-        first = _agreement("shared prefix = full", shared, full, lm.dtype, f"{len(ids)} tokens")
+        first = _agreement(names[0], shared, full, lm.dtype, f"{len(ids)} tokens")
         method = "shared_prefix"
     else:
-        first = CheckResult("shared prefix = full", "SKIP", "sweeps of this model use method=full here (the shared "
+        first = CheckResult(names[0], "SKIP", "sweeps of this model use method=full here (the shared "
                             "prefix needs transformers' attention modules and a conversation within any sliding "
                             "window): nothing to compare")
         method = "full"
     small = 7 if len(ids) > 7 else 1
     big = sweep(lm, prompt, method=method, batch_size=len(ids), **run).frame.score.to_numpy()
     little = sweep(lm, prompt, method=method, batch_size=small, **run).frame.score.to_numpy()
-    second = _agreement("batch invariance", little, big, lm.dtype,
+    second = _agreement(names[1], little, big, lm.dtype,
                         f"{method}, batch {len(ids)} vs {small}")
     return first, second
 
@@ -320,6 +309,21 @@ def check_speed(lm, prompt, root, timing_tokens: int | None = None) -> CheckResu
                        f"vocabulary {vocab:,} tokens: ETA {duration(vocab / rate)} for one prompt",
                        {"tokens_per_s": rate, "eta_s": vocab / rate, "vocab": vocab, "timed_tokens": n,
                         "batch_size": bs, "method": method})
+
+
+def _float32_rows(lm, prompt, ids, slot, root) -> list[CheckResult]:
+    """The two agreement checks again with the weights in float32 (:func:`in_float32`), where they can see a 0.1 sd
+    error; skipped, with the numbers, when the float32 weights would not fit where the model is."""
+    names = ("shared prefix = full (float32)", "batch invariance (float32)")
+    short = float32_room(lm)
+    if short:
+        why = (f"the weights in float32 do not fit where the model is ({short}); the {dtype_name(lm.dtype)} rows "
+               f"above cannot see a kernel error below {tolerance(lm.dtype):g} sd: check the kernels in float32 on "
+               "a machine that holds it, or on a small model of the same architecture (benchmarks/gpu_check.py --dry)")
+        return [CheckResult(names[0], "SKIP", why), CheckResult(names[1], "SKIP", why)]
+    with in_float32(lm) as lm32:
+        pair = _guarded(names[0], check_methods, lm32, prompt, ids, slot, root, " (float32)")
+    return list(pair) if isinstance(pair, tuple) else [pair]
 
 
 # --------------------------------------------------------------------------- all of them
@@ -356,5 +360,7 @@ def preflight(model, prompt: str = PROMPT, *, load: LoadOptions | None = None, n
         ids = spread_ids(lm, n_tokens)
         pair = _guarded("shared prefix = full", check_methods, lm, prompt, ids, slot, root)
         results += list(pair) if isinstance(pair, tuple) else [pair]
+        if lm.dtype != torch.float32 and lm.head == "rm":
+            results += _float32_rows(lm, prompt, ids, slot, root)
         results.append(_guarded("speed / ETA", check_speed, lm, prompt, root, timing_tokens))
     return results
