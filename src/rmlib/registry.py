@@ -53,6 +53,7 @@ class ModelSpec:
     upstream: str | None = None
     path: str | None = None
     arch: dict | None = None           # the base model's dimensions (hidden, layers, ...): rmlib.engine.cost
+    head_layout: str | None = None     # a native head's layout: 'read' from its published code, or 'inferred'
     extra: dict = field(default_factory=dict)
 
 

@@ -214,3 +214,84 @@ def test_gcg_differentiates_the_native_heads_reward(hub_id, hub_cache, tmp_path)
     assert_close([float(value)], ref.numpy())
     assert_close(obj.rewards([ids]), ref.numpy())
     assert float(grad.abs().sum()) > 0
+
+
+# ---------------------------------------------------------------- a layout mismatch before any download (#40 item 4)
+
+def _headers(tensors: dict):
+    """What get_safetensors_metadata returns for one safetensors file holding ``tensors`` (names and shapes)."""
+    from huggingface_hub.utils import SafetensorsFileMetadata, SafetensorsRepoMetadata, TensorInfo
+
+    infos = {k: TensorInfo(dtype="F32", shape=list(v.shape), data_offsets=(0, 0)) for k, v in tensors.items()}
+    return SafetensorsRepoMetadata(metadata=None, sharded=False, weight_map=dict.fromkeys(tensors, "model.safetensors"),
+                                   files_metadata={"model.safetensors": SafetensorsFileMetadata(metadata={},
+                                                                                               tensors=infos)})
+
+
+@pytest.fixture
+def reachable_hub_without_weights(tmp_path, monkeypatch):
+    """A hub that answers (the probe is faked; every real connection fails at once) and a cache holding QRM-Gemma's
+    config.json and tokenizer at the pinned commit, not its weights."""
+    import socket
+
+    import huggingface_hub
+    import huggingface_hub.constants as constants
+    from rmlib.models import hub
+    from rmlib.models.tiny import tiny_tokenizer
+
+    def no_network(*a, **k):
+        raise OSError("no network in this test")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "rmlib"))
+    monkeypatch.setattr(hub, "_hub_unreachable", lambda *a: None)
+    monkeypatch.setattr(hub, "_tokenizer", lambda spec, trust: tiny_tokenizer("gemma2"))  # no listing of the repo
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    tensors = pl.hub_cache_checkpoint(tmp_path / "hub", pl.QRM_GEMMA, registry()[pl.QRM_GEMMA].revision)
+    snapshot = tmp_path / "hub" / f"models--{pl.QRM_GEMMA.replace('/', '--')}" / "snapshots" / \
+        registry()[pl.QRM_GEMMA].revision
+    (snapshot / "model.safetensors").unlink()
+    served = {}
+    monkeypatch.setattr(huggingface_hub, "get_safetensors_metadata",
+                        lambda repo_id, revision=None, **k: _headers(served["tensors"]))
+    return tensors, served
+
+
+def test_an_inferred_layout_that_does_not_fit_is_refused_before_the_weights_are_downloaded(
+        reachable_hub_without_weights):
+    """QRM-Gemma-2-27B's head layout is inferred (registry head_layout); a differing published layout is refused from
+    the safetensors headers, not after downloading 54 GB."""
+    from rmlib.models.devices import empty_model
+    from rmlib.models.layout import check_layout_before_download, layout_gaps
+    from rmlib.models.native_rms import QRMGemma2
+    from transformers import AutoConfig
+
+    tensors, served = reachable_hub_without_weights
+    spec = registry()[pl.QRM_GEMMA]
+    assert spec.head_layout == "inferred" and registry()[pl.ARMO].head_layout == "read"
+    config = AutoConfig.from_pretrained(pl.QRM_GEMMA, revision=spec.revision)
+    served["tensors"] = tensors
+    check_layout_before_download(spec, QRMGemma2, config)  # the published layout fits: nothing to say
+    shapes = {k: tuple(v.shape) for k, v in tensors.items()}
+    assert layout_gaps(empty_model(QRMGemma2, config), shapes) == {"missing": [], "unexpected": [], "other shape": []}
+    # the published head had a transform matrix and no Dropout between its blocks (QRM-Llama's layout)
+    planted = {k: v for k, v in tensors.items() if not k.startswith("gating.layers.")}
+    planted["reward_transform_matrix"] = torch.eye(5)
+    planted.update({f"gating.layers.{i}.weight": torch.zeros(3) for i in (3, 6)})
+    served["tensors"] = planted
+    with pytest.raises(ModelError, match=r"refused before downloading its weights: .*native QRMGemma2, whose layout "
+                                         r"was inferred .*missing: gating\.layers\.0\.weight.*unexpected: .*"
+                                         r"reward_transform_matrix"):
+        load_model(pl.QRM_GEMMA, dtype="float32", device="cpu")
+
+
+@pytest.mark.parametrize("hub_id, says", [(pl.QRM_GEMMA, "layout INFERRED"), (pl.ARMO, "layout read from the "
+                                                                                      "published code")])
+def test_rmlib_check_says_whether_a_native_head_was_read_or_inferred(hub_id, says, hub_cache):
+    from rmlib.engine.preflight import check_load
+
+    lm, _ = _load(hub_cache, hub_id)
+    assert says in check_load(lm, None).detail

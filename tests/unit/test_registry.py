@@ -28,3 +28,12 @@ def test_a_run_file_whose_base_model_is_not_an_id_is_refused(base, tmp_path):
     (tmp_path / registry.RUN_FILE).write_text(f"base_model: {base}\nweights: partial\n")
     with pytest.raises(ModelError, match=r"run file .* is damaged \(its base_model is .*, not a model id\)"):
         registry.get_spec(f"local:{tmp_path}")
+
+
+def test_every_native_head_says_whether_its_layout_was_read_or_inferred():
+    from rmlib.models.native_rms import NATIVE_ARCHITECTURES  # noqa: F401 - the heads rmlib implements
+    marked = {k: s.head_layout for k, s in registry.registry().items() if s.head_layout}
+    assert marked == {"RLHFlow/ArmoRM-Llama3-8B-v0.1": "read", "nicolinho/QRM-Llama3.1-8B": "read",
+                      "LxzGordon/URM-LLaMa-3.1-8B": "read", "nicolinho/QRM-Gemma-2-27B": "inferred"}
+    native_readers = {"armo_gated", "qrm_expectation", "urm_column0"}
+    assert {k for k, s in registry.registry().items() if s.score in native_readers} == set(marked)

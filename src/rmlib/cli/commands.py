@@ -43,10 +43,19 @@ _positive_int = _positive("a positive integer (leave the option out for automati
 _rows = _positive("a positive number of rows (default 10)")  # --top: "top -3" printed nearly every row
 
 
+def _layout_note(spec) -> str:
+    """How sure rmlib is of a native head's layout (registry ``head_layout``): read from the published code, or
+    INFERRED, which a hub load checks against the published tensors before downloading the weights."""
+    return {"read": "; native head, layout read from its code",
+            "inferred": "; native head, layout INFERRED (checked against the hub's tensors before download)"}.get(
+        spec.head_layout or "", "")
+
+
 def _cmd_models(args) -> int:
     from rmlib.registry import registry
     rows = [(s.id, s.kind, s.source, s.family, s.base,
-             (" + ".join((s.score, *s.score_readers)) if s.kind == "rm" else "") + (" (remote code)" if s.trust_remote_code else ""))
+             (" + ".join((s.score, *s.score_readers)) if s.kind == "rm" else "")
+             + (" (remote code)" if s.trust_remote_code else "") + _layout_note(s))
             for s in registry().values()]
     width = max(len(r[0]) for r in rows)
     print(f"{'id':<{width}}  kind  source    family  base    score reader (default first)")

@@ -101,6 +101,10 @@ def check_load(lm: LoadedModel, seconds: float | None) -> CheckResult:
     what = (f"RM, score reader {lm.reader}" if lm.head == "rm" else "LM, next-token log-probs (no score reader)")
     if lm.head == "rm" and lm.untrained_head:
         what += " on an UNTRAINED random head (speed and arithmetic only, not a reward model)"
+    if lm.head == "rm" and lm.spec.head_layout:
+        what += ("; rmlib's native head, its layout read from the published code" if lm.spec.head_layout == "read"
+                 else "; rmlib's native head, its layout INFERRED (the published code could not be read): the "
+                 "tensors fit it, the arithmetic between them is rmlib's reading")
     took = f", loaded in {seconds:.1f} s" if seconds is not None else ""
     detail = (f"{lm.spec.id}: {what}; {n / 1e6:,.1f} M parameters, {dtype_name(lm.dtype)} on {lm.device}{took}")
     return CheckResult("model loads", "PASS", detail, {"reader": lm.reader if lm.head == "rm" else None,

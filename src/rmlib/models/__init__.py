@@ -6,6 +6,7 @@
   ``local.py`` (checkpoints rmlib trained, including the partial ``last_n`` format);
 * :func:`cached_model` (``cache.py``): the process-wide cache the engine and the chapters use;
 * ``templates.py`` (chat templates and the answer slot), ``devices.py``, ``policy.py`` (remote code, pickles);
+* ``layout.py``: a native head's layout against the hub's safetensors headers, before the weights download;
 * ``files.py``: a saved model's files that cannot be read (damaged weights or tokenizer, a config that is not an
   object, a pickle that would run code) as a :class:`ModelError` naming the file;
 * ``reward_heads.py``: score readers, how each RM's scalar is read from its backbone's hidden states (the engine

@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 from rmlib.models.base import HubUnavailableError, LoadOptions, ModelError, Source
 from rmlib.models.devices import cuda_device_map, place
 from rmlib.models.files import unreadable_weights
+from rmlib.models.layout import check_layout_before_download
 from rmlib.models.native_rms import check_loading_info
 from rmlib.models.policy import pickle_refused
 from rmlib.registry import ModelSpec
@@ -122,7 +123,9 @@ def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: Loa
         if spec.source == "hub":
             kwargs.update(revision=spec.revision, **hub_kw)
         cls = model_class(head)
-        native = native_model_class(where, head, options, kwargs)
+        native, config = native_model_class(where, head, options, kwargs)
+        if native is not None and spec.source == "hub" and not kwargs.get("local_files_only"):
+            check_layout_before_download(spec, native, config)  # the headers, before gigabytes of weights
         if native is not None:  # rmlib's own head for this architecture: no remote code, no label override
             cls, kwargs = native, {k: v for k, v in kwargs.items() if k not in ("num_labels", "trust_remote_code")}
         if device.type == "cuda":  # whole onto one GPU when it fits there, else split in order (plan_placement)
@@ -169,17 +172,18 @@ def weights_fit(info: dict, head: str, where: str) -> list[str]:
 
 
 def native_model_class(where: str, head: str, options: LoadOptions, kwargs: dict):
-    """rmlib's native class (:mod:`rmlib.models.native_rms`) for the config at ``where``, or None. The config is
-    read with remote code off: these configs name their own code in ``auto_map`` only for the model class."""
+    """(rmlib's native class (:mod:`rmlib.models.native_rms`) for the config at ``where``, or None; that config).
+    The config is read with remote code off: these configs name their own code in ``auto_map`` only for the model
+    class."""
     if head != "rm":
-        return None
+        return None, None
     from transformers import AutoConfig
 
     from rmlib.models.native_rms import native_class
 
     keep = {k: kwargs[k] for k in ("revision", "local_files_only") if k in kwargs}
     config = AutoConfig.from_pretrained(where, trust_remote_code=bool(options.trust_remote_code), **keep)
-    return native_class(config)
+    return native_class(config), config
 
 
 def _tokenizer(spec: ModelSpec, trust_remote_code: bool):

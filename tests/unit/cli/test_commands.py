@@ -57,6 +57,16 @@ def test_models_says_when_no_rm_was_trained_yet(cache, capsys):
     assert "Trained RMs in this cache (local:): none yet" in capsys.readouterr().out
 
 
+def test_models_says_which_native_head_layouts_are_inferred(cache, capsys):
+    """#40 item 4: QRM-Gemma-2-27B's head layout was inferred, the other native heads' read from published code."""
+    assert main(["models"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert "native head, layout INFERRED" in lines["nicolinho/QRM-Gemma-2-27B"]
+    for read in ("RLHFlow/ArmoRM-Llama3-8B-v0.1", "nicolinho/QRM-Llama3.1-8B", "LxzGordon/URM-LLaMa-3.1-8B"):
+        assert "native head, layout read from its code" in lines[read]
+    assert "native head" not in lines["Ray2333/GRM-gemma2-2B-rewardmodel-ft"]
+
+
 def test_verify_dry_run_says_it_changed_nothing(cache, capsys):
     orphan = cache / "sweeps" / "abc" / ".shard-00000-0123456789abcdef.parquet.999999999.0badf00d.tmp"
     orphan.parent.mkdir(parents=True)
