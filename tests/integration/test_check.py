@@ -241,3 +241,14 @@ def test_the_embedded_smollm2_lm(smollm2_lm):
     speed = got["speed / ETA"].values
     assert speed["vocab"] == speed["timed_tokens"] == 49152 and speed["tokens_per_s"] > 0
     assert np.isfinite(speed["eta_s"])
+
+
+@pytest.mark.embedded
+def test_the_real_kernels_pass_on_smollm2_as_an_rm_in_bf16_and_in_float32():
+    """#40 item 3: the bounds do not fail the correct kernels on a real 30-layer model (a fresh head: arithmetic)."""
+    lm = load_model("smollm2-135m-instruct", head="rm", dtype="bfloat16", allow_untrained_head=True)
+    got = _by_name(preflight(lm, timing_tokens=16))
+    for name in ("shared prefix = full", "batch invariance", "shared prefix = full (float32)",
+                 "batch invariance (float32)"):
+        assert got[name].status == "PASS", got[name].detail
+    assert got["shared prefix = full (float32)"].values["diff_sd"] < 1e-4

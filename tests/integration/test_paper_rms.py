@@ -295,3 +295,23 @@ def test_rmlib_check_says_whether_a_native_head_was_read_or_inferred(hub_id, say
 
     lm, _ = _load(hub_cache, hub_id)
     assert says in check_load(lm, None).detail
+
+
+@pytest.mark.parametrize("hub_id, dtype", [(pl.ARMO, "bfloat16"), (pl.QRM_LLAMA, "bfloat16"),
+                                           (pl.QRM_GEMMA, "bfloat16"), (pl.URM, "bfloat16"), (pl.URM, "float16"),
+                                           ("Skywork/Skywork-Reward-Gemma-2-27B", "bfloat16")])
+def test_the_real_kernels_pass_the_agreement_checks_on_the_paper_layouts_in_low_precision(hub_id, dtype, hub_cache):
+    """#40 item 3: bf16/fp16 within its rounding bound, and the same weights in float32 (heads kept in float32 by the
+    load come back as they were) within 1e-3 sd. URM in bf16 or fp16, its paper dtype, failed before: its float32
+    head was given the backbone's half-precision hidden state."""
+    from rmlib.engine.preflight import preflight
+
+    pl.hub_cache_checkpoint(hub_cache, hub_id, registry()[hub_id].revision)
+    lm = load_model(hub_id, dtype=dtype, device="cpu")
+    dtypes = {k: t.dtype for k, t in lm.model.state_dict().items()}
+    got = {r.check: r for r in preflight(lm, timing_tokens=16)}
+    for name in ("shared prefix = full", "batch invariance", "shared prefix = full (float32)",
+                 "batch invariance (float32)"):
+        assert got[name].status == "PASS", got[name].detail
+    assert got["shared prefix = full (float32)"].values["diff_sd"] < 1e-4
+    assert {k: t.dtype for k, t in lm.model.state_dict().items()} == dtypes

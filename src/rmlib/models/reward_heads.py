@@ -104,7 +104,9 @@ def _logits0(model, tokenizer) -> RewardHead:
     head = getattr(model, "score", None)
     if head is None:
         raise ModelError(f"{type(model).__name__} has no `score` head to read logits[:, 0] from")
-    return RewardHead("logits0", lambda last, gate: head(last)[:, 0])
+    # the head's own dtype and device: a native head is kept in float32 (and on the final norm's GPU) under a bf16
+    # or fp16 backbone, as URM's is; before, URM in its paper dtype failed ("expected m1 and m2 to have the same dtype")
+    return RewardHead("logits0", lambda last, gate: head(last.to(head.weight.device, head.weight.dtype))[:, 0])
 
 
 def _column0(model, tokenizer) -> RewardHead:
