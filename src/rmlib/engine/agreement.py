@@ -61,10 +61,12 @@ def in_float32(lm: LoadedModel):
     if lm.dtype == torch.float32:
         yield lm
         return
-    kept = {name: t.dtype for name, t in [*lm.model.named_parameters(), *lm.model.named_buffers()]}
-    lm.model.to(torch.float32)
+    tensors = [t for t in [*lm.model.parameters(), *lm.model.buffers()] if t.is_floating_point()]
+    kept = [t.dtype for t in tensors]
+    for t in tensors:  # tensor by tensor, each on its own device: a model split by accelerate stays where it is
+        t.data = t.data.to(torch.float32)
     try:
         yield dataclasses.replace(lm, dtype=torch.float32)
     finally:
-        for name, t in [*lm.model.named_parameters(), *lm.model.named_buffers()]:
-            t.data = t.data.to(kept[name])
+        for t, dtype in zip(tensors, kept):
+            t.data = t.data.to(dtype)
