@@ -155,8 +155,8 @@ def _tick(bar, res: JobResult, tally: dict, t0: float) -> None:
 
 
 def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_per_worker: float | None = None,
-             threads_per_worker: int | None = None, cache_root=None, progress: bool = True, ray_init: dict | None = None,
-             on_result=None) -> PlanReport:
+             threads_per_worker: int | None = None, cache_root=None, progress: bool = True,
+             ray_init: dict | None = None, on_result=None) -> PlanReport:
     """Run every job of ``plan`` (a path, a dict or a :class:`rmlib.engine.plan.Plan`) and report each one.
 
     ``ray=None`` (the default): serially, in this process. ``ray='auto'``: on the Ray cluster this machine is part
@@ -166,7 +166,8 @@ def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_p
     architecture, :func:`rmlib.engine.cost.worker_groups`), and the costliest groups start first;
     ``gpus_per_worker``: GPUs asked of Ray per worker (``num_gpus``, default 0); ``threads_per_worker``: CPU threads
     per worker (``num_cpus`` and torch's thread count, default 1). These three shape Ray's workers, so a serial run
-    refuses them rather than ignore them (:func:`worker_options`). ``ray_init``: extra ``ray.init`` arguments (tests: ``num_cpus``).
+    refuses them rather than ignore them (:func:`worker_options`). ``ray_init``: extra ``ray.init`` arguments
+    (tests: ``num_cpus``).
     ``on_result(JobResult)`` is called as each job finishes. Jobs that already have a result are cache hits.
     """
     from rmlib.engine.store import cache_parent

@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 from rmlib.models.base import HubUnavailableError, LoadOptions, ModelError, Source
 from rmlib.models.devices import cuda_device_map, place
 from rmlib.models.files import unreadable_weights
-from rmlib.models.layout import check_layout_before_download
+from rmlib.models.layout import check_layout_before_download, name_list
 from rmlib.models.native_rms import check_loading_info
 from rmlib.models.policy import pickle_refused
 from rmlib.registry import ModelSpec
@@ -119,7 +119,8 @@ def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: Loa
     """Load saved weights (a hub id or a folder); returns (model, names of reward-head tensors the weights lacked)."""
     kwargs = pretrained_kwargs(spec, head, options)
     folder = None if spec.source == "hub" else Path(where)
-    with unreadable_weights(f"{spec.id} ({where})", folder), pickle_refused(spec), (hub_errors(spec) if spec.source == "hub" else contextlib.nullcontext({})) as hub_kw:
+    reach = hub_errors(spec) if spec.source == "hub" else contextlib.nullcontext({})
+    with unreadable_weights(f"{spec.id} ({where})", folder), pickle_refused(spec), reach as hub_kw:
         if spec.source == "hub":
             kwargs.update(revision=spec.revision, **hub_kw)
         cls = model_class(head)
@@ -160,9 +161,7 @@ def weights_fit(info: dict, head: str, where: str) -> list[str]:
     mismatched = sorted(str(k[0] if isinstance(k, (tuple, list)) else k) for k in info.get("mismatched_keys", []))
     lost = [k for k in missing if k not in fresh]
     if lost or unexpected or mismatched:
-        def names(keys):
-            return ", ".join(keys[:6]) + (f" and {len(keys) - 6} more" if len(keys) > 6 else "")
-        found = [f"{what}: {names(keys)}" for what, keys in (("missing (they would be random)", lost),
+        found = [f"{what}: {name_list(keys, 6)}" for what, keys in (("missing (they would be random)", lost),
                                                                ("unexpected (they would be dropped)", unexpected),
                                                                ("of another shape", mismatched)) if keys]
         raise ModelError(f"{where}: the weights do not fit the model its config describes; tensors "

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rmlib.models.base import ModelError
 from rmlib.registry import ModelSpec
 
-__all__ = ["weights_cached", "published_tensors", "layout_gaps", "check_layout_before_download"]
+__all__ = ["weights_cached", "published_tensors", "layout_gaps", "name_list", "check_layout_before_download"]
 
 
 def weights_cached(spec: ModelSpec) -> bool:
@@ -49,6 +49,12 @@ def layout_gaps(model, found: dict[str, tuple[int, ...]]) -> dict[str, list[str]
                                   if k in found and found[k] != expected[k])}
 
 
+def name_list(keys, most: int) -> str:
+    """The first ``most`` of ``keys``, and how many more: how a refused load names its tensors."""
+    keys = list(keys)
+    return ", ".join(keys[:most]) + (f" and {len(keys) - most} more" if len(keys) > most else "")
+
+
 def check_layout_before_download(spec: ModelSpec, native_cls, config) -> None:
     """Refuse ``spec`` before its weights are downloaded when its published tensors do not fit ``native_cls`` built
     from ``config``. Silent when the weights are cached or the headers cannot be read (the load checks then)."""
@@ -61,8 +67,7 @@ def check_layout_before_download(spec: ModelSpec, native_cls, config) -> None:
         return
     gaps = {what: keys for what, keys in layout_gaps(empty_model(native_cls, config), found).items() if keys}
     if gaps:
-        listed = "; ".join(f"{what}: {', '.join(keys[:5])}" + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
-                           for what, keys in gaps.items())
+        listed = "; ".join(f"{what}: {name_list(keys, 5)}" for what, keys in gaps.items())
         how = ("read from its published code" if spec.head_layout == "read" else
                "inferred (its published code could not be read)")
         raise ModelError(f"{spec.id}: refused before downloading its weights: the published tensors do not fit "
