@@ -42,6 +42,24 @@ def hub_cache(tmp_path, monkeypatch):
     return cache
 
 
+def test_a_load_served_from_the_cache_asks_the_hub_nothing(hub_cache, monkeypatch):
+    """Offline, every file comes from the cache: transformers' adapter lookup must not go to the hub (it ignored
+    local_files_only there and retried for 23 s per load on a machine without network)."""
+    import huggingface_hub.errors
+    import huggingface_hub.file_download as fd
+
+    asked = []
+
+    def no_network(url, *args, **kwargs):
+        asked.append(url)
+        raise huggingface_hub.errors.OfflineModeIsEnabled(f"the test refuses {url}")
+
+    monkeypatch.setattr(fd, "get_hf_file_metadata", no_network)
+    lm, _ = _load(hub_cache, "Ray2333/GRM-gemma2-2B-rewardmodel-ft")
+    assert lm.model is not None
+    assert asked == []
+
+
 def _load(hub_cache, hub_id, reader=None, **kw):
     spec = registry()[hub_id]
     tensors = pl.hub_cache_checkpoint(hub_cache, hub_id, spec.revision, **kw)

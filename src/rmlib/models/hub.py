@@ -123,6 +123,8 @@ def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: Loa
     with unreadable_weights(f"{spec.id} ({where})", folder), pickle_refused(spec), reach as hub_kw:
         if spec.source == "hub":
             kwargs.update(revision=spec.revision, **hub_kw)
+            if hub_kw.get("local_files_only"):  # transformers does not pass it on to its adapter lookup, which
+                kwargs["adapter_kwargs"] = {"local_files_only": True}  # would retry the hub for 23 s per load
         cls = model_class(head)
         native, config = native_model_class(where, head, options, kwargs)
         if native is not None and spec.source == "hub" and not kwargs.get("local_files_only"):
