@@ -6,12 +6,10 @@ import pytest
 import torch
 
 from rmlib.engine import roundtrip_audit, score_answers, sweep
-from rmlib.engine import score_answers
-from rmlib.models import instruct_evidence
-from rmlib.models import load_model
-from rmlib.models import load_model
+from rmlib.models import instruct_evidence, load_model
+from rmlib.models.evidence import gguf_facts
 from rmlib.models.templates import answer_slot
-from rmlib.models.templates import answer_slot
+from rmlib.registry import get_spec
 
 PROMPT = "What, in one word, is the greatest thing ever?"
 
@@ -65,3 +63,26 @@ def test_embedded_base_and_instruct_checked_from_metadata():
     assert ev["smollm2-135m-instruct"]["verdict"] == "instruct" and ev["smollm2-135m-instruct"]["chat_template_shipped"]
     assert ev["qwen2.5-coder-0.5b-instruct"]["verdict"] == "instruct"
     assert "instruct" in ev["qwen2.5-coder-0.5b-instruct"]["gguf_finetune"].lower()
+
+
+def test_the_gguf_facts_are_read_once_and_a_record_that_does_not_check_out_is_read_again(tmp_path, monkeypatch):
+    """gguf's reader parses the whole file (6-25 s each); the facts are kept by the GGUF's sha256 and served only
+    when the record names that sha256 and holds the three facts with their types."""
+    import gguf
+
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    reads = []
+    real = gguf.GGUFReader
+    monkeypatch.setattr(gguf, "GGUFReader", lambda path: reads.append(path) or real(path))
+    smol = get_spec("smollm2-135m-instruct").gguf
+    first = gguf_facts(smol)
+    assert first["chat_template_shipped"] is True and first["gguf_finetune"] == "8k-lc100k-mix1-ep2"
+    assert gguf_facts(smol) == first and len(reads) == 1   # served from the record
+    record = next((tmp_path / "gguf").glob("*.facts.json"))
+    kept = record.read_text()
+    for damaged in (kept.replace('"chat_template_shipped": true', '"chat_template_shipped": "yes"'),
+                    kept.replace('"sha256": "', '"sha256": "0'), "{not json", "[]"):
+        record.write_text(damaged)
+        assert gguf_facts(smol) == first
+        assert record.read_text() == kept   # read again and rewritten
+    assert len(reads) == 5
