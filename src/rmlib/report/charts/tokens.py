@@ -83,14 +83,21 @@ def enrichment_chart(table: pd.DataFrame, label: str = "topic", title: str = "",
 
 def tail_table(sweeps: pd.DataFrame, k_max: int = 25) -> pd.DataFrame:
     """The top and bottom tokens of each model x prompt (at most ``k_max`` and half the smallest sweep): model label,
-    prompt, tail, rank (1 = the extreme), token with whitespace shown, reward. The data of :func:`tail_explorer`."""
-    require_columns(sweeps, ["model", "model_label", "prompt", "text", "reward"])
+    prompt, tail, rank (1 = the extreme), token_id, token with whitespace shown, reward. The data of
+    :func:`tail_explorer`, whose bars are keyed by ``token``: so that two ids that display alike (byte fragments
+    that both show as "��") stay two bars rather than one stacked bar of a reward no token has, such a token's
+    label also gives its id."""
+    require_columns(sweeps, ["model", "model_label", "prompt", "token_id", "text", "reward"])
     k = min(k_max, int(sweeps.groupby(["model", "prompt"]).size().min() // 2))
     parts = []
     for (m, p), g in sweeps.groupby(["model_label", "prompt"], sort=False):
         for tail, part in (("top", g.nlargest(k, "reward")), ("bottom", g.nsmallest(k, "reward"))):
+            shown = pd.Series([show_whitespace(t) for t in part.text])
+            twice = shown.duplicated(keep=False).to_numpy()
+            ids = part.token_id.to_numpy()
+            labels = [f"{t} (id {i})" if dup else t for t, i, dup in zip(shown, ids, twice)]
             parts.append(pd.DataFrame({"model": m, "prompt": p, "tail": tail, "rank": np.arange(1, len(part) + 1),
-                                       "token": [show_whitespace(t) for t in part.text], "reward": part.reward.values}))
+                                       "token_id": ids, "token": labels, "reward": part.reward.values}))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -107,6 +114,7 @@ def tail_explorer(tb: pd.DataFrame) -> alt.HConcatChart:
         (alt.datum.model == pick_m) & (alt.datum.prompt == pick_p) & (alt.datum["rank"] <= pick_k))
     panels = [base.transform_filter(alt.datum.tail == t).mark_bar(color=c).encode(
                   x=alt.X("reward:Q"), y=alt.Y("token:N", sort=alt.EncodingSortField("rank"), title=None),
-                  tooltip=["token:N", "rank:Q", alt.Tooltip("reward:Q", format=".3f")]
+                  tooltip=["token:N", alt.Tooltip("token_id:Q", title="id"), "rank:Q",
+                           alt.Tooltip("reward:Q", format=".3f")]
               ).properties(title=f"{t} tokens", width=240) for t, c in (("top", "#4c78a8"), ("bottom", "#e45756"))]
     return alt.hconcat(*panels).add_params(pick_m, pick_p, pick_k).resolve_scale(x="independent")
