@@ -109,7 +109,11 @@ class Browser:
 
     def open(self, page: Path, budget_ms: int):
         tab = self._browser.new_page(viewport={"width": self.width, "height": self.height})
-        tab.goto(page.resolve().as_uri(), wait_until="load")
+        try:
+            tab.goto(page.resolve().as_uri(), wait_until="load", timeout=max(budget_ms, 30000))
+        except BaseException:
+            tab.close()
+            raise
         try:
             tab.wait_for_function(_SETTLED_JS, timeout=budget_ms)
         except Exception:  # noqa: BLE001 - a chart that never draws is judged by check(), not here
@@ -217,6 +221,23 @@ def redirect_target(page: Path) -> Path | None:
     return (page.parent / m.group(1)).resolve() if m else None
 
 
+def _look_at(browser: Browser, page: Path, budget_ms: int, screenshots: Path | None) -> dict:
+    """What :func:`check` finds on ``page`` in ``browser``, with its layout; the tab is closed whatever happens."""
+    tab = browser.open(page, budget_ms)
+    try:
+        res = check(tab.content())
+        res["layout"] = tab.evaluate(_OVERFLOW_JS)
+        if screenshots is not None:
+            screenshots.mkdir(parents=True, exist_ok=True)
+            tab.screenshot(path=str(screenshots / f"{page.stem}-top.png"))
+            tab.evaluate(f"window.scrollBy(0, {browser.height})")
+            tab.wait_for_timeout(200)
+            tab.screenshot(path=str(screenshots / f"{page.stem}-down.png"))
+    finally:
+        tab.close()
+    return res
+
+
 def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, screenshots: Path | None = None,
                 log=print) -> dict[Path, list[str]]:
     """Open each page at ``width`` px and return its problems (:func:`problems`); with ``screenshots``, save
@@ -233,16 +254,12 @@ def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, 
             if browser is None:
                 browser = Browser(find_browser() or install_chromium(), width=width)
                 log(f"[browser-check] Chromium {browser.version}, {width} px wide")
-            tab = browser.open(page, budget_ms)
-            res = check(tab.content())
-            res["layout"] = tab.evaluate(_OVERFLOW_JS)
-            if screenshots is not None:
-                screenshots.mkdir(parents=True, exist_ok=True)
-                tab.screenshot(path=str(screenshots / f"{page.stem}-top.png"))
-                tab.evaluate(f"window.scrollBy(0, {browser.height})")
-                tab.wait_for_timeout(200)
-                tab.screenshot(path=str(screenshots / f"{page.stem}-down.png"))
-            tab.close()
+            try:
+                res = _look_at(browser, page, budget_ms, screenshots)
+            except Exception as exc:  # noqa: BLE001 - a page that does not load or answer fails alone; the run goes on
+                found[page] = [f"could not be checked: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"]
+                log(f"[browser-check] FAIL {page}: {found[page][0]}")
+                continue
             found[page] = bad = problems(res)
             log(f"[browser-check] {'FAIL' if bad else 'PASS'} {page}: {res['drawn']}/{res['charts']} charts drawn, "
                 f"{res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math formulas rendered")

@@ -55,7 +55,7 @@ def test_blinding_chapter_tiny_smollm2(chapter, needs_smollm2):
     assert len(out["effects"]["table"]) == 8 * len(CONDITIONS)
     e = out["effects"]["largest"][0]
     assert f"{e['model']}: *{e['descriptor']}* {e['effect']:+.3f}" in text
-    assert len(out["points"]["rows"]) == 1 and f"Of {out['points']['n_judged']} model(s) with a verdict" in text
+    assert len(out["points"]["rows"]) == 1 and f"Of {out['points']['n_judged']} model{'' if out['points']['n_judged'] == 1 else 's'} with a verdict" in text
 
 
 @pytest.fixture(scope="module")

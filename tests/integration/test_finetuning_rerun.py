@@ -49,8 +49,8 @@ def test_a_rerun_with_another_learning_rate_trains_under_names_of_its_own(tmp_pa
     assert ft.renamed_runs(first_cfg, first) == [] and planned == sorted(c.name for c in first_cfg.values())
     assert sorted(ft.renamed_runs(again_cfg, again)) == renamed and len(renamed) == len(planned) == 2
     assert all(new.startswith(old + "-") and len(new) == len(old) + 9 for old, new in zip(planned, renamed))
-    assert "2 run(s) trained under a name of their own" in _sentence(again_cfg, again)
-    assert "run(s) trained" not in _sentence(first_cfg, first)
+    assert "2 runs trained under a name of their own" in _sentence(again_cfg, again)
+    assert "trained under a name of their own" not in _sentence(first_cfg, first)
     # the same config again reuses its RMs under the names it got, and the first run's RMs are untouched
     third = ft.train_runs(_configs(lr, steps=2), progress=False)
     assert sorted(r.name for r in third.values()) == renamed

@@ -222,7 +222,7 @@ def build_course(out: str | Path = COURSE_DIR, names: list[str] | None = None, l
             manifest[key] = _sha(data)
             atomic.write_bytes(manifest_path, json.dumps(manifest, indent=1, sort_keys=True).encode())
             written[edition].append(dest)
-        log(f"[course] {name}: {len(ids)} exercises ({', '.join(ids)})")
+        log(f"[course] {name}: {len(ids)} exercise{'' if len(ids) == 1 else 's'} ({', '.join(ids)})")
     return written
 
 

@@ -129,6 +129,6 @@ def test_the_verdict_sentence_uses_the_adjusted_counts_and_states_the_raw_ones()
     section = results.elo_results(items, v, 20, {10: {"n_below": 1, "n_above": 0}}, pd.DataFrame({"axis": []}))
     md = render("identity_terms", "item_verdicts", s=section)
     ex = items.set_index("item").loc["Black people"]
-    assert "**1 item(s) sit reliably *lower*" in md and "**0 sit reliably *higher***: none" in md
+    assert "**1 item sits reliably *lower*" in md and "**0 sit reliably *higher***: none" in md
     assert f"Black people ({ex['excess']:+.0f} points; gap {ex['gap']:+.0f})" in md and "Americans (" not in md
     assert "2 would be lower and 1 higher" in md and "With 10 bins instead, 1 are lower and 0 higher" in md

@@ -108,7 +108,7 @@ def test_every_template_sets_up_its_page(template):
     path = Path(__file__).resolve().parents[3] / "notebooks" / f"{template}.ipynb"
     code = "\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
                      if c["cell_type"] == "code")
-    call = "setup_page(show_slurs=SHOW_SLURS)" if template in CONTENT_WARNING_PAGES else "setup_page()"
+    call = "setup_page(show_slurs=SHOW_SLURS)" if template in SLUR_PAGES else "setup_page()"
     assert len(re.findall(r"setup_page\(", code)) == 1 and call in code
 
 

@@ -165,3 +165,11 @@ def test_a_students_edited_notebook_is_kept_unless_forced(tmp_path):
     assert written["instructor"][0].read_text() == teacher  # unchanged copies are rewritten (identically)
     edition.build_course(tmp_path, ["heterogeneity"], log=logged.append, force=True)
     assert "my attempt" not in mine.read_text()
+
+
+def test_the_build_log_counts_exercises_in_the_right_number(tmp_path):
+    """`make course` logged "mere_exposure: 1 exercises" (#43 item 9)."""
+    logged = []
+    edition.build_course(tmp_path, ["mere_exposure", "heterogeneity"], log=logged.append)
+    assert "[course] mere_exposure: 1 exercise (mere_exposure.slope)" in logged
+    assert any(line.startswith("[course] heterogeneity: 2 exercises (") for line in logged)

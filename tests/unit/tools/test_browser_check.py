@@ -75,3 +75,42 @@ def test_a_redirect_page_is_judged_by_its_target_without_a_browser(tmp_path, mon
     (tmp_path / "book" / "intro.html").unlink()
     found = bc.check_pages([tmp_path / "index.html"], log=lambda *_: None)
     assert found[tmp_path / "index.html"][0].startswith("redirects to a missing page")
+
+
+def test_a_page_that_does_not_load_fails_alone_and_the_other_pages_are_still_checked(tmp_path, monkeypatch):
+    """One page's timeout stopped the whole run (#43 item 9): it now fails that page, with why, and goes on."""
+    closed = []
+
+    class Tab:
+        def content(self):
+            return _page("<p>fine</p>")
+
+        def evaluate(self, js):
+            return {"page_width": 1280, "viewport": 1280, "elements": []}
+
+        def close(self):
+            closed.append(True)
+
+    class FakeBrowser:
+        version, height = "fake", 900
+
+        def __init__(self, executable, width=1280):
+            pass
+
+        def open(self, page, budget_ms):
+            if page.stem == "slow":
+                raise TimeoutError("Timeout 30000ms exceeded.\nnavigating to slow.html")
+            return Tab()
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(bc, "Browser", FakeBrowser)
+    monkeypatch.setattr(bc, "find_browser", lambda: "chromium")
+    pages = [tmp_path / f"{n}.html" for n in ("a", "slow", "b")]
+    for p in pages:
+        p.write_text("<html><body>x</body></html>")
+    found = bc.check_pages(pages, log=lambda *_: None)
+    assert found[pages[0]] == [] and found[pages[2]] == []
+    assert found[pages[1]] == ["could not be checked: TimeoutError: Timeout 30000ms exceeded."]
+    assert len(closed) == 2   # every tab that opened was closed

@@ -18,7 +18,7 @@ import jinja2
 
 from rmlib.report.tables import show_whitespace
 
-__all__ = ["render", "num", "pct", "count", "signed", "whitespace", "FILTERS"]
+__all__ = ["render", "num", "pct", "count", "plural", "signed", "whitespace", "FILTERS"]
 
 
 def _finite(x) -> bool:
@@ -40,6 +40,12 @@ def count(n) -> str:
     return format(int(n), ",") if _finite(n) else "—"
 
 
+def plural(n, word: str, many: str | None = None) -> str:
+    """A count with its noun in the number it takes: ``1, "model"`` -> ``1 model``, ``10`` -> ``10 models``
+    (``many``: an irregular plural), rather than "10 model(s)"."""
+    return f"{count(n)} {word if _finite(n) and int(n) == 1 else (many or word + 's')}"
+
+
 def signed(x, spec: str = "+.2f") -> str:
     """A difference with its sign: ``0.2`` -> ``+0.20``."""
     return format(x, spec) if _finite(x) else "—"
@@ -50,7 +56,7 @@ def whitespace(text: str) -> str:
     return show_whitespace(text)
 
 
-FILTERS = {"num": num, "pct": pct, "count": count, "signed": signed, "whitespace": whitespace}
+FILTERS = {"num": num, "pct": pct, "count": count, "plural": plural, "signed": signed, "whitespace": whitespace}
 
 
 @functools.lru_cache(maxsize=1)

@@ -22,14 +22,14 @@ def _elo(kinds: dict, same_elo: bool = True, n_items: int = 1200) -> EloScores:
 
 def test_run_line_counts_models_items_and_prompts():
     text = _say("run", s=results.run(_elo({"a": "RM score (published)", "b": "RM score (published)"})))
-    assert text.startswith("This run compares **2 model(s)** with the human ratings on **1,200 items** under **2 "
-                           "prompt(s)** (greatest, prefer).")
+    assert text.startswith("This run compares **2 models** with the human ratings on **1,200 items** under **2 "
+                           "prompts** (greatest, prefer).")
     assert text.endswith("one rating per item): confirmed in these files.") and "implicit" not in text
 
 
 def test_run_line_flags_prompt_dependent_elo_and_implicit_rewards():
     text = _say("run", s=results.run(_elo({"lm": "LM log-prob"}, same_elo=False, n_items=30)))
-    assert "**1 model(s)**" in text and "**30 items**" in text and "NOT the case in these files" in text
+    assert "**1 model**" in text and "**30 items**" in text and "NOT the case in these files" in text
     assert "Scores are the models' **implicit** rewards" in text
     # one trained RM among LMs: the scores are not all implicit
     assert "implicit" not in _say("run", s=results.run(_elo({"lm": "LM log-prob", "rm": "RM score"})))
@@ -42,7 +42,7 @@ def test_agreement_names_the_best_and_worst_cells_and_counts_those_against_peopl
     text = _say("agreement", s=results.agreement_summary(ag))
     assert text.startswith("Agreement ranges from ρ = -0.22 (B, *greatest*) to ρ = 0.41 (A, *greatest*); the median "
                            "over 4 model×prompt cells is ρ = 0.23.")
-    assert "1 cell(s) have a CI entirely below zero" in text
+    assert "1 cell has a CI entirely below zero" in text
 
 
 def _rob(shared: list[int]) -> dict:
@@ -59,7 +59,7 @@ def test_robustness_names_the_extremes_and_the_lists_that_depend_on_the_aggregat
             "*Mondays*, *Spam*") in text
     assert "Across the 4 top-10 lists, the two aggregates share 7 to 10 of 10 items" in text
     # 7 < 8 (80% of 10) is weak; 8 and above are not
-    assert "they share fewer than 80% in 1 list(s): greatest, over: 7/10, so single items there depend" in text
+    assert "they share fewer than 80% in 1 list: greatest, over: 7/10, so single items there depend" in text
     assert "order all 1,500 items similarly (Spearman ρ = 0.93" in text
     assert "share 70% of the over-valued and 90% of the under-valued items" in text
 
@@ -69,7 +69,7 @@ def test_robustness_says_robust_everywhere_when_every_list_shares_80_percent():
     assert "the lists are robust to that choice (at least 80% shared) everywhere" in text
     assert "fewer than 80%" not in text
     two = _say("robustness", s=results.robustness(_rob([5, 7, 9, 8]), 10))
-    assert "in 2 list(s): greatest, under: 5/10; greatest, over: 7/10, so single items" in two
+    assert "in 2 lists: greatest, under: 5/10; greatest, over: 7/10, so single items" in two
 
 
 def _forms(val_bands=("positive", "negative")) -> dict:

@@ -57,7 +57,7 @@ def test_compute_level_gives_the_range_of_word_tokens_per_model():
                          "token_id": [1, 2, 2, 10, 11, 12, 13, 14],
                          "reward_kind": ["LM log-prob"] * 3 + ["RM score"] * 5})
     text = _say("level", results.scores("compute", data, {}))
-    assert "Full-vocabulary sweeps of 2 model(s) under 1 prompts" in text
+    assert "Full-vocabulary sweeps of 2 models under 1 prompt" in text
     assert "2 to 5 tokens per model" in text and "Reward kinds: lm = LM log-prob; rm = RM score." in text
 
 

@@ -27,7 +27,7 @@ def _published() -> results.PublishedDurability:
 
 def test_training_and_evaluation_sentences():
     same = render("finetuning", "training", s=results.training(3, [0], ["a", "b"], True, MAIN, 8, 32, 96))
-    assert same.startswith("3 runs. Within each of the 1 seed(s), all 2 bases trained on **the same** data")
+    assert same.startswith("3 runs. With its one seed, all 2 bases trained on **the same** data")
     assert "fell from 0.700" in same and "to 0.300" in same and "25% of the pairs" in same and "8 steps of 8" in same
     diff = render("finetuning", "training", s=results.training(3, [0], ["a", "b"], False, MAIN, 8, 32, 96))
     assert "**different** data" in diff

@@ -48,7 +48,7 @@ def test_compute_level_gives_each_models_coverage_and_reward_kind():
                            "reward_kind": ["LM log-prob", "LM log-prob", "RM score"]})
     scores.attrs["coverage"] = {"lm": 0.625, "rm": 0.9}
     text = render("framing", "level", s=results.scored(scores, "compute"))
-    assert text.startswith("**Token level, computed now.** Full-vocabulary sweeps of 2 model(s) under 2 prompts")
+    assert text.startswith("**Token level, computed now.** Full-vocabulary sweeps of 2 models under 2 prompts")
     assert "not covered: lm: 62% of lexicon words matched, rm: 90% of lexicon words matched." in text
     assert "Reward kinds: lm = LM log-prob; rm = RM score. An LM's log-prob is an *implicit* reward" in text
 
@@ -71,7 +71,7 @@ def _contrast() -> pd.DataFrame:
 
 def test_slopes_are_the_medians_over_models_each_in_its_place():
     text = render("framing", "slopes", s=results.slopes(_contrast(), "SD"))
-    assert "Across the 3 model(s), the median oriented slopes (SD per valence point)" in text
+    assert "Across 3 models, the median oriented slopes (SD per valence point)" in text
     assert ("under positive prompts +0.200 on positive words and -0.200 on negative words; under negative prompts "
             "+0.030 on negative words and +0.000 on positive words") in text
 

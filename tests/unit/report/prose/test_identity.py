@@ -38,7 +38,7 @@ def _elo(n_models: int, below=("Gay", "Muslim"), above=("Christian",), sensitivi
 
 def test_items_line_counts_items_and_models():
     text = _render("items", _elo(2))
-    assert "4 EloEverything items name an identity term, scored by 2 RM(s) under 3 prompts" in text  # ELO_PROMPTS
+    assert "4 EloEverything items name an identity term, scored by 2 RMs under 3 prompts" in text  # ELO_PROMPTS
 
 
 def test_item_verdicts_with_enough_models_list_the_reliable_items_both_ways():
@@ -46,7 +46,7 @@ def test_item_verdicts_with_enough_models_list_the_reliable_items_both_ways():
                                                                          HUMAN_BINS: {"n_below": 2, "n_above": 1}}))
     assert "RMs place identity items at percentile 50 on average, people at percentile 55" in text
     assert f"({HUMAN_BINS} bins of {100 / HUMAN_BINS:g} points, per RM)" in text
-    assert ("**2 item(s) sit reliably *lower* for the RMs than items of the same human rank** (interval over RMs of "
+    assert ("**2 items sit reliably *lower* for the RMs than items of the same human rank** (interval over RMs of "
             "the excess below zero): Gay (-25 points; gap -30), Muslim (-12 points; gap -10).") in text
     assert "**1 sit reliably *higher***: Christian (+18; gap +20)." in text
     assert "1 would be lower and 2 higher" in text
@@ -58,7 +58,7 @@ def test_item_verdicts_with_enough_models_list_the_reliable_items_both_ways():
 
 def test_item_verdicts_say_none_when_no_item_is_reliable():
     text = _render("item_verdicts", _elo(5, below=(), above=()))
-    assert "**0 item(s) sit reliably *lower*" in text and "below zero): none." in text
+    assert "**0 items sit reliably *lower*" in text and "below zero): none." in text
     assert "**0 sit reliably *higher***: none." in text and "bins instead" not in text
 
 
@@ -87,7 +87,7 @@ def test_words_give_the_mean_gap_per_prompt_valence():
                           "gap": [10.0, -20.0, 4.0, -10.0, 0.0], "row": list("abcde")})
     ranks = pd.DataFrame({"n_universe": [1200, 1400, 1300]})
     text = _render("words", results.words(_words(table, ranks), "published", "warriner"))
-    assert text.startswith("At word level: 3 identity term(s) are among the 1,300 scored words that Warriner rates.")
+    assert text.startswith("At word level: 3 identity terms are among the 1,300 scored words that Warriner rates.")
     assert text.endswith("negative prompts +7.0 points over 2 terms; positive prompts -10.0 points over 3 terms.")
 
 

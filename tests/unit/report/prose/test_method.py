@@ -34,7 +34,7 @@ def test_the_extremes_add_probability_mass_only_for_log_probs():
 
 def test_the_round_trip_names_the_worst_model_and_a_range():
     text = render("method", "roundtrip", s=results.roundtrip(AUDIT))
-    assert text.startswith("Between 1.0% and 20.0%") and "(B: 400 of 2,000)" in text and "with 2, 2 BOS" in text
+    assert text.startswith("Between 1.0% and 20.0%") and "(B: 400 of 2,000)" in text and "this many BOS tokens: 2, 2" in text
     assert render("method", "roundtrip", s=results.roundtrip(AUDIT.iloc[:1])).startswith("1.0% of the ids")
 
 

@@ -12,3 +12,24 @@ def test_an_indented_item_stays_nested():
     text = "- permutation test\n  - panel a: p = 0.01\n  - panel b:\n    p = 0.02\n- next"
     assert _paragraphs(text).splitlines() == ["- permutation test", "  - panel a: p = 0.01", "  - panel b: p = 0.02",
                                               "- next"]
+
+
+def test_a_count_takes_its_noun_in_the_right_number():
+    from rmlib.report.prose.render import plural
+    assert [plural(n, "model") for n in (0, 1, 2, 1234)] == ["0 models", "1 model", "2 models", "1,234 models"]
+    assert plural(3, "axis", "axes") == "3 axes" and plural(float("nan"), "model") == "— models"
+
+
+def test_no_template_writes_a_noun_with_s_in_parentheses():
+    """'10 model(s)' on a page (#43 item 5): the templates write counts with the plural filter. Jinja tags are left
+    out of the search, where ``heading(s)`` is a macro called with ``s``."""
+    import re
+    from importlib import resources
+
+    templates = resources.files("rmlib.report.prose") / "templates"
+    found = []
+    for t in templates.iterdir():
+        if t.name.endswith(".j2"):
+            text = re.sub(r"\{%.*?%\}|\{\{.*?\}\}", "", t.read_text(encoding="utf-8"), flags=re.S)
+            found += [f"{t.name}: {m.group(0)}" for m in re.finditer(r"[A-Za-z]+\(s\)", text)]
+    assert found == []

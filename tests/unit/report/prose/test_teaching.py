@@ -129,7 +129,7 @@ def test_accuracy_setup_and_the_short_sentences():
                           "variance under each π_0 runs 1.00 to 1.00 under *uniform*; 0.20 to 0.40 under *policy (p)*.")
     assert acc.endswith("within 0.012 of the exact values (the standard error of such an estimate is about 0.007).")
     assert render("good_teachers", "setting_heading", s=s) == "**published** (4 responses; r* = r*)"
-    assert render("good_teachers", "too_few", s=s).startswith("**published**: 3 proxy RM(s): too few for a rank")
+    assert render("good_teachers", "too_few", s=s).startswith("**published**: 3 proxy RMs: too few for a rank")
     settings = {"published": _setting("published")}
     top = render("good_teachers", "setup", p=P, s=results.setup(settings, top_rm_given=False, top_shown=True))
     assert top.startswith("β = 1, LR = 0.002 per effective item, 200 steps; teaching speed is the gain after 50 steps")

@@ -28,7 +28,7 @@ def test_what_was_scored_counts_models_by_family_and_names_the_prompt_subset():
                                  prompts=("best_ever_one", "greatest_ever_one", "worst_ever_one"))}
     text = _say("scores", s=results.scored(tables, words_per_category=7, compute_words_per_category=3))
     assert text.startswith("Published scores: 3 RMs (2 Gemma-based, 1 Llama-based), 2 prompts, 3 words.\n\n")
-    assert "Computed scores: 2 model(s) (alpha, zeta), 3 prompts, 2 words." in text
+    assert "Computed scores: 2 models (alpha, zeta), 3 prompts, 2 words." in text
     assert "3 of the 54 prompts (adjectives best, greatest | worst; superlative ever; phrasing one)" in text
     assert "seeded sample of 3 per category (`COMPUTE_WORDS_PER_CATEGORY`)" in text
     assert text.endswith("All analyses use a seeded sample of 7 words per category (`WORDS_PER_CATEGORY`), so ranks "
@@ -95,9 +95,9 @@ def test_the_findings_state_the_tests_of_a_planted_effect(planted):
     scores, res = planted
     s = results.family_summary("published", res, scores, FAMILIES)
     text = _say("findings", s=s)
-    assert text.startswith("**Published RM scores** (5 Gemma, 5 Llama model(s); 4 prompts; each model is one "
+    assert text.startswith("**Published RM scores** (5 Gemma, 5 Llama models; 4 prompts; each model is one "
                            "replicate).")
-    assert f"**{s.n_significant_fdr} of 4 panel(s) show a significant Gemma–Llama difference" in text
+    assert f"**{s.n_significant_fdr} of 4 panels show a significant Gemma–Llama difference" in text
     assert "Agency, positive" in text and "in 4 panels (category × valence)" in text
     assert "With 5 vs 5 models the smallest p an exact permutation test can give is 0.00794." in text
     assert "- Agency, positive: Gemma ranks it higher (median rank" in text and "significant at FDR 0.05)" in text
