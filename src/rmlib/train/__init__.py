@@ -22,7 +22,7 @@ from rmlib.lazy import lazy_face
 # where each public name lives: imported on first use (rmlib.lazy), so importing this package loads no torch
 _WHERE = {
     **dict.fromkeys(["DTYPES", "TUNINGS", "OBJECTIVES", "SYNTHETIC", "TrainConfig", "TrainConfigError",
-                     "TrainResult", "stored_tuning", "validate"], "config"),
+                     "TrainResult", "stored_tuning", "training_dtype", "validate"], "config"),
     **dict.fromkeys(["PairEncoder", "TRUNCATION_POLICY", "encode_pairs", "template_overhead"], "encode"),
     **dict.fromkeys(["EvalError", "completion_logps", "pairwise_accuracy", "reward_variance", "score_pairs"], "evaluate"),
     **dict.fromkeys(["data_hash", "schedule", "select_pairs", "synthetic_marker_pairs"], "pairs"),
@@ -36,4 +36,4 @@ __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "train"
            "template_overhead", "TRUNCATION_POLICY", "score_pairs", "pairwise_accuracy", "reward_variance",
            "EvalError", "TrainingDiverged", "SYNTHETIC", "TUNINGS", "OBJECTIVES", "DTYPES", "completion_logps",
            "stored_tuning", "own_name", "same_finished_run", "hashed_name",
-           "train_data_hash"]
+           "train_data_hash", "training_dtype"]

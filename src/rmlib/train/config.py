@@ -18,7 +18,7 @@ from rmlib.registry import ModelError, get_spec
 from rmlib.errors import RmlibError
 
 __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "SYNTHETIC_MAX_PAIRS", "TUNINGS",
-           "OBJECTIVES", "DTYPES", "stored_tuning"]
+           "OBJECTIVES", "DTYPES", "training_dtype", "stored_tuning"]
 
 SYNTHETIC = "synthetic_marker"  # an easy preference set with a known rule (rmlib.train.pairs.synthetic_marker_pairs)
 SYNTHETIC_MAX_PAIRS = 100_000  # the most pairs that source makes (it is built row by row in Python)
@@ -28,7 +28,20 @@ TUNINGS = ("full", "last_n", "lora")  # which weights train: all | the head and 
 _LEGACY_KEYS = {"tuning": "method"}
 OBJECTIVES = ("bradley_terry", "dpo")  # explicit RM (scalar head) | implicit RM (DPO: beta * log pi_theta / pi_ref)
 _DPO_ONLY = ("beta",)  # fields only the DPO objective reads: hashed only for DPO runs, so old run hashes stay valid
-DTYPES = {k: DTYPE_BY_NAME[k] for k in ("float32", "bfloat16")}  # what training accepts
+DTYPES = {k: DTYPE_BY_NAME[k] for k in ("float32", "bfloat16")}  # what training runs in ("auto" picks one of them)
+
+
+def training_dtype() -> str:
+    """What ``dtype="auto"`` trains in here: bfloat16 where the hardware computes it (a CUDA GPU that supports it, or
+    a CPU with bf16 units), float32 elsewhere. Why: on a CPU without bf16 units torch emulates bfloat16, and the
+    finetuning chapter's steps took 35-37 s each instead of ~3 s (README, "How long it takes")."""
+    import torch
+
+    from rmlib.models.devices import cpu_has_bf16_units
+
+    if torch.cuda.is_available():
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float32"
+    return "bfloat16" if cpu_has_bf16_units() else "float32"
 
 
 class TrainConfigError(RmlibError, ValueError):
@@ -55,10 +68,16 @@ class TrainConfig:
     n_layers: int = 4                   # for last_n
     lora_r: int = 16                    # for lora
     save_every: int = 50
-    dtype: str = "bfloat16"             # training precision: bfloat16 (autocast, fp32 master weights) or float32
+    dtype: str = "bfloat16"             # training precision: bfloat16 (autocast, fp32 master weights), float32, or
+    #                                     auto (training_dtype: resolved here when the config is made, so the run's
+    #                                     hash, name and record hold the precision it really trained in)
     save_dtype: str = "bfloat16"        # dtype of the exported RMs
     objective: str = "bradley_terry"    # bradley_terry: scalar head (EX-RM) | dpo: TRL's DPO, an implicit RM (IM-RM)
     beta: float = 0.1                   # DPO's beta: the IM-RM's reward is beta * (log pi_theta - log pi_ref)
+
+    def __post_init__(self):
+        if self.dtype == "auto":
+            self.dtype = training_dtype()
 
     def run_hash(self, data_hash: str) -> str:
         """Hash of what defines the run. A Bradley-Terry config hashes exactly as before the DPO objective existed
@@ -131,7 +150,8 @@ def validate(cfg: TrainConfig) -> None:
         raise TrainConfigError(f"tuning must be one of {TUNINGS}, not {cfg.tuning!r}")
     for key in ("dtype", "save_dtype"):
         if getattr(cfg, key) not in DTYPES:
-            raise TrainConfigError(f"{key} must be one of {list(DTYPES)}, not {getattr(cfg, key)!r}")
+            also = ", or 'auto' (bfloat16 where the hardware has bf16 units, else float32)" if key == "dtype" else ""
+            raise TrainConfigError(f"{key} must be one of {list(DTYPES)}{also}, not {getattr(cfg, key)!r}")
     for key in ("batch_size", "grad_accum", "save_every", "n_test", "max_len", "n_layers", "lora_r"):
         if not _is_int(getattr(cfg, key)) or getattr(cfg, key) < 1:
             raise TrainConfigError(f"{key} must be a positive integer, not {getattr(cfg, key)!r}")
