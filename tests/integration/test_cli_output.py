@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from rmlib.cli import main
+from rmlib.data.tokens import show_whitespace
 
 PROMPT = "What, in one word, is the greatest thing ever?"
 TINY_RM = ["--model", "tiny-llama", "--head", "rm", "--allow-untrained-head", "--dtype", "float32"]
@@ -51,7 +52,7 @@ def test_sweep_says_what_it_scored_and_where_it_saved_it_with_tokens_escaped(cac
     controls = {ch for t in rows["text"] for ch in t if ord(ch) < 32 and ch not in "\n\t\r"}
     assert controls and all(f"\\x{ord(ch):02x}" in out for ch in controls)  # e.g. \x0b, not the raw byte
     spaced = [t for t in rows["text"] if t.startswith(" ") and t.strip().isprintable() and t.strip()]
-    assert spaced and all("␣" + t[1:].replace(" ", "␣") in out for t in spaced)
+    assert spaced and all(show_whitespace(t) in out and show_whitespace(t).startswith("␣") for t in spaced)
     # not on a terminal: no progress bar or loading line on stderr
     assert "tok/s" not in err and "%|" not in err and "loading" not in err
 

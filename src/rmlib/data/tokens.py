@@ -15,13 +15,21 @@ _VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
 
 
 def show_whitespace(text: str) -> str:
-    """Make a token's invisible characters visible for tables: ' ' -> '␣', newline -> '⏎', tab -> '⇥', other
-    non-printable characters -> their \\u escape, the empty string -> '∅'. The book's tables
-    (:mod:`rmlib.report.tables`) and the ``rmlib`` command show tokens this way."""
+    """Make a token's invisible characters visible for tables: a space at either end, or one of two or more in a
+    row, -> '␣' (one space between words stays a space, so 'Unconditional love' reads as two words and ' love' as
+    '␣love'); newline -> '⏎', tab -> '⇥', other non-printable characters -> their \\u escape, the empty string ->
+    '∅'. The book's tables (:mod:`rmlib.report.tables`) and the ``rmlib`` command show tokens this way."""
     text = str(text)
     if text == "":
         return "∅"
-    return "".join(_VISIBLE.get(ch, ch if ch.isprintable() else ascii(ch)[1:-1]) for ch in text)
+    out = []
+    for i, ch in enumerate(text):
+        if ch == " ":
+            lone = 0 < i < len(text) - 1 and text[i - 1] != " " and text[i + 1] != " "
+            out.append(" " if lone else "␣")
+        else:
+            out.append(_VISIBLE.get(ch, ch if ch.isprintable() else ascii(ch)[1:-1]))
+    return "".join(out)
 
 
 def decoded_vocabulary(tokenizer) -> pd.DataFrame:

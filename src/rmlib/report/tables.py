@@ -10,8 +10,8 @@ from rmlib.data.tokens import show_whitespace
 from rmlib.report.masking import mask_frame, slurs_shown
 from rmlib.stats import require_columns, top_bottom
 
-__all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "gcg_extremes_table",
-           "MAX_ROWS_SHOWN"]
+__all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "reader_view", "number_text",
+           "p_text", "gcg_extremes_table", "MAX_ROWS_SHOWN"]
 
 MAX_ROWS_SHOWN = 15   # a longer table scrolls inside a box of about this height
 
@@ -58,12 +58,71 @@ def _meaningless_index(index: pd.Index) -> bool:
     return isinstance(index, pd.RangeIndex) or pd.api.types.is_integer_dtype(index.dtype)
 
 
+MISSING = "—"  # what the prose writes for a number that was not computed (rmlib.report.prose.render.num)
+
+
+def _missing(x) -> bool:
+    try:
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):  # a list or an array in a cell
+        return False
+
+
+def number_text(x) -> str:
+    """A float as a table shows it: four significant digits (12.35, 0.1235, 1.234e-05), a whole number of four or
+    more digits with separators (12,346), and ``—`` for a missing value; not pandas' six decimals."""
+    if _missing(x):
+        return MISSING
+    x = float(x)
+    if abs(x) >= 1000 and abs(x) < 1e15:
+        return f"{x:,.0f}"
+    return f"{x:.4g}"
+
+
+def p_text(p) -> str:
+    """A p-value: two significant digits, and a p that underflowed to 0 as ``< 1e-300`` (not ``0.000e+00``)."""
+    if _missing(p):
+        return MISSING
+    return "< 1e-300" if float(p) == 0 else f"{float(p):.2g}"
+
+
+def _is_p(name) -> bool:
+    n = str(name).lower().replace(" ", "_")
+    return n in ("p", "pvalue", "p_value") or n.startswith("p_") or n.endswith("_p")
+
+
+def _header(name):
+    """A column name as a reader reads it: snake_case words spaced ('share_truncated' -> 'share truncated')."""
+    if isinstance(name, tuple):
+        return tuple(_header(n) for n in name)
+    return name.replace("_", " ") if isinstance(name, str) else name
+
+
+def reader_view(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as a page shows it (the data and the stored results are untouched): headers in words, floats to four
+    significant digits (:func:`number_text`), p-values by :func:`p_text` (a column named ``p``, ``p_*`` or ``*_p``),
+    and ``—`` for every missing value (NaN, None, ``<NA>``)."""
+    out = df.copy()
+    for i, col in enumerate(df.columns):
+        values = df.iloc[:, i]
+        if pd.api.types.is_float_dtype(values.dtype):
+            fmt = p_text if _is_p(col[-1] if isinstance(col, tuple) else col) else number_text
+            out.isetitem(i, values.map(fmt).astype(object))
+        elif values.dtype == object or isinstance(values.dtype, pd.api.extensions.ExtensionDtype):
+            out.isetitem(i, values.map(lambda v: MISSING if _missing(v) else v).astype(object))
+    out.columns = (pd.MultiIndex.from_tuples([_header(c) for c in df.columns], names=df.columns.names)
+                   if isinstance(df.columns, pd.MultiIndex) else [_header(c) for c in df.columns])
+    out.index = out.index.set_names([_header(n) for n in out.index.names])
+    return out
+
+
 def table_html(df: pd.DataFrame, *, max_rows: int = MAX_ROWS_SHOWN) -> str:
-    """``df`` as HTML for a page: without a default 0..n-1 index, every row kept, always inside a box that scrolls
-    sideways when the table is wider than the page (a 17-column table would otherwise be cut off at the right), and
-    that scrolls down when it has more than about ``max_rows`` rows (the row count is said above it)."""
-    html = df.to_html(index=not _meaningless_index(df.index), max_rows=None, max_cols=None, border=0,
-                      classes="dataframe rmlib-table")
+    """``df`` as HTML for a page, in its :func:`reader_view`: without a default 0..n-1 index, every row kept, always
+    inside a box that scrolls sideways when the table is wider than the page (a 17-column table would otherwise be
+    cut off at the right), and that scrolls down when it has more than about ``max_rows`` rows (the row count is
+    said above it)."""
+    html = reader_view(df).to_html(index=not _meaningless_index(df.index), max_rows=None, max_cols=None, border=0,
+                                   classes="dataframe rmlib-table")
     if len(df) <= max_rows:
         return f'<div class="rmlib-scroll" style="max-width: 100%; overflow-x: auto;">{html}</div>'
     height = f"{1.9 * (max_rows + 1):.0f}em"

@@ -31,6 +31,14 @@ def test_show_whitespace():
     assert tables.show_whitespace("\x0b") == "\\x0b"
 
 
+def test_one_space_between_words_stays_a_space_and_every_other_space_is_shown():
+    """EloEverything items read 'Unconditional␣love' (#43 item 5): only a space a reader could miss is marked."""
+    show = tables.show_whitespace
+    assert show("Unconditional love") == "Unconditional love"
+    assert show(" the United") == "␣the United" and show("in ") == "in␣"
+    assert show("a  b") == "a␣␣b" and show(" ") == "␣" and show("   ") == "␣␣␣" and show("a \nb") == "a ⏎b"
+
+
 def test_top_bottom_tokens():
     df = pd.DataFrame({"text": [" a", "b", "c", "d", "e"], "reward": [5.0, 1.0, 3.0, -2.0, 0.0]})
     t = tables.top_bottom_table(df, "text", "reward", k=2, name="token", whitespace=True)
@@ -61,3 +69,29 @@ def test_the_row_numbers_left_by_a_filter_are_not_shown_as_a_column():
     assert "<th>1</th>" not in table_html(filtered) and "<td>b</td>" in table_html(filtered)
     named = df.set_index("term")
     assert "<th>a</th>" in table_html(named)  # a named index is data
+
+
+def test_a_page_shows_a_table_in_words_and_readable_numbers_and_leaves_the_data_alone():
+    """#43 item 5: snake_case headers, NaN and <NA>, six decimals and a p of 0.000e+00 on the pages."""
+    from rmlib.report.tables import reader_view, table_html
+    df = pd.DataFrame({"share_truncated": [0.123456789, np.nan], "p_fdr_within": [0.0, 0.0123456],
+                       "size_b": pd.array([8, None], dtype="Int64"), "n": [3, 4], "item": ["a", None],
+                       "elo": [1234.5678, 2e-5]})
+    before = df.copy()
+    view = reader_view(df)
+    assert list(view.columns) == ["share truncated", "p fdr within", "size b", "n", "item", "elo"]
+    assert list(view["share truncated"]) == ["0.1235", "—"]
+    assert list(view["p fdr within"]) == ["< 1e-300", "0.012"]
+    assert list(view["size b"]) == [8, "—"] and list(view["item"]) == ["a", "—"]
+    assert list(view["n"]) == [3, 4] and list(view["elo"]) == ["1,235", "2e-05"]
+    html = table_html(df)
+    assert "NaN" not in html and "&lt;NA&gt;" not in html and "None" not in html and "0.123457" not in html
+    assert "<th>share truncated</th>" in html
+    pd.testing.assert_frame_equal(df, before)   # the data is untouched
+
+
+def test_a_named_index_and_column_levels_read_as_words_too():
+    from rmlib.report.tables import reader_view
+    df = pd.DataFrame({("by_model", "rho_mean"): [0.5]}, index=pd.Index(["m"], name="model_id"))
+    view = reader_view(df)
+    assert list(view.columns) == [("by model", "rho mean")] and view.index.names == ["model id"]
