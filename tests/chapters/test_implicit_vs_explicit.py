@@ -58,7 +58,7 @@ def test_implicit_vs_explicit_tiny_on_real_text_tests_the_token_shift(chapter, d
     drop = gaps.loc["token_shift_drop"]
     assert drop["ci_low"] <= drop["gap"] <= drop["ci_high"] and drop["n"] == out["sets"]["token_shift"]
     expected = ("replicates" if drop["ci_low"] > 0 else "does not replicate" if drop["ci_high"] < 0
-                else "inconclusive")
+                else "not established")
     assert out["verdict"]["token"] == expected  # computed from the interval shown, not "not tested"
     assert f"**Token-level shift: {expected}.**" in text and "Token-level shift: not tested" not in text
     corr = pd.DataFrame(out["overlap"]["table"])

@@ -238,7 +238,7 @@ def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc:
     """Does the published pattern hold for these two RMs? The same burden of proof on both halves.
 
     Token level: IM loses more accuracy under the rewrite than EX: 'replicates' when the drop difference's CI lies
-    above 0, 'does not replicate' when below, else 'inconclusive'. With ``changed_share`` = 0 (the rewrite changed
+    above 0, 'does not replicate' when below, else 'not established' (the claims page's word). With ``changed_share`` = 0 (the rewrite changed
     no pair) the token level is 'not tested'.
 
     Domain ("comparable or better", a non-inferiority claim, so it needs a margin: ``margin``, 0.05 accuracy by
@@ -264,7 +264,7 @@ def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc:
     elif "token_shift_drop" in g.index:
         r = g.loc["token_shift_drop"]
         out["token"] = ("replicates" if r["ci_low"] > 0 else "does not replicate" if r["ci_high"] < 0
-                        else "inconclusive")
+                        else "not established")
     out["below_chance"] = []
     if acc is not None:
         require_columns(acc, ["rm", "eval_set", "accuracy", "ci_low", "ci_high"], "acc")

@@ -61,7 +61,7 @@ def _mirror(iv, about=0.0):
 
 def test_the_full_runs_intervals_give_these_verdicts(evaluate):
     parts = evaluate(_results())
-    # the drop difference's interval spans 0: not established (the chapter's "inconclusive"), not a failure
+    # the drop difference's interval spans 0: not established (the chapter says the same), not a failure
     assert verdict(parts["im_token_shift"])[0] == "not established"
     assert "+0.040 [-0.070, +0.130] over 150 pairs" in parts["im_token_shift"][0].evidence
     assert "changed 99% of them" in parts["im_token_shift"][0].evidence

@@ -60,10 +60,10 @@ def test_the_results_of_planted_frames_are_typed_and_read_back(tmp_path):
     assert d.displaced and d.logratio_chosen_end < 0 < d.margin_change and d.margin_grew and d.rejected_fell_further
     assert res.heldout.chosen_side == "below" and res.heldout.n == 4 and res.heldout.rejected_mean == -2.0
     v = res.verdict
-    assert v.below_chance[0].rm == "EX-RM" and v.token == "inconclusive" and v.base == "tiny-llama"
+    assert v.below_chance[0].rm == "EX-RM" and v.token == "not established" and v.base == "tiny-llama"
     assert v.drop.gap == 0.05
     assert [(g.source, g.kind) for g in v.domain_gaps] == [("hh", "not established (below chance)")]
-    assert v.failed_halves == [] and [(o.half, o.state) for o in v.open_halves] == [("token-level", "inconclusive"),
+    assert v.failed_halves == [] and [(o.half, o.state) for o in v.open_halves] == [("token-level", "not established"),
                                                                                      ("domain", "not established")]
     assert res.heldout_logratios[0].completion == "chosen" and res.overlap.table == [{"rm": "EX-RM", "rho": None}]
     assert res.runs["im"]["objective"] == "dpo" and len(res.trajectory) == 8
