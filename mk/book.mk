@@ -2,7 +2,9 @@
 # Included from the Makefile, which defines VENV, BIN, STAMP and the venv/data targets.
 #
 #   make book                                   every chapter in _toc.yml (only stale ones rerun) + HTML
-#   make chapter NB=about MODELS='["org/model"]' rerun one chapter with other models, then the HTML
+#   make chapter NB=about MODELS='["org/model"]' rerun one chapter with other models, then the HTML; a rerun with
+#                                               parameters other than the book's gets a page of its own under
+#                                               "Your reruns" (book/_executed/reruns/), the book's page is kept
 #   make chapter NB=about PARAMS=my.yaml ARGS='-p TOP_K 20'     any parameters (YAML file and/or -p KEY VALUE)
 #   make lab                                    JupyterLab on 127.0.0.1 with rmlib in the kernel
 #   make course                                 the course: _build/course/student (solutions stripped) and instructor
@@ -10,11 +12,8 @@
 #   make browser-check                          headless Chromium opens every page from file:// and judges it by what it
 #                                               should contain (charts drawn, math rendered, no logs or machine paths)
 #
-# `make chapter NB=x MODELS='[...]'` is the same as
-#   RMLIB_BOOK=1 TQDM_DISABLE=1 .venv/bin/papermill notebooks/x.ipynb book/_executed/x.ipynb \
-#       -f notebooks/params/x.yaml -y 'MODELS: [...]' --cwd notebooks && .venv/bin/rmlib book html
-# except for a chapter of a shared template (big_two, moral_foundations: value_profiles.ipynb), where the runner
-# also sets CHAPTER and the chapter's defaults and keeps only that chapter's cells: use `make chapter` for those.
+# `make chapter` is `rmlib book run NB ...` then `rmlib book html` (rmlib.book.runner and rmlib.book.reruns: the
+# template with the chapter's parameters, only when stale, into its own folder when they are not the book's).
 # `make book` prints each stale chapter as "chapter i/N" with the estimated time left (from its last run times, else
 # from book/reference_times.yaml: see tools/reference_times.py).
 
@@ -47,7 +46,6 @@ chapter: $(STAMP) data book-vendor
 	@test -n "$(NB)" || { echo "usage: make chapter NB=<name> [MODELS='[\"org/model\"]'] [PARAMS=file.yaml] [ARGS='-p KEY VALUE']" >&2; exit 2; }
 	$(BOOK) run $(NB) $(if $(FORCE),--force) $(if $(PARAMS),--params "$(PARAMS)") $(if $(MODELS),-p MODELS '$(MODELS)') $(ARGS)
 	$(BOOK) html
-	@echo "page: file://$(CURDIR)/_build/html/book/_executed/$(NB).html"
 
 # The course: every chapter with exercises, as student notebooks (stubs, no solutions) and instructor notebooks,
 # each with the chapter's small course parameters (notebooks/params/<name>.course.yaml). Offline, and quick: nothing

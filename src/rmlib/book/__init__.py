@@ -5,6 +5,7 @@
 * ``parameter_check.py``: the check every chapter runs on its own parameters (:func:`check_parameters`);
 * ``stamps.py``: what an executed chapter depends on, and whether it is stale;
 * ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill, progress and time left);
+* ``reruns.py``: a chapter run with parameters of its own goes to a page of its own, beside the book's;
 * ``parameters_table.py``: the parameters of a run shown once on its page;
 * ``course.py``: the course's student and instructor editions, built from the chapters' exercise cells
   (``make course``);
@@ -18,6 +19,7 @@ from rmlib.book.chapters import (CHAPTER_PARAMETER, EXECUTED, NOTEBOOKS, PARAMS,
 from rmlib.book.html import build_html
 from rmlib.book.parameter_check import ParameterError, check_parameters
 from rmlib.book.parameters_table import parameters_markdown, show_parameters_once
+from rmlib.book.reruns import RERUNS, changed_parameters, mark_rerun, rerun_dir, rerun_pages
 from rmlib.book.runner import RunResult, cell_errors, glued, run_chapter, run_chapters
 from rmlib.book.stamps import content_hash, dependencies, is_current, stale_reason, stamp_path
 from rmlib.book.vendor import PAGE_JS, VEGA_BUNDLE, VENDOR, VENDOR_FILES, write_vendor
@@ -28,4 +30,4 @@ __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER"
            "with_results_dir", "missing_results", "in_run_order", "check_parameters", "ParameterError",
            "content_hash", "dependencies", "stale_reason", "is_current", "stamp_path", "RunResult", "run_chapter",
            "run_chapters", "parameters_markdown", "show_parameters_once", "glued", "cell_errors", "build_html", "write_vendor", "VENDOR", "VENDOR_FILES",
-           "PAGE_JS", "VEGA_BUNDLE"]
+           "PAGE_JS", "VEGA_BUNDLE", "RERUNS", "rerun_dir", "rerun_pages", "changed_parameters", "mark_rerun"]

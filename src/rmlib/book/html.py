@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from rmlib.book.chapters import ROOT, BookError
+from rmlib.book.reruns import write_toc
 from rmlib.book.vendor import VENDOR_FILES
 
 __all__ = ["build_html"]
@@ -47,6 +48,9 @@ def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = N
         return html
     cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(root),
            "--path-output", str(out)]
+    toc = write_toc(root, out)  # the chapters' reruns, listed under "Your reruns" (rmlib.book.reruns)
+    if toc is not None:
+        cmd += ["--toc", str(toc)]
     if strict:
         cmd += ["-W", "-n", "--keep-going"]
     stamp.unlink(missing_ok=True)

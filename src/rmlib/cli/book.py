@@ -12,7 +12,8 @@ import argparse
 
 import yaml
 
-from rmlib.book import ROOT, BookError, build_html, run_chapters, write_vendor
+from rmlib.book import (ROOT, BookError, build_html, changed_parameters, mark_rerun, rerun_dir, run_chapters,
+                        write_vendor)
 from rmlib.book.course import COURSE_DIR, build_course
 
 __all__ = ["add_subparser", "parse_overrides"]
@@ -36,9 +37,30 @@ def _vendor(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    run_chapters(args.names or None, keep_going=True, tiny=args.tiny, params_file=args.params,
-                 overrides=parse_overrides(args.parameter), force=args.force)
+    """The book's chapters into the book; a chapter with parameters of its own into a rerun folder of its own
+    (:mod:`rmlib.book.reruns`), so the book's page and the results the claims page judges stay as they were."""
+    overrides = parse_overrides(args.parameter)
+    own = {"tiny": args.tiny, "params_file": args.params, "overrides": overrides}
+    if not args.names and (args.tiny or args.params or overrides):
+        raise BookError("name the chapters to rerun with these parameters (rmlib book run NAME ...): a rerun gets "
+                        "a page of its own, and the book's chapters keep the parameters of `make book`")
+    book_names = [n for n in args.names if rerun_dir(n, **own) is None]
+    if book_names or not args.names:
+        for r in run_chapters(book_names or None, keep_going=True, force=args.force, **own):
+            if args.names:
+                print(f"[book] page (after `rmlib book html`): {_page(r.path)}")
+    for name in [n for n in args.names if n not in book_names]:
+        folder = rerun_dir(name, **own)
+        (r,) = run_chapters([name], keep_going=True, force=args.force, output_dir=folder, **own)
+        if r.ran:
+            mark_rerun(r.path, name, changed_parameters(name, **own))
+        print(f"[book] {name} with parameters of its own: {r.path.relative_to(ROOT)}; the book's own page is "
+              f"unchanged. Page (after `rmlib book html`): {_page(r.path)}")
     return 0
+
+
+def _page(notebook) -> str:
+    return f"_build/html/{notebook.relative_to(ROOT).with_suffix('.html')}"
 
 
 def _html(args: argparse.Namespace) -> int:
