@@ -99,3 +99,48 @@ def test_a_waiting_sweep_says_what_it_waits_for_and_takes_over_a_silent_claim(tm
     text = "".join(lines) + capsys.readouterr().err  # the take-over line goes to stderr
     assert "[rmlib] waiting for 1 shard(s) of key that another writer is computing (shard 0: " in text
     assert f"pid {stranger}" in text and "[rmlib] taking over shard 0 of key: its writer" in text
+
+
+def test_a_claim_is_never_seen_without_its_content(tmp_path, monkeypatch):
+    """An empty claim reads as one left by a killed writer and is taken over: the claim was created empty and then
+    written, and under load another writer took over a live claim in between (three of forty shards computed
+    twice in `make test`). The content is now in place before the claim appears."""
+    path = tmp_path / ".claim-00000"
+    seen = []
+    real = claims.process_start
+
+    def looking(pid):
+        seen.append(path.read_text() if path.exists() else None)  # what another writer would find now
+        return real(pid)
+
+    monkeypatch.setattr(claims, "process_start", looking)
+    assert claims.claim(path)
+    assert seen and "" not in seen
+    host, pid, start = path.read_text().split()
+    assert (host, int(pid)) == (socket.gethostname(), os.getpid()) and start == real(os.getpid())
+
+
+def test_two_writers_taking_over_one_stale_claim_get_it_once(tmp_path, monkeypatch):
+    """Both judged the claim stale, then each removed what was at the path and created its own: the second removed
+    the first one's new claim. The takeover now holds the folder's lock from the judgement to the new claim."""
+    import threading
+
+    path = tmp_path / ".claim-00000"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    _write(path, f"{socket.gethostname()} {dead.pid} -")
+    real = claims.stale_reason
+
+    def slow(p):
+        why = real(p)
+        time.sleep(0.3)  # both writers are between the judgement and the new claim
+        return why
+
+    monkeypatch.setattr(claims, "stale_reason", slow)
+    won, said = [], []
+    threads = [threading.Thread(target=lambda: won.append(claims.claim(path, say=said.append))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(won) == [False, True] and len(said) == 1
