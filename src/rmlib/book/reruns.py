@@ -30,27 +30,31 @@ def _canonical(params: dict) -> str:
     return json.dumps(params, sort_keys=True, default=str)
 
 
+def _parameters(name: str, tiny: bool, params_file, overrides) -> tuple[dict, dict]:
+    """(this run's merged parameters, the book's own run's) of chapter ``name``."""
+    ch = chapter(name)
+    return (ch.parameters(tiny=tiny, params_file=params_file, overrides=overrides, validate=False),
+            ch.parameters(validate=False))
+
+
 def rerun_dir(name: str, *, tiny: bool = False, params_file=None, overrides: dict | None = None,
               reruns: Path = RERUNS) -> Path | None:
     """Where chapter ``name`` run with these parameters goes: None when they are the book's own (the book's page),
     else ``reruns/<name>-<8 hex of the merged parameters>``. A chapter that judges the book's own results (the
     claims page) is not rerun apart from them: refused with what to do instead."""
-    ch = chapter(name)
-    params = ch.parameters(tiny=tiny, params_file=params_file, overrides=overrides, validate=False)
-    if _canonical(params) == _canonical(ch.parameters(validate=False)):
+    mine, book = _parameters(name, tiny, params_file, overrides)
+    if _canonical(mine) == _canonical(book):
         return None
     if reads_results(name):
         raise BookError(f"{name} judges the results of the book's own chapters ({', '.join(reads_results(name))}); "
                         "it is not rerun apart from them. Change its parameters in notebooks/params/"
                         f"{name}.yaml and run `make book`")
-    return reruns / f"{name}-{hashlib.sha256(_canonical(params).encode()).hexdigest()[:8]}"
+    return reruns / f"{name}-{hashlib.sha256(_canonical(mine).encode()).hexdigest()[:8]}"
 
 
 def changed_parameters(name: str, *, tiny: bool = False, params_file=None, overrides: dict | None = None) -> dict:
     """The parameters of this run whose values differ from the book's own run of ``name``."""
-    ch = chapter(name)
-    mine = ch.parameters(tiny=tiny, params_file=params_file, overrides=overrides, validate=False)
-    book = ch.parameters(validate=False)
+    mine, book = _parameters(name, tiny, params_file, overrides)
     return {k: v for k, v in mine.items() if k not in book or _canonical(book[k]) != _canonical(v)}
 
 

@@ -44,13 +44,15 @@ def _run(args: argparse.Namespace) -> int:
     if not args.names and (args.tiny or args.params or overrides):
         raise BookError("name the chapters to rerun with these parameters (rmlib book run NAME ...): a rerun gets "
                         "a page of its own, and the book's chapters keep the parameters of `make book`")
-    book_names = [n for n in args.names if rerun_dir(n, **own) is None]
+    folders = {n: rerun_dir(n, **own) for n in args.names}
+    book_names = [n for n, folder in folders.items() if folder is None]
     if book_names or not args.names:
         for r in run_chapters(book_names or None, keep_going=True, force=args.force, **own):
             if args.names:
                 print(f"[book] page (after `rmlib book html`): {_page(r.path)}")
-    for name in [n for n in args.names if n not in book_names]:
-        folder = rerun_dir(name, **own)
+    for name, folder in folders.items():
+        if folder is None:
+            continue
         (r,) = run_chapters([name], keep_going=True, force=args.force, output_dir=folder, **own)
         if r.ran:
             mark_rerun(r.path, name, changed_parameters(name, **own))
