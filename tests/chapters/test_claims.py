@@ -95,3 +95,24 @@ def test_tiny_verdicts_follow_from_the_chapters(page):
     # the paper's implicit-reward LMs are not here: that claim is not testable, whatever the stand-ins show
     assert rows["implicit_rewards"]["verdict"] == "not testable here"
     assert rows["love_freedom"]["verdict"] == "replicates"  # the published ranks of the two words
+
+
+def _opening_box(path) -> str:
+    """The source of the first box a page shows after its title (and content warning)."""
+    nb = json.loads(path.read_text())
+    assert "".join(nb["cells"][0]["source"]).startswith("# ")
+    return "".join(nb["cells"][1]["source"])
+
+
+def test_every_page_opens_with_its_brief_and_the_chapters_agree_with_the_claims_page(page, chapter):
+    """#43 item 1: findings first. A chapter's brief judges its claims by the claims page's rules on the same
+    results, so on the same run the two give each claim the same verdict."""
+    res, out, _ = page
+    rows = {r["key"]: r for r in out["rows"]}
+    box = _opening_box(res.path)
+    assert box.startswith("```{admonition} In brief") and f"Of {len(rows)} claims: **" in box
+    for name in claims.source_chapters():
+        box = _opening_box(chapter(name).path)
+        assert box.startswith("```{admonition} In brief"), (name, box[:200])
+        for c in claims.chapter_claims(name):
+            assert f"*{c.claim}* ({c.paper}): **{rows[c.key]['verdict']}**." in box, (name, c.key, box)

@@ -79,3 +79,12 @@ def test_no_page_carries_library_output(chapter, name):
     run = chapter(name)
     assert not run.errors, run.errors
     assert debris(run.path) == []
+
+
+@pytest.mark.parametrize("name", [c for c in chapters() if c != "claims"])  # the claims page: test_claims
+def test_every_page_opens_with_what_it_found(chapter, name):
+    """#43 item 1: under the title (and the content warning, where there is one) comes the computed "In brief"."""
+    nb = json.loads(chapter(name).path.read_text())
+    title, box = ("".join(c["source"]) for c in nb["cells"][:2])
+    assert title.startswith("# ") and (len(title.splitlines()) == 1 or "```{admonition} Content warning" in title)
+    assert box.startswith("```{admonition} In brief\n") and len(box.splitlines()) >= 4, box

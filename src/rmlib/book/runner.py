@@ -16,6 +16,7 @@ import yaml
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
 from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, Chapter, chapter, chapters,
                                  in_run_order, merge_sources, missing_results, with_results_dir)
+from rmlib.book.in_brief import lift_in_brief
 from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
 
@@ -99,6 +100,7 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
             else:
                 os.environ[k] = v
     show_parameters_once(out, params)  # the page shows one table, not the two raw parameter cells
+    lift_in_brief(out)  # findings first: the brief the last cell computed goes under the title
     seconds = time.perf_counter() - t0
     stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")

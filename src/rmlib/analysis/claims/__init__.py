@@ -16,7 +16,7 @@ The evaluate functions, one module per paper:
 * ``teaching.py``: Razin et al. 2025 on good teachers, from the good_teachers chapter;
 * ``implicit_explicit.py``: Razin et al. on implicit vs explicit RMs and DPO's likelihood displacement.
 """
-from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, claims_table, load_evidence,
+from rmlib.analysis.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, chapter_claims, claims_table, load_evidence,
                                              source_chapters)
 from rmlib.analysis.claims.evidence import Evidence, Missing, Node, Ref, SchemaError, follow
 from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, SIDES, TAU_HETEROGENEOUS, VERDICTS, Claim,
@@ -24,7 +24,8 @@ from rmlib.analysis.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, SIDES,
                                          exists_outcome, interval_outcome, monte_carlo_straddles, order_outcome,
                                          rules_fields, share_outcome, test_outcome, threshold_outcome, verdict)
 
-__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "claims_table", "load_evidence", "source_chapters", "Evidence", "Missing", "Ref",
+__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "chapter_claims", "claims_table", "load_evidence", "source_chapters",
+           "Evidence", "Missing", "Ref",
            "SchemaError", "Node", "follow",
            "Claim", "Part", "Said", "verdict", "rules_fields", "share_outcome", "test_outcome", "exists_outcome",
            "order_outcome", "threshold_outcome", "interval_outcome", "equivalence_outcome", "exact_two_group_floor",

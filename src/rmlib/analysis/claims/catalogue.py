@@ -15,7 +15,7 @@ from rmlib.analysis.claims.teaching import RAZIN, RAZIN_PAPER, TEACHING
 from rmlib.analysis.results import result_type
 from rmlib.storage import ResultsError, read_results
 
-__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "source_chapters", "load_evidence", "claims_table"]
+__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "source_chapters", "chapter_claims", "load_evidence", "claims_table"]
 
 FACCT = "FAccT 2025"
 ICLR = "ICLR 2026"
@@ -110,11 +110,13 @@ def source_chapters() -> list[str]:
     return list(dict.fromkeys(c for claim in CLAIMS for c in claim.chapters))
 
 
-def load_evidence(results_dir: str | os.PathLike, say: Say | None = None) -> Evidence:
+def load_evidence(results_dir: str | os.PathLike, say: Say | None = None,
+                  chapters: list[str] | None = None) -> Evidence:
     """Read every source chapter's typed results from ``results_dir`` (a missing, old or foreign file becomes a
-    reason, not an error, so the page still shows what can be shown); ``say`` words the evidence (:class:`Evidence`)."""
+    reason, not an error, so the page still shows what can be shown); ``say`` words the evidence (:class:`Evidence`).
+    ``chapters``: only these (a chapter judging its own claims reads nothing else)."""
     results, reasons = {}, {}
-    for name in source_chapters():
+    for name in (source_chapters() if chapters is None else chapters):
         try:
             results[name] = read_results(name, results_dir, result_type(name))
         except ResultsError as err:
@@ -122,12 +124,19 @@ def load_evidence(results_dir: str | os.PathLike, say: Say | None = None) -> Evi
     return Evidence(results, reasons, say=say)
 
 
-def claims_table(evidence: Evidence) -> tuple[pd.DataFrame, dict[str, list[Part]]]:
+def chapter_claims(chapter: str) -> list[Claim]:
+    """The claims that ``chapter``'s results test, in catalogue order (none for a chapter the claims page does not
+    read)."""
+    return [c for c in CLAIMS if chapter in c.chapters]
+
+
+def claims_table(evidence: Evidence, claims: list[Claim] | None = None) -> tuple[pd.DataFrame, dict[str, list[Part]]]:
     """One row per claim (paper, claim, stated_in, chapters, data, unit, test, evidence, verdict, reason, and
     attainable_p: the smallest p that the tests behind the counted parts could give at this number of units, None
-    when no part rests on such a test) and the parts of each claim, with the references of every number used."""
+    when no part rests on such a test) and the parts of each claim, with the references of every number used.
+    ``claims``: only these (default: the whole catalogue)."""
     rows, parts = [], {}
-    for c in CLAIMS:
+    for c in (CLAIMS if claims is None else claims):
         ps = c.evaluate(evidence)
         v, why = verdict(ps)
         parts[c.key] = ps

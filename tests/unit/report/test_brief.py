@@ -1,0 +1,40 @@
+"""rmlib.report.brief: a chapter's brief judges its own claims by the claims page's code, on its own results only."""
+from __future__ import annotations
+
+import pytest
+
+from rmlib.analysis import claims
+from rmlib.report import brief
+from tests.unit.analysis.claims.conftest import plant
+from tests.unit.analysis.claims.test_catalogue import _framing, _half
+
+
+def test_a_chapter_judges_the_claims_it_tests_and_reads_only_its_own_results(monkeypatch):
+    framing = _framing({"afinn": {"pos_prompts": _half(10, 0), "neg_prompts": _half(0, 9)}})
+    read = []
+
+    def load(results_dir, say=None, chapters=None):
+        read.append((results_dir, chapters))
+        return claims.Evidence({"framing": plant("framing", framing)}, say=say)
+
+    monkeypatch.setattr(brief.claims, "load_evidence", load)
+    text = brief.claims_brief("framing", "/planted")
+    assert read == [("/planted", ["framing"])]
+    assert text.startswith("*Under positive prompts RMs are more sensitive to positive words; under negative prompts, "
+                           "to negative words.* (FAccT 2025): **partly**.")
+    assert "negative prompts: more sensitive to negative words: fails" in text
+    assert "The verdict follows the rules of {doc}`What replicates </book/_executed/claims>`" in text
+    assert not text.startswith("- ")  # one claim: a sentence, not a one-item list
+
+
+def test_the_claims_a_chapter_tests_are_the_catalogue_s():
+    assert [c.key for c in claims.chapter_claims("big_two")] == ["love_freedom", "big_two", "three_way"]
+    assert claims.chapter_claims("method") == []
+    with pytest.raises(KeyError, match="tests no claim with 'method'"):
+        brief.claims_brief("method", "/x")
+
+
+def test_a_run_without_a_results_folder_says_its_claims_were_not_judged():
+    text = brief.claims_brief("big_two", None)
+    assert "the 3 claims this chapter tests were not judged here" in text
+    assert "1 claim this chapter tests was not judged" in brief.claims_brief("heterogeneity", None)
