@@ -23,9 +23,12 @@ EXERCISES = "heterogeneity"  # a chapter with exercises (#27): how the book show
 def tiny_book(chapter):
     """The HTML of the test session's tiny book (tests/chapters/conftest.py): the standard runs of two chapters and
     the glossary, built where those runs are; an unchanged book is not rebuilt."""
+    from rmlib.analysis import claims
     from rmlib.storage.atomic import file_lock
 
     result, exercises = chapter(CHAPTER), chapter(EXERCISES)
+    chapter.standard_runs(claims.source_chapters())
+    tally = chapter("claims")  # the landing page opens with its tally: built first, so the landing is settled
     root = chapter.book_root
     with file_lock(chapter.store / "locks" / "tiny-book.lock"):
         book.write_vendor(log=lambda *_: None)  # npm pack once; cached in book/_static/vendor afterwards
@@ -40,7 +43,7 @@ def tiny_book(chapter):
         shutil.copy2(book.ROOT / "book" / "glossary.md", root / "book" / "glossary.md")
         shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static", dirs_exist_ok=True)  # css, vendor/
         html = book.build_html(root)
-    return {"root": root, "result": result, "exercises": exercises, "html": html}
+    return {"root": root, "result": result, "exercises": exercises, "html": html, "claims": tally}
 
 
 def test_chapter_ran_with_tiny_defaults(tiny_book):
@@ -116,6 +119,21 @@ def test_html_has_no_errors_and_loads_nothing_from_outside(tiny_book):
         assert (html_dir / "_static" / "vendor" / rel).is_file()
     assert 'src="../../_static/vendor/mathjax/tex-svg.js' in text  # the page has math
     assert 'href="../../_static/rmlib.css' in text
+
+
+def test_the_landing_page_opens_with_the_claims_tally_and_a_chart_not_the_api_list(tiny_book):
+    """#43 item 1: a reader meets a result first; the 190 API modules are on the API page, not the landing page."""
+    import pandas as pd
+
+    text = (tiny_book["html"] / "book" / "intro.html").read_text(encoding="utf-8")
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", text))
+    verdicts = pd.Series([r["verdict"] for r in tiny_book["claims"].results["rows"]]).value_counts()
+    assert f"What replicates. Of {verdicts.sum()} claims: " in words
+    for verdict, n in verdicts.items():
+        assert f"{n} {verdict}" in words
+    assert words.index("What replicates. Of") < words.index("This book reproduces")
+    assert text.count('class="rmlib-chart"') == 1 and 'id="rmlib-vis-landing"' in text
+    assert "rmlib.storage.atomic" not in text  # no recursive list of modules
 
 
 def test_unchanged_book_is_not_rebuilt(tiny_book):

@@ -7,6 +7,8 @@
 * ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill, progress and time left);
 * ``reruns.py``: a chapter run with parameters of its own goes to a page of its own, beside the book's;
 * ``parameters_table.py``: the parameters of a run shown once on its page;
+* ``in_brief.py``: findings first: the brief a chapter computes last, moved under its title;
+* ``landing.py``: the landing page opens with the claims page's tally and a chart of its verdicts;
 * ``course.py``: the course's student and instructor editions, built from the chapters' exercise cells
   (``make course``);
 * ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build (the command is ``rmlib book``:
@@ -17,6 +19,7 @@ from rmlib.book.chapters import (CHAPTER_PARAMETER, EXECUTED, NOTEBOOKS, PARAMS,
                                  declares_results, in_run_order, missing_results, parameters, reads_results,
                                  results_dir, template, with_results_dir)
 from rmlib.book.html import build_html
+from rmlib.book.in_brief import lift_in_brief
 from rmlib.book.parameter_check import ParameterError, check_parameters
 from rmlib.book.parameters_table import parameters_markdown, show_parameters_once
 from rmlib.book.reruns import RERUNS, changed_parameters, mark_rerun, rerun_dir, rerun_pages
@@ -30,4 +33,5 @@ __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER"
            "with_results_dir", "missing_results", "in_run_order", "check_parameters", "ParameterError",
            "content_hash", "dependencies", "stale_reason", "is_current", "stamp_path", "RunResult", "run_chapter",
            "run_chapters", "parameters_markdown", "show_parameters_once", "glued", "cell_errors", "build_html", "write_vendor", "VENDOR", "VENDOR_FILES",
-           "PAGE_JS", "VEGA_BUNDLE", "RERUNS", "rerun_dir", "rerun_pages", "changed_parameters", "mark_rerun"]
+           "PAGE_JS", "VEGA_BUNDLE",
+           "lift_in_brief", "RERUNS", "rerun_dir", "rerun_pages", "changed_parameters", "mark_rerun"]

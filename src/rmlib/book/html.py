@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from rmlib.book.chapters import ROOT, BookError
+from rmlib.book.landing import write_landing
 from rmlib.book.reruns import write_toc
 from rmlib.book.vendor import VENDOR_FILES
 
@@ -42,6 +43,7 @@ def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = N
                         "`rmlib book vendor` (or `make book`) first")
     out = Path(out) if out else root
     html = out / "_build" / "html"
+    write_landing(root)  # the landing page opens with the claims page's tally (rmlib.book.landing)
     stamp = out / "_build" / "html.stamp"
     digest = _html_inputs_hash(root)
     if not force and (html / "index.html").is_file() and stamp.is_file() and stamp.read_text() == digest:
