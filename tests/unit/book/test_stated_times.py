@@ -25,3 +25,14 @@ def test_each_page_states_the_chapters_time_and_the_fine_tuning_share_of_the_ref
     assert stated, f"{page} does not say how long the chapters take"
     for said_total, said_ft in stated:
         assert abs(int(said_total) - total) <= 2 and abs(int(said_ft) - finetuning) <= 2, (page, stated, total)
+
+
+def test_the_readme_s_first_screen_has_the_two_commands_one_build_time_and_a_real_chart():
+    """#43 item 2: within the README's first 40 lines, a newcomer sees the commands, the time, and a picture that is
+    a chart the book draws (a PNG file in the repository, not a link that may rot)."""
+    head = "\n".join((book.ROOT / "README.md").read_text().splitlines()[:40])
+    assert "make book" in head and "make test" in head
+    assert len(re.findall(r"about\s+\*\*\d+ minutes\*\*", head)) == 1
+    pictures = re.findall(r"!\[[^\]]+\]\(([^)]+\.png)\)", head)
+    assert len(pictures) == 1 and (book.ROOT / pictures[0]).is_file(), pictures
+    assert (book.ROOT / pictures[0]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
