@@ -1,6 +1,7 @@
 """rmlib.book.chapters: parameters of a run, results through one parameter, the run order."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -245,3 +246,26 @@ def test_a_resampling_count_has_one_name(chapter, old, new):
         book.parameters(chapter, overrides={old: 99})
     for name in book.chapters():
         assert not {"N_BOOTSTRAP", "N_PERMUTATIONS"} & set(book.declared_parameters(name)), name
+
+
+GLUED = re.compile(r"\{glue:text\}`([A-Za-z_]\w*)(?::[^`]*)?`")
+# a parameter's name where the sentence means its value: "after `GAIN_STEPS` steps", "the `TAIL_K` most extreme"
+NAME_FOR_VALUE = re.compile(r"\b(?:after|at least|reaches|marks|takes|the|on) `[A-Z][A-Z0-9_]+`|`[A-Z][A-Z0-9_]+` "
+                            r"(?:searches|steps|items)\b")
+
+
+@pytest.mark.parametrize("name", book.chapters())
+def test_the_prose_states_parameter_values_not_only_their_names(name):
+    """#43 item 5: a reader of "after `GAIN_STEPS` steps" must look the number up; the page states it (glued from
+    the run, so a rerun's page states its own), with the name beside it for whoever reruns. Exercises and open
+    questions, which ask the reader to change a parameter, name it."""
+    import json
+
+    cells = json.loads(book.template(name).read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    prose = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+             and not "".join(c["source"]).startswith(("## Exercises", "## Open questions", "## Rerun"))]
+    for text in prose:
+        assert not NAME_FOR_VALUE.search(text), f"{name}: {NAME_FOR_VALUE.search(text).group()!r} (state its value)"
+        for glued in GLUED.findall(text):
+            assert f'"{glued}"' in code and "glue(" in code, f"{name}: the prose shows {glued}, which is never glued"
