@@ -89,6 +89,9 @@ def check_exercises(nb: dict, where: str) -> list[str]:
         task, stub, solution, check = (cells[i] for i, _ in found[:4])
         if task["cell_type"] != "markdown" or known[ex].label() not in _source(task):
             raise BookError(f"{at}: the task cell must be markdown and carry the line {known[ex].label()!r}")
+        if known[ex].hint_block() not in _source(task):
+            raise BookError(f"{at}: the task cell must end with the exercise's folded hint, as the catalogue words it "
+                            f"(rmlib.course: Exercise.hint_block()):\n{known[ex].hint_block()}")
         name = _function_name(_source(stub), f"{at}, stub")
         if _function_name(_source(solution), f"{at}, solution") != name:
             raise BookError(f"{at}: stub and solution must define the same function ({name})")

@@ -35,26 +35,33 @@ class Exercise:
     importance: int
     minutes: int
     run_check: Callable = None  # (student function) -> number of planted cases passed; raises CheckFailed
+    hint: str = ""  # a nudge toward the approach, folded under the task until a student opens it
 
     def label(self) -> str:
         """The line under an exercise's heading; the notebooks carry it verbatim (a unit test compares them)."""
         return (f"*Difficulty {self.difficulty}/5 · importance {self.importance}/5 · "
                 f"about {self.minutes} minutes*")
 
+    def hint_block(self) -> str:
+        """The folded hint at the end of the task cell; the notebooks carry it verbatim, as they carry the label."""
+        return f"```{{admonition}} Hint\n:class: dropdown\n{self.hint}\n```"
+
 
 _CATALOGUE: dict[str, Exercise] = {}
 
 
-def exercise(id: str, *, title: str, difficulty: int, importance: int, minutes: int):
-    """Register the decorated function as the check of exercise ``id`` (``<chapter>.<name>``)."""
+def exercise(id: str, *, title: str, difficulty: int, importance: int, minutes: int, hint: str):
+    """Register the decorated function as the check of exercise ``id`` (``<chapter>.<name>``); ``hint``: a nudge a
+    stuck student can open (the approach or the library call, not the answer)."""
     chapter, _, name = id.partition(".")
-    if not name or not all(1 <= v <= 5 for v in (difficulty, importance)) or minutes <= 0:
-        raise ValueError(f"exercise {id!r}: the id is <chapter>.<name>, difficulty and importance 1–5, minutes > 0")
+    if not name or not all(1 <= v <= 5 for v in (difficulty, importance)) or minutes <= 0 or not hint.strip():
+        raise ValueError(f"exercise {id!r}: the id is <chapter>.<name>, difficulty and importance 1–5, minutes > 0, "
+                         "and a hint")
 
     def register(fn: Callable) -> Callable:
         if id in _CATALOGUE:
             raise ValueError(f"exercise {id!r} is registered twice")
-        _CATALOGUE[id] = Exercise(id, chapter, title, difficulty, importance, minutes, fn)
+        _CATALOGUE[id] = Exercise(id, chapter, title, difficulty, importance, minutes, fn, hint.strip())
         return fn
 
     return register

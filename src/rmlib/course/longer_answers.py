@@ -56,7 +56,11 @@ def _numpy(got):
     return got
 
 
-@exercise("longer_answers.one_hot_gradient", title="The gradient through the one-hot response", difficulty=2,
+@exercise("longer_answers.one_hot_gradient",
+          hint=("Build the one-hot matrix as a float tensor with `requires_grad=True` "
+                "(`torch.nn.functional.one_hot(...).float().requires_grad_()`), call `reward_of_one_hot` on it, "
+                "then `.backward()` and read its `.grad`."),
+          title="The gradient through the one-hot response", difficulty=2,
           importance=4, minutes=15)
 def check_one_hot_gradient(one_hot_gradient) -> int:
     """``one_hot_gradient(reward_of_one_hot, ids, vocab_size)``: d reward / d one-hot at the one-hot of ``ids``, a
@@ -119,7 +123,10 @@ def _same_rows(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and all(set(x) == set(y) for x, y in zip(a.tolist(), b.tolist()))
 
 
-@exercise("longer_answers.gcg_step", title="GCG's candidates, in both directions", difficulty=2, importance=5,
+@exercise("longer_answers.gcg_step",
+          hint=("Multiply the gradient by +1 or −1 first, set the entries of tokens that are not allowed to "
+                "`-np.inf`, then `np.argsort` each row in descending order and keep the first k."),
+          title="GCG's candidates, in both directions", difficulty=2, importance=5,
           minutes=15)
 def check_gcg_step(top_candidates) -> int:
     """``top_candidates(grad, direction, allowed, k)``: per position the k allowed ids with the largest

@@ -31,10 +31,10 @@ SOLUTION = ("import numpy as np\n\n\ndef kendall_tau_b(x, y):\n    from scipy im
 
 
 def notebook(**changes) -> dict:
-    label = catalogue()[EX].label()
+    label, hint = catalogue()[EX].label(), catalogue()[EX].hint_block()
     cells = [_cell("markdown", "# A chapter"),
              _cell("code", "import pandas as pd", tags=["hide-input"]),
-             _cell("markdown", changes.get("task", f"### Exercise 1\n\n{label}\n\nWrite it."), EX, "task"),
+             _cell("markdown", changes.get("task", f"### Exercise 1\n\n{label}\n\nWrite it.\n\n{hint}"), EX, "task"),
              _cell("code", changes.get("stub", STUB), EX, "stub", ["remove-cell"]),
              _cell("code", changes.get("solution", SOLUTION), EX, "solution",
                    changes.get("solution_tags", ["hide-input"]),
@@ -67,6 +67,7 @@ def test_a_solution_left_in_the_student_edition_is_found():
 
 @pytest.mark.parametrize("changes, message", [
     ({"task": "### Exercise 1\n\nno labels"}, "labels|carry the line"),
+    ({"task": f"### Exercise 1\n\n{catalogue()[EX].label()}\n\nWrite it."}, "folded hint"),  # #43 item 9
     ({"stub": "def kendall_tau_b(x, y):\n    return 0.0\n"}, "raise NotImplementedError"),
     ({"solution": "def tau(x, y):\n    return 0.0\n"}, "same function"),
     ({"solution_tags": []}, "hide-input"),
