@@ -1,5 +1,6 @@
 """Insert (or replace) one exercise's cells in a chapter notebook: task, stub, solution, check and optional use cells,
-marked and tagged as rmlib.book.course expects. The heading and labels line come from rmlib.course's catalogue.
+marked and tagged as rmlib.book.course expects. The heading, the labels line and the folded hint come from
+rmlib.course's catalogue.
 
     from tools.insert_exercise import insert_exercise
     insert_exercise("notebooks/heterogeneity.ipynb", after="<cell id>", exercise_id="heterogeneity.tau_b",
@@ -43,7 +44,7 @@ def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, stub:
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     fn = stub.split("def ", 1)[1].split("(", 1)[0]
     heading = f"### Exercise{f' {number}' if number else ''}: {ex.title}\n\n{ex.label()}\n\n"
-    new = [_cell("markdown", heading + task.strip("\n"), exercise_id, "task", [], chapters),
+    new = [_cell("markdown", heading + task.strip("\n") + "\n\n" + ex.hint_block(), exercise_id, "task", [], chapters),
            _cell("code", stub, exercise_id, "stub", [TAGS["stub"]], chapters),
            _cell("code", solution, exercise_id, "solution", [TAGS["solution"]], chapters, SOLUTION_PROMPTS),
            _cell("code", f'from rmlib import course\n\ncourse.check("{exercise_id}", {fn})', exercise_id, "check",
