@@ -7,6 +7,7 @@ import os
 import sys
 
 from rmlib.cli.book import add_subparser as add_book_commands
+from rmlib.cli.card import add_card_command
 from rmlib.cli.check import add_subparser as add_check_command
 from rmlib.cli.commands import add_model_commands
 from rmlib.cli.data import add_subparser as add_data_commands
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_commands(sub)
     add_plan_commands(sub)
     add_check_command(sub)
+    add_card_command(sub)
     add_book_commands(sub)
     return parser
 

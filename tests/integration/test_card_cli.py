@@ -1,0 +1,40 @@
+"""`rmlib card MODEL --quick` (#42): a tiny model's card written as card.json (typed) and card.md, its placement
+printed, the answers served from the cache the second time, and plain errors for what it cannot do."""
+from __future__ import annotations
+
+import pytest
+
+from rmlib.analysis.card import ValueCard
+from rmlib.cli import main
+from rmlib.storage import read_results
+from tests.integration.test_cli_output import _refuse_loading
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_a_quick_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_path, capsys, monkeypatch):
+    args = ["card", "tiny-llama", "--quick", "--dtype", "float32", "--resamples", "99"]
+    assert main([*args, "--out", str(tmp_path / "one")]) == 0
+    out = capsys.readouterr().out
+    card = read_results("card", tmp_path / "one", ValueCard)
+    assert card.model == "tiny-llama" and card.kind == "quick" and len(card.placements) == 2
+    assert "LM log-prob" in card.reward_kind  # an LM is an implicit reward, and the card says so
+    for p in card.placements:
+        assert f"{p.valence} prompts: gap {p.gap:+.1f}" in out and p.side in out
+    md = (tmp_path / "one" / "card.md").read_text()
+    assert md.startswith("## Value card: ") and "`tiny-llama`" in md
+    _refuse_loading(monkeypatch)  # the same card again: every answer is in the cache
+    assert main([*args, "--out", str(tmp_path / "two")]) == 0
+    assert read_results("card", tmp_path / "two", ValueCard).placements == card.placements
+
+
+def test_what_the_card_cannot_do_is_said_plainly(cache, tmp_path, capsys):
+    assert main(["card", "tiny-llama", "--out", str(tmp_path)]) == 2
+    assert "only the quick card exists so far" in capsys.readouterr().err
+    assert main(["card", "no-such-model", "--quick", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rmlib: error:") and "no-such-model" in err and not (tmp_path / "card.json").exists()
