@@ -269,3 +269,21 @@ def test_the_prose_states_parameter_values_not_only_their_names(name):
         assert not NAME_FOR_VALUE.search(text), f"{name}: {NAME_FOR_VALUE.search(text).group()!r} (state its value)"
         for glued in GLUED.findall(text):
             assert f'"{glued}"' in code and "glue(" in code, f"{name}: the prose shows {glued}, which is never glued"
+
+
+@pytest.mark.parametrize("name", book.chapters())
+def test_every_chapter_asks_for_a_prediction_before_its_results(name):
+    """#43 item 9: a student guesses before seeing the result (ARENA's practice). The prompt and the cell for the
+    guess come right after the page's setup, before the first chart or computed sentence; the book's page hides them
+    (its reader meets the findings first, "In brief"), the course's student notebook keeps them."""
+    cells = book.chapter(name).cells()["cells"]
+    marked = [i for i, c in enumerate(cells) if "prediction" in c["metadata"].get("tags", [])]
+    assert len(marked) == 2 and marked[1] == marked[0] + 1, marked
+    prompt, guess = (cells[i] for i in marked)
+    assert prompt["cell_type"] == "markdown" and "".join(prompt["source"]).startswith("```{admonition} Predict first")
+    assert guess["cell_type"] == "code" and "my_prediction" in "".join(guess["source"])
+    assert all("remove-cell" in cells[i]["metadata"]["tags"] for i in marked)
+    code = [(i, "".join(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "code"]
+    results = [i for i, src in code if "charts." in src or "prose.render(" in src or "claims_brief" in src]
+    setup = next(i for i, src in code if "setup_page(" in src)
+    assert setup < marked[0] and all(marked[1] < i for i in results if i > setup), (setup, marked, results[:3])

@@ -174,3 +174,10 @@ def test_the_build_log_counts_exercises_in_the_right_number(tmp_path):
     edition.build_course(tmp_path, ["mere_exposure", "heterogeneity"], log=logged.append)
     assert "[course] mere_exposure: 1 exercise (mere_exposure.slope)" in logged
     assert any(line.startswith("[course] heterogeneity: 2 exercises (") for line in logged)
+
+
+def test_a_student_notebook_keeps_the_prediction_the_book_page_hides(tmp_path):
+    written = edition.build_course(tmp_path, ["heterogeneity"], log=lambda *_: None)
+    student = json.loads(written["student"][0].read_text())
+    predictions = [c for c in student["cells"] if "prediction" in c["metadata"].get("tags", [])]
+    assert len(predictions) == 2 and "Predict first" in "".join(predictions[0]["source"])
