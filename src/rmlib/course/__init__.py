@@ -16,6 +16,7 @@ Modules:
   ``mere_exposure.py``: the Zipf frequency slope with valence held fixed;
   ``identity_terms.py``: the gap expected at an item's human rank (the mean gap of its equal-width bin);
   ``big_two.py``: the median within-prompt rank of each category, a permutation test over models;
+  ``moral_foundations.py``: Hedges' g between two families' model-level median ranks (the exact correction);
   ``blinding.py``: the gap in P(yes) between descriptors, a paired bootstrap interval for its change;
 
 The notebooks mark each exercise's cells in their metadata; :mod:`rmlib.book.course` builds the student and instructor
