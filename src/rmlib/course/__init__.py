@@ -9,6 +9,7 @@ Modules:
   ``method.py``: the decode → re-encode round trip of token ids, the id-exact ids an RM scores (one BOS);
   ``implicit_rewards.py``: an answer's summed log-probability from logits, the mixture-weighted log ratio;
   ``longer_answers.py``: the gradient through the one-hot response, GCG's top-k candidates in both directions;
+  ``finetuning.py``: the Bradley-Terry loss of preference pairs (stable for any margin) and pairwise accuracy;
   ``good_teachers.py``: reward variance under π_0, one step of KL-regularised policy gradient;
   ``implicit_vs_explicit.py``: DPO's implicit reward of a chosen and a rejected completion, the margin;
   ``distributions.py``: the adjusted Fisher-Pearson skewness, its percentile bootstrap CI;
