@@ -1,5 +1,6 @@
-"""`rmlib card MODEL --quick` (#42): a tiny model's card written as card.json (typed) and card.md, its placement
-printed, the answers served from the cache the second time, and plain errors for what it cannot do."""
+"""`rmlib card MODEL --quick` (#42): a tiny model's card written as card.json (typed), card.md and card.html (checked
+in a browser), its placement printed, the answers served from the cache the second time, and plain errors for what
+it cannot do."""
 from __future__ import annotations
 
 import pytest
@@ -8,6 +9,18 @@ from rmlib.analysis.card import ValueCard
 from rmlib.cli import main
 from rmlib.storage import read_results
 from tests.integration.test_cli_output import _refuse_loading
+
+
+def _browser_check(page) -> list[str]:
+    """What tools/browser_check.py finds wrong with ``page`` in headless Chromium at 1280 px (empty: it passes)."""
+    import importlib.util
+
+    from rmlib.config import PROJECT_ROOT
+
+    spec = importlib.util.spec_from_file_location("browser_check", PROJECT_ROOT / "tools" / "browser_check.py")
+    bc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bc)
+    return bc.check_pages([page], width=1280, log=lambda *_: None)[page]
 
 
 @pytest.fixture
@@ -27,6 +40,7 @@ def test_a_quick_card_is_written_placed_and_served_from_the_cache_again(cache, t
         assert f"{p.valence} prompts: gap {p.gap:+.1f}" in out and p.side in out
     md = (tmp_path / "one" / "card.md").read_text()
     assert md.startswith("## Value card: ") and "`tiny-llama`" in md
+    assert _browser_check(tmp_path / "one" / "card.html") == []  # the chart draws offline, nothing reaches past the page
     _refuse_loading(monkeypatch)  # the same card again: every answer is in the cache
     assert main([*args, "--out", str(tmp_path / "two")]) == 0
     assert read_results("card", tmp_path / "two", ValueCard).placements == card.placements

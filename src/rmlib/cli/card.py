@@ -1,5 +1,5 @@
 """``rmlib card MODEL --quick``: a value card of any reward model (or an LM as an implicit reward), placed among the
-ten paper RMs (:mod:`rmlib.analysis.card`), written as ``card.json`` (typed, checked when read) and ``card.md``."""
+ten paper RMs (:mod:`rmlib.analysis.card`), written as ``card.json`` (typed, checked when read), ``card.md`` and ``card.html`` (offline)."""
 from __future__ import annotations
 
 import re
@@ -9,7 +9,7 @@ from pathlib import Path
 from rmlib.analysis.card import value_card
 from rmlib.cli.commands import _options
 from rmlib.cli.show import on_terminal, quiet_libraries
-from rmlib.report.card import card_markdown
+from rmlib.report.card import card_html, card_markdown
 from rmlib.storage import atomic, write_results
 
 __all__ = ["add_card_command", "default_folder"]
@@ -32,12 +32,13 @@ def _cmd_card(args) -> int:
     card = value_card(args.model, n_resamples=args.resamples, seed=args.seed, load=_options(args),
                       progress=on_terminal())
     path = write_results(card, out)
-    md = out / "card.md"
+    md, page = out / "card.md", out / "card.html"
     atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
+    atomic.write_bytes(page, card_html(card).encode("utf-8"))
     for p in card.placements:
         print(f"{p.valence} prompts: gap {p.gap:+.1f} (agency − communion median rank), {p.side}; nearest "
               f"{', '.join(p.nearest)}")
-    print(f"wrote {path} and {md}", file=sys.stdout)
+    print(f"wrote {path}, {md} and {page}", file=sys.stdout)
     return 0
 
 
@@ -48,11 +49,11 @@ def add_card_command(sub) -> None:
                                    "design (cached and resumable like every rmlib score), compute the agency − "
                                    "communion gap and the ranks of 'love' and 'freedom' as the Big Two chapter "
                                    "does, and place them among the ten paper RMs' released scores. Writes "
-                                   "card.json and card.md.")
+                                   "card.json, card.md and card.html (one offline page).")
     p.add_argument("model", help="registry id, hub id 'owner/name', local:<name> or local:/path (an LM gives its "
                                  "implicit reward: the answer's log-probability)")
     p.add_argument("--quick", action="store_true", help="the quick card: Big Two and love/freedom (required for now)")
-    p.add_argument("--out", default=None, help="folder for card.json and card.md (default _build/cards/<model>)")
+    p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
     p.add_argument("--resamples", type=int, default=999, help="bootstrap resamples over prompts (default 999)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--head", choices=["rm", "lm"], default=None,

@@ -106,3 +106,17 @@ def test_the_markdown_states_each_number_of_the_card(reference):
         assert f"gap **{p.gap:+.1f}**" in md and f"rank {p.rank} of 11" in md and "every paper RM" in md
     assert "4 Gemma-based and 6 Llama-based" in md and "never that it is like one family" in md
     assert "R-Gem-2B ranks them 1 and" in md
+
+
+def test_the_html_page_holds_the_sentences_and_a_chart_and_loads_nothing(reference):
+    import re
+
+    from rmlib.report.card import card_html
+
+    c = _card(reference, _planted(reference, "Communion"))
+    page = card_html(c)
+    assert page.startswith("<!DOCTYPE html>") and "<h2>Value card: Planted</h2>" in page
+    assert page.count('class="rmlib-chart"') == 1 and "window.vegaEmbed" in page  # the bundle is inlined
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    spec = page.split("var spec = ", 1)[1].split(";\n", 1)[0]
+    assert spec.count('"this model"') >= 2 and spec.count("paper RM") >= 2

@@ -2,11 +2,13 @@
 
 ``basic.py`` holds the general chart types; ``lexical.py``, ``values.py``, ``tokens.py``, ``similarity.py``,
 ``ratings.py``, ``teaching.py``, ``implicit_explicit.py``, ``blinding.py``, ``gcg.py`` (longer_answers) and
-``claims.py`` (the verdicts, on the claims page and the landing page) the charts of particular chapters. A new
+``claims.py`` (the verdicts, on the claims page and the landing page) the charts of particular chapters, and
+``card.py`` a value card's. A new
 chart goes in the module of its chapter family, takes a tidy DataFrame and checks its columns.
 """
 from rmlib.report.charts.basic import effect_chart, heatmap, histogram, ranked_bar, scatter, slope_ci
 from rmlib.report.charts.blinding import disparity_chart, effects_chart
+from rmlib.report.charts.card import card_chart
 from rmlib.report.charts.claims import verdict_chart
 from rmlib.report.charts.gcg import convergence_chart
 from rmlib.report.charts.implicit_explicit import accuracy_by_set_chart, displacement_chart
@@ -28,6 +30,6 @@ __all__ = ["enable_offline", "render_html", "vega_bundle_js", "write_vega_bundle
            "published_trajectory_chart", "tail_composition_chart", "rank_trajectory_chart", "enrichment_chart",
            "tail_table", "tail_explorer",
            "similarity_heatmaps", "mds_map", "human_vs_model_ranks", "disparity_chart", "effects_chart",
-           "verdict_chart", "teaching_trajectory_chart", "predictor_scatter", "accuracy_by_set_chart",
+           "verdict_chart", "card_chart", "teaching_trajectory_chart", "predictor_scatter", "accuracy_by_set_chart",
            "displacement_chart",
            "convergence_chart"]
