@@ -44,6 +44,10 @@ def test_a_quick_card_is_written_placed_and_served_from_the_cache_again(cache, t
     _refuse_loading(monkeypatch)  # the same card again: every answer is in the cache
     assert main([*args, "--out", str(tmp_path / "two")]) == 0
     assert read_results("card", tmp_path / "two", ValueCard).placements == card.placements
+    capsys.readouterr()
+    assert main(["card", "diff", str(tmp_path / "one" / "card.json"), str(tmp_path / "two")]) == 0
+    diff = capsys.readouterr().out
+    assert diff.count("(+0)") == 6 and diff.count("inside the noise") == 2 and "OUTSIDE" not in diff
 
 
 def test_what_the_card_cannot_do_is_said_plainly(cache, tmp_path, capsys):
@@ -52,3 +56,4 @@ def test_what_the_card_cannot_do_is_said_plainly(cache, tmp_path, capsys):
     assert main(["card", "no-such-model", "--quick", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rmlib: error:") and "no-such-model" in err and not (tmp_path / "card.json").exists()
+    assert main(["card", "diff", str(tmp_path)]) == 2 and "got 1 paths" in capsys.readouterr().err

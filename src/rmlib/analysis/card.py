@@ -32,7 +32,7 @@ from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
 from rmlib.storage import ChapterResults, Record, Section
 
 __all__ = ["QUICK_PROMPTS", "GREATEST_PROMPT", "WORDS", "ValueCard", "value_card", "big_two_gaps", "gap_intervals",
-           "word_ranks", "placement", "reference_scores", "card_from_scores"]
+           "word_ranks", "placement", "reference_scores", "card_from_scores", "diff_cards"]
 
 QUICK_PROMPTS = ("best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one")
 GREATEST_PROMPT = "greatest_ever_one"
@@ -59,6 +59,7 @@ class Interval(Section):
     ci_high: float | None
     n_prompts: int
     n_resamples: int
+    prompt_gaps: dict[str, float]  # the gap under each prompt of the valence (its spread is the diff's noise)
 
 
 class Placement(Section):
@@ -134,8 +135,9 @@ def gap_intervals(scores: pd.DataFrame, *, n_resamples: int = 999, seed: int = 0
             draws = a[idx].mean(axis=1) - c[idx].mean(axis=1)
             q = (1 - confidence) / 2
             lo, hi = (float(v) for v in np.quantile(draws, [q, 1 - q]))
+        keys = g.index.get_level_values("prompt_key")
         rows.append({"valence": valence, "gap": gap, "ci_low": lo, "ci_high": hi, "n_prompts": n,
-                     "n_resamples": n_resamples})
+                     "n_resamples": n_resamples, "prompt_gaps": dict(zip(keys, (a - c).tolist()))})
     return pd.DataFrame(rows)
 
 
@@ -205,3 +207,33 @@ def value_card(model: str, *, n_resamples: int = 999, seed: int = 0, load=None, 
                             reward_kind=str(scores["reward_kind"].iloc[0]),
                             family=None if pd.isna(family) else str(family), rmlib_version=__version__,
                             n_resamples=n_resamples, seed=seed)
+
+
+def diff_cards(a: ValueCard, b: ValueCard) -> pd.DataFrame:
+    """What changed from card ``a`` to card ``b`` (two revisions, two checkpoints, a base LM and its trained RM).
+
+    One row per measure: a, b, change (b − a) and, for each gap, whether the change is outside the noise. The rule:
+    the noise of a valence's gap is the largest spread between its prompts' own gaps on either card (what moving
+    from one prompt to another does to it), and a change is outside the noise when it is larger. Word ranks come
+    from one prompt, so they have no noise estimate (``outside_noise`` None). Cards of different kinds or prompts
+    are refused: their numbers do not measure the same thing.
+    """
+    if (a.kind, a.prompts) != (b.kind, b.prompts):
+        raise ValueError(f"the cards measure different things ({a.kind} card on {a.prompts} vs {b.kind} card on "
+                         f"{b.prompts}): compare cards of the same kind")
+    rows = []
+    for ga, gb in zip(sorted(a.gaps, key=lambda g: g.valence), sorted(b.gaps, key=lambda g: g.valence)):
+        noise = max(max(g.prompt_gaps.values()) - min(g.prompt_gaps.values()) for g in (ga, gb))
+        change = gb.gap - ga.gap
+        rows.append({"measure": f"agency − communion gap, {ga.valence} prompts", "a": ga.gap, "b": gb.gap,
+                     "change": change, "noise": noise, "outside_noise": bool(abs(change) > noise)})
+    for pa, pb in zip(sorted(a.placements, key=lambda p: p.valence), sorted(b.placements, key=lambda p: p.valence)):
+        rows.append({"measure": f"rank among the paper RMs, {pa.valence} prompts", "a": pa.rank, "b": pb.rank,
+                     "change": pb.rank - pa.rank, "noise": None, "outside_noise": None})
+    ranks_a = {w.word: w.rank for w in a.words if w.model == a.model}
+    ranks_b = {w.word: w.rank for w in b.words if w.model == b.model}
+    for word in WORDS:
+        rows.append({"measure": f"rank of {word!r} under {GREATEST_PROMPT}", "a": ranks_a.get(word),
+                     "b": ranks_b.get(word), "change": ranks_b.get(word) - ranks_a.get(word), "noise": None,
+                     "outside_noise": None})
+    return pd.DataFrame(rows)

@@ -6,11 +6,11 @@ import re
 import sys
 from pathlib import Path
 
-from rmlib.analysis.card import value_card
+from rmlib.analysis.card import ValueCard, diff_cards, value_card
 from rmlib.cli.commands import _options
 from rmlib.cli.show import on_terminal, quiet_libraries
 from rmlib.report.card import card_html, card_markdown
-from rmlib.storage import atomic, write_results
+from rmlib.storage import atomic, read_results, write_results
 
 __all__ = ["add_card_command", "default_folder"]
 
@@ -20,7 +20,35 @@ def default_folder(model: str) -> Path:
     return Path("_build") / "cards" / re.sub(r"[^A-Za-z0-9._@-]+", "--", model).strip("-.")
 
 
+def _read_card(path: str) -> ValueCard:
+    """A card.json (or the folder holding one), checked against its type and checksum."""
+    p = Path(path)
+    folder, name = (p, "card.json") if p.is_dir() else (p.parent, p.name)
+    if name != "card.json":
+        raise ValueError(f"{path}: give a card.json (or the folder that holds one)")
+    return read_results("card", folder, ValueCard)
+
+
+def _cmd_diff(paths: list[str]) -> int:
+    if len(paths) != 2:
+        raise ValueError(f"usage: rmlib card diff A/card.json B/card.json (got {len(paths)} paths)")
+    a, b = (_read_card(p) for p in paths)
+    table = diff_cards(a, b)
+    print(f"from {a.label} ({paths[0]}) to {b.label} ({paths[1]}):")
+    for r in table.itertuples():
+        verdict = ("" if r.outside_noise is None else
+                   f"  {'OUTSIDE' if r.outside_noise else 'inside'} the noise ({r.noise:.1f}: the largest spread between "
+                   "its prompts)")
+        print(f"  {r.measure}: {r.a:g} → {r.b:g} ({r.change:+g}){verdict}")
+    return 0
+
+
 def _cmd_card(args) -> int:
+    if args.target[0] == "diff":
+        return _cmd_diff(args.target[1:])
+    if len(args.target) != 1:
+        raise ValueError(f"give one model (or `diff A B`), got {args.target}")
+    args.model = args.target[0]
     if not args.quick:
         raise ValueError("only the quick card exists so far (Big Two and love/freedom, placed among the paper RMs): "
                          "run `rmlib card MODEL --quick`; the full card (MFD2, framing, mere exposure, "
@@ -50,8 +78,10 @@ def add_card_command(sub) -> None:
                                    "communion gap and the ranks of 'love' and 'freedom' as the Big Two chapter "
                                    "does, and place them among the ten paper RMs' released scores. Writes "
                                    "card.json, card.md and card.html (one offline page).")
-    p.add_argument("model", help="registry id, hub id 'owner/name', local:<name> or local:/path (an LM gives its "
-                                 "implicit reward: the answer's log-probability)")
+    p.add_argument("target", nargs="+", metavar="MODEL | diff A B",
+                   help="registry id, hub id 'owner/name', local:<name> or local:/path (an LM gives its implicit "
+                        "reward: the answer's log-probability); or `diff A/card.json B/card.json`: what changed "
+                        "between two cards, each gap's change judged against the prompts' spread")
     p.add_argument("--quick", action="store_true", help="the quick card: Big Two and love/freedom (required for now)")
     p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
     p.add_argument("--resamples", type=int, default=999, help="bootstrap resamples over prompts (default 999)")

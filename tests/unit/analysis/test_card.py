@@ -120,3 +120,23 @@ def test_the_html_page_holds_the_sentences_and_a_chart_and_loads_nothing(referen
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     spec = page.split("var spec = ", 1)[1].split(";\n", 1)[0]
     assert spec.count('"this model"') >= 2 and spec.count("paper RM") >= 2
+
+
+def test_a_card_diffed_with_itself_shows_no_change_and_a_planted_shift_shows_exactly_that(reference):
+    a = _card(reference, _planted(reference, None))
+    same = card.diff_cards(a, a)
+    assert (same["change"] == 0).all() and not same["outside_noise"].fillna(False).any()
+    spread = next(g for g in a.gaps if g.valence == "positive").prompt_gaps.values()
+    noise = max(spread) - min(spread)
+    for shift, outside in ((noise + 1.0, True), (noise / 2, False)):
+        moved = [g.model_copy(update={"gap": g.gap + (shift if g.valence == "positive" else 0.0)}) for g in a.gaps]
+        d = card.diff_cards(a, a.model_copy(update={"gaps": moved})).set_index("measure")
+        pos, neg = d.loc["agency − communion gap, positive prompts"], d.loc["agency − communion gap, negative prompts"]
+        assert pos["change"] == pytest.approx(shift) and bool(pos["outside_noise"]) is outside
+        assert pos["noise"] == noise and neg["change"] == 0 and not neg["outside_noise"]  # the stated rule
+
+
+def test_cards_of_other_prompts_are_not_diffed(reference):
+    a = _card(reference, _planted(reference, None))
+    with pytest.raises(ValueError, match="different things"):
+        card.diff_cards(a, a.model_copy(update={"prompts": ["best_ever_one"]}))
