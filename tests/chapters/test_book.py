@@ -198,15 +198,17 @@ def test_a_chapter_run_prints_no_kernel_transport_warning(tmp_path, capfd):
     assert not [p for p in tmp_path.rglob("kernel-*")], "IPC sockets are left behind"
 
 
-def test_every_page_of_the_tiny_book_passes_the_browser_check_at_a_laptops_width(tiny_book):
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_page_of_the_tiny_book_passes_the_browser_check_at_a_laptops_and_a_phones_width(tiny_book, width):
     """#28 item 7: headless Chromium opens every built page at 1280 px. Charts must draw, math render, no debris
-    show, and nothing may reach beyond the text column outside a box that scrolls sideways."""
+    show, and nothing may reach beyond the text column outside a box that scrolls sideways. #43 item 3: at a phone's
+    390 px too, where a long inline module path used to push the page sideways."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("browser_check", book.ROOT / "tools" / "browser_check.py")
     bc = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bc)
-    found = bc.check_pages(bc.pages([tiny_book["html"]], every=True), width=1280, log=lambda *_: None)
+    found = bc.check_pages(bc.pages([tiny_book["html"]], every=True), width=width, log=lambda *_: None)
     names = {p.relative_to(tiny_book["html"]).as_posix() for p in found}
     assert {f"book/_executed/{CHAPTER}.html", f"book/_executed/{EXERCISES}.html", "book/glossary.html"} <= names
     assert {p.name: bad for p, bad in found.items() if bad} == {}
