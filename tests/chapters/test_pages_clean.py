@@ -88,3 +88,37 @@ def test_every_page_opens_with_what_it_found(chapter, name):
     title, box = ("".join(c["source"]) for c in nb["cells"][:2])
     assert title.startswith("# ") and (len(title.splitlines()) == 1 or "```{admonition} Content warning" in title)
     assert box.startswith("```{admonition} In brief\n") and len(box.splitlines()) >= 4, box
+
+
+SNAKE = re.compile(r"<th[^>]*>\s*([a-z0-9]+(?:_[a-z0-9]+)+)\s*</th>")
+MISSING = re.compile(r"<td[^>]*>\s*(NaN|nan|&lt;NA&gt;|<NA>|None)\s*</td>")
+
+
+def unreadable_tables(path) -> list[str]:
+    """Tables a reader would have to decode: a snake_case column header, or NaN / <NA> / None for a missing value."""
+    found = []
+    for text in _visible_outputs(path):
+        html = "".join(json.loads(text).get("data", {}).get("text/html", ""))
+        if "vegaEmbed" in html:
+            continue
+        heads = "".join(re.findall(r"<thead>.*?</thead>", html, flags=re.S))  # column headers, not row labels
+        found += [f"a snake_case header: {m}" for m in SNAKE.findall(heads)]
+        found += [f"a missing value shown as {m}" for m in MISSING.findall(html)]
+    return sorted(set(found))
+
+
+def test_the_table_check_finds_what_it_looks_for(tmp_path):
+    table = ('<table><thead><tr><th class="col_heading">share_truncated</th><th>model</th></tr></thead>'
+             "<tbody><tr><th>neg_half</th><td>NaN</td><td>&lt;NA&gt;</td><td>—</td></tr></tbody></table>")
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [
+        {"output_type": "display_data", "data": {"text/html": table}}]}]}
+    p = tmp_path / "x.ipynb"
+    p.write_text(json.dumps(nb))
+    assert unreadable_tables(p) == ["a missing value shown as &lt;NA&gt;", "a missing value shown as NaN",
+                                    "a snake_case header: share_truncated"]
+
+
+@pytest.mark.parametrize("name", chapters())
+def test_every_table_on_a_page_reads_as_words(chapter, name):
+    """#43 item 5: headers in words and missing values said, on every page, DataFrames and styled tables alike."""
+    assert unreadable_tables(chapter(name).path) == []

@@ -7,7 +7,7 @@ import pandas as pd
 from rmlib.report.charts.render import enable_offline
 from rmlib.report.masking import mask_frame, mask_text, show_slurs as _show_slurs, slurs_shown
 from rmlib.report.quiet import in_book_run, quiet_libraries
-from rmlib.report.tables import MAX_ROWS_SHOWN, table_html
+from rmlib.report.tables import MAX_ROWS_SHOWN, styler_view, table_html
 
 __all__ = ["setup_page", "relative_paths"]
 
@@ -36,7 +36,8 @@ def setup_page(*, renderer: str = "svg", max_rows: int = MAX_ROWS_SHOWN, show_sl
     (:func:`rmlib.report.quiet.quiet_libraries`).
 
     Unless ``show_slurs`` is true, what the page shows has its slurs masked (:mod:`rmlib.report.masking`): the
-    DataFrames, Stylers, charts' data and markdown or HTML cells. Those show no absolute path of the building
+    DataFrames, Stylers (whose headers are worded as a DataFrame's are: :func:`rmlib.report.tables.styler_view`),
+    charts' data and markdown or HTML cells. Those show no absolute path of the building
     machine either (:func:`relative_paths`). The data and the stored results are untouched."""
     _show_slurs(show_slurs)
     enable_offline(renderer)
@@ -58,6 +59,6 @@ def setup_page(*, renderer: str = "svg", max_rows: int = MAX_ROWS_SHOWN, show_sl
                                                                      max_rows=max_rows)))
     plain.for_type(pd.DataFrame, lambda df, p, cycle: p.text(relative_paths(repr(df if slurs_shown()
                                                                                else mask_frame(df)))))
-    html.for_type(Styler, lambda styler: _shown(styler.to_html()))
+    html.for_type(Styler, lambda styler: _shown(styler_view(styler).to_html()))
     html.for_type(HTML, lambda obj: _shown(obj.data))
     markdown.for_type(Markdown, lambda obj: _shown(obj.data))

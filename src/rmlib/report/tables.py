@@ -10,8 +10,8 @@ from rmlib.data.tokens import show_whitespace
 from rmlib.report.masking import mask_frame, slurs_shown
 from rmlib.stats import require_columns, top_bottom
 
-__all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "reader_view", "number_text",
-           "p_text", "gcg_extremes_table", "MAX_ROWS_SHOWN"]
+__all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "reader_view", "styler_view",
+           "number_text", "p_text", "gcg_extremes_table", "MAX_ROWS_SHOWN"]
 
 MAX_ROWS_SHOWN = 15   # a longer table scrolls inside a box of about this height
 
@@ -96,6 +96,12 @@ def _header(name):
     if isinstance(name, tuple):
         return tuple(_header(n) for n in name)
     return name.replace("_", " ") if isinstance(name, str) else name
+
+
+def styler_view(styler):
+    """A pandas Styler as a page shows it: its column headers in words, as :func:`reader_view` words a DataFrame's
+    (a chapter that styles a table keeps its own number formats). Returns the same Styler, so it displays once."""
+    return styler.format_index(_header, axis=1)
 
 
 def reader_view(df: pd.DataFrame) -> pd.DataFrame:

@@ -95,3 +95,11 @@ def test_a_named_index_and_column_levels_read_as_words_too():
     df = pd.DataFrame({("by_model", "rho_mean"): [0.5]}, index=pd.Index(["m"], name="model_id"))
     view = reader_view(df)
     assert list(view.columns) == [("by model", "rho mean")] and view.index.names == ["model id"]
+
+
+def test_a_styled_table_shows_its_headers_in_words_and_keeps_its_formats():
+    from rmlib.report.tables import styler_view
+
+    df = pd.DataFrame({"share_truncated": [0.123456], "model": ["a"]})
+    html = styler_view(df.style.format(precision=2).hide(axis="index")).to_html()
+    assert ">share truncated<" in html and "share_truncated" not in html and ">0.12<" in html
