@@ -1,4 +1,4 @@
-"""Stamps: a chapter reruns only when its template, its parameters, rmlib, the project's own data files, or the
+"""Stamps: a chapter reruns only when its template, its parameters, rmlib (code, YAML and prose templates), the project's own data files, or the
 results it reads changed.
 
 ``book/_executed/<name>.stamp`` holds a content hash of everything an executed chapter depends on (and, since the
@@ -17,11 +17,14 @@ __all__ = ["RMLIB_SRC", "PROJECT_DATA", "rmlib_source_files", "project_data_file
            "stamp_path", "stale_reason", "is_current"]
 
 RMLIB_SRC = Path(__file__).resolve().parents[1]  # the rmlib package: every source file is a dependency
+# what a chapter's kernel reads from the package: code, the registry and other YAML, and the prose templates
+# (report/prose/templates/*.md.j2, rendered while the chapter runs: an edited sentence must rerun its page)
+SOURCE_SUFFIXES = {".py", ".yaml", ".yml", ".j2"}
 PROJECT_DATA = ROOT / "data"  # files the project writes (data/*.yaml, e.g. the blinding decisions); not data/external
 
 
 def rmlib_source_files() -> list[Path]:
-    return sorted(p for p in RMLIB_SRC.rglob("*") if p.is_file() and p.suffix in {".py", ".yaml", ".yml"}
+    return sorted(p for p in RMLIB_SRC.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES
                   and "__pycache__" not in p.parts)
 
 

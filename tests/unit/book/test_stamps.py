@@ -62,3 +62,26 @@ def test_editing_a_project_data_file_makes_a_chapter_stale(tmp_path, monkeypatch
     assert stamps.stale_reason("blinding", {}, out) is None
     (data / "blinding.yaml").write_text(original.replace("Answer with Yes or No.", "Yes or no?"))
     assert stamps.stale_reason("blinding", {}, out) == "project data changed: data/blinding.yaml"
+
+
+def test_editing_a_prose_template_makes_a_chapter_stale(tmp_path, monkeypatch):
+    """A chapter's sentences come from ``report/prose/templates/*.md.j2``, rendered while it runs: a stamp that
+    hashed only ``.py`` and ``.yaml`` files served the old sentences after a template was edited."""
+    from rmlib.book import stamps
+
+    src = tmp_path / "rmlib"
+    (src / "report" / "prose" / "templates").mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    template = src / "report" / "prose" / "templates" / "framing.md.j2"
+    template.write_text("{% macro level(s) %}Old sentence.{% endmacro %}\n")
+    monkeypatch.setattr(stamps, "RMLIB_SRC", src)
+    assert template in stamps.rmlib_source_files()
+    out = tmp_path / "executed"
+    out.mkdir()
+    params = {}  # no RESULTS_DIR: the stamp alone decides
+    (out / "framing.ipynb").write_text("{}")
+    book.stamp_path("framing", out).write_text(json.dumps(
+        {"hash": book.content_hash("framing", params), "dependencies": book.dependencies("framing", params)}))
+    assert book.stale_reason("framing", params, out) is None
+    template.write_text("{% macro level(s) %}New sentence.{% endmacro %}\n")
+    assert book.stale_reason("framing", params, out) == "rmlib changed: report/prose/templates/framing.md.j2"
