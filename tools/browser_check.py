@@ -15,7 +15,9 @@ environment.yml) with a viewport ``--width`` px wide (default 1280, a laptop). A
 - it shows no library debris: trainer log dicts, progress bars, Python warnings, Path reprs, or the building
   machine's absolute paths;
 - nothing in its text column reaches beyond the column's right edge, unless it sits in a box that scrolls
-  sideways (the book's tables, equations and code do), and the page itself does not scroll sideways.
+  sideways (the book's tables, equations and code do), and the page itself does not scroll sideways;
+- no chart is wider than the text column, in a scrolling box or not (the book's CSS scales a Vega SVG down to
+  the column, legend included).
 Exit status 0 = every page passes, 1 = a page fails, 2 = set-up problem (no page, no browser).
 """
 from __future__ import annotations
@@ -75,9 +77,14 @@ _OVERFLOW_JS = """() => {
     if (r.width > 0 && r.right > edge && !boxed(el)) over.add(el);
   }
   const outermost = [...over].filter((el) => !over.has(el.parentElement));
+  // a chart is judged whole, scrolling box or not: a legend scrolled out of sight is as lost as one cut off
+  const width = column.getBoundingClientRect().width;
+  const charts = [...column.querySelectorAll('.rmlib-chart svg.marks, .rmlib-chart canvas.marks')]
+      .map((el) => Math.round(el.getBoundingClientRect().width - width)).filter((px) => px > 1);
   const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className ?
       '.' + el.className.trim().split(/\\s+/).join('.') : '');
   return {page_width: (document.scrollingElement || document.documentElement).scrollWidth, viewport: window.innerWidth,
+          charts: charts,
           elements: outermost.slice(0, 5).map((el) => ({element: name(el),
               px: Math.round(el.getBoundingClientRect().right - edge),
               text: (el.innerText || el.textContent || '').trim().slice(0, 60)}))};
@@ -132,6 +139,8 @@ def layout_problems(layout: dict) -> list[str]:
     if layout["page_width"] > layout["viewport"] + 1:
         out.append(f"the page scrolls sideways: {layout['page_width']} px wide in a {layout['viewport']} px window")
     out += [f"beyond the text column by {e['px']} px: <{e['element']}> {e['text']!r}" for e in layout["elements"]]
+    out += [f"a chart wider than the text column by {px} px (its legend or axis scrolls out of sight)"
+            for px in layout.get("charts", [])]
     return out
 
 

@@ -14,6 +14,11 @@ bc = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bc)
 
 COLUMN = '<html><body><main><article class="bd-article" style="width: 800px">{}</article></main></body></html>'
+BOOK_CSS = Path(__file__).resolve().parents[2] / "book" / "_static" / "rmlib.css"
+# a chart as vega-embed leaves it: an SVG drawn at the spec's size (1000 px) with a viewBox, in a scrolling box
+CHART = ('<div class="rmlib-chart" style="overflow-x: auto"><div class="vega-embed" style="display: inline-block">'
+         '<svg class="marks" width="1000" height="200" viewBox="0 0 1000 200"><g class="mark-rect">'
+         '<rect width="1000" height="200"/></g></svg></div></div>')
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +29,8 @@ def results(tmp_path_factory):
                  '</td></tr></table></div>',
         "unboxed": '<p>fine</p><pre style="width: 1000px">a long code line</pre>',
         "sideways": '<div style="width: 3000px; position: absolute; left: 0">wider than the window</div>',
+        "chart": CHART,
+        "chart_styled": f"<style>{BOOK_CSS.read_text()}</style>{CHART}",
     }
     for name, body in pages.items():
         (root / f"{name}.html").write_text(COLUMN.format(body))
@@ -50,3 +57,12 @@ def test_screenshots_of_the_top_and_one_screen_down(results):
     shots = results[1]
     assert {p.name for p in shots.glob("boxed-*.png")} == {"boxed-top.png", "boxed-down.png"}
     assert (shots / "boxed-top.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_chart_wider_than_the_column_fails_even_in_a_scrolling_box(results):
+    assert results[0]["chart"] == [
+        "a chart wider than the text column by 200 px (its legend or axis scrolls out of sight)"]
+
+
+def test_the_books_css_scales_a_wide_chart_to_the_column(results):
+    assert results[0]["chart_styled"] == []

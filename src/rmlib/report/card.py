@@ -41,4 +41,5 @@ def card_html(card: ValueCard) -> str:
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             "<style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;"
             "line-height:1.5}code{background:#f3f3f3;padding:0 .2em}.rmlib-chart{max-width:100%;overflow-x:auto}"
+            ".rmlib-chart .vega-embed{max-width:100%}.rmlib-chart svg.marks{max-width:100%;height:auto}"
             "</style></head><body>\n" + body + chart + "\n</body></html>\n")

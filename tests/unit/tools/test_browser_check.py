@@ -59,6 +59,9 @@ def test_content_beyond_the_text_column_fails_a_page_and_a_scrolling_box_does_no
     assert bc.layout_problems(wide) == ["beyond the text column by 199 px: <pre> 'unboxed wide code'"]
     sideways = {"page_width": 1500, "viewport": 1280, "elements": []}
     assert bc.layout_problems(sideways)[0].startswith("the page scrolls sideways")
+    chart = {"page_width": 1280, "viewport": 1280, "elements": [], "charts": [39]}
+    assert bc.layout_problems(chart) == [
+        "a chart wider than the text column by 39 px (its legend or axis scrolls out of sight)"]
     res = bc.check(_page(DRAWN))
     assert bc.problems({**res, "layout": wide}) and not bc.problems({**res, "layout": fine})
 
