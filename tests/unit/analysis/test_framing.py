@@ -134,3 +134,19 @@ def test_framing_cell_slopes_per_cell():
     for r in cells.itertuples():
         true = planted[(r.word_side, r.prompt_valence)]
         assert abs(r.slope - true) < 0.15
+
+
+def test_lexicon_counts_name_each_half_in_words():
+    """The lexicon table's rows read 'h+ (positive prompts)', not the column name pos_half (#43 item 5)."""
+    from rmlib.analysis.framing.sources import lexicon_counts
+
+    def contrast(pos_low, neg_low):
+        return pd.DataFrame({"label": ["a", "b"], "pos_prompts": [1.0, 1.0], "pos_prompts_ci_low": [pos_low, -1.0],
+                             "pos_prompts_ci_high": [2.0, 2.0], "neg_prompts": [1.0, 1.0],
+                             "neg_prompts_ci_low": [neg_low, 0.5], "neg_prompts_ci_high": [2.0, 2.0],
+                             "framing": [1.0, 1.0], "framing_ci_low": [0.5, 0.5], "framing_ci_high": [2.0, 2.0]})
+
+    counts = lexicon_counts({"NRC": contrast(0.5, -1.0), "VAD": contrast(0.5, 0.5)})
+    assert set(counts.index.get_level_values("half")) == {"h+ (positive prompts)", "h− (negative prompts)"}
+    assert counts.loc[("NRC", "h+ (positive prompts)"), "holds"] == 1
+    assert counts.loc[("VAD", "h− (negative prompts)"), "holds"] == 2

@@ -96,11 +96,15 @@ def halves_outcome(summary: dict) -> dict[str, str]:
             for h in FRAMING_HALVES}
 
 
+HALF_NAMES = {"pos_half": "h+ (positive prompts)", "neg_half": "h− (negative prompts)"}  # the rows a reader sees
+
+
 def lexicon_counts(contrasts: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """How many models hold, reverse or leave unclear each half, per lexicon (rows: source × half)."""
     by_source = pd.concat([framing_halves(c, label="label").assign(source=s) for s, c in contrasts.items()])
     return (by_source.melt(id_vars=["label", "source"], value_vars=["pos_half", "neg_half"], var_name="half",
                            value_name="state")
+            .replace({"half": HALF_NAMES})
             .pivot_table(index=["source", "half"], columns="state", values="label", aggfunc="count", fill_value=0))
 
 
