@@ -1,5 +1,5 @@
-"""Stamps: a chapter reruns only when its template, its parameters, rmlib (code, YAML and prose templates), the project's own data files, or the
-results it reads changed.
+"""Stamps: a chapter reruns only when its template, its parameters, rmlib (code, YAML and prose templates), the
+project's own data files, or the results it reads changed.
 
 ``book/_executed/<name>.stamp`` holds a content hash of everything an executed chapter depends on (and, since the
 runner reports an estimated remaining time, how long the chapter took), so a warm ``make book`` only rebuilds the
