@@ -11,7 +11,7 @@ import importlib
 import importlib.util
 from typing import Any, Callable
 
-__all__ = ["lazy_face"]
+__all__ = ["lazy_face", "lazy_submodules"]
 
 
 def lazy_face(package: str, where: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
@@ -31,5 +31,21 @@ def lazy_face(package: str, where: dict[str, str]) -> tuple[Callable[[str], Any]
 
     def __dir__() -> list[str]:
         return sorted(set(where) | set(vars(importlib.import_module(package))))
+
+    return __getattr__, __dir__
+
+
+def lazy_submodules(package: str, names: list[str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for a package whose public names are its submodules (``rmlib.analysis``): a
+    submodule is imported when first named, so importing the package imports none of them, and a chapter's kernel
+    imports (and its stamp hashes) only the ones it uses."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return importlib.import_module(f"{package}.{name}")  # the import binds it on the package too
+
+    def __dir__() -> list[str]:
+        return sorted(set(names) | set(vars(importlib.import_module(package))))
 
     return __getattr__, __dir__

@@ -81,7 +81,48 @@ def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
     assert not again.ran
     assert book.stale_reason(CHAPTER, {"TOP_K": 3}, out_dir) == "parameters changed"
     stamp = json.loads(book.stamp_path(CHAPTER, out_dir).read_text())
-    assert stamp["hash"] == book.content_hash(CHAPTER, {})
+    ran = sorted(stamp["dependencies"]["rmlib"])  # the package files its kernel ran (rmlib.book.imported)
+    assert stamp["hash"] == book.content_hash(CHAPTER, {}, ran)
+    assert "analysis/human_ratings.py" in ran and "report/prose/templates/about.md.j2" in ran
+    assert "analysis/heterogeneity.py" not in ran and "book/runner.py" not in ran
+
+
+def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, chapter, tmp_path, monkeypatch):
+    """#41: staleness follows what a chapter ran. The book's standard runs, checked against a copy of the package
+    with one chapter's files edited: only the chapters whose kernels imported them must run again. The claims page
+    imports every source chapter's results type, and those import their analysis modules (ARCHITECTURE.md), so an
+    edit to heterogeneity's analysis reruns it too; an edit to heterogeneity's chart or sentences does not."""
+    from rmlib.analysis import claims
+    from rmlib.book import stamps
+
+    runs = chapter.standard_runs([CHAPTER, *claims.source_chapters(), "claims"])  # run already by tiny_book
+    original, copy = stamps.RMLIB_SRC, tmp_path / "rmlib"
+    shutil.copytree(original, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(stamps, "RMLIB_SRC", copy)
+
+    def stale() -> dict[str, str]:
+        reasons = {n: book.stale_reason(n, r.parameters, r.path.parent) for n, r in runs.items()}
+        return {n: why for n, why in reasons.items() if why is not None}
+
+    def edit(relative: str) -> None:
+        comment = "{# an edit #}" if relative.endswith(".j2") else "# an edit"
+        (copy / relative).write_text((original / relative).read_text() + f"\n{comment}\n")
+
+    def undo(relative: str) -> None:
+        shutil.copy2(original / relative, copy / relative)
+
+    assert stale() == {}
+    edit("report/charts/similarity.py")  # heterogeneity's MDS map and heatmaps
+    assert stale() == {"heterogeneity": "rmlib changed: report/charts/similarity.py"}
+    undo("report/charts/similarity.py")
+    edit("report/prose/templates/heterogeneity.md.j2")  # its sentences
+    assert stale() == {"heterogeneity": "rmlib changed: report/prose/templates/heterogeneity.md.j2"}
+    undo("report/prose/templates/heterogeneity.md.j2")
+    assert stale() == {}
+    edit("analysis/heterogeneity.py")
+    assert stale() == dict.fromkeys(["heterogeneity", "claims"], "rmlib changed: analysis/heterogeneity.py")
+    edit("storage/results.py")  # every chapter writes (and the claims page reads) results through it
+    assert set(stale()) == set(runs)
 
 
 class _Refs(HTMLParser):

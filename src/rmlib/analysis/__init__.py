@@ -24,13 +24,15 @@ check; the chapters call these and then show them (:mod:`rmlib.report`).
 | ``card`` | a value card of any RM: the Big Two chapter's numbers for one model, placed among the ten paper RMs |
 | ``results/`` | each chapter's typed results (a :class:`rmlib.storage.ChapterResults`), one module per chapter |
 
-Importing this package loads no model library: modules import ``rmlib.engine`` and ``rmlib.models`` at the top, and
-those faces load torch only when a function that scores a model runs (:mod:`rmlib.lazy`).
+Importing this package imports none of them: ``from rmlib.analysis import values`` (or ``analysis.values``) loads
+that one module, so a chapter's kernel imports only the findings it uses, and an edit to one finding's module leaves
+the other chapters' stamps current (:mod:`rmlib.book.stamps` hashes the modules a chapter's kernel imported). No
+module here loads a model library at import: they import ``rmlib.engine`` and ``rmlib.models`` at the top, and those
+faces load torch only when a function that scores a model runs (:mod:`rmlib.lazy`).
 """
-from rmlib.analysis import (blinding, categories, claims, distributions,
-                            durability, exposure, families, finetuning, framing, identity, implicit, method,
-                            misalignment, teaching, topics, values, words)
+import pkgutil
 
-__all__ = ["blinding", "categories", "claims", "distributions", "durability",
-           "exposure", "families", "finetuning", "framing", "identity", "implicit", "method", "misalignment", "teaching",
-           "topics", "values", "words"]
+from rmlib.lazy import lazy_submodules
+
+__all__ = sorted(m.name for m in pkgutil.iter_modules(__path__))  # every finding's module, found, not listed
+__getattr__, __dir__ = lazy_submodules(__name__, __all__)

@@ -16,9 +16,10 @@ import yaml
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
 from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, Chapter, chapter, chapters,
                                  in_run_order, merge_sources, missing_results, with_results_dir)
+from rmlib.book.imported import RECORD_ENV, drop_recording, read_record, recording_cell
 from rmlib.book.in_brief import lift_in_brief
 from rmlib.book.parameters_table import show_parameters_once
-from rmlib.book.stamps import content_hash, dependencies, stale_reason, stamp_path
+from rmlib.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
 
 __all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "reference_seconds",
            "REFERENCE_TIMES", "previous_seconds", "remaining_estimate",
@@ -69,7 +70,7 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     log(f"[book] {name}: running ({reason}) with "
         f"{json.dumps(params, default=str) if params else 'the template defaults'}")
     # Hash the inputs *before* running: an edit made while the chapter runs must leave it stale.
-    stamp = {"hash": content_hash(ch, params), "parameters": params, "dependencies": dependencies(ch, params)}
+    before = dependencies(ch, params)
     t0 = time.perf_counter()
     # The kernel inherits these: charts rely on the page's vendored vega bundle, and tqdm progress
     # bars (saved as widgets) would only clutter a static page.
@@ -77,7 +78,8 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     tmp = tempfile.TemporaryDirectory(prefix=f"rmlib-{name}-")
     book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
                 "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-                PROGRESS_FILE_ENV: str(Path(tmp.name) / "progress.txt")}
+                PROGRESS_FILE_ENV: str(Path(tmp.name) / "progress.txt"),
+                RECORD_ENV: str(Path(tmp.name) / "imported.json")}  # what the kernel imported (rmlib.book.imported)
     # ipykernel stops forwarding what reaches file descriptor 2 onto the page when it sees pytest's marker, so a
     # chapter under test would hide output that a book page shows: the kernel does not inherit it.
     previous = {k: os.environ.get(k) for k in [*book_env, PYTEST_MARKER]}
@@ -86,11 +88,14 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     try:
         with tmp, echo_progress(book_env[PROGRESS_FILE_ENV], name, log, every=progress_every):
             source = Path(tmp.name) / f"{name}.ipynb"  # the template, less the cells kept for other chapters
-            source.write_text(json.dumps(ch.cells()), encoding="utf-8")
+            cells = ch.cells()
+            source.write_text(json.dumps({**cells, "cells": [*cells["cells"], recording_cell()]}), encoding="utf-8")
             papermill.execute_notebook(str(source), str(out), parameters=params, cwd=str(NOTEBOOKS),
                                        kernel_name="python3", progress_bar=False, execution_timeout=timeout,
                                        config=kernel_config(tmp.name))
+            recorded = read_record(book_env[RECORD_ENV])
     except papermill.PapermillExecutionError as e:
+        drop_recording(out)  # the failed page is for reading its traceback, not the runner's bookkeeping
         raise BookError(f"{name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
                         f"See the executed notebook {out} for the traceback.") from None
     finally:
@@ -99,10 +104,12 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+    drop_recording(out)
     show_parameters_once(out, params)  # the page shows one table, not the two raw parameter cells
     lift_in_brief(out)  # findings first: the brief the last cell computed goes under the title
     seconds = time.perf_counter() - t0
-    stamp_path(name, output_dir).write_text(json.dumps({**stamp, "seconds": round(seconds, 1)}, indent=1, default=str))
+    stamp_path(name, output_dir).write_text(json.dumps(new_stamp(before, recorded, params, seconds), indent=1,
+                                                       default=str))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
 

@@ -1,5 +1,6 @@
-"""Stamps: a chapter reruns only when its template, its parameters, rmlib (code, YAML and prose templates), the
-project's own data files, or the results it reads changed.
+"""Stamps: a chapter reruns only when its template, its parameters, the rmlib files it ran (the modules its kernel
+imported, the prose templates it rendered, rmlib's YAML), the project's own data files, or the results it reads
+changed.
 
 ``book/_executed/<name>.stamp`` holds a content hash of everything an executed chapter depends on (and, since the
 runner reports an estimated remaining time, how long the chapter took), so a warm ``make book`` only rebuilds the
@@ -13,8 +14,8 @@ from pathlib import Path
 
 from rmlib.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, Chapter, chapter
 
-__all__ = ["RMLIB_SRC", "PROJECT_DATA", "rmlib_source_files", "project_data_files", "dependencies", "content_hash",
-           "stamp_path", "stale_reason", "is_current"]
+__all__ = ["RMLIB_SRC", "PROJECT_DATA", "rmlib_source_files", "project_data_files", "ran_files", "dependencies",
+           "content_hash", "new_stamp", "stamp_path", "stale_reason", "is_current"]
 
 RMLIB_SRC = Path(__file__).resolve().parents[1]  # the rmlib package: every source file is a dependency
 # what a chapter's kernel reads from the package: code, the registry and other YAML, and the prose templates
@@ -26,6 +27,16 @@ PROJECT_DATA = ROOT / "data"  # files the project writes (data/*.yaml, e.g. the 
 def rmlib_source_files() -> list[Path]:
     return sorted(p for p in RMLIB_SRC.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES
                   and "__pycache__" not in p.parts)
+
+
+def ran_files(recorded: list[str] | None) -> list[str] | None:
+    """The package files a chapter's stamp hashes, relative to :data:`RMLIB_SRC`: the files its kernel recorded
+    (:mod:`rmlib.book.imported`) and every YAML file of the package (data the code reads, not imported); None (every
+    file) when nothing complete was recorded."""
+    if recorded is None:
+        return None
+    yaml_files = [str(p.relative_to(RMLIB_SRC)) for p in rmlib_source_files() if p.suffix in {".yaml", ".yml"}]
+    return sorted(set(recorded) | set(yaml_files))
 
 
 def project_data_files() -> list[Path]:
@@ -45,19 +56,26 @@ def _hash(deps: dict) -> str:
     return _sha(json.dumps(deps, sort_keys=True).encode())
 
 
-def dependencies(ch: str | Chapter, params: dict) -> dict:
-    """Hashes of everything an executed chapter depends on: template, parameters, each rmlib source file, each of the
-    project's data files, and the results files of the chapters it reads (``rmlib.reads_results``, under its
-    ``RESULTS_DIR``).
+def _file_sha(relative: str) -> str | None:
+    p = RMLIB_SRC / relative
+    return _sha(p.read_bytes()) if p.is_file() else None  # a file since removed: a change like any other
+
+
+def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None) -> dict:
+    """Hashes of everything an executed chapter depends on: template, parameters, rmlib's source files (``files``,
+    relative to :data:`RMLIB_SRC`: those the chapter ran, :func:`ran_files`; None: every one), each of the project's
+    data files, and the results files of the chapters it reads (``rmlib.reads_results``, under its ``RESULTS_DIR``).
 
     ``RESULTS_DIR`` itself is left out of the parameter hash: it says where results go, not what is computed.
     """
     ch = _chapter(ch)
     inputs = {k: v for k, v in params.items() if k != RESULTS_PARAMETER}
+    if files is None:
+        files = [str(p.relative_to(RMLIB_SRC)) for p in rmlib_source_files()]
     deps = {
         "template": _sha(ch.template.read_bytes()),
         "parameters": _sha(json.dumps(inputs, sort_keys=True, default=str).encode()),
-        "rmlib": {str(p.relative_to(RMLIB_SRC)): _sha(p.read_bytes()) for p in rmlib_source_files()},
+        "rmlib": {f: _file_sha(f) for f in files},
         "data": {p.name: _sha(p.read_bytes()) for p in project_data_files()},
     }
     sources = ch.reads
@@ -72,9 +90,20 @@ def dependencies(ch: str | Chapter, params: dict) -> dict:
     return deps
 
 
-def content_hash(ch: str | Chapter, params: dict) -> str:
+def content_hash(ch: str | Chapter, params: dict, files: list[str] | None = None) -> str:
     """One hash over :func:`dependencies`; the stamp stores it."""
-    return _hash(dependencies(ch, params))
+    return _hash(dependencies(ch, params, files))
+
+
+def new_stamp(before: dict, recorded: list[str] | None, params: dict, seconds: float) -> dict:
+    """The stamp of a run: its :func:`dependencies` hashed before it ran (an edit made while it ran leaves it
+    stale), narrowed to the package files its kernel ran (:func:`ran_files`; every file when ``recorded`` is None),
+    and how long it took."""
+    files = ran_files(recorded)
+    deps = dict(before)
+    if files is not None:
+        deps["rmlib"] = {f: before["rmlib"].get(f) for f in files}
+    return {"hash": _hash(deps), "parameters": params, "dependencies": deps, "seconds": round(seconds, 1)}
 
 
 def stamp_path(name: str, output_dir: Path = EXECUTED) -> Path:
@@ -95,13 +124,13 @@ def stale_reason(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -
         problem = results_problem(name, folder)  # missing, or changed since the chapter wrote it
         if problem is not None:
             return problem
-    now = dependencies(ch, params)
     try:
         old = json.loads(stamp.read_text())
+        was = old["dependencies"]
+        now = dependencies(ch, params, sorted(was["rmlib"]))  # the files this chapter ran, as its stamp lists them
         if old["hash"] == _hash(now):
             return None
-        was = old["dependencies"]
-    except (ValueError, KeyError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return "unreadable stamp"
     if was["template"] != now["template"]:
         return f"{ch.template.relative_to(ROOT)} changed"

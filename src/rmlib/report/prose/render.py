@@ -59,9 +59,22 @@ def whitespace(text: str) -> str:
 FILTERS = {"num": num, "pct": pct, "count": count, "plural": plural, "signed": signed, "whitespace": whitespace}
 
 
+LOADED_TEMPLATES: set[str] = set()  # the templates this process rendered: a chapter's stamp hashes only these
+
+
+class _RecordingLoader(jinja2.PackageLoader):
+    """The package's templates, each name recorded as it is read (:mod:`rmlib.book.imported`), so an edit to one
+    chapter's sentences makes only the chapters that rendered them stale."""
+
+    def get_source(self, environment, template):
+        source = super().get_source(environment, template)
+        LOADED_TEMPLATES.add(template)
+        return source
+
+
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("rmlib.report.prose", "templates"),
+    env = jinja2.Environment(loader=_RecordingLoader("rmlib.report.prose", "templates"),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              autoescape=False, keep_trailing_newline=False)
     env.filters.update(FILTERS)

@@ -1,0 +1,90 @@
+"""rmlib.book.imported and the stamps that use it: a chapter is stale when a file its kernel ran changed, and only
+then (a stamp that hashed the whole package made every chapter stale on any edit)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import nbformat
+
+from rmlib import book
+from rmlib.book import imported, stamps
+
+
+def _record(tmp_path, code: str) -> dict | None:
+    """Run ``code`` then the recording cell in a fresh interpreter; the record it wrote."""
+    target = tmp_path / "imported.json"
+    env = {**os.environ, imported.RECORD_ENV: str(target)}
+    subprocess.run([sys.executable, "-c", code + "\n" + imported.RECORD_SOURCE], env=env, check=True, timeout=120)
+    return json.loads(target.read_text()) if target.is_file() else None
+
+
+def test_the_recording_cell_lists_the_modules_and_templates_the_kernel_used(tmp_path):
+    record = _record(tmp_path, "import importlib\n"
+                               "render = importlib.import_module('rmlib.report.prose.render')\n"
+                               "render._environment().get_template('about.md.j2')\n")
+    assert record["complete"] is True
+    files = set(record["files"])
+    assert {"__init__.py", "report/prose/render.py", "report/prose/templates/about.md.j2"} <= files
+    assert "analysis/heterogeneity.py" not in files and "report/prose/templates/framing.md.j2" not in files
+    assert all((stamps.RMLIB_SRC / f).is_file() for f in files)
+    assert imported.read_record(tmp_path / "imported.json") == sorted(files)
+
+
+def test_a_run_that_used_ray_or_wrote_nothing_hashes_every_file(tmp_path):
+    # Ray's workers import in their own processes, which the kernel cannot see
+    record = _record(tmp_path, "import sys, types\nsys.modules['ray'] = types.ModuleType('ray')\nimport rmlib\n")
+    assert record["complete"] is False
+    assert imported.read_record(tmp_path / "imported.json") is None
+    assert imported.read_record(tmp_path / "missing.json") is None
+    (tmp_path / "damaged.json").write_text('{"files": ["a.py"')
+    assert imported.read_record(tmp_path / "damaged.json") is None
+    assert stamps.ran_files(None) is None
+
+
+def test_the_page_never_shows_the_recording_cell(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    nb.cells.append(nbformat.from_dict(imported.recording_cell()))
+    path = tmp_path / "page.ipynb"
+    nbformat.write(nb, str(path))
+    imported.drop_recording(path)
+    cells = nbformat.read(str(path), as_version=4).cells
+    assert [c.source for c in cells] == ["x = 1"]
+
+
+def test_a_chapter_is_stale_when_a_file_it_ran_changed_and_only_then(tmp_path, monkeypatch):
+    src = tmp_path / "rmlib"
+    (src / "analysis").mkdir(parents=True)
+    for f in ["__init__.py", "analysis/framing.py", "analysis/heterogeneity.py", "registry.yaml"]:
+        (src / f).write_text(f"# {f}\n")
+    monkeypatch.setattr(stamps, "RMLIB_SRC", src)
+    out = tmp_path / "executed"
+    out.mkdir()
+    (out / "framing.ipynb").write_text("{}")
+    params = {}
+
+    def stamp(recorded):
+        before = stamps.dependencies("framing", params)
+        stamps.stamp_path("framing", out).write_text(json.dumps(stamps.new_stamp(before, recorded, params, 1.0)))
+
+    stamp(["__init__.py", "analysis/framing.py"])  # what framing's kernel imported
+    assert sorted(json.loads(stamps.stamp_path("framing", out).read_text())["dependencies"]["rmlib"]) == [
+        "__init__.py", "analysis/framing.py", "registry.yaml"]  # the package's YAML is data the code reads: always
+    assert book.stale_reason("framing", params, out) is None
+    (src / "analysis" / "heterogeneity.py").write_text("# another chapter's analysis, edited\n")
+    (src / "analysis" / "new_module.py").write_text("# a module no one imports yet\n")
+    assert book.stale_reason("framing", params, out) is None
+    (src / "registry.yaml").write_text("# edited\n")
+    assert book.stale_reason("framing", params, out) == "rmlib changed: registry.yaml"
+    stamp(["__init__.py", "analysis/framing.py"])
+    (src / "analysis" / "framing.py").write_text("# framing's own analysis, edited\n")
+    assert book.stale_reason("framing", params, out) == "rmlib changed: analysis/framing.py"
+    stamp(["__init__.py", "analysis/framing.py"])
+    (src / "analysis" / "framing.py").unlink()  # a file it ran, removed
+    assert book.stale_reason("framing", params, out) == "rmlib changed: analysis/framing.py"
+    (src / "analysis" / "framing.py").write_text("# back\n")
+    stamp(None)  # no complete record: every file counts, as before
+    (src / "analysis" / "heterogeneity.py").write_text("# edited again\n")
+    assert book.stale_reason("framing", params, out) == "rmlib changed: analysis/heterogeneity.py"
