@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["RmlibError", "InputError", "as_list"]
+__all__ = ["RmlibError", "InputError", "SweepError", "as_list"]
 
 
 class RmlibError(Exception):
@@ -17,6 +17,11 @@ class RmlibError(Exception):
 
 class InputError(RmlibError, TypeError):
     """An argument of the wrong kind (e.g. a bare string where a list of strings is expected)."""
+
+
+class SweepError(RmlibError, RuntimeError):
+    """A sweep, a plan or a token spec that cannot run as given (``rmlib.engine``); here, at the bottom, so the
+    engine's modules that check input share it without importing each other."""
 
 
 def as_list(value, what: str, example: str = "") -> list:

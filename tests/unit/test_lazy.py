@@ -12,8 +12,8 @@ from rmlib.lazy import lazy_face
 def test_a_name_loads_its_submodule_on_first_use_only():
     code = ("import sys, rmlib.engine as e\n"
             "before = 'rmlib.engine.rewards' in sys.modules\n"
-            "f = e.token_range\n"
-            "print(before, 'rmlib.engine.rewards' in sys.modules, f.__module__, 'token_range' in dir(e))")
+            "f = e.token_rewards\n"
+            "print(before, 'rmlib.engine.rewards' in sys.modules, f.__module__, 'token_rewards' in dir(e))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True", "rmlib.engine.rewards", "True"]
 

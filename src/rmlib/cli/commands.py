@@ -7,23 +7,18 @@ import json
 import os
 from pathlib import Path
 
+from rmlib.engine.tokens import parse_tokens
+from rmlib.errors import SweepError
+
 __all__ = ["add_model_commands"]
 
 
 def _token_spec(text: str):
-    """--tokens: 'LO:HI', 'LO:' (to the end of the vocabulary), ':HI', or ids '1,2,3'."""
-    text = text.strip()
+    """--tokens: :func:`rmlib.engine.tokens.parse_tokens`, its error a usage error."""
     try:
-        if ":" in text:
-            lo, hi = (part.strip() for part in text.split(":", 1))
-            return slice(int(lo) if lo else 0, int(hi) if hi else None)
-        ids = [int(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a vocabulary slice: use LO:HI, LO: (to the end), :HI or integer ids 1,2,3") from None
-    if not ids:
-        raise argparse.ArgumentTypeError("no token ids given")
-    return ids
+        return parse_tokens(text)
+    except SweepError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _positive(what: str):

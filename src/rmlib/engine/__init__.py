@@ -26,8 +26,9 @@ _WHERE = {
     **dict.fromkeys(["score_answers"], "answers"),
     **dict.fromkeys(["roundtrip_audit"], "audit"),
     **dict.fromkeys(["SweepError", "candidate_ids", "resolve_model"], "checks"),
-    **dict.fromkeys(["answer_rewards", "token_range", "token_reward_table", "token_rewards", "token_rewards_many",
-                     "with_reward"], "rewards"),
+    **dict.fromkeys(["answer_rewards", "token_reward_table", "token_rewards", "token_rewards_many", "with_reward"],
+                    "rewards"),
+    **dict.fromkeys(["parse_tokens", "token_range"], "tokens"),
     **dict.fromkeys(["Job", "Plan", "expand", "load_plan", "plan_status"], "plan"),
     **dict.fromkeys(["JobResult", "PlanReport", "run_plan"], "plan_runner"),
     **dict.fromkeys(["SweepResult"], "store"),
@@ -37,6 +38,6 @@ _WHERE = {
 __getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = ["sweep", "SweepResult", "SweepError", "score_answers", "roundtrip_audit", "token_rewards",
-           "token_rewards_many", "token_range", "answer_rewards", "token_reward_table", "with_reward", "verify_cache",
+           "token_rewards_many", "token_range", "parse_tokens", "answer_rewards", "token_reward_table", "with_reward", "verify_cache",
            "print_report", "Finding", "CHUNK", "MODES", "candidate_ids", "resolve_model",
            "Plan", "Job", "load_plan", "expand", "plan_status", "run_plan", "JobResult", "PlanReport"]

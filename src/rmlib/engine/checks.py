@@ -12,21 +12,17 @@ import numpy as np
 import pandas as pd
 import torch
 
+from rmlib.engine.tokens import vocab_ids
+from rmlib.errors import SweepError
 from rmlib.models import LoadedModel
 from rmlib.models.devices import model_devices
-from rmlib.errors import RmlibError
 
 __all__ = ["SweepError", "candidate_ids", "check_batch_size", "check_length", "check_finite",
            "auto_batch_size", "batch_size_for_free", "resolve_model"]
 
-class SweepError(RmlibError, RuntimeError):
-    pass
-
-
 def candidate_ids(lm: LoadedModel, tokens=None) -> np.ndarray:
     """The ids to sweep: all of the tokenizer's ids by default, or a validated slice/list."""
     n_vocab = min(len(lm.tokenizer), lm.model.get_input_embeddings().weight.shape[0])
-    from rmlib.engine.tokens import vocab_ids  # a string, a tensor, a slice's step: rmlib.engine.tokens
     named = vocab_ids(tokens, n_vocab)
     huge = [t for t in named if not isinstance(named, range) and abs(int(t)) >= 2 ** 63]
     if huge:  # numpy would raise a bare OverflowError

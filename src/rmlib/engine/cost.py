@@ -26,7 +26,8 @@ import re
 from dataclasses import dataclass, field
 
 from rmlib.engine.checks import SweepError
-from rmlib.engine.plan import Job, _spec, _token_slice, expand, load_plan
+from rmlib.engine.plan import Job, _spec, expand, load_plan
+from rmlib.engine.tokens import parse_tokens
 
 __all__ = ["GPUS", "TEMPLATES", "Gpu", "JobCost", "Group", "Estimate", "non_embedding_params", "prompt_tokens",
            "job_cost", "job_seconds", "worker_groups", "makespan", "estimate", "DEFAULT_MFU", "WORKER_COUNTS"]
@@ -115,7 +116,7 @@ def job_cost(job: Job) -> JobCost | None:
         flops = 2.0 * n * sum(convs)
         return JobCost(job, "answers", len(convs), round(sum(convs) / len(convs)), 0, flops, dtype, flops)
     prefix = tpl.prefix + prompt_tokens(job.prompt)
-    s = _token_slice(job.tokens)
+    s = parse_tokens(job.tokens)
     vocab = arch["vocab"]
     cands = vocab if s is None else len(range(vocab)[s])
     if head == "lm":  # one forward of the prompt, then the LM head over the vocabulary at its last position

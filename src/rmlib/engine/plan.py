@@ -6,7 +6,7 @@ A plan is a YAML file (or the same dict in Python)::
       - tiny-llama
       - {id: tiny-gemma2, load: {dtype: float32}}   # ... or {id: ..., load: {...}}: that model's own load options
     prompts: [greatest, best]                # prompt keys (rmlib.data.prompt_table) or literal prompt text
-    tokens: "0:1000"                         # optional vocabulary slice LO:HI (default: the whole vocabulary)
+    tokens: "0:1000"                         # optional: LO:HI, LO:, :HI or ids "1,2,3" (default: every token)
     kind: sweep                              # 'sweep' (one-token answers) or 'answers' (multi-token answers)
     answers: [love, war]                     # with kind: answers, the answers to score under every prompt
     load: {head: rm}                         # optional rmlib.models.LoadOptions for every model
@@ -34,7 +34,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rmlib.engine.checks import SweepError
+from rmlib.engine.tokens import parse_tokens
+from rmlib.errors import SweepError
 
 __all__ = ["Plan", "Job", "load_plan", "expand", "plan_status", "model_load", "KINDS"]
 
@@ -176,7 +177,7 @@ def load_plan(plan) -> Plan:
                              f"as a base-60 number (1 x 60 + 30 = 90); quote the slice: tokens: \"LO:HI\"")
         if not isinstance(tokens, str):
             raise SweepError(f"tokens must be a vocabulary slice \"LO:HI\" (a string), not {tokens!r}")
-        _token_slice(tokens)
+        parse_tokens(tokens)
     bs = data.get("batch_size")
     if bs is not None and (isinstance(bs, bool) or not isinstance(bs, int) or bs < 1):
         raise SweepError(f"batch_size must be a positive integer, not {bs!r}")
@@ -199,20 +200,6 @@ def _known_models(models) -> None:
             get_spec(model)
         except ValueError as exc:
             raise SweepError(f"the plan's model {model!r}: {exc}") from None
-
-
-def _token_slice(text: str | None):
-    """'LO:HI', 'LO:' or ':HI' -> a slice; None -> None (the whole vocabulary)."""
-    if text is None:
-        return None
-    try:
-        lo, hi = (p.strip() for p in text.split(":", 1))
-        lo, hi = int(lo) if lo else 0, int(hi) if hi else None
-    except ValueError:
-        raise SweepError(f"tokens {text!r} is not a vocabulary slice: use LO:HI, LO: or :HI") from None
-    if lo < 0 or (hi is not None and hi <= lo):
-        raise SweepError(f"tokens {text!r} is an empty or reversed slice: use LO:HI with 0 <= LO < HI")
-    return slice(lo, hi)
 
 
 def _prompt_texts(keys) -> dict[str, str]:
@@ -295,7 +282,7 @@ def plan_status(plan, cache_root=None) -> list[tuple[Job, bool | None]]:
             out.append((job, None))
             continue
         load = LoadOptions.of(**dict(job.load))
-        request = sweep_index.request_key(job.model, job.prompt, _token_slice(job.tokens), load, mode=job.mode)
+        request = sweep_index.request_key(job.model, job.prompt, parse_tokens(job.tokens), load, mode=job.mode)
         out.append((job, None if request is None else sweep_index.listed(
             request, cache_root, expect=sweep_index.stands_for(job.model, job.prompt, load))))
     return out

@@ -25,6 +25,7 @@ from rmlib.config import progress_bar
 from rmlib.engine.cost import job_seconds, worker_groups
 from rmlib.engine.checks import SweepError
 from rmlib.engine.plan import Job, expand, load_plan
+from rmlib.engine.tokens import parse_tokens
 
 __all__ = ["ModelWorker", "JobResult", "PlanReport", "run_plan", "worker_options", "MAX_RESTARTS", "MAX_TASK_RETRIES"]
 
@@ -98,7 +99,6 @@ class ModelWorker:
         from pathlib import Path
 
         from rmlib.engine.answers import score_answers
-        from rmlib.engine.plan import _token_slice
         from rmlib.engine.token_sweep import sweep
         t0 = time.perf_counter()
         where = f"{socket.gethostname()}:{os.getpid()}"
@@ -114,7 +114,7 @@ class ModelWorker:
                 key, cached = df.attrs.get("rmlib", {}).get("key"), False
                 n = len(df)
             else:
-                res = sweep(lm, job.prompt, tokens=_token_slice(job.tokens), mode=job.mode,
+                res = sweep(lm, job.prompt, tokens=parse_tokens(job.tokens), mode=job.mode,
                             batch_size=job.batch_size, progress=False, cache_root=self.cache_root)
                 key, cached, n = res.meta.get("key"), res.cached, len(res.frame)
                 _remember(job, res, lm.head, self.cache_root)
@@ -128,10 +128,9 @@ def _remember(job: Job, result, head: str, cache_root) -> None:
     ``rmlib plan`` can tell it is done, and a chapter's own call is served, without loading the model. Only the
     shortcut is lost when the request has no key (no cheap fingerprint) or the entry cannot be written."""
     from rmlib.engine import sweep_index
-    from rmlib.engine.plan import _token_slice
     from rmlib.models import LoadOptions
     try:
-        request = sweep_index.request_key(job.model, job.prompt, _token_slice(job.tokens),
+        request = sweep_index.request_key(job.model, job.prompt, parse_tokens(job.tokens),
                                           LoadOptions.of(**dict(job.load)), mode=job.mode)
         if request is not None:
             sweep_index.record(request, result, head, cache_root)

@@ -20,7 +20,7 @@ from rmlib.engine.checks import resolve_model
 from rmlib.engine.token_sweep import sweep
 from rmlib.errors import as_list
 
-__all__ = ["token_rewards", "token_rewards_many", "answer_rewards", "token_reward_table", "with_reward", "token_range"]
+__all__ = ["token_rewards", "token_rewards_many", "answer_rewards", "token_reward_table", "with_reward"]
 
 
 def with_reward(df: pd.DataFrame, head: str) -> pd.DataFrame:
@@ -58,25 +58,6 @@ def token_rewards_many(models: Sequence, prompts: Sequence[str], *, tokens=None,
                          "[rmlib.data.prompt_text('greatest')])")
     return pd.concat([token_rewards(m, p, tokens=tokens, progress=progress, load=load) for m in models
                       for p in prompts], ignore_index=True)
-
-
-def token_range(tokens) -> slice | None:
-    """The chapters' ``TOKENS`` parameter as a vocabulary slice: None (the whole vocabulary), ``N`` (the first N
-    token ids) or ``[start, stop]`` (ids start..stop-1)."""
-    if tokens is None:
-        return None
-    if isinstance(tokens, bool):
-        raise ValueError(f"TOKENS={tokens!r}: give None, a number of token ids, or [start, stop]")
-    if isinstance(tokens, int):
-        if tokens < 1:
-            raise ValueError(f"TOKENS={tokens}: give at least one token id (or None for the whole vocabulary)")
-        return slice(0, tokens)
-    if isinstance(tokens, (list, tuple)) and len(tokens) == 2 and all(isinstance(t, int) for t in tokens):
-        start, stop = tokens
-        if not 0 <= start < stop:
-            raise ValueError(f"TOKENS={list(tokens)}: need 0 <= start < stop")
-        return slice(start, stop)
-    raise ValueError(f"TOKENS={tokens!r}: give None, a number of token ids, or [start, stop]")
 
 
 def answer_rewards(model, prompts, answers, *, progress: bool = True, load=None) -> pd.DataFrame:

@@ -1,4 +1,8 @@
-"""The ``tokens=`` argument of a sweep (and of GCG, the audit, ``token_rewards``): None, a slice, or integer ids.
+"""Token specs, in one place: the ``tokens=`` argument of a sweep (and of GCG, the audit, ``token_rewards``), its
+text form on the command line and in a plan, and the chapters' ``TOKENS`` parameter.
+
+:func:`parse_tokens` reads the text form (``LO:HI``, ``LO:``, ``:HI`` or ids ``1,2,3``); :func:`token_range` turns a
+chapter's ``TOKENS`` (None, a count N of the first ids, or ``[start, stop]``) into a slice.
 
 :func:`tokens_arg` checks its type before anything loads, with a message that says what to give instead: a string
 such as ``"0:10"`` is the CLI's and a plan's spelling, not Python's (``slice(0, 10)`` or ``range(0, 10)``); a torch
@@ -10,12 +14,56 @@ from __future__ import annotations
 import numbers
 import warnings
 
-__all__ = ["tokens_arg", "vocab_ids", "TokensWarning"]
+from rmlib.errors import SweepError
+
+__all__ = ["parse_tokens", "token_range", "tokens_arg", "vocab_ids", "TokensWarning"]
+
+_FORMS = "use LO:HI, LO: (to the end), :HI or integer ids 1,2,3"
 
 
-def _error(message: str):
-    from rmlib.engine.checks import SweepError
+def _error(message: str) -> SweepError:
     return SweepError(message)
+
+
+def parse_tokens(text: str | None) -> slice | list[int] | None:
+    """The text form of a token spec, as the command line's ``--tokens`` and a plan's ``tokens:`` spell it:
+    ``'LO:HI'``, ``'LO:'`` (to the end of the vocabulary) or ``':HI'`` -> a slice; ``'1,2,3'`` -> those ids; None
+    (no spec) -> None, the whole vocabulary."""
+    if text is None:
+        return None
+    text = text.strip()
+    try:
+        if ":" in text:
+            lo, hi = (part.strip() for part in text.split(":", 1))
+            lo, hi = int(lo) if lo else 0, int(hi) if hi else None
+            if lo < 0 or (hi is not None and hi <= lo):
+                raise _error(f"tokens {text!r} is an empty or reversed slice: use LO:HI with 0 <= LO < HI")
+            return slice(lo, hi)
+        ids = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise _error(f"tokens {text!r} is not a vocabulary slice: {_FORMS}") from None
+    if not ids:
+        raise _error(f"no token ids given in {text!r}: {_FORMS}")
+    return ids
+
+
+def token_range(tokens) -> slice | None:
+    """The chapters' ``TOKENS`` parameter as a vocabulary slice: None (the whole vocabulary), ``N`` (the first N
+    token ids) or ``[start, stop]`` (ids start..stop-1)."""
+    if tokens is None:
+        return None
+    if isinstance(tokens, bool):
+        raise ValueError(f"TOKENS={tokens!r}: give None, a number of token ids, or [start, stop]")
+    if isinstance(tokens, int):
+        if tokens < 1:
+            raise ValueError(f"TOKENS={tokens}: give at least one token id (or None for the whole vocabulary)")
+        return slice(0, tokens)
+    if isinstance(tokens, (list, tuple)) and len(tokens) == 2 and all(isinstance(t, int) for t in tokens):
+        start, stop = tokens
+        if not 0 <= start < stop:
+            raise ValueError(f"TOKENS={list(tokens)}: need 0 <= start < stop")
+        return slice(start, stop)
+    raise ValueError(f"TOKENS={tokens!r}: give None, a number of token ids, or [start, stop]")
 
 
 def tokens_arg(tokens):

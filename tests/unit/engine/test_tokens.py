@@ -62,3 +62,32 @@ def test_a_huge_token_id_is_out_of_range_not_an_overflow(tiny_rms):
 
     with pytest.raises(SweepError, match=r"token ids out of range \[0, \d+\) for tiny-llama: \[99999999999999999999999\]"):
         candidate_ids(tiny_rms["llama"], [99999999999999999999999])
+
+
+@pytest.mark.parametrize("text, expected", [("10:20", slice(10, 20)), (" 10: ", slice(10, None)), (":5", slice(0, 5)),
+                                            ("1, 2,3", [1, 2, 3]), (None, None)])
+def test_one_parser_reads_the_text_form_for_the_command_line_and_a_plan(text, expected):
+    from rmlib.cli.commands import _token_spec
+    from rmlib.engine.plan import load_plan
+    from rmlib.engine.tokens import parse_tokens
+
+    assert parse_tokens(text) == expected
+    if text is not None:
+        assert _token_spec(text) == expected  # the CLI's --tokens
+        plan = load_plan({"models": ["tiny-llama"], "prompts": ["greatest"], "tokens": text})
+        assert parse_tokens(plan.tokens) == expected  # a plan's tokens: ids included (it took slices only)
+
+
+@pytest.mark.parametrize("text", ["-5:", "5:2", "abc", ","])
+def test_the_command_line_refuses_what_a_plan_refuses(text):
+    """Before, the CLI had its own parser: ``--tokens -5:`` passed it as slice(-5, None), which a plan refused."""
+    import argparse
+
+    from rmlib.cli.commands import _token_spec
+    from rmlib.engine.plan import load_plan
+
+    with pytest.raises(argparse.ArgumentTypeError) as cli:
+        _token_spec(text)
+    with pytest.raises(SweepError) as plan:
+        load_plan({"models": ["tiny-llama"], "prompts": ["greatest"], "tokens": text})
+    assert str(cli.value) == str(plan.value)
