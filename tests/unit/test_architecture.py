@@ -149,3 +149,30 @@ def test_the_engine_is_imported_at_the_top_of_a_file(path):
               and any((getattr(n, "module", None) or a.name).startswith(("rmlib.engine", "rmlib.models", "rmlib.train"))
                       for a in n.names)]
     assert hidden == [], f"{path.relative_to(SRC)} imports the engine inside a function: {hidden}"
+
+
+def _imports_anywhere(path: Path) -> set[str]:
+    """The rmlib modules ``path`` imports, at the top or inside a function (a function-level import hides a circle
+    from Python, not from a reader), less its own packages (a module importing its parent package is no circle)."""
+    modules = {_module_name(p) for p in SRC.rglob("*.py")}
+    name, out = _module_name(path), set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("rmlib"):
+            out |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                    for a in node.names}
+    packages = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+    return {m for m in out if m in modules and m not in packages and m != name}
+
+
+def test_no_import_circle_even_through_imports_inside_functions():
+    """#41 item 4: engine.checks <-> engine.tokens (only to share SweepError) and models.loading <-> models.local
+    (a partial checkpoint loading its base) were circles hidden by function-level imports."""
+    import graphlib
+
+    graph = {_module_name(p): _imports_anywhere(p) for p in SRC.rglob("*.py")}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as e:
+        pytest.fail(f"an import circle: {' -> '.join(e.args[1])}")

@@ -38,6 +38,7 @@ _WHERE = {
 __getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = ["sweep", "SweepResult", "SweepError", "score_answers", "roundtrip_audit", "token_rewards",
-           "token_rewards_many", "token_range", "parse_tokens", "answer_rewards", "token_reward_table", "with_reward", "verify_cache",
+           "token_rewards_many", "token_range", "parse_tokens", "answer_rewards", "token_reward_table", "with_reward",
+           "verify_cache",
            "print_report", "Finding", "CHUNK", "MODES", "candidate_ids", "resolve_model",
            "Plan", "Job", "load_plan", "expand", "plan_status", "run_plan", "JobResult", "PlanReport"]

@@ -18,8 +18,9 @@ from rmlib.registry import spec_at
 __all__ = ["SOURCES", "load_model", "load_tokenizer"]
 
 # registry source -> how its models are built (a new source: a module with tokenizer/load/revision, and a line here)
+# (a local partial checkpoint loads its base through load_model itself, passed in rather than imported back)
 SOURCES: dict[str, Source] = {"hub": hub.SOURCE, "embedded": embedded.SOURCE, "tiny": tiny.SOURCE,
-                              "local": local.SOURCE}
+                              "local": local.source(lambda *args, **kwargs: load_model(*args, **kwargs))}
 
 
 def load_tokenizer(model_id: str, options: LoadOptions | None = None, **fields):

@@ -7,21 +7,23 @@ checks. The format is written by :mod:`rmlib.train.export`; the constants here a
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import warnings
 from pathlib import Path
+from typing import Callable
 
 import torch
 
-from rmlib.models.base import CacheWarning, LoadOptions, ModelError, Source
+from rmlib.models.base import CacheWarning, LoadedModel, LoadOptions, ModelError, Source
 from rmlib.models.devices import DTYPE_BY_NAME, dtype_name
 from rmlib.models.files import check_config, folder_tokenizer, unreadable_weights
 from rmlib.models.hub import from_pretrained_checked
 from rmlib.registry import RUN_FILE, ModelSpec, get_spec
 from rmlib.storage.integrity import check_manifest, read_manifest
 
-__all__ = ["PARTIAL_WEIGHTS", "RUN_FILE", "check_checkpoint", "frozen_weights_sha256", "SOURCE"]
+__all__ = ["PARTIAL_WEIGHTS", "RUN_FILE", "check_checkpoint", "frozen_weights_sha256", "source"]
 
 PARTIAL_WEIGHTS = "trained.safetensors"
 
@@ -57,12 +59,13 @@ def frozen_weights_sha256(model, exclude: set[str], dtype: torch.dtype) -> str:
     return h.hexdigest()
 
 
-def _load_partial(spec: ModelSpec, head: str, dtype: torch.dtype, device: torch.device, trust_remote_code: bool):
+def _load_partial(spec: ModelSpec, head: str, dtype: torch.dtype, device: torch.device, trust_remote_code: bool,
+                  load_model: Callable[..., LoadedModel]):
     """A last_n checkpoint: the base's weights with the trained tensors laid over them, checked by fingerprint.
-    A Bradley-Terry run's base is loaded with a scalar head; a DPO run's (an implicit RM) as a causal LM."""
+    A Bradley-Terry run's base is loaded with a scalar head; a DPO run's (an implicit RM) as a causal LM.
+    ``load_model``: how the base is loaded, like any other model (:func:`rmlib.models.loading.load_model`, which
+    passes itself, so this module need not import the loader that imports it)."""
     from safetensors.torch import load_file
-
-    from rmlib.models.loading import load_model  # the base is loaded like any other model
 
     meta, path = spec.extra, Path(spec.path)
     base_spec = get_spec(meta["base_model"])
@@ -96,7 +99,7 @@ def _tokenizer(spec: ModelSpec, trust_remote_code: bool):
     return folder_tokenizer(Path(spec.path), spec.id, trust_remote_code)
 
 
-def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype):
+def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype, load_model: Callable[..., LoadedModel]):
     check_checkpoint(spec)
     check_config(Path(spec.path), spec.id)
     if spec.extra.get("weights") == "partial":
@@ -104,7 +107,7 @@ def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype):
             other = "a causal LM (an implicit RM): load it with head='lm'" if spec.kind == "lm" else \
                 f"a reward model; load its base {spec.extra['base_model']!r} for head='lm'"
             raise ModelError(f"{spec.id} is {other}")
-        model, tok = _load_partial(spec, head, dtype, device, options.trust_remote_code)
+        model, tok = _load_partial(spec, head, dtype, device, options.trust_remote_code, load_model)
         return model, tok, []
     tok = _tokenizer(spec, options.trust_remote_code)
     model, fresh = from_pretrained_checked(spec.path, spec, head, options, device, dtype)
@@ -122,4 +125,6 @@ def _revision(spec: ModelSpec, model) -> str:
     return f"files-stat:{hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]}"
 
 
-SOURCE = Source(tokenizer=_tokenizer, load=_load, revision=_revision)
+def source(load_model: Callable[..., LoadedModel]) -> Source:
+    """The local source, given the loader its partial checkpoints load their base with."""
+    return Source(tokenizer=_tokenizer, load=functools.partial(_load, load_model=load_model), revision=_revision)
