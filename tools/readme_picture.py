@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write the README's picture: one chart of an executed chapter, as a PNG, drawn by Vega offline (vl-convert).
+"""Write the README's pictures: one chart of an executed chapter or of a value card, as a PNG, drawn by Vega
+offline (vl-convert).
 
 The picture is a real chart from a full-parameter run, not a drawing: it takes the chart's Vega-Lite spec from the
 executed notebook's output and renders it, so re-running this after a `make book` refreshes it with the same code
@@ -7,6 +8,7 @@ that drew the page.
 
     python tools/readme_picture.py book/_executed/big_two.ipynb --chart 1 --out book/_static/readme/big_two.png
     python tools/readme_picture.py book/_executed/big_two.ipynb --list     # every chart's number and title
+    python tools/readme_picture.py _build/cards/smollm2-135m-instruct/card.html --out book/_static/readme/card.png
 """
 from __future__ import annotations
 
@@ -18,17 +20,23 @@ from pathlib import Path
 SPEC_START = "var spec = "
 
 
-def chart_specs(notebook: Path) -> list[dict]:
-    """The Vega-Lite spec of every chart an executed notebook shows, in page order."""
-    nb = json.loads(notebook.read_text(encoding="utf-8"))
+def _pages(path: Path) -> list[str]:
+    """The HTML a file shows: an executed notebook's HTML outputs in page order, or an HTML page (a value card)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".html":
+        return [text]
+    return ["".join(out.get("data", {}).get("text/html", "")) for cell in json.loads(text)["cells"]
+            for out in cell.get("outputs", [])]
+
+
+def chart_specs(path: Path) -> list[dict]:
+    """The Vega-Lite spec of every chart an executed notebook (or an HTML page) shows, in page order."""
     specs = []
-    for cell in nb["cells"]:
-        for out in cell.get("outputs", []):
-            html = "".join(out.get("data", {}).get("text/html", ""))
-            while SPEC_START in html:
-                html = html.split(SPEC_START, 1)[1]
-                text, html = html.split(";\n", 1)
-                specs.append(json.loads(text))
+    for html in _pages(path):
+        while SPEC_START in html:
+            html = html.split(SPEC_START, 1)[1]
+            text, html = html.split(";\n", 1)
+            specs.append(json.loads(text))
     return specs
 
 
@@ -39,7 +47,7 @@ def _title(spec: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("notebook", type=Path)
+    parser.add_argument("notebook", type=Path, help="an executed notebook, or an HTML page such as a card.html")
     parser.add_argument("--chart", type=int, default=1, help="which chart, counted from 1 in page order")
     parser.add_argument("--out", type=Path, default=Path("book/_static/readme/chart.png"))
     parser.add_argument("--scale", type=float, default=2.0, help="pixels per CSS pixel (2: sharp on any screen)")

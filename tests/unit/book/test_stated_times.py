@@ -34,5 +34,7 @@ def test_the_readme_s_first_screen_has_the_two_commands_one_build_time_and_a_rea
     assert "make book" in head and "make test" in head
     assert len(re.findall(r"about\s+\*\*\d+ minutes\*\*", head)) == 1
     pictures = re.findall(r"!\[[^\]]+\]\(([^)]+\.png)\)", head)
-    assert len(pictures) == 1 and (book.ROOT / pictures[0]).is_file(), pictures
-    assert (book.ROOT / pictures[0]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert pictures and all((book.ROOT / p).is_file() for p in pictures), pictures
+    assert all((book.ROOT / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pictures)
+    # #42: the value card's command, with a picture of a card
+    assert "make card MODEL=" in head and "book/_static/readme/card.png" in pictures

@@ -35,3 +35,12 @@ def test_the_charts_are_found_in_page_order_and_the_chosen_one_is_drawn(tmp_path
     assert rp.main([str(path), "--chart", "2", "--out", str(out), "--scale", "1"]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "'second'" in capsys.readouterr().out
     assert rp.main([str(path), "--chart", "3", "--out", str(out)]) == 2  # there is no third chart
+
+
+def test_a_value_cards_page_gives_its_chart_too(tmp_path):
+    """The README shows a value card's chart: card.html is one page, its Vega bundle inline, not a notebook."""
+    chart = render_html(alt.Chart(pd.DataFrame({"x": [1, 2]}), title="card").mark_point().encode(x="x:Q").to_dict(),
+                        inline_bundle=True)
+    page = tmp_path / "card.html"
+    page.write_text(f"<html><body><h1>A value card</h1>{chart}</body></html>")
+    assert [s["title"] for s in rp.chart_specs(page)] == ["card"]
