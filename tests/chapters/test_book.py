@@ -90,8 +90,8 @@ def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
 def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, chapter, tmp_path, monkeypatch):
     """#41: staleness follows what a chapter ran. The book's standard runs, checked against a copy of the package
     with one chapter's files edited: only the chapters whose kernels imported them must run again. The claims page
-    imports every source chapter's results type, and those import their analysis modules (ARCHITECTURE.md), so an
-    edit to heterogeneity's analysis reruns it too; an edit to heterogeneity's chart or sentences does not."""
+    reads every source chapter's results through their types alone (``analysis/results/types/``), so it reruns
+    only when the results it reads change (the results hashes in its stamp), not when a chapter's code does."""
     from rmlib.analysis import claims
     from rmlib.book import stamps
 
@@ -120,7 +120,9 @@ def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, 
     undo("report/prose/templates/heterogeneity.md.j2")
     assert stale() == {}
     edit("analysis/heterogeneity.py")
-    assert stale() == dict.fromkeys(["heterogeneity", "claims"], "rmlib changed: analysis/heterogeneity.py")
+    assert stale() == {"heterogeneity": "rmlib changed: analysis/heterogeneity.py"}
+    edit("analysis/results/types/heterogeneity.py")  # the results type the claims page reads
+    assert set(stale()) == {"heterogeneity", "claims"}
     edit("storage/results.py")  # every chapter writes (and the claims page reads) results through it
     assert set(stale()) == set(runs)
 

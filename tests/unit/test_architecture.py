@@ -176,3 +176,16 @@ def test_no_import_circle_even_through_imports_inside_functions():
         graphlib.TopologicalSorter(graph).prepare()
     except graphlib.CycleError as e:
         pytest.fail(f"an import circle: {' -> '.join(e.args[1])}")
+
+
+def test_a_results_type_imports_no_chapters_analysis():
+    """The claims page reads every chapter's typed results: a type that imported its chapter's analysis made an edit
+    to any analysis rerun the claims page (its stamp hashes what its kernel imported, rmlib.book.imported)."""
+    allowed = {"rmlib.analysis.choices", "rmlib.analysis.claims.rules"}
+    for path in sorted((SRC / "analysis" / "results" / "types").glob("*.py")):
+        analysis = {m for m in _imports_anywhere(path) if m.startswith("rmlib.analysis")}
+        assert analysis <= allowed, f"{path.relative_to(SRC)} imports {sorted(analysis - allowed)}"
+    from rmlib.analysis.claims import source_chapters
+    from rmlib.analysis.results import result_type
+
+    assert all(result_type(c).__module__.startswith("rmlib.analysis.results.types.") for c in source_chapters())

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rmlib.analysis.choices import ANY_MODE
 from rmlib.analysis.categories import REPLACEMENT_CHAR, item_categories, token_features
 from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
 from rmlib.registry import get_spec
@@ -24,7 +25,7 @@ from rmlib import engine
 __all__ = ["tail_composition", "shared_vocabulary", "vocabulary_overlap", "MODES", "ANSWER_KIND", "answer_runs",
            "tail_size", "shape_statistics", "tail_compositions", "token_feature_tails"]
 
-MODES = ("published", "compute", "both")
+MODES = ANY_MODE
 ANSWER_KIND = "kind of answer"   # the feature column of every run: an item's form or a token's category
 TOKEN_FEATURES = ["is_word", "leading_space", "capitalised", "n_chars"]
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rmlib.analysis.choices import ANY_MODE
 from rmlib.analysis.distributions import shared_vocabulary, vocabulary_overlap
 from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
 from rmlib.registry import get_spec
@@ -28,7 +29,7 @@ __all__ = ["SimilarityRun", "MODES", "published_run", "computed_run", "similarit
            "tau_extremes", "similarity_designs", "design_rsa", "design_partial_mantel", "base_given_size",
            "design_given", "best_design", "statistic_titles", "BASE_DESIGN", "SIZE_DESIGN", "ALPHA"]
 
-MODES = ("published", "compute", "both")
+MODES = ANY_MODE
 BASE_DESIGN, SIZE_DESIGN = "same base family", "similar size (log10 params)"
 ALPHA = 0.05  # a design matches the τ matrix only with a Mantel permutation p below this
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from rmlib.analysis.choices import AGGREGATES, PUBLISHED_OR_COMPUTE
 from rmlib.analysis.categories import item_categories
 from rmlib.analysis.misalignment import (consensus_misalignment, misalignment, misalignment_by, top_overlap_by)
 from rmlib.analysis.topics import item_topics, theme_members
@@ -30,8 +31,7 @@ __all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement",
            "consensus_tables", "method_robustness", "form_summary", "undervalued_topics", "theme_prompts",
            "topics_summary", "rank_trajectories"]
 
-MODES = ("published", "compute")
-AGGREGATES = ("median", "mean")
+MODES = PUBLISHED_OR_COMPUTE
 EXTRA = ["form", "valence_band"]   # item features carried into the consensus tables
 
 

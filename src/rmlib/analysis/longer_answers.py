@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rmlib.analysis.choices import ANY_MODE
 from rmlib import engine
 from rmlib import models as rm_models
 from rmlib.analysis.categories import token_category
@@ -32,7 +33,7 @@ from rmlib.errors import as_list
 __all__ = ["MODES", "where_gcg_stands", "search_runs", "one_token_references", "final_optima", "compare_with_one_token",
            "answer_category", "category_sharing", "length_and_reward", "IDENTITY"]
 
-MODES = ("published", "compute", "both")  # the released scores of longer answers; fresh GCG searches
+MODES = ANY_MODE  # the released scores of longer answers; fresh GCG searches
 
 IDENTITY = "identity term"
 GROUP = ["model", "prompt_key", "direction", "length"]

@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from rmlib.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmlib.data import design_prompts, published_value_scores, value_columns, value_lexicon
 from rmlib.registry import model_info
 from rmlib.stats import require_columns
@@ -28,7 +29,7 @@ from rmlib import engine
 __all__ = ["sample_lexicon", "compute_value_scores", "value_tables", "tables_overview", "nicknames", "word_ranks",
            "word_pair_table", "DEFAULT_PROMPTS", "word_rewards", "value_profile", "check_lexicon"]
 
-MODES = ("published", "compute")
+MODES = PUBLISHED_OR_COMPUTE
 
 
 def sample_lexicon(lex: pd.DataFrame, per_category: int | None, seed: int = 0) -> list[str] | None:

@@ -14,6 +14,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from rmlib.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmlib.data import RM_SCORE, published_word_scores
 from rmlib.registry import embedded_lms
 from rmlib.stats import require_columns
@@ -26,7 +27,7 @@ __all__ = ["WORDLIKE", "TOKEN_PROMPT_KEYS", "MODES", "published_scores", "token_
 
 WORDLIKE = re.compile(r"^[a-z][a-z'-]*$")
 TOKEN_PROMPT_KEYS = ["greatest", "best", "worst"]   # compute mode's prompts when a chapter names none
-MODES = ("published", "compute")
+MODES = PUBLISHED_OR_COMPUTE
 
 
 def published_scores(models=None, prompt_keys=None) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
+from rmlib.analysis.choices import FRAMING_HALVES
 from rmlib.data import word_affect
 from rmlib.stats import require_columns, standardise
 
@@ -153,10 +154,6 @@ def framing_contrast(ff: pd.DataFrame, groups: Sequence[str] = ("model",), clust
         row.update(n=int(res.nobs), n_words=int(g["word"].nunique()) if "word" in g else None)
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-FRAMING_HALVES = {"pos_prompts": "positive prompts: more sensitive to positive words",
-                  "neg_prompts": "negative prompts: more sensitive to negative words"}
 
 
 def framing_halves(contrast: pd.DataFrame, label: str = "model") -> pd.DataFrame:

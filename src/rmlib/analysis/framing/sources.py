@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from rmlib.analysis.choices import RESPONSES
 from rmlib.analysis.claims.rules import share_outcome
 from rmlib.analysis.framing.contrast import (FRAMING_HALVES, framing_cell_counts, framing_cell_slopes, framing_contrast,
                                     framing_frame, framing_halves, framing_halves_summary, framing_word_influence,
@@ -23,7 +24,7 @@ __all__ = ["RESPONSES", "check_sources", "framing_scores", "prompt_valences", "f
            "contrasts_by_source", "cell_agreement", "halves_outcome", "lexicon_counts", "weak_half_drivers",
            "word_means", "top_words", "response_unit"]
 
-RESPONSES = ("z", "rank")
+
 
 
 def check_sources(sources) -> list[str]:

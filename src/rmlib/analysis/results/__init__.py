@@ -5,6 +5,7 @@ computed pieces, so the notebook's last cell is ``write_results(<module>.chapter
 The claims page, the chapter tests and :func:`result_type` find a chapter's type here by its name.
 
 * ``by_chapter.py``: which module holds a chapter's results type (:data:`CHAPTER_MODULES`), and the type itself;
+* ``types/``: each results type alone, without its builders: what the claims page imports (no chapter's analysis);
 * ``claims.py``: the claims page: the rules' thresholds, one row per claim, every part with its numbers' sources;
 * ``method.py``: one sweep's best and worst token, the round-trip audit per model, the id-exact vs paper-mode demo;
 * ``distributions.py``: the shape of each model's reward distribution, what fills its tails, what separates them;

@@ -1,7 +1,9 @@
-"""Which module of :mod:`rmlib.analysis.results` holds a chapter's results type, and the type itself."""
+"""Which module of :mod:`rmlib.analysis.results` holds a chapter's results type, and the type itself (read from
+:mod:`rmlib.analysis.results.types`, which imports no chapter's analysis)."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 from rmlib.storage import ChapterResults
 
@@ -21,7 +23,10 @@ def result_type(chapter: str) -> type[ChapterResults]:
     """The results type of chapter ``chapter`` (a KeyError names the chapters that have one)."""
     if chapter not in CHAPTER_MODULES:
         raise KeyError(f"no results type for chapter {chapter!r}; chapters with results: {', '.join(CHAPTER_MODULES)}")
-    module = importlib.import_module(f"rmlib.analysis.results.{CHAPTER_MODULES[chapter]}")
+    name = CHAPTER_MODULES[chapter]
+    # the type alone (results/types/), which imports no chapter's analysis; the claims page's own type has no split
+    types = f"rmlib.analysis.results.types.{name}"
+    module = importlib.import_module(types if importlib.util.find_spec(types) else f"rmlib.analysis.results.{name}")
     found = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, ChapterResults)
              and chapter in v.CHAPTERS]
     if len(found) != 1:

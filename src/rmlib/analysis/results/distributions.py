@@ -5,130 +5,16 @@ swept tokenizers share. Each section is built where the chapter computes it, and
 (``rmlib/report/prose/templates/distributions.md.j2``)."""
 from __future__ import annotations
 
-from typing import Literal
-
 import pandas as pd
 
 from rmlib.analysis import distributions
-from rmlib.storage import ChapterResults, Num, Record, Section, Table
+from rmlib.analysis.results.types.distributions import (AnswerSet, SkewCounts, Moment, TailAsymmetry, Shape,
+                                                        DominantKind, TailKinds, WordShareRow, WordShare,
+                                                        DistributionsResults, RunName)
 
 __all__ = ["RunName", "AnswerSet", "SkewCounts", "Moment", "TailAsymmetry", "Shape", "DominantKind", "TailKinds",
            "WordShareRow", "WordShare", "DistributionsResults", "answer_set", "skew_counts", "shape", "tail_kinds",
            "word_share", "shared_vocabulary_size", "chapter_results"]
-
-#: the runs a chapter can have (``MODE="both"`` has the two)
-RunName = Literal["published", "compute"]
-
-
-class AnswerSet(Section):
-    """What one run holds: its models, how many answers each scored, and how many are LMs (implicit rewards)."""
-
-    run: RunName
-    models: list[str]
-    n_models: int
-    n_answers_min: int
-    n_answers_max: int
-    same_size: bool  # every model scored as many answers
-    n_lm: int  # models whose reward is an LM's log-probability of the answer
-
-
-class SkewCounts(Section):
-    """One run's skewness verdicts: of ``n`` distributions, how many have a 95% CI below 0 / above 0."""
-
-    n: int
-    n_negative: int
-    n_positive: int
-
-
-class Moment(Record):
-    """One moment (mean, variance, skewness, kurtosis) of one model's rewards in one run, with its bootstrap CI."""
-
-    run: RunName
-    model: str
-    moment: str
-    estimate: Num
-    ci_low: Num
-    ci_high: Num
-    n: int
-
-
-class TailAsymmetry(Record):
-    """One model's tail asymmetry (Q99 − median)/(median − Q1) in one run, with its bootstrap CI."""
-
-    run: RunName
-    model: str
-    estimate: Num
-    ci_low: Num
-    ci_high: Num
-    n: int
-
-
-class Shape(Section):
-    """Over every run together: how many skewness CIs exclude 0 either way, the most asymmetric distribution (largest
-    |skewness|), and how many tail-asymmetry ratios have a CI wholly below / above 1."""
-
-    skew: SkewCounts
-    most_asymmetric: Moment
-    n_ratio_below_1: int  # a longer low tail
-    n_ratio_above_1: int
-
-
-class DominantKind(Record):
-    """One model's most common kind of answer in its top and in its bottom tail, with its share there and its lift
-    (share in the tail / share in the whole set)."""
-
-    model: str
-    top_value: str
-    top_share: float
-    top_lift: Num
-    bottom_value: str
-    bottom_share: float
-    bottom_lift: Num
-
-
-class TailKinds(Section):
-    """One run's tails (``k`` answers each): what dominates each, per model."""
-
-    run: RunName
-    k: int
-    models: list[DominantKind]
-
-
-class WordShareRow(Record):
-    """One model's share of whole words in its top and bottom tails, with the CI of the difference."""
-
-    model: str
-    top_mean: Num
-    bottom_mean: Num
-    difference: Num
-    ci_low: Num
-    ci_high: Num
-
-
-class WordShare(Section):
-    """The whole-word feature of :func:`~rmlib.analysis.distributions.token_feature_tails`, per model; ``computed`` is
-    False without a compute run (published scores are of EloEverything items, not tokens)."""
-
-    computed: bool
-    models: list[WordShareRow]
-
-
-class DistributionsResults(ChapterResults):
-    CHAPTERS = ("distributions",)
-    SCHEMA_VERSION = 2  # 2: adds the sections the sentences are rendered from (answer_sets, shape, tails, word_share)
-
-    mode: Literal[distributions.MODES]
-    runs: list[RunName]
-    answer_sets: dict[RunName, AnswerSet]
-    skew_summary: dict[RunName, SkewCounts]
-    shape: Shape
-    moments: list[Moment]
-    asymmetry: list[TailAsymmetry]
-    composition: dict[RunName, Table]  # per run: each model's tail shares by kind of answer, with CIs and lift
-    tails: dict[RunName, TailKinds]
-    features: Table  # compute runs: token features of the top against the bottom tail (empty without one)
-    word_share: WordShare
-    shared_vocabulary_size: int | None  # token texts every swept tokenizer has; None without two swept models
 
 
 def answer_set(run: str, df: pd.DataFrame) -> AnswerSet:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rmlib.analysis.choices import ANY_MODE
 from rmlib.analysis.teaching.dynamics import (concentrated_pi0, effective_size, pairwise_accuracy, planted_teachers,
                                     sampled_accuracy, standardise, teaching_table, uniform_pi0)
 from rmlib.registry import ModelError, get_spec
@@ -28,7 +29,7 @@ __all__ = ["MODES", "Setting", "PI0_KINDS", "initial_policies", "elo_setting", "
            "pi0_from_logprob", "vocabulary_setting", "compute_setting", "overview", "reward_kinds",
            "sampled_accuracies", "planted_case"]
 
-MODES = ("published", "compute", "both")  # the chapter's data sets: the published scores, a policy's own sweep
+MODES = ANY_MODE  # the chapter's data sets: the published scores, a policy's own sweep
 
 PI0_KINDS = {
     "uniform": "every item equally likely: the pairs an accuracy benchmark draws at random",
