@@ -83,7 +83,7 @@ def main(argv=None) -> int:
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(HEADER + body, encoding="utf-8")
     os.replace(tmp, args.out)
-    print(f"wrote {args.out}: {len(found)} chapter(s) from {args.executed}, {len(seconds)} in all")
+    print(f"wrote {args.out}: {len(found)} chapter{'' if len(found) == 1 else 's'} from {args.executed}, {len(seconds)} in all")
     return 0
 
 

@@ -172,6 +172,11 @@ def reference_seconds(path: str | os.PathLike | None = None) -> dict[str, float]
         return {}
 
 
+def _chapters(n: int) -> str:
+    """``1 chapter``, ``3 chapters``: the log counts like the pages do, not "chapter(s)"."""
+    return f"{n} chapter" if n == 1 else f"{n} chapters"
+
+
 def remaining_estimate(names: list[str], seconds: dict[str, float | None],
                        reference: dict[str, float] | None = None) -> str:
     """The time left for the chapters still to run (``about 12 min left``), from their last run times here, else
@@ -185,7 +190,7 @@ def remaining_estimate(names: list[str], seconds: dict[str, float | None],
     if own or ref:
         parts.append(f"about {total / 60:.0f} min left" if total >= 60 else f"about {total:.0f} s left")
         if ref:
-            parts[-1] += f" ({len(ref)} chapter(s) by the reference timings)" if own else " (by the reference timings)"
+            parts[-1] += f" ({_chapters(len(ref))} by the reference timings)" if own else " (by the reference timings)"
     if unknown:
         parts.append(f"never timed: {', '.join(unknown)}")
     return " + ".join(parts) if parts else "nothing left"
@@ -207,7 +212,7 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
     seconds = {n: previous_seconds(n, output_dir) for n in stale}
     reference = {} if kwargs.get("tiny") or kwargs.get("params_file") or kwargs.get("overrides") else reference_seconds()
     if stale:
-        log(f"[book] {len(stale)} of {len(order)} chapter(s) to run, {remaining_estimate(stale, seconds, reference)}")
+        log(f"[book] {len(stale)} of {_chapters(len(order))} to run, {remaining_estimate(stale, seconds, reference)}")
     results, failures = [], []
     for i, n in enumerate(order, 1):
         if n not in stale and _is_stale(resolved[n], output_dir, kwargs):  # e.g. claims, once the results it reads changed
@@ -224,7 +229,7 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
             log(f"[book] {n}: FAILED")
             failures.append(str(e))
     if failures:
-        raise BookError(f"{len(failures)} chapter(s) failed:\n" + "\n".join(failures))
+        raise BookError(f"{_chapters(len(failures))} failed:\n" + "\n".join(failures))
     return results
 
 

@@ -26,7 +26,7 @@ def test_remaining_estimate_falls_back_on_reference_timings_and_says_so():
     ref = {"b": 600.0, "c": 60.0}
     assert runner.remaining_estimate(["b"], {"b": None}, ref) == "about 10 min left (by the reference timings)"
     assert (runner.remaining_estimate(["a", "b", "d"], {"a": 60.0, "b": None, "d": None}, ref)
-            == "about 11 min left (1 chapter(s) by the reference timings) + never timed: d")
+            == "about 11 min left (1 chapter by the reference timings) + never timed: d")
     assert runner.remaining_estimate(["c"], {"c": 30.0}, ref) == "about 30 s left"  # this machine's own time wins
 
 
@@ -38,11 +38,11 @@ def test_a_cold_build_shows_the_time_left_from_the_reference_file(tmp_path, monk
     monkeypatch.setattr(runner, "run_chapter", lambda ch, **kw: runner.RunResult(ch.name, tmp_path, True, 0.0, {}))
     lines = []
     runner.run_chapters(["about", "heterogeneity", "method"], output_dir=tmp_path, log=lines.append)
-    assert lines[0] == ("[book] 3 of 3 chapter(s) to run, about 10 min left (by the reference timings) "
+    assert lines[0] == ("[book] 3 of 3 chapters to run, about 10 min left (by the reference timings) "
                         "+ never timed: method")
     lines.clear()  # a tiny run is not what the reference timed
     runner.run_chapters(["about"], output_dir=tmp_path, log=lines.append, tiny=True, force=True)
-    assert lines[0] == "[book] 1 of 1 chapter(s) to run, never timed: about"
+    assert lines[0] == "[book] 1 of 1 chapter to run, never timed: about"
 
 
 def test_the_projects_reference_file_reads_and_names_real_chapters():
@@ -71,7 +71,7 @@ def test_run_chapters_logs_each_stale_chapter_with_its_place_and_the_time_left(t
     lines = []
     runner.run_chapters(["about", "heterogeneity", "method"], output_dir=tmp_path, log=lines.append)
     assert ran == ["about", "heterogeneity", "method"]
-    assert lines[0] == "[book] 3 of 3 chapter(s) to run, about 3 min left + never timed: method"
+    assert lines[0] == "[book] 3 of 3 chapters to run, about 3 min left + never timed: method"
     assert lines[1] == "[book] chapter 1/3: about, about 3 min left + never timed: method"
     assert lines[2] == "[book] chapter 2/3: heterogeneity, about 2 min left + never timed: method"
     assert lines[3] == "[book] chapter 3/3: method, never timed: method"
@@ -85,7 +85,7 @@ def test_run_chapters_says_which_chapter_failed_and_goes_on(tmp_path, monkeypatc
 
     monkeypatch.setattr(runner, "run_chapter", fake_run)
     lines = []
-    with pytest.raises(book.BookError, match="1 chapter\\(s\\) failed"):
+    with pytest.raises(book.BookError, match="1 chapter failed"):
         runner.run_chapters(["about", "method"], output_dir=tmp_path, log=lines.append, keep_going=True)
     assert "[book] about: FAILED" in lines and lines[-1].startswith("[book] chapter 2/2: method")
 
@@ -101,7 +101,7 @@ def test_a_chapter_that_becomes_stale_during_the_run_is_counted_when_it_runs(tmp
     monkeypatch.setattr(runner, "run_chapter", fake_run)
     lines = []
     runner.run_chapters(["about", "method"], output_dir=tmp_path, log=lines.append)
-    assert lines[0] == "[book] 1 of 2 chapter(s) to run, never timed: about"
+    assert lines[0] == "[book] 1 of 2 chapters to run, never timed: about"
     assert lines[-1] == "[book] chapter 2/2: method, never timed: method"
 
 
