@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
+from rmlib.storage.atomic import write_bytes
 from rmlib.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, Chapter, chapter, chapters,
                                  in_run_order, merge_sources, missing_results, with_results_dir)
 from rmlib.book.imported import RECORD_ENV, drop_recording, read_record, recording_cell
@@ -63,8 +64,6 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     if missing:
         raise BookError(f"{name} reads the results of {missing}, which have not been written to "
                         f"{params.get(RESULTS_PARAMETER)}: run those chapters first (`make book` runs them in order)")
-    import papermill
-
     output_dir.mkdir(parents=True, exist_ok=True)
     stamp_path(name, output_dir).unlink(missing_ok=True)
     log(f"[book] {name}: running ({reason}) with "
@@ -72,46 +71,59 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     # Hash the inputs *before* running: an edit made while the chapter runs must leave it stale.
     before = dependencies(ch, params)
     t0 = time.perf_counter()
-    # The kernel inherits these: charts rely on the page's vendored vega bundle, and tqdm progress
-    # bars (saved as widgets) would only clutter a static page.
-    # rmlib's long loops write their bars to a progress file instead (rmlib.config.progress_bar), which is echoed here.
-    tmp = tempfile.TemporaryDirectory(prefix=f"rmlib-{name}-")
+    recorded = _execute(ch, params, out, timeout=timeout, log=log, progress_every=progress_every)
+    drop_recording(out)
+    show_parameters_once(out, params)  # the page shows one table, not the two raw parameter cells
+    lift_in_brief(out)  # findings first: the brief the last cell computed goes under the title
+    seconds = time.perf_counter() - t0
+    stamp = new_stamp(before, recorded, params, seconds)
+    write_bytes(stamp_path(name, output_dir), json.dumps(stamp, indent=1, default=str).encode("utf-8"))
+    log(f"[book] {name}: done in {seconds:.1f} s")
+    return RunResult(name, out, True, seconds, params)
+
+
+def _execute(ch: Chapter, params: dict, out: Path, *, timeout: int | None, log, progress_every: float):
+    """Run the chapter's cells, and the cell that records what its kernel imported (:mod:`rmlib.book.imported`),
+    with papermill into ``out``, in the book's environment; the record (None when incomplete)."""
+    import papermill
+
+    with tempfile.TemporaryDirectory(prefix=f"rmlib-{ch.name}-") as tmp, _book_environment(Path(tmp)) as env, \
+            echo_progress(env[PROGRESS_FILE_ENV], ch.name, log, every=progress_every):
+        source = Path(tmp) / f"{ch.name}.ipynb"  # the template, less the cells kept for other chapters
+        cells = ch.cells()
+        source.write_text(json.dumps({**cells, "cells": [*cells["cells"], recording_cell()]}), encoding="utf-8")
+        try:
+            papermill.execute_notebook(str(source), str(out), parameters=params, cwd=str(NOTEBOOKS),
+                                       kernel_name="python3", progress_bar=False, execution_timeout=timeout,
+                                       config=kernel_config(tmp))
+        except papermill.PapermillExecutionError as e:
+            drop_recording(out)  # the failed page is for reading its traceback, not the runner's bookkeeping
+            raise BookError(f"{ch.name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
+                            f"See the executed notebook {out} for the traceback.") from None
+        return read_record(env[RECORD_ENV])
+
+
+@contextlib.contextmanager
+def _book_environment(folder: Path):
+    """The environment the kernel inherits, restored afterwards. Charts rely on the page's vendored vega bundle, and
+    tqdm progress bars (saved as widgets) would only clutter a static page; rmlib's long loops write their bars to a
+    progress file instead (:func:`rmlib.config.progress_bar`), which is echoed here."""
     book_env = {"RMLIB_BOOK": "1", "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-                "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-                PROGRESS_FILE_ENV: str(Path(tmp.name) / "progress.txt"),
-                RECORD_ENV: str(Path(tmp.name) / "imported.json")}  # what the kernel imported (rmlib.book.imported)
+                "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", PROGRESS_FILE_ENV: str(folder / "progress.txt"),
+                RECORD_ENV: str(folder / "imported.json")}  # what the kernel imported (rmlib.book.imported)
     # ipykernel stops forwarding what reaches file descriptor 2 onto the page when it sees pytest's marker, so a
     # chapter under test would hide output that a book page shows: the kernel does not inherit it.
     previous = {k: os.environ.get(k) for k in [*book_env, PYTEST_MARKER]}
     os.environ.pop(PYTEST_MARKER, None)
     os.environ.update(book_env)
     try:
-        with tmp, echo_progress(book_env[PROGRESS_FILE_ENV], name, log, every=progress_every):
-            source = Path(tmp.name) / f"{name}.ipynb"  # the template, less the cells kept for other chapters
-            cells = ch.cells()
-            source.write_text(json.dumps({**cells, "cells": [*cells["cells"], recording_cell()]}), encoding="utf-8")
-            papermill.execute_notebook(str(source), str(out), parameters=params, cwd=str(NOTEBOOKS),
-                                       kernel_name="python3", progress_bar=False, execution_timeout=timeout,
-                                       config=kernel_config(tmp.name))
-            recorded = read_record(book_env[RECORD_ENV])
-    except papermill.PapermillExecutionError as e:
-        drop_recording(out)  # the failed page is for reading its traceback, not the runner's bookkeeping
-        raise BookError(f"{name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
-                        f"See the executed notebook {out} for the traceback.") from None
+        yield book_env
     finally:
         for k, v in previous.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    drop_recording(out)
-    show_parameters_once(out, params)  # the page shows one table, not the two raw parameter cells
-    lift_in_brief(out)  # findings first: the brief the last cell computed goes under the title
-    seconds = time.perf_counter() - t0
-    stamp_path(name, output_dir).write_text(json.dumps(new_stamp(before, recorded, params, seconds), indent=1,
-                                                       default=str))
-    log(f"[book] {name}: done in {seconds:.1f} s")
-    return RunResult(name, out, True, seconds, params)
 
 
 PYTEST_MARKER = "PYTEST_CURRENT_TEST"
