@@ -94,8 +94,17 @@ SNAKE = re.compile(r"<th[^>]*>\s*([a-z0-9]+(?:_[a-z0-9]+)+)\s*</th>")
 MISSING = re.compile(r"<td[^>]*>\s*(NaN|nan|&lt;NA&gt;|<NA>|None)\s*</td>")
 
 
+def _raw_identifier() -> re.Pattern:
+    """A cell or row label that is a value the results store as an identifier, shown as stored (``in_distribution``)
+    rather than in the words of :data:`rmlib.report.tables.VALUE_WORDS`."""
+    from rmlib.report.tables import VALUE_WORDS
+
+    return re.compile(r"<t[dh][^>]*>\s*(" + "|".join(map(re.escape, VALUE_WORDS)) + r")\s*</t[dh]>")
+
+
 def unreadable_tables(path) -> list[str]:
-    """Tables a reader would have to decode: a snake_case column header, or NaN / <NA> / None for a missing value."""
+    """Tables a reader would have to decode: a snake_case column header, NaN / <NA> / None for a missing value, or a
+    stored identifier that has words (:data:`rmlib.report.tables.VALUE_WORDS`) shown raw."""
     found = []
     for text in _visible_outputs(path):
         html = "".join(json.loads(text).get("data", {}).get("text/html", ""))
@@ -104,18 +113,22 @@ def unreadable_tables(path) -> list[str]:
         heads = "".join(re.findall(r"<thead>.*?</thead>", html, flags=re.S))  # column headers, not row labels
         found += [f"a snake_case header: {m}" for m in SNAKE.findall(heads)]
         found += [f"a missing value shown as {m}" for m in MISSING.findall(html)]
+        body = "".join(re.findall(r"<tbody>.*?</tbody>", html, flags=re.S))
+        found += [f"a stored identifier shown raw: {m}" for m in _raw_identifier().findall(body)]
     return sorted(set(found))
 
 
 def test_the_table_check_finds_what_it_looks_for(tmp_path):
     table = ('<table><thead><tr><th class="col_heading">share_truncated</th><th>model</th></tr></thead>'
-             "<tbody><tr><th>neg_half</th><td>NaN</td><td>&lt;NA&gt;</td><td>—</td></tr></tbody></table>")
+             "<tbody><tr><th>neg_half</th><td>NaN</td><td>&lt;NA&gt;</td><td>—</td><td>in_distribution</td></tr>"
+             "</tbody></table>")
     nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [
         {"output_type": "display_data", "data": {"text/html": table}}]}]}
     p = tmp_path / "x.ipynb"
     p.write_text(json.dumps(nb))
     assert unreadable_tables(p) == ["a missing value shown as &lt;NA&gt;", "a missing value shown as NaN",
-                                    "a snake_case header: share_truncated"]
+                                    "a snake_case header: share_truncated",
+                                    "a stored identifier shown raw: in_distribution"]
 
 
 @pytest.mark.parametrize("name", chapters())

@@ -11,7 +11,7 @@ from rmlib.report.masking import mask_frame, slurs_shown
 from rmlib.stats import require_columns, top_bottom
 
 __all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "reader_view", "styler_view",
-           "number_text", "p_text", "gcg_extremes_table", "MAX_ROWS_SHOWN"]
+           "number_text", "p_text", "gcg_extremes_table", "MAX_ROWS_SHOWN", "VALUE_WORDS"]
 
 MAX_ROWS_SHOWN = 15   # a longer table scrolls inside a box of about this height
 
@@ -60,12 +60,30 @@ def _meaningless_index(index: pd.Index) -> bool:
 
 MISSING = "—"  # what the prose writes for a number that was not computed (rmlib.report.prose.render.num)
 
+# The words a page shows for values that results store as identifiers (the data keep them: results, claims and tests
+# key on them). Prompt keys, chapter names and data-source ids stay as they are: a reader types them as parameters.
+VALUE_WORDS = {
+    "in_distribution": "in distribution", "token_shift": "token shift",
+    "token_shift_drop": "drop under the token shift", "chosen_rejected_overlap": "chosen–rejected overlap",
+    "is_word": "is a word", "leading_space": "leading space", "n_chars": "characters",
+    "pos_prompts": "h+ (positive prompts)", "neg_prompts": "h− (negative prompts)",
+    "body_type": "body type", "gender_and_sex": "gender and sex", "political_ideologies": "political ideologies",
+    "race_ethnicity": "race or ethnicity", "sexual_orientation": "sexual orientation",
+}
+
 
 def _missing(x) -> bool:
     try:
         return bool(pd.isna(x))
     except (TypeError, ValueError):  # a list or an array in a cell
         return False
+
+
+def _value_text(v):
+    """A cell that is not a float, as a page shows it: ``—`` when missing, a stored identifier in words."""
+    if _missing(v):
+        return MISSING
+    return VALUE_WORDS.get(v, v) if isinstance(v, str) else v
 
 
 def number_text(x) -> str:
@@ -107,7 +125,8 @@ def styler_view(styler):
 def reader_view(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` as a page shows it (the data and the stored results are untouched): headers in words, floats to four
     significant digits (:func:`number_text`), p-values by :func:`p_text` (a column named ``p``, ``p_*`` or ``*_p``),
-    and ``—`` for every missing value (NaN, None, ``<NA>``)."""
+    ``—`` for every missing value (NaN, None, ``<NA>``), and stored identifiers in words (:data:`VALUE_WORDS`), in
+    cells and row labels alike."""
     out = df.copy()
     for i, col in enumerate(df.columns):
         values = df.iloc[:, i]
@@ -115,11 +134,11 @@ def reader_view(df: pd.DataFrame) -> pd.DataFrame:
             fmt = p_text if _is_p(col[-1] if isinstance(col, tuple) else col) else number_text
             out.isetitem(i, values.map(fmt).astype(object))
         elif values.dtype == object or isinstance(values.dtype, pd.api.extensions.ExtensionDtype):
-            out.isetitem(i, values.map(lambda v: MISSING if _missing(v) else v).astype(object))
+            out.isetitem(i, values.map(_value_text).astype(object))
     out.columns = (pd.MultiIndex.from_tuples([_header(c) for c in df.columns], names=df.columns.names)
                    if isinstance(df.columns, pd.MultiIndex) else [_header(c) for c in df.columns])
     out.index = out.index.set_names([_header(n) for n in out.index.names])
-    return out
+    return out.rename(index=lambda v: VALUE_WORDS.get(v, v) if isinstance(v, str) else v)
 
 
 def table_html(df: pd.DataFrame, *, max_rows: int = MAX_ROWS_SHOWN) -> str:

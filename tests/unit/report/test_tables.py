@@ -103,3 +103,17 @@ def test_a_styled_table_shows_its_headers_in_words_and_keeps_its_formats():
     df = pd.DataFrame({"share_truncated": [0.123456], "model": ["a"]})
     html = styler_view(df.style.format(precision=2).hide(axis="index")).to_html()
     assert ">share truncated<" in html and "share_truncated" not in html and ">0.12<" in html
+
+
+def test_stored_identifiers_read_as_words_in_cells_and_row_labels_and_the_data_keeps_them():
+    """#43 item 5: ``in_distribution``, ``race_ethnicity``, ``pos_prompts`` were shown as stored; a prompt key, which
+    a reader types as a parameter, stays as it is."""
+    from rmlib.report.tables import reader_view
+    df = pd.DataFrame({"eval_set": ["in_distribution", "token_shift_drop"], "prompt_key": ["best_ever_one"] * 2,
+                       "gap": [0.1, 0.2]}, index=pd.Index(["race_ethnicity", "pos_prompts"], name="what"))
+    before = df.copy()
+    view = reader_view(df)
+    assert list(view["eval set"]) == ["in distribution", "drop under the token shift"]
+    assert list(view["prompt key"]) == ["best_ever_one"] * 2
+    assert list(view.index) == ["race or ethnicity", "h+ (positive prompts)"] and view.index.name == "what"
+    pd.testing.assert_frame_equal(df, before)
