@@ -128,10 +128,8 @@ def _models(value) -> tuple[tuple[str, ...], dict[str, dict]]:
     return _strings(ids, "models"), {m: o for m, o in own.items() if o}
 
 
-def load_plan(plan) -> Plan:
-    """A :class:`Plan` from a YAML path, a dict, or a Plan; every field checked with a message that says how to fix it."""
-    if isinstance(plan, Plan):
-        return plan
+def _plan_data(plan) -> dict:
+    """The plan's fields from a YAML path or a dict (a copy), or an error that says what a plan is."""
     if isinstance(plan, (str, Path)):
         import yaml
         path = Path(plan)
@@ -149,6 +147,28 @@ def load_plan(plan) -> Plan:
         data = dict(plan)
     else:
         raise SweepError(f"a plan is a YAML path or a dict, not {type(plan).__name__}")
+    return data
+
+
+def _plan_tokens(tokens):
+    """The plan's ``tokens`` text, checked by the one parser (:func:`rmlib.engine.tokens.parse_tokens`); a number is
+    what YAML makes of an unquoted slice."""
+    if tokens is None:
+        return None
+    if isinstance(tokens, int) and not isinstance(tokens, bool):
+        raise SweepError(f"tokens is the number {tokens}, not a slice: YAML reads an unquoted LO:HI such as 1:30 "
+                         f"as a base-60 number (1 x 60 + 30 = 90); quote the slice: tokens: \"LO:HI\"")
+    if not isinstance(tokens, str):
+        raise SweepError(f"tokens must be a vocabulary slice \"LO:HI\" (a string), not {tokens!r}")
+    parse_tokens(tokens)
+    return tokens
+
+
+def load_plan(plan) -> Plan:
+    """A :class:`Plan` from a YAML path, a dict, or a Plan; every field checked with a message that says how to fix it."""
+    if isinstance(plan, Plan):
+        return plan
+    data = _plan_data(plan)
     unknown = sorted(set(data) - _FIELDS)
     if unknown:
         raise SweepError(f"unknown plan fields {unknown}; a plan has {sorted(_FIELDS)}")
@@ -170,14 +190,7 @@ def load_plan(plan) -> Plan:
         raise SweepError(f"the plan's load gives revision {load['revision']!r} to all {len(models)} models; a "
                          "revision is one model's commit: give it in that model's entry, "
                          "{id: ..., load: {revision: ...}}")
-    tokens = data.get("tokens")
-    if tokens is not None:
-        if isinstance(tokens, int) and not isinstance(tokens, bool):
-            raise SweepError(f"tokens is the number {tokens}, not a slice: YAML reads an unquoted LO:HI such as 1:30 "
-                             f"as a base-60 number (1 x 60 + 30 = 90); quote the slice: tokens: \"LO:HI\"")
-        if not isinstance(tokens, str):
-            raise SweepError(f"tokens must be a vocabulary slice \"LO:HI\" (a string), not {tokens!r}")
-        parse_tokens(tokens)
+    tokens = _plan_tokens(data.get("tokens"))
     bs = data.get("batch_size")
     if bs is not None and (isinstance(bs, bool) or not isinstance(bs, int) or bs < 1):
         raise SweepError(f"batch_size must be a positive integer, not {bs!r}")

@@ -275,6 +275,21 @@ def _partial_r(rxy, rxz, ryz):
         return np.where(den > 1e-12, (rxy - rxz * ryz) / np.where(den > 1e-12, den, 1.0), np.nan)
 
 
+def _three_matrices(a: pd.DataFrame, b: pd.DataFrame, c: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three matrices as square arrays in ``a``'s model order: the same models, 4 or more, none constant."""
+    b, c = (m.loc[a.index, a.columns] if set(a.index) == set(m.index) else m for m in (b, c))
+    ma, mb, mc = _check_square(a, "a"), _check_square(b, "b"), _check_square(c, "c")
+    if not list(a.index) == list(b.index) == list(c.index):
+        raise ValueError(f"the three matrices must cover the same models; got {list(a.index)}, {list(b.index)} and "
+                         f"{list(c.index)}")
+    if ma.shape[0] < 4:
+        raise ValueError(f"a partial Mantel test needs at least 4 models, got {ma.shape[0]}")
+    for name, m in (("similarity matrix", ma), ("design matrix b", mb), ("design matrix c", mc)):
+        if np.ptp(upper_triangle(m)) == 0:
+            raise ValueError(f"{name} is constant over model pairs; the correlation is undefined")
+    return ma, mb, mc
+
+
 def partial_mantel_test(
     a: pd.DataFrame,
     b: pd.DataFrame,
@@ -306,18 +321,7 @@ def partial_mantel_test(
     """
     if method not in ("spearman", "pearson"):
         raise ValueError(f"method must be 'spearman' or 'pearson', got {method!r}")
-    b = b.loc[a.index, a.columns] if set(a.index) == set(b.index) else b
-    c = c.loc[a.index, a.columns] if set(a.index) == set(c.index) else c
-    ma, mb, mc = _check_square(a, "a"), _check_square(b, "b"), _check_square(c, "c")
-    if not list(a.index) == list(b.index) == list(c.index):
-        raise ValueError(f"the three matrices must cover the same models; got {list(a.index)}, {list(b.index)} and "
-                         f"{list(c.index)}")
-    n = ma.shape[0]
-    if n < 4:
-        raise ValueError(f"a partial Mantel test needs at least 4 models, got {n}")
-    for name, m in (("similarity matrix", ma), ("design matrix b", mb), ("design matrix c", mc)):
-        if np.ptp(upper_triangle(m)) == 0:
-            raise ValueError(f"{name} is constant over model pairs; the correlation is undefined")
+    (ma, mb, mc), n = _three_matrices(a, b, c), len(a)
     rank = _ranked_upper if method == "spearman" else upper_triangle
     ub, uc = _standardised(rank(mb)), _standardised(rank(mc))
     sa = _symmetric_ranks(ma) if method == "spearman" else ma.astype(float)
