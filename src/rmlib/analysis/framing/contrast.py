@@ -112,48 +112,55 @@ def framing_contrast(ff: pd.DataFrame, groups: Sequence[str] = ("model",), clust
     groups = list(groups)
     require_columns(ff, [*groups, "prompt_key", "prompt_valence", "word_side", "valence", "oriented_y",
                          *([cluster] if cluster else [])], "ff (from framing_frame)")
-    cells = {("positive", "positive"): "s_pp", ("positive", "negative"): "s_pn",
-             ("negative", "positive"): "s_np", ("negative", "negative"): "s_nn"}
-    contrasts = {"pos_prompts": {"s_pp": 1, "s_np": -1}, "neg_prompts": {"s_nn": 1, "s_pn": -1},
-                 "pos_words": {"s_pp": 1, "s_pn": -1}, "neg_words": {"s_nn": 1, "s_np": -1},
-                 "framing": {"s_pp": .5, "s_pn": -.5, "s_nn": .5, "s_np": -.5},
-                 "positivity": {"s_pp": .5, "s_pn": .5, "s_np": -.5, "s_nn": -.5}}
     rows = []
     for key, g in (ff.groupby(groups, sort=False) if groups else [((), ff)]):
         key = key if isinstance(key, tuple) else (key,)
-        g = g.assign(cell=[cells[(s, p)] for s, p in zip(g["word_side"], g["prompt_valence"])])
-        counts = g.groupby("cell")["valence"].nunique()
-        missing = [c for c in cells.values() if counts.get(c, 0) < 2]
-        if missing:
-            raise ValueError(f"group {dict(zip(groups, key))}: cells {missing} lack words with varying valence; "
-                             "the framing contrast needs positive and negative prompts and words of both signs")
-        kw = {"cov_type": "cluster", "cov_kwds": {"groups": pd.factorize(g[cluster])[0]}} if cluster else \
-            {"cov_type": "HC3"}
-        # Frisch-Waugh-Lovell: sweeping out the prompt x side intercepts by demeaning gives the same slopes and
-        # (up to the small-sample factor) the same clustered errors as fitting ~100 dummies, in a fraction of the time.
-        within = g.groupby(["prompt_key", "word_side"], sort=False)
-        design = pd.DataFrame({c: np.where(g["cell"] == c, g["valence"], 0.0) for c in cells.values()}, index=g.index)
-        design = design - design.groupby([g["prompt_key"], g["word_side"]]).transform("mean")
-        yy = g["oriented_y"] - within["oriented_y"].transform("mean")
-        res = sm.OLS(yy.to_numpy(), design, hasconst=False).fit(**kw)
-        names = list(res.params.index)
-        idx = {c: names.index(c) for c in cells.values()}
-        row = dict(zip(groups, key))
-        ci = res.conf_int(alpha)
-        for c, i in idx.items():
-            row.update({c: float(res.params.iloc[i]), f"{c}_ci_low": float(ci.iloc[i, 0]),
-                        f"{c}_ci_high": float(ci.iloc[i, 1])})
-        for name, weights in contrasts.items():
-            vec = np.zeros(len(names))
-            for c, w in weights.items():
-                vec[idx[c]] = w
-            t = res.t_test(vec)
-            lo, hi = np.asarray(t.conf_int(alpha)).ravel()
-            row.update({name: float(np.squeeze(t.effect)), f"{name}_ci_low": float(lo), f"{name}_ci_high": float(hi),
-                        f"{name}_p": float(np.squeeze(t.pvalue))})
-        row.update(n=int(res.nobs), n_words=int(g["word"].nunique()) if "word" in g else None)
-        rows.append(row)
+        rows.append({**dict(zip(groups, key)), **_group_contrast(g, dict(zip(groups, key)), cluster, alpha)})
     return pd.DataFrame(rows)
+
+
+# cell (word side, prompt valence) -> its slope's name; each contrast as weights on the four slopes
+_CELLS = {("positive", "positive"): "s_pp", ("positive", "negative"): "s_pn",
+          ("negative", "positive"): "s_np", ("negative", "negative"): "s_nn"}
+_CONTRASTS = {"pos_prompts": {"s_pp": 1, "s_np": -1}, "neg_prompts": {"s_nn": 1, "s_pn": -1},
+              "pos_words": {"s_pp": 1, "s_pn": -1}, "neg_words": {"s_nn": 1, "s_np": -1},
+              "framing": {"s_pp": .5, "s_pn": -.5, "s_nn": .5, "s_np": -.5},
+              "positivity": {"s_pp": .5, "s_pn": .5, "s_np": -.5, "s_nn": -.5}}
+
+
+def _group_contrast(g: pd.DataFrame, group: dict, cluster: str | None, alpha: float) -> dict:
+    """One group's four slopes and contrasts (:func:`framing_contrast`), with their CIs and p-values."""
+    g = g.assign(cell=[_CELLS[(s, p)] for s, p in zip(g["word_side"], g["prompt_valence"])])
+    counts = g.groupby("cell")["valence"].nunique()
+    missing = [c for c in _CELLS.values() if counts.get(c, 0) < 2]
+    if missing:
+        raise ValueError(f"group {group}: cells {missing} lack words with varying valence; "
+                         "the framing contrast needs positive and negative prompts and words of both signs")
+    kw = {"cov_type": "cluster", "cov_kwds": {"groups": pd.factorize(g[cluster])[0]}} if cluster else \
+        {"cov_type": "HC3"}
+    # Frisch-Waugh-Lovell: sweeping out the prompt x side intercepts by demeaning gives the same slopes and
+    # (up to the small-sample factor) the same clustered errors as fitting ~100 dummies, in a fraction of the time.
+    within = g.groupby(["prompt_key", "word_side"], sort=False)
+    design = pd.DataFrame({c: np.where(g["cell"] == c, g["valence"], 0.0) for c in _CELLS.values()}, index=g.index)
+    design = design - design.groupby([g["prompt_key"], g["word_side"]]).transform("mean")
+    yy = g["oriented_y"] - within["oriented_y"].transform("mean")
+    res = sm.OLS(yy.to_numpy(), design, hasconst=False).fit(**kw)
+    names = list(res.params.index)
+    idx = {c: names.index(c) for c in _CELLS.values()}
+    row, ci = {}, res.conf_int(alpha)
+    for c, i in idx.items():
+        row.update({c: float(res.params.iloc[i]), f"{c}_ci_low": float(ci.iloc[i, 0]),
+                    f"{c}_ci_high": float(ci.iloc[i, 1])})
+    for name, weights in _CONTRASTS.items():
+        vec = np.zeros(len(names))
+        for c, w in weights.items():
+            vec[idx[c]] = w
+        t = res.t_test(vec)
+        lo, hi = np.asarray(t.conf_int(alpha)).ravel()
+        row.update({name: float(np.squeeze(t.effect)), f"{name}_ci_low": float(lo), f"{name}_ci_high": float(hi),
+                    f"{name}_p": float(np.squeeze(t.pvalue))})
+    row.update(n=int(res.nobs), n_words=int(g["word"].nunique()) if "word" in g else None)
+    return row
 
 
 def framing_halves(contrast: pd.DataFrame, label: str = "model") -> pd.DataFrame:
