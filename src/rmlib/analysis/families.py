@@ -68,21 +68,34 @@ def family_analysis(scores: pd.DataFrame, *, by: Sequence[str] = ("category", "v
         notes.append(f"{int(flat.sum())} panel(s) have no spread within either family (t undefined); "
                      "their p is set to 1")
     units = two if unit is None else two.groupby(["model", "family", *by], as_index=False)["median_rank"].mean()
-    eff_rows = []
+    effects = _family_effects(units, by, families, seed)
+    posthoc = (group_tests.posthoc_welch(med, between="family", panels=by, unit=unit, alpha=alpha)
+               if med["family"].nunique() >= 2 else None)
+    anova, mixed = _model_fits(med, two, by, alpha, notes)
+    return {"median_ranks": med, "model_medians": model_medians, "permutation": perm, "effects": effects,
+            "posthoc": posthoc, "anova": anova, "mixed": mixed, "unit": unit or "prompt", "notes": notes}
+
+
+def _family_effects(units: pd.DataFrame, by: list[str], families: Sequence[str], seed: int) -> pd.DataFrame:
+    """Per panel, Hedges' g of the first family minus the second on ``units``' median ranks, with a bootstrap CI."""
+    rows = []
     for key, g in units.groupby(by, observed=True, sort=True):
         a = g.loc[g["family"] == families[0], "median_rank"]
         b = g.loc[g["family"] == families[1], "median_rank"]
-        eff_rows.append({**dict(zip(by, key)), **effect_size(a, b, "hedges_g", seed=seed)})
-    effects = pd.DataFrame(eff_rows)
-    posthoc = (group_tests.posthoc_welch(med, between="family", panels=by, unit=unit, alpha=alpha)
-               if med["family"].nunique() >= 2 else None)
+        rows.append({**dict(zip(by, key)), **effect_size(a, b, "hedges_g", seed=seed)})
+    return pd.DataFrame(rows)
+
+
+def _model_fits(med: pd.DataFrame, two: pd.DataFrame, by: list[str], alpha: float, notes: list[str]):
+    """The Type-II ANOVA over all models and the mixed model over the compared families' (None when it cannot be
+    fitted); why one is missing goes into ``notes``, which the page shows to readers."""
     anova = None
     if med["model"].nunique() >= 2:
         anova = group_tests.anova_type2(med, factors=(by[0], by[1], "model"))
     else:
         notes.append("one model only: no ANOVA with a model factor")
     mixed, n_models = None, two["model"].nunique()
-    if n_models < 3:  # said in words: the page shows these notes to readers
+    if n_models < 3:
         notes.append(f"the mixed model (a random intercept per model) needs at least 3 models and this table has "
                      f"{n_models}, so it is not fitted")
     else:
@@ -91,8 +104,7 @@ def family_analysis(scores: pd.DataFrame, *, by: Sequence[str] = ("category", "v
                                             alpha=alpha)
         except ValueError as e:
             notes.append(f"the mixed model (a random intercept per model) could not be fitted to this table: {e}")
-    return {"median_ranks": med, "model_medians": model_medians, "permutation": perm, "effects": effects,
-            "posthoc": posthoc, "anova": anova, "mixed": mixed, "unit": unit or "prompt", "notes": notes}
+    return anova, mixed
 
 
 def word_contrast(scores: pd.DataFrame, *, group: str = "category", panels: Sequence[str] = ("model", "valence"),
