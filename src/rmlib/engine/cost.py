@@ -118,7 +118,7 @@ def job_cost(job: Job) -> JobCost | None:
     prefix = tpl.prefix + prompt_tokens(job.prompt)
     s = parse_tokens(job.tokens)
     vocab = arch["vocab"]
-    cands = vocab if s is None else len(range(vocab)[s])
+    cands = vocab if s is None else len(range(vocab)[s]) if isinstance(s, slice) else len(s)  # ids: '1,2,3'
     if head == "lm":  # one forward of the prompt, then the LM head over the vocabulary at its last position
         flops = 2.0 * (n * prefix + arch["hidden"] * vocab)
         return JobCost(job, "prefix_logits", cands, 0, prefix, flops, dtype, flops)

@@ -21,10 +21,6 @@ __all__ = ["parse_tokens", "token_range", "tokens_arg", "vocab_ids", "TokensWarn
 _FORMS = "use LO:HI, LO: (to the end), :HI or integer ids 1,2,3"
 
 
-def _error(message: str) -> SweepError:
-    return SweepError(message)
-
-
 def parse_tokens(text: str | None) -> slice | list[int] | None:
     """The text form of a token spec, as the command line's ``--tokens`` and a plan's ``tokens:`` spell it:
     ``'LO:HI'``, ``'LO:'`` (to the end of the vocabulary) or ``':HI'`` -> a slice; ``'1,2,3'`` -> those ids; None
@@ -37,13 +33,15 @@ def parse_tokens(text: str | None) -> slice | list[int] | None:
             lo, hi = (part.strip() for part in text.split(":", 1))
             lo, hi = int(lo) if lo else 0, int(hi) if hi else None
             if lo < 0 or (hi is not None and hi <= lo):
-                raise _error(f"tokens {text!r} is an empty or reversed slice: use LO:HI with 0 <= LO < HI")
+                raise SweepError(f"tokens {text!r} is an empty or reversed slice: use LO:HI with 0 <= LO < HI")
             return slice(lo, hi)
         ids = [int(t) for t in text.split(",") if t.strip()]
     except ValueError:
-        raise _error(f"tokens {text!r} is not a vocabulary slice: {_FORMS}") from None
+        raise SweepError(f"tokens {text!r} is not a vocabulary slice: {_FORMS}") from None
     if not ids:
-        raise _error(f"no token ids given in {text!r}: {_FORMS}")
+        raise SweepError(f"no token ids given in {text!r}: {_FORMS}")
+    if len(set(ids)) != len(ids):  # a sweep refuses them too, but only once the model is loaded
+        raise SweepError(f"tokens {text!r} repeats token ids: give each id once")
     return ids
 
 
@@ -71,15 +69,15 @@ def tokens_arg(tokens):
     if tokens is None:
         return None
     if isinstance(tokens, (str, bytes)):
-        raise _error(f"tokens={tokens!r} is a string; in Python give slice(LO, HI) or range(LO, HI) (or a list of "
+        raise SweepError(f"tokens={tokens!r} is a string; in Python give slice(LO, HI) or range(LO, HI) (or a list of "
                      "ids); 'LO:HI' is how the command line and a plan spell it")
     if isinstance(tokens, slice):
         for name in ("start", "stop", "step"):
             value = getattr(tokens, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
-                raise _error(f"tokens={tokens!r}: the slice's {name} must be an integer or None, not {value!r}")
+                raise SweepError(f"tokens={tokens!r}: the slice's {name} must be an integer or None, not {value!r}")
         if tokens.step is not None and tokens.step < 1:
-            raise _error(f"tokens={tokens!r}: the slice's step must be a positive integer")
+            raise SweepError(f"tokens={tokens!r}: the slice's step must be a positive integer")
         return tokens
     if hasattr(tokens, "tolist") and callable(tokens.tolist):  # torch tensors, numpy arrays
         tokens = tokens.tolist()
@@ -88,10 +86,10 @@ def tokens_arg(tokens):
     try:
         tokens = list(tokens)
     except TypeError:
-        raise _error(f"tokens must be None, a slice, or a list of integer ids, not {type(tokens).__name__}") from None
+        raise SweepError(f"tokens must be None, a slice, or a list of integer ids, not {type(tokens).__name__}") from None
     not_int = [t for t in tokens if isinstance(t, bool) or not isinstance(t, numbers.Integral)]
     if not_int:
-        raise _error(f"token ids must be integers, got {not_int[:5]} ({type(not_int[0]).__name__}); a float id "
+        raise SweepError(f"token ids must be integers, got {not_int[:5]} ({type(not_int[0]).__name__}); a float id "
                      "would be truncated to another token. Convert them with int() / .astype(int)")
     return tokens
 
@@ -106,10 +104,10 @@ def vocab_ids(tokens, n_vocab: int) -> list[int] | range:
         if stop is None:  # an explicit start is kept as given: a negative one is refused as out of range
             return range(start, n_vocab, step)
         if start < 0 or stop < 0:  # Python's "from the end" would sweep ids the caller never named
-            raise _error(f"tokens {start}:{stop}: token ids start at 0, so a slice cannot be negative; the "
+            raise SweepError(f"tokens {start}:{stop}: token ids start at 0, so a slice cannot be negative; the "
                          f"vocabulary has ids 0..{n_vocab - 1}")
         if start >= n_vocab:
-            raise _error(f"tokens {start}:{stop} start beyond the vocabulary, which has {n_vocab} ids "
+            raise SweepError(f"tokens {start}:{stop} start beyond the vocabulary, which has {n_vocab} ids "
                          f"(0..{n_vocab - 1})")
         if stop > n_vocab:
             warnings.warn(f"tokens {start}:{stop} run past the vocabulary of {n_vocab} ids: sweeping "

@@ -71,6 +71,7 @@ def test_flops_on_the_shared_path_full_path_lm_head_and_a_slice():
     assert full.path == "full" and full.flops == 2 * n * v * (prefix + 3) == shared.full_flops
     assert job_cost(_job(tokens="0:1000")).candidates == 1000
     assert job_cost(_job(tokens="255000:")).candidates == 1000
+    assert job_cost(_job(tokens="1,2,3")).candidates == 3  # ids, as a plan now may give them (a TypeError before)
     lm = job_cost(_job(load=(("head", "lm"),)))
     assert lm.path == "prefix_logits" and lm.flops == 2 * (n * prefix + spec.arch["hidden"] * v)
     assert job_cost(_job("tiny-llama")) is None   # no architecture recorded: not estimated

@@ -78,7 +78,7 @@ def test_one_parser_reads_the_text_form_for_the_command_line_and_a_plan(text, ex
         assert parse_tokens(plan.tokens) == expected  # a plan's tokens: ids included (it took slices only)
 
 
-@pytest.mark.parametrize("text", ["-5:", "5:2", "abc", ","])
+@pytest.mark.parametrize("text", ["-5:", "5:2", "abc", ",", "1,2,1"])
 def test_the_command_line_refuses_what_a_plan_refuses(text):
     """Before, the CLI had its own parser: ``--tokens -5:`` passed it as slice(-5, None), which a plan refused."""
     import argparse
