@@ -28,6 +28,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from rmlib import book  # noqa: E402
 from rmlib.book import runner  # noqa: E402
+from rmlib.report.prose.render import plural  # noqa: E402
 
 HEADER = """\
 # Seconds each chapter took with its full-run parameters (notebooks/params/<chapter>.yaml) in a cold `make book` (the
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(HEADER + body, encoding="utf-8")
     os.replace(tmp, args.out)
-    print(f"wrote {args.out}: {len(found)} chapter{'' if len(found) == 1 else 's'} from {args.executed}, {len(seconds)} in all")
+    print(f"wrote {args.out}: {plural(len(found), 'chapter')} from {args.executed}, {len(seconds)} in all")
     return 0
 
 

@@ -7,7 +7,7 @@ not on every chapter's analysis code (:mod:`rmlib.book.imported`).
 """
 from __future__ import annotations
 
-__all__ = ["PUBLISHED_OR_COMPUTE", "ANY_MODE", "AGGREGATES", "RESPONSES", "FRAMING_HALVES"]
+__all__ = ["PUBLISHED_OR_COMPUTE", "ANY_MODE", "AGGREGATES", "RESPONSES", "FRAMING_HALVES", "HALF_WORDS"]
 
 PUBLISHED_OR_COMPUTE = ("published", "compute")  # the authors' released scores, or fresh ones from rmlib
 ANY_MODE = ("published", "compute", "both")      # ... or both, side by side
@@ -15,3 +15,4 @@ AGGREGATES = ("median", "mean")                  # how a model's ranks of an Elo
 RESPONSES = ("z", "rank")                        # framing's response scale: z-scored reward or within-prompt rank
 FRAMING_HALVES = {"pos_prompts": "positive prompts: more sensitive to positive words",
                   "neg_prompts": "negative prompts: more sensitive to negative words"}
+HALF_WORDS = {"pos_prompts": "h+ (positive prompts)", "neg_prompts": "h− (negative prompts)"}  # a table's row labels

@@ -21,6 +21,7 @@ from rmlib.book.imported import RECORD_ENV, drop_recording, read_record, recordi
 from rmlib.book.in_brief import lift_in_brief
 from rmlib.book.parameters_table import show_parameters_once
 from rmlib.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
+from rmlib.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
 
 __all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "reference_seconds",
            "REFERENCE_TIMES", "previous_seconds", "remaining_estimate",
@@ -184,11 +185,6 @@ def reference_seconds(path: str | os.PathLike | None = None) -> dict[str, float]
         return {}
 
 
-def _chapters(n: int) -> str:
-    """``1 chapter``, ``3 chapters``: the log counts like the pages do, not "chapter(s)"."""
-    return f"{n} chapter" if n == 1 else f"{n} chapters"
-
-
 def remaining_estimate(names: list[str], seconds: dict[str, float | None],
                        reference: dict[str, float] | None = None) -> str:
     """The time left for the chapters still to run (``about 12 min left``), from their last run times here, else
@@ -202,7 +198,8 @@ def remaining_estimate(names: list[str], seconds: dict[str, float | None],
     if own or ref:
         parts.append(f"about {total / 60:.0f} min left" if total >= 60 else f"about {total:.0f} s left")
         if ref:
-            parts[-1] += f" ({_chapters(len(ref))} by the reference timings)" if own else " (by the reference timings)"
+            counted = f"{plural(len(ref), 'chapter')} " if own else ""
+            parts[-1] += f" ({counted}by the reference timings)"
     if unknown:
         parts.append(f"never timed: {', '.join(unknown)}")
     return " + ".join(parts) if parts else "nothing left"
@@ -224,7 +221,8 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
     seconds = {n: previous_seconds(n, output_dir) for n in stale}
     reference = {} if kwargs.get("tiny") or kwargs.get("params_file") or kwargs.get("overrides") else reference_seconds()
     if stale:
-        log(f"[book] {len(stale)} of {_chapters(len(order))} to run, {remaining_estimate(stale, seconds, reference)}")
+        log(f"[book] {len(stale)} of {plural(len(order), 'chapter')} to run, "
+            f"{remaining_estimate(stale, seconds, reference)}")
     results, failures = [], []
     for i, n in enumerate(order, 1):
         if n not in stale and _is_stale(resolved[n], output_dir, kwargs):  # e.g. claims, once the results it reads changed
@@ -241,7 +239,7 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
             log(f"[book] {n}: FAILED")
             failures.append(str(e))
     if failures:
-        raise BookError(f"{_chapters(len(failures))} failed:\n" + "\n".join(failures))
+        raise BookError(f"{plural(len(failures), 'chapter')} failed:\n" + "\n".join(failures))
     return results
 
 

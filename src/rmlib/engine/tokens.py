@@ -86,7 +86,8 @@ def tokens_arg(tokens):
     try:
         tokens = list(tokens)
     except TypeError:
-        raise SweepError(f"tokens must be None, a slice, or a list of integer ids, not {type(tokens).__name__}") from None
+        raise SweepError(f"tokens must be None, a slice, or a list of integer ids, not "
+                         f"{type(tokens).__name__}") from None
     not_int = [t for t in tokens if isinstance(t, bool) or not isinstance(t, numbers.Integral)]
     if not_int:
         raise SweepError(f"token ids must be integers, got {not_int[:5]} ({type(not_int[0]).__name__}); a float id "

@@ -17,12 +17,6 @@ from rmlib.registry import spec_at
 
 __all__ = ["SOURCES", "load_model", "load_tokenizer"]
 
-# registry source -> how its models are built (a new source: a module with tokenizer/load/revision, and a line here)
-# (a local partial checkpoint loads its base through load_model itself, passed in rather than imported back)
-SOURCES: dict[str, Source] = {"hub": hub.SOURCE, "embedded": embedded.SOURCE, "tiny": tiny.SOURCE,
-                              "local": local.source(lambda *args, **kwargs: load_model(*args, **kwargs))}
-
-
 def load_tokenizer(model_id: str, options: LoadOptions | None = None, **fields):
     """The tokenizer alone (no weights), under the same remote-code policy as :func:`load_model`."""
     opts = LoadOptions.of(options, **fields)
@@ -77,3 +71,9 @@ def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> L
     if head == "rm":
         lm.reward_head  # a reader that does not fit the loaded head fails here, not in the middle of a sweep
     return lm
+
+
+# registry source -> how its models are built (a new source: a module with tokenizer/load/revision, and a line here)
+# (a local partial checkpoint loads its base through load_model itself, passed in rather than imported back)
+SOURCES: dict[str, Source] = {"hub": hub.SOURCE, "embedded": embedded.SOURCE, "tiny": tiny.SOURCE,
+                              "local": local.source(load_model)}

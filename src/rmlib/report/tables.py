@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rmlib.analysis.choices import HALF_WORDS
 from rmlib.data.tokens import show_whitespace
 from rmlib.report.masking import mask_frame, slurs_shown
 from rmlib.stats import require_columns, top_bottom
@@ -66,7 +67,7 @@ VALUE_WORDS = {
     "in_distribution": "in distribution", "token_shift": "token shift",
     "token_shift_drop": "drop under the token shift", "chosen_rejected_overlap": "chosen–rejected overlap",
     "is_word": "is a word", "leading_space": "leading space", "n_chars": "characters",
-    "pos_prompts": "h+ (positive prompts)", "neg_prompts": "h− (negative prompts)",
+    **HALF_WORDS,
     "body_type": "body type", "gender_and_sex": "gender and sex", "political_ideologies": "political ideologies",
     "race_ethnicity": "race or ethnicity", "sexual_orientation": "sexual orientation",
 }

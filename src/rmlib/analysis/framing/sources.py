@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.choices import RESPONSES
+from rmlib.analysis.choices import HALF_WORDS, RESPONSES
 from rmlib.analysis.claims.rules import share_outcome
 from rmlib.analysis.framing.contrast import (FRAMING_HALVES, framing_cell_counts, framing_cell_slopes, framing_contrast,
                                     framing_frame, framing_halves, framing_halves_summary, framing_word_influence,
@@ -97,7 +97,7 @@ def halves_outcome(summary: dict) -> dict[str, str]:
             for h in FRAMING_HALVES}
 
 
-HALF_NAMES = {"pos_half": "h+ (positive prompts)", "neg_half": "h− (negative prompts)"}  # the rows a reader sees
+HALF_NAMES = {"pos_half": HALF_WORDS["pos_prompts"], "neg_half": HALF_WORDS["neg_prompts"]}  # the rows a reader sees
 
 
 def lexicon_counts(contrasts: dict[str, pd.DataFrame]) -> pd.DataFrame:
