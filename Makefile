@@ -39,7 +39,7 @@ $(STAMP): environment.yml tools/env_to_requirements.py pyproject.toml
 	$(PY) tools/env_to_requirements.py environment.yml $(VENV)/requirements.txt $(VENV)/requirements-nodeps.txt
 	$(BIN)/pip install --disable-pip-version-check -q -r $(VENV)/requirements.txt
 	$(BIN)/pip install --disable-pip-version-check -q --no-deps -r $(VENV)/requirements-nodeps.txt
-	$(BIN)/pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
+	$(BIN)/pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e ".[book,ray]"
 	@touch $(STAMP)
 
 venv: $(STAMP)

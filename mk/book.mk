@@ -12,7 +12,7 @@
 #   make browser-check                          headless Chromium opens every page from file:// and judges it by what it
 #                                               should contain (charts drawn, math rendered, no logs or machine paths)
 #
-# `make chapter` is `rmlib book run NB ...` then `rmlib book html` (rmlib.book.runner and rmlib.book.reruns: the
+# `make chapter` is `rmlib book run NB ...` then `rmlib book html` (rmbook.book.runner and rmbook.book.reruns: the
 # template with the chapter's parameters, only when stale, into its own folder when they are not the book's).
 # `make book` prints each stale chapter as "chapter i/N" with the estimated time left (from its last run times, else
 # from book/reference_times.yaml: see tools/reference_times.py).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fill the generated parts of the syllabus, book/course.md: each session's exercise table (from rmlib.course's
+"""Fill the generated parts of the syllabus, book/course.md: each session's exercise table (from rmbook.course's
 catalogue and the chapters' marked cells) and the measured run times of the course notebooks (book/course_times.yaml).
 
     python tools/course_page.py            # rewrite the generated blocks of book/course.md
@@ -29,9 +29,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from rmlib.book import chapter  # noqa: E402
-from rmlib.book.course import build_course, check_exercises, course_chapters, execute_edition, stub_errors  # noqa: E402
-from rmlib.course import catalogue  # noqa: E402
+from rmbook.book import chapter  # noqa: E402
+from rmbook.book.course import build_course, check_exercises, course_chapters, execute_edition, stub_errors  # noqa: E402
+from rmbook.course import catalogue  # noqa: E402
 
 PAGE = REPO / "book" / "course.md"
 TIMES = REPO / "book" / "course_times.yaml"

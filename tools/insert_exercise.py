@@ -1,6 +1,6 @@
 """Insert (or replace) one exercise's cells in a chapter notebook: task, stub, solution, check and optional use cells,
-marked and tagged as rmlib.book.course expects. The heading, the labels line and the folded hint come from
-rmlib.course's catalogue.
+marked and tagged as rmbook.book.course expects. The heading, the labels line and the folded hint come from
+rmbook.course's catalogue.
 
     from tools.insert_exercise import insert_exercise
     insert_exercise("notebooks/heterogeneity.ipynb", after="<cell id>", exercise_id="heterogeneity.tau_b",
@@ -15,8 +15,8 @@ import json
 import uuid
 from pathlib import Path
 
-from rmlib.book.course import SOLUTION_PROMPTS, TAGS, exercise_cells
-from rmlib.course import catalogue
+from rmbook.book.course import SOLUTION_PROMPTS, TAGS, exercise_cells
+from rmbook.course import catalogue
 
 __all__ = ["insert_exercise"]
 
@@ -47,7 +47,7 @@ def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, stub:
     new = [_cell("markdown", heading + task.strip("\n") + "\n\n" + ex.hint_block(), exercise_id, "task", [], chapters),
            _cell("code", stub, exercise_id, "stub", [TAGS["stub"]], chapters),
            _cell("code", solution, exercise_id, "solution", [TAGS["solution"]], chapters, SOLUTION_PROMPTS),
-           _cell("code", f'from rmlib import course\n\ncourse.check("{exercise_id}", {fn})', exercise_id, "check",
+           _cell("code", f'from rmbook import course\n\ncourse.check("{exercise_id}", {fn})', exercise_id, "check",
                  [TAGS["check"]], chapters)]
     uses = [_cell("code", u, exercise_id, "use", ["hide-input"], chapters) for u in (use or [])]
     cells = [c for c in nb["cells"] if (c.get("metadata", {}).get("rmlib", {}).get("exercise") or {}).get("id")

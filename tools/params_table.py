@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from rmlib import book  # noqa: E402
+from rmbook import book  # noqa: E402
 
 README = book.PARAMS / "README.md"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write book/reference_times.yaml: how long each chapter took with its full-run parameters, read from the stamps of
 a cold `make book` (book/_executed/<chapter>.stamp), so that a fresh clone's first `make book` can show the time left
-for chapters that never ran on that machine (rmlib.book.runner.reference_seconds).
+for chapters that never ran on that machine (rmbook.book.runner.reference_seconds).
 
 Only stamps whose parameters are the chapter's full-run parameters (notebooks/params/<chapter>.yaml) count: a tiny
 or hand-parameterised run says nothing about the book's cost. Chapters without such a stamp keep the value already in
@@ -26,9 +26,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from rmlib import book  # noqa: E402
-from rmlib.book import runner  # noqa: E402
-from rmlib.report.prose.render import plural  # noqa: E402
+from rmbook import book  # noqa: E402
+from rmbook.book import runner  # noqa: E402
+from rmbook.report.prose.render import plural  # noqa: E402
 
 HEADER = """\
 # Seconds each chapter took with its full-run parameters (notebooks/params/<chapter>.yaml) in a cold `make book` (the

@@ -101,13 +101,13 @@ RENAMES: list[tuple[str, str, str]] = [
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of
-# 9fd8614 (rmlib.book.run_notebook) and of later versions (rmlib.book.run_chapter).
+# 9fd8614 (rmbook.book.run_notebook) and of later versions (rmbook.book.run_chapter).
 _RUNNER = r'''
 import json, os, shutil, sys, time
 from pathlib import Path
 
 import rmlib
-import rmlib.book as B
+import rmbook.book as B
 
 tree, out, which, only, skip_full = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
 assert Path(rmlib.__file__).resolve().is_relative_to(tree.resolve()), (rmlib.__file__, tree)

@@ -1,4 +1,8 @@
-"""rmlib: a thin library behind the reward-model interpretability book.
+"""rmlib: the library behind the reward-model interpretability book, installable alone (``pip install -e .``).
+
+It loads models, sweeps vocabularies, scores answers, trains RMs and computes the statistics. The book (the
+chapters' analyses, pages and course) is the separate package ``rmbook``, which builds on this one; rmlib imports
+nothing of it.
 
 Its packages, in layer order (ARCHITECTURE.md; a module imports only from its own layer or below):
 
@@ -14,11 +18,7 @@ Its packages, in layer order (ARCHITECTURE.md; a module imports only from its ow
 | 3 | ``engine/`` | where a model id becomes rewards: token sweeps, answers, the audit, GCG, the verified cache |
 | 3 | ``train/`` | training RMs (Bradley-Terry and DPO) from any base on identical data |
 | 4 | ``stats/`` | the statistics the chapters use, on scipy and statsmodels |
-| 5 | ``analysis/`` | one module per finding, the claims of the papers, each chapter's typed results |
-| 6 | ``report/`` | showing results: charts, tables, findings in sentences, page set-up |
-| 6 | ``course/`` | the course edition's exercises: labelled checks of a student's function on planted data |
-| 7 | ``book/`` | the chapters run with papermill when stale, the offline HTML build, the course editions |
-| 8 | ``cli/`` | the ``rmlib`` command |
+| 5 | ``cli/`` | the ``rmlib`` command (the book adds ``card`` and ``book`` to it as plug-ins) |
 """
 
 __version__ = "0.1.0"

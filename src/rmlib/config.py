@@ -14,6 +14,12 @@ def data_dir() -> Path:
     return Path(os.environ.get("RMLIB_DATA_DIR", PROJECT_ROOT / "data" / "external")).resolve()
 
 
+def book_results_dir() -> Path:
+    """Where the book's own runs keep the chapters' results (``book/_executed/results``), which ``rmlib verify``
+    checks unless given another folder; the book's runner writes there (``rmbook.book.chapters.results_dir``)."""
+    return (PROJECT_ROOT / "book" / "_executed" / "results").resolve()
+
+
 def cache_dir() -> Path:
     """Sweep shards, trained checkpoints and assembled model files."""
     return Path(os.environ.get("RMLIB_CACHE_DIR", PROJECT_ROOT / ".cache" / "rmlib")).resolve()

@@ -36,7 +36,7 @@ def lazy_face(package: str, where: dict[str, str]) -> tuple[Callable[[str], Any]
 
 
 def lazy_submodules(package: str, names: list[str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for a package whose public names are its submodules (``rmlib.analysis``): a
+    """``(__getattr__, __dir__)`` for a package whose public names are its submodules (``rmbook.analysis``): a
     submodule is imported when first named, so importing the package imports none of them, and a chapter's kernel
     imports (and its stamp hashes) only the ones it uses."""
 

@@ -3,10 +3,10 @@ runner (as `make book` does, with RESULTS_DIR set by the runner) and hands back 
 the markdown the notebook displayed, the number of charts drawn, the executed notebook.
 
 * ``chapter(name, **overrides)`` runs the chapter with its standard test parameters (its tiny defaults plus
-  ``notebooks/params/<name>.test.yaml``: :attr:`rmlib.book.chapters.Chapter.test_parameters`);
+  ``notebooks/params/<name>.test.yaml``: :attr:`rmbook.book.chapters.Chapter.test_parameters`);
 * ``chapter.tiny(name, **overrides)`` runs it with the template's own defaults.
 
-A test about what one execution prints or leaves behind runs the chapter itself (``rmlib.book.run_chapter`` into
+A test about what one execution prints or leaves behind runs the chapter itself (``rmbook.book.run_chapter`` into
 its ``tmp_path``, as ``test_book.py`` does).
 
 **One tiny book per checkout.** The standard runs all go into one folder, ``<store>/book/book/_executed``: the
@@ -74,10 +74,10 @@ class ChapterRun:
 def store_key(root: Path) -> str:
     """What the stored runs depend on besides what the stamps check: rmlib, the project's data files, the pinned
     environment, the raw data's sources and checksums, Python and torch."""
-    from rmlib.book.stamps import project_data_files, rmlib_source_files
+    from rmbook.book.stamps import project_data_files, source_files
 
     h = hashlib.sha256()
-    for p in [*rmlib_source_files(), *project_data_files(), root / "environment.yml", root / "data" / "sources.yml"]:
+    for p in [*source_files(), *project_data_files(), root / "environment.yml", root / "data" / "sources.yml"]:
         h.update(str(p.relative_to(root)).encode() + b"\0" + (p.read_bytes() if p.is_file() else b"") + b"\0")
     h.update(f"{sys.version}|torch {metadata.version('torch')}".encode())
     return h.hexdigest()[:16]
@@ -118,7 +118,7 @@ class _Harness:
         """The run, executed unless its stamp is current; with ``wait=False``, None (and nothing done) while
         another worker holds the run's lock. ``prepare`` (an override, not a parameter): a function called before
         the run executes, with the run's own cache set (e.g. to train an RM the run scores)."""
-        from rmlib.book import chapter
+        from rmbook.book import chapter
 
         prepare = overrides.pop("prepare", None)
         ch = chapter(name)
@@ -139,8 +139,8 @@ class _Harness:
 
     @staticmethod
     def _execute(ch, out: Path, cache: Path | None, params: dict, prepare=None) -> ChapterRun:
-        from rmlib.analysis.results import CHAPTER_MODULES, result_type
-        from rmlib.book import parameters, run_chapter, stale_reason, with_results_dir
+        from rmbook.analysis.results import CHAPTER_MODULES, result_type
+        from rmbook.book import parameters, run_chapter, stale_reason, with_results_dir
         from rmlib.storage import read_results
 
         name = ch.name

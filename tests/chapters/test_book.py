@@ -12,7 +12,7 @@ import nbformat
 import pytest
 import yaml
 
-from rmlib import book
+from rmbook import book
 
 
 CHAPTER = "about"
@@ -23,7 +23,7 @@ EXERCISES = "heterogeneity"  # a chapter with exercises (#27): how the book show
 def tiny_book(chapter):
     """The HTML of the test session's tiny book (tests/chapters/conftest.py): the standard runs of two chapters and
     the glossary, built where those runs are; an unchanged book is not rebuilt."""
-    from rmlib.analysis import claims
+    from rmbook.analysis import claims
     from rmlib.storage.atomic import file_lock
 
     result, exercises = chapter(CHAPTER), chapter(EXERCISES)
@@ -81,10 +81,11 @@ def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
     assert not again.ran
     assert book.stale_reason(CHAPTER, {"TOP_K": 3}, out_dir) == "parameters changed"
     stamp = json.loads(book.stamp_path(CHAPTER, out_dir).read_text())
-    ran = sorted(stamp["dependencies"]["rmlib"])  # the package files its kernel ran (rmlib.book.imported)
+    ran = sorted(stamp["dependencies"]["source"])  # the source files its kernel ran (rmbook.book.imported)
     assert stamp["hash"] == book.content_hash(CHAPTER, {}, ran)
-    assert "analysis/human_ratings.py" in ran and "report/prose/templates/about.md.j2" in ran
-    assert "analysis/heterogeneity.py" not in ran and "book/runner.py" not in ran
+    assert "rmbook/analysis/human_ratings.py" in ran and "rmbook/report/prose/templates/about.md.j2" in ran
+    assert "rmlib/storage/results.py" in ran
+    assert "rmbook/analysis/heterogeneity.py" not in ran and "rmbook/book/runner.py" not in ran
 
 
 def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, chapter, tmp_path, monkeypatch):
@@ -92,13 +93,14 @@ def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, 
     with one chapter's files edited: only the chapters whose kernels imported them must run again. The claims page
     reads every source chapter's results through their types alone (``analysis/results/types/``), so it reruns
     only when the results it reads change (the results hashes in its stamp), not when a chapter's code does."""
-    from rmlib.analysis import claims
-    from rmlib.book import stamps
+    from rmbook.analysis import claims
+    from rmbook.book import stamps
 
     runs = chapter.standard_runs([CHAPTER, *claims.source_chapters(), "claims"])  # run already by tiny_book
-    original, copy = stamps.RMLIB_SRC, tmp_path / "rmlib"
-    shutil.copytree(original, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(stamps, "RMLIB_SRC", copy)
+    original, copy = stamps.SOURCE_ROOT, tmp_path / "src"
+    for package in stamps.PACKAGES:
+        shutil.copytree(original / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(stamps, "SOURCE_ROOT", copy)
 
     def stale() -> dict[str, str]:
         reasons = {n: book.stale_reason(n, r.parameters, r.path.parent) for n, r in runs.items()}
@@ -112,18 +114,18 @@ def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, 
         shutil.copy2(original / relative, copy / relative)
 
     assert stale() == {}
-    edit("report/charts/similarity.py")  # heterogeneity's MDS map and heatmaps
-    assert stale() == {"heterogeneity": "rmlib changed: report/charts/similarity.py"}
-    undo("report/charts/similarity.py")
-    edit("report/prose/templates/heterogeneity.md.j2")  # its sentences
-    assert stale() == {"heterogeneity": "rmlib changed: report/prose/templates/heterogeneity.md.j2"}
-    undo("report/prose/templates/heterogeneity.md.j2")
+    edit("rmbook/report/charts/similarity.py")  # heterogeneity's MDS map and heatmaps
+    assert stale() == {"heterogeneity": "source changed: rmbook/report/charts/similarity.py"}
+    undo("rmbook/report/charts/similarity.py")
+    edit("rmbook/report/prose/templates/heterogeneity.md.j2")  # its sentences
+    assert stale() == {"heterogeneity": "source changed: rmbook/report/prose/templates/heterogeneity.md.j2"}
+    undo("rmbook/report/prose/templates/heterogeneity.md.j2")
     assert stale() == {}
-    edit("analysis/heterogeneity.py")
-    assert stale() == {"heterogeneity": "rmlib changed: analysis/heterogeneity.py"}
-    edit("analysis/results/types/heterogeneity.py")  # the results type the claims page reads
+    edit("rmbook/analysis/heterogeneity.py")
+    assert stale() == {"heterogeneity": "source changed: rmbook/analysis/heterogeneity.py"}
+    edit("rmbook/analysis/results/types/heterogeneity.py")  # the results type the claims page reads
     assert set(stale()) == {"heterogeneity", "claims"}
-    edit("storage/results.py")  # every chapter writes (and the claims page reads) results through it
+    edit("rmlib/storage/results.py")  # every chapter writes (and the claims page reads) results through it
     assert set(stale()) == set(runs)
 
 
@@ -204,8 +206,8 @@ def test_an_exercise_shows_its_task_and_check_with_the_solution_folded_and_no_st
     on the page at all."""
     import html as html_lib
 
-    from rmlib.book.course import check_exercises, exercise_cells
-    from rmlib.course import catalogue
+    from rmbook.book.course import check_exercises, exercise_cells
+    from rmbook.course import catalogue
 
     nb = json.loads(tiny_book["exercises"].path.read_text())
     ids = check_exercises(nb, EXERCISES)

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from rmlib.analysis import claims
-from rmlib.analysis.claims import follow
-from rmlib.book import cell_errors
+from rmbook.analysis import claims
+from rmbook.analysis.claims import follow
+from rmbook.book import cell_errors
 
 
 NUMBER = re.compile(r"(?<![\w.\-−])[-+−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?(?![\w.])")
@@ -59,7 +59,7 @@ def test_every_claim_has_a_verdict_and_a_reason(page):
 
 def test_every_number_is_one_a_chapter_produced(page):
     _, out, results = page
-    from rmlib.analysis.claims.implicit_explicit import DOMAIN_MARGIN
+    from rmbook.analysis.claims.implicit_explicit import DOMAIN_MARGIN
 
     # the rules' constants, and the non-inferiority margin of implicit vs explicit RMs (stated as ±)
     constants = [claims.MOST, claims.ALPHA, claims.TAU_HETEROGENEOUS, claims.MULTIPLE, DOMAIN_MARGIN, -DOMAIN_MARGIN]

@@ -16,8 +16,8 @@ import shutil
 
 import pytest
 
-from rmlib.book import chapter as declared
-from rmlib.book.course import (build_course, check_exercises, course_chapters, execute_edition, solution_leaks,
+from rmbook.book import chapter as declared
+from rmbook.book.course import (build_course, check_exercises, course_chapters, execute_edition, solution_leaks,
                                student_edition, stub_errors)
 from rmlib.storage import atomic
 from rmlib.storage.atomic import file_lock

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis import identity, words
+from rmbook.analysis import identity, words
 import rmlib.data as data
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis import exposure, words
+from rmbook.analysis import exposure, words
 import rmlib.data as data
 
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from rmlib.book import chapters
+from rmbook.book import chapters
 from rmlib.config import PROJECT_ROOT
 
 # what must never reach a page: (what it is, a pattern)
@@ -96,15 +96,15 @@ MISSING = re.compile(r"<td[^>]*>\s*(NaN|nan|&lt;NA&gt;|<NA>|None)\s*</td>")
 
 def _raw_identifier() -> re.Pattern:
     """A cell or row label that is a value the results store as an identifier, shown as stored (``in_distribution``)
-    rather than in the words of :data:`rmlib.report.tables.VALUE_WORDS`."""
-    from rmlib.report.tables import VALUE_WORDS
+    rather than in the words of :data:`rmbook.report.tables.VALUE_WORDS`."""
+    from rmbook.report.tables import VALUE_WORDS
 
     return re.compile(r"<t[dh][^>]*>\s*(" + "|".join(map(re.escape, VALUE_WORDS)) + r")\s*</t[dh]>")
 
 
 def unreadable_tables(path) -> list[str]:
     """Tables a reader would have to decode: a snake_case column header, NaN / <NA> / None for a missing value, or a
-    stored identifier that has words (:data:`rmlib.report.tables.VALUE_WORDS`) shown raw."""
+    stored identifier that has words (:data:`rmbook.report.tables.VALUE_WORDS`) shown raw."""
     found = []
     for text in _visible_outputs(path):
         html = "".join(json.loads(text).get("data", {}).get("text/html", ""))

@@ -9,8 +9,8 @@ import types
 from papermill.translators import translate_parameters
 import pytest
 
-from rmlib import book
-from rmlib.book import ParameterError
+from rmbook import book
+from rmbook.book import ParameterError
 
 
 CHAPTERS = book.chapters()

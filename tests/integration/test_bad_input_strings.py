@@ -48,7 +48,7 @@ def test_a_bare_string_of_models_or_prompts_is_refused_by_the_reward_entry_point
 
 
 def test_a_bare_string_is_refused_by_the_analysis_entry_points():
-    from rmlib.analysis.misalignment import misalignment
+    from rmbook.analysis.misalignment import misalignment
     from rmlib.data import prompt_table
     from rmlib.registry import model_info
 
@@ -99,15 +99,17 @@ def test_every_rmlib_error_is_one_family():
     import importlib
     import pkgutil
 
+    import rmbook
     import rmlib
 
     errors = set()
-    for info in pkgutil.walk_packages(rmlib.__path__, "rmlib."):
-        if info.name.startswith("rmlib.cli.__main__"):
-            continue
-        module = importlib.import_module(info.name)
-        errors |= {v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Exception)
-                   and not issubclass(v, Warning) and v.__module__.startswith("rmlib.")}
+    for package in (rmlib, rmbook):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if info.name.startswith("rmlib.cli.__main__"):
+                continue
+            module = importlib.import_module(info.name)
+            errors |= {v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Exception)
+                       and not issubclass(v, Warning) and v.__module__.startswith(("rmlib.", "rmbook."))}
     names = {e.__name__ for e in errors}
     assert {"ModelError", "SweepError", "TemplateError", "TrainConfigError", "DataError", "ShardError",
             "ParameterError", "BookError", "GCGError"} <= names

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rmlib.analysis.blinding.prompts import CONDITIONS, load_design
-from rmlib.analysis.blinding.scores import answer_tokens, engine_scorer, score_model
+from rmbook.analysis.blinding.prompts import CONDITIONS, load_design
+from rmbook.analysis.blinding.scores import answer_tokens, engine_scorer, score_model
 from rmlib.models import LoadOptions, answer_slot, cached_model
 
 DESIGN = """

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis.card import ValueCard
+from rmbook.analysis.card import ValueCard
 from rmlib.cli import main
 from rmlib.storage import read_results
 from tests.integration.test_cli_output import _refuse_loading

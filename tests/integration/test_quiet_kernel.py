@@ -15,7 +15,7 @@ import nbformat
 
 CELL = """
 import logging, warnings
-from rmlib.report.quiet import quiet_libraries
+from rmbook.report.quiet import quiet_libraries
 quiet_libraries()
 warnings.warn("`is_gradient_checkpointing` is deprecated", FutureWarning)
 logging.getLogger("transformers").warning("a library log record")

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from rmlib import engine
-from rmlib.analysis import exposure
-from rmlib.analysis import values as vp
-from rmlib.analysis.values import value_profile
+from rmbook.analysis import exposure
+from rmbook.analysis import values as vp
+from rmbook.analysis.values import value_profile
 from rmlib.data import LM_LOGPROB
 from rmlib.engine import score_answers
 from rmlib.engine import score_answers

@@ -1,5 +1,6 @@
-"""The layers of rmlib, enforced: a module imports only from its own layer or below (ARCHITECTURE.md), no module is
-over ~400 lines, every package names its public API, and the lower layers load without torch."""
+"""The layers of rmlib and rmbook, enforced: a module imports only from its own layer or below (ARCHITECTURE.md), so
+rmlib imports nothing of the book; no module is over ~400 lines, every package names its public API, and the lower
+layers load without torch."""
 from __future__ import annotations
 
 import ast
@@ -9,28 +10,31 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "rmlib"
+SRC = Path(__file__).resolve().parents[2] / "src"  # holds both packages; modules are named from here
+PACKAGES = ("rmlib", "rmbook")
 
-# package (or module) -> layer, bottom to top; the same table is in ARCHITECTURE.md
+# package (or module) -> layer, bottom to top; the same table is in ARCHITECTURE.md. Every rmlib layer is below
+# every rmbook layer: the library a researcher installs alone imports nothing of the book.
 LAYERS = {
     "rmlib": 0, "rmlib.config": 0, "rmlib.errors": 0, "rmlib.storage": 0,
     "rmlib.registry": 1, "rmlib.data": 1,
     "rmlib.models": 2,
     "rmlib.engine": 3, "rmlib.train": 3,
     "rmlib.stats": 4,
-    "rmlib.analysis": 5,
-    "rmlib.report": 6, "rmlib.course": 6,
-    "rmlib.book": 7,
-    "rmlib.cli": 8,
+    "rmlib.cli": 5,
+    "rmbook": 6, "rmbook.analysis": 6,
+    "rmbook.report": 7, "rmbook.course": 7,
+    "rmbook.book": 8,
+    "rmbook.cli": 9,
 }
 MAX_LINES = 400
 # the faces of the torch packages import lazily (rmlib.lazy): importing them loads no torch until a name is used
-TORCH_FREE = ["rmlib.registry", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmlib.analysis", "rmlib.report",
-              "rmlib.course", "rmlib.book", "rmlib.engine", "rmlib.models", "rmlib.train"]
+TORCH_FREE = ["rmlib.registry", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmbook.analysis", "rmbook.report",
+              "rmbook.course", "rmbook.book", "rmlib.engine", "rmlib.models", "rmlib.train"]
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    parts = path.relative_to(SRC).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -42,35 +46,37 @@ def layer_of(module: str) -> int:
 
 
 def rmlib_imports(path: Path, text: str | None = None) -> list[tuple[int, str]]:
-    """(line, imported rmlib module) for every import in a file (or in ``text`` as if it were that file),
+    """(line, imported rmlib or rmbook module) for every import in a file (or in ``text`` as if it were that file),
     relative imports resolved."""
     me = _module_name(path)
     package = me if path.name == "__init__.py" else me.rsplit(".", 1)[0]
     out = []
     for node in ast.walk(ast.parse(path.read_text() if text is None else text)):
         if isinstance(node, ast.Import):
-            out += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "rmlib"]
+            out += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] in PACKAGES]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
-            if mod.split(".")[0] != "rmlib":
+            if mod.split(".")[0] not in PACKAGES:
                 continue
             # `from rmlib.pkg import sub` may name a submodule: judge the deepest module that exists
             for a in node.names:
                 sub = f"{mod}.{a.name}"
-                out.append((node.lineno, sub if (SRC.parent / (sub.replace(".", "/") + ".py")).exists()
-                            or (SRC.parent / sub.replace(".", "/")).is_dir() else mod))
+                out.append((node.lineno, sub if (SRC / (sub.replace(".", "/") + ".py")).exists()
+                            or (SRC / sub.replace(".", "/")).is_dir() else mod))
     return out
 
 
-FILES = sorted(SRC.rglob("*.py"))
+FILES = sorted(p for package in PACKAGES for p in (SRC / package).rglob("*.py"))
 
 
 def test_the_layer_table_finds_upward_imports():
     assert layer_of("rmlib.engine.sweep") == 3 and layer_of("rmlib.data.kinds") == 1 and layer_of("rmlib") == 0
+    assert max(v for k, v in LAYERS.items() if k.split(".")[0] == "rmlib") < min(
+        v for k, v in LAYERS.items() if k.split(".")[0] == "rmbook")
     upward = [(f, line, mod) for f in FILES for line, mod in rmlib_imports(f)
               if layer_of(mod) > layer_of(_module_name(f))]
     assert upward == [], "imports from a higher layer:\n" + "\n".join(
@@ -79,10 +85,10 @@ def test_the_layer_table_finds_upward_imports():
 
 
 def test_the_checker_would_catch_an_upward_import():
-    fake = SRC / "data" / "kinds.py"
-    text = "from rmlib.engine import token_sweep\nfrom ..models import load_model\nimport rmlib.book.runner\n"
+    fake = SRC / "rmlib" / "data" / "kinds.py"
+    text = "from rmlib.engine import token_sweep\nfrom ..models import load_model\nimport rmbook.book.runner\n"
     found = [mod for _, mod in rmlib_imports(fake, text)]
-    assert found == ["rmlib.engine.token_sweep", "rmlib.models", "rmlib.book.runner"]
+    assert found == ["rmlib.engine.token_sweep", "rmlib.models", "rmbook.book.runner"]
     assert all(layer_of(m) > layer_of("rmlib.data.kinds") for m in found)
 
 
@@ -92,10 +98,10 @@ def test_no_module_is_over_400_lines(path):
     assert n <= MAX_LINES, f"{path.relative_to(SRC)} has {n} lines: split it by concern"
 
 
-@pytest.mark.parametrize("path", sorted(SRC.rglob("__init__.py")), ids=lambda p: str(p.relative_to(SRC)))
+@pytest.mark.parametrize("path", [p for p in FILES if p.name == "__init__.py"], ids=lambda p: str(p.relative_to(SRC)))
 def test_every_package_names_its_public_api(path):
-    if path.parent == SRC:
-        return  # rmlib/__init__.py holds only the version
+    if path.parent.parent == SRC:
+        return  # rmlib/__init__.py holds only the version, rmbook/__init__.py only its docstring
     tree = ast.parse(path.read_text())
     names = [n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__"
                                                                         for t in n.targets)]
@@ -116,7 +122,7 @@ def test_the_lower_layers_and_the_published_mode_path_load_without_torch():
     assert (rewards.RM_SCORE, rewards.LM_LOGPROB) == (RM_SCORE, LM_LOGPROB)
 
 
-PACKAGES = sorted(p.parent for p in SRC.rglob("__init__.py"))
+PACKAGE_FOLDERS = sorted(p.parent for p in FILES if p.name == "__init__.py")
 
 
 def _unlisted(package: Path) -> list[str]:
@@ -130,14 +136,15 @@ def _unlisted(package: Path) -> list[str]:
     return sorted(missing)
 
 
-@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: str(p.relative_to(SRC.parent)))
+@pytest.mark.parametrize("package", PACKAGE_FOLDERS, ids=lambda p: str(p.relative_to(SRC)))
 def test_every_package_docstring_lists_its_modules(package):
     missing = _unlisted(package)
     assert missing == [], (f"{_module_name(package / '__init__.py')}: the __init__.py docstring does not name "
                            f"{', '.join(missing)} (write each as ``name`` or ``name.py``, or ``name/``)")
 
 
-@pytest.mark.parametrize("path", sorted(p for layer in ("analysis", "report") for p in (SRC / layer).rglob("*.py")),
+@pytest.mark.parametrize("path", sorted(p for layer in ("analysis", "report")
+                                         for p in (SRC / "rmbook" / layer).rglob("*.py")),
                          ids=lambda p: str(p.relative_to(SRC)))
 def test_the_engine_is_imported_at_the_top_of_a_file(path):
     """The torch packages' faces are lazy (rmlib.lazy), so analysis and report modules import them where a reader
@@ -154,12 +161,12 @@ def test_the_engine_is_imported_at_the_top_of_a_file(path):
 def _imports_anywhere(path: Path) -> set[str]:
     """The rmlib modules ``path`` imports, at the top or inside a function (a function-level import hides a circle
     from Python, not from a reader), less its own packages (a module importing its parent package is no circle)."""
-    modules = {_module_name(p) for p in SRC.rglob("*.py")}
+    modules = {_module_name(p) for p in FILES}
     name, out = _module_name(path), set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("rmlib"):
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith(PACKAGES):
             out |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
                     for a in node.names}
     packages = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
@@ -171,7 +178,7 @@ def test_no_import_circle_even_through_imports_inside_functions():
     (a partial checkpoint loading its base) were circles hidden by function-level imports."""
     import graphlib
 
-    graph = {_module_name(p): _imports_anywhere(p) for p in SRC.rglob("*.py")}
+    graph = {_module_name(p): _imports_anywhere(p) for p in FILES}
     try:
         graphlib.TopologicalSorter(graph).prepare()
     except graphlib.CycleError as e:
@@ -180,28 +187,29 @@ def test_no_import_circle_even_through_imports_inside_functions():
 
 def test_a_results_type_imports_no_chapters_analysis():
     """The claims page reads every chapter's typed results: a type that imported its chapter's analysis made an edit
-    to any analysis rerun the claims page (its stamp hashes what its kernel imported, rmlib.book.imported)."""
-    allowed = {"rmlib.analysis.choices", "rmlib.analysis.claims.rules"}
-    for path in sorted((SRC / "analysis" / "results" / "types").glob("*.py")):
-        analysis = {m for m in _imports_anywhere(path) if m.startswith("rmlib.analysis")}
+    to any analysis rerun the claims page (its stamp hashes what its kernel imported, rmbook.book.imported)."""
+    allowed = {"rmbook.analysis.choices", "rmbook.analysis.claims.rules"}
+    for path in sorted((SRC / "rmbook" / "analysis" / "results" / "types").glob("*.py")):
+        analysis = {m for m in _imports_anywhere(path) if m.startswith("rmbook.analysis")}
         assert analysis <= allowed, f"{path.relative_to(SRC)} imports {sorted(analysis - allowed)}"
-    from rmlib.analysis.claims import source_chapters
-    from rmlib.analysis.results import result_type
+    from rmbook.analysis.claims import source_chapters
+    from rmbook.analysis.results import result_type
 
-    assert all(result_type(c).__module__.startswith("rmlib.analysis.results.types.") for c in source_chapters())
+    assert all(result_type(c).__module__.startswith("rmbook.analysis.results.types.") for c in source_chapters())
 
 
 MAX_FUNCTION_LINES = 60
 # #41 item 4: the functions still over the limit, each to be split (this list may only shrink: a function that is
 # split must leave it, and no new one may join it)
-LONG_FUNCTIONS = {"analysis/blinding/disparity.py:disparity", "analysis/blinding/prompts.py:load_design",
-                  "engine/answers.py:score_answers", "engine/gcg/run.py:gcg", "engine/token_sweep.py:sweep",
-                  "stats/enrichment.py:topic_enrichment", "train/trainer.py:train"}
+LONG_FUNCTIONS = {"rmbook/analysis/blinding/disparity.py:disparity", "rmbook/analysis/blinding/prompts.py:load_design",
+                  "rmlib/engine/answers.py:score_answers", "rmlib/engine/gcg/run.py:gcg",
+                  "rmlib/engine/token_sweep.py:sweep", "rmlib/stats/enrichment.py:topic_enrichment",
+                  "rmlib/train/trainer.py:train"}
 
 
 def test_no_new_function_over_sixty_lines_and_the_old_ones_only_leave():
     long = set()
-    for path in SRC.rglob("*.py"):
+    for path in FILES:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                     node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES:

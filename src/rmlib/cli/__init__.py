@@ -1,12 +1,11 @@
-"""`rmlib` command line (layer 8): sweeps, the model registry, audits, cache verification and data.
+"""`rmlib` command line (layer 5): sweeps, the model registry, audits, cache verification and data.
 
 Each subcommand is a thin front to a package below: ``models``/``sweep``/``audit``/``verify`` (``commands.py``:
 :mod:`rmlib.registry`, :mod:`rmlib.engine`) and ``data fetch``/``data list`` (``data.py``: :mod:`rmlib.data`),
 ``plan``/``run`` (``plan.py``: plans of many sweeps, serial or on Ray), ``check`` (``check.py``: the pre-flight
 checks of :mod:`rmlib.engine.preflight`, before a long GPU sweep), ``gcg`` (``gcg.py``: multi-token optima by GCG
-search, :mod:`rmlib.engine.gcg`), ``card`` (``card.py``: a value card of any RM, placed among the paper RMs,
-:mod:`rmlib.analysis.card`), and ``book vendor``/``book run``/``book html`` (``book.py``: :mod:`rmlib.book`, what
-the Makefile calls).
+search, :mod:`rmlib.engine.gcg`). The book adds ``card`` and ``book`` as plug-ins (:mod:`rmbook.cli`; the
+``rmlib.commands`` entry points), so this package imports nothing of the book.
 
 ``main.py`` holds the parser of every subcommand and is the one place that turns errors into messages and exit codes;
 ``show.py`` is what the commands print, in sentences a reader can follow (progress to stderr on a terminal only).

@@ -156,11 +156,11 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from rmlib.book.chapters import results_dir
+    from rmlib.config import book_results_dir
     from rmlib.engine import print_report, verify_cache
     from rmlib.engine.verify import verify_results
     findings = verify_cache(full=args.full, repair=not args.dry_run)
-    findings += verify_results(args.results if args.results is not None else results_dir())
+    findings += verify_results(args.results if args.results is not None else book_results_dir())
     status = print_report(findings, full=args.full)
     if args.dry_run:
         print("dry run: nothing was changed (no result moved aside, no model rebuilt, no file deleted); run "

@@ -4,7 +4,7 @@
   model x prompt x word (framing, mere exposure, identity terms);
 * :func:`published_elo_scores`: EloEverything items under 3 prompts, with the human Elo ratings;
 * :func:`published_value_scores`: one dictionary in the value-profile shape (Big Two and MFD2 chapters), the same
-  shape :func:`rmlib.analysis.values.compute_value_scores` gives for fresh scores.
+  shape :func:`rmbook.analysis.values.compute_value_scores` gives for fresh scores.
 
 The reward column is ``reward`` everywhere, with ``reward_kind`` saying what it is (:mod:`rmlib.data.kinds`).
 """
@@ -42,7 +42,7 @@ def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequ
     Columns: level ('word'), model, nickname, reward_kind ('RM score'), prompt_key, prompt, prompt_valence, word,
     dictionary ('big2', 'mfd2' or 'both'), reward. Words in both dictionaries were scored in two runs whose scores
     differ slightly; they get the mean of the two and dictionary 'both'. (How many words each group holds is
-    computed where it is shown: see :func:`rmlib.analysis.framing.dictionary_word_counts`.)
+    computed where it is shown: see :func:`rmbook.analysis.framing.dictionary_word_counts`.)
     """
     from rmlib.data.dictionary_scores import load_dictionary_scores
 

@@ -1,5 +1,5 @@
 """Slurs, from a documented source rather than a list typed into the code: the WordNet 3.0 lemmas that WordNet
-itself labels as slurs, so that the book can mask them by default (:mod:`rmlib.report.masking`).
+itself labels as slurs, so that the book can mask them by default (:mod:`rmbook.report.masking`).
 
 The source is Princeton WordNet 3.0 (manifest key ``wordnet30``, in the data directory; see data/README.md for its
 provenance and license). WordNet marks a sense's register with a *usage domain*. A lemma counts as a slur when:

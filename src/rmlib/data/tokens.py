@@ -18,7 +18,7 @@ def show_whitespace(text: str) -> str:
     """Make a token's invisible characters visible for tables: a space at either end, or one of two or more in a
     row, -> '␣' (one space between words stays a space, so 'Unconditional love' reads as two words and ' love' as
     '␣love'); newline -> '⏎', tab -> '⇥', other non-printable characters -> their \\u escape, the empty string ->
-    '∅'. The book's tables (:mod:`rmlib.report.tables`) and the ``rmlib`` command show tokens this way."""
+    '∅'. The book's tables (:mod:`rmbook.report.tables`) and the ``rmlib`` command show tokens this way."""
     text = str(text)
     if text == "":
         return "∅"

@@ -26,6 +26,7 @@ from rmlib.engine.cost import job_seconds, worker_groups
 from rmlib.engine.checks import SweepError
 from rmlib.engine.plan import Job, expand, load_plan
 from rmlib.engine.tokens import parse_tokens
+from rmlib.errors import RmlibError
 
 __all__ = ["ModelWorker", "JobResult", "PlanReport", "run_plan", "worker_options", "MAX_RESTARTS", "MAX_TASK_RETRIES"]
 
@@ -217,7 +218,10 @@ def _run_serial(jobs, root, progress, on_result) -> PlanReport:
 
 
 def _run_ray(jobs, root, address, workers, gpus, threads, progress, ray_init, on_result) -> PlanReport:
-    import ray as _ray
+    try:
+        import ray as _ray  # the `ray` extra: only a plan run with --ray needs it
+    except ImportError as exc:
+        raise RmlibError("running a plan on Ray needs Ray: pip install -e '.[ray]' (make venv installs it)") from exc
     started_here = not _ray.is_initialized()
     if started_here:
         kwargs = {"include_dashboard": False, "log_to_driver": False, **ray_init}

@@ -4,11 +4,10 @@ All functions take a *wide* score table: one row per item (token, word, EloEvery
 higher score = preferred. They return square model-by-model DataFrames or tidy tables, so a chapter can draw a heatmap
 or an MDS map directly.
 
-Correlations come from scipy, RBO from the ``rbo`` package (checked against hand-computed values in the tests), MDS is
-classical (Torgerson) MDS done with numpy's symmetric eigensolver, and the representational-similarity test is a
-Mantel test run through ``scipy.stats.permutation_test``; when two designs overlap (e.g. the models that share a base
-also share a size), the partial Mantel test (Smouse, Long & Sokal 1986) asks whether one still matches once the other
-is held fixed.
+Correlations come from scipy, RBO from the ``rbo`` package (checked against hand-computed values), MDS is classical
+(Torgerson) MDS with numpy's symmetric eigensolver, and the representational-similarity test is a Mantel test run
+through ``scipy.stats.permutation_test``; when two designs overlap (the models that share a base also share a size),
+the partial Mantel test (Smouse, Long & Sokal 1986) asks whether one still matches with the other held fixed.
 """
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rmlib.errors import RmlibError
 from rmlib.stats.permutation import ALTERNATIVE, EXACT_LIMIT, label_permutation_p
 
 __all__ = ["check_wide_scores", "rbo_ext", "pairwise_similarity", "similarity_matrices", "classical_mds",
@@ -51,13 +51,13 @@ def check_wide_scores(scores: pd.DataFrame, min_models: int = 2, allow_nan: bool
 
 
 def rbo_ext(ranking_a: Sequence, ranking_b: Sequence, p: float = 0.98) -> float:
-    """Extrapolated rank-biased overlap (Webber et al. 2010, eq. 32) of two ranked lists, best first.
-
-    ``p`` sets the top-weighting: the first d ranks carry most of the weight when d ~ 1/(1-p)
-    (p=0.98 -> about the top 50). Delegates to the ``rbo`` package (``RankingSimilarity.rbo_ext``).
-    """
-    from rbo import RankingSimilarity  # imported lazily: optional at import time of rmlib
-
+    """Extrapolated rank-biased overlap (Webber et al. 2010, eq. 32) of two ranked lists, best first. ``p`` sets the
+    top-weighting: the first d ranks carry most of the weight when d ~ 1/(1-p) (p=0.98 -> about the top 50).
+    Delegates to the ``rbo`` package (``RankingSimilarity.rbo_ext``), not a declared dependency (pyproject.toml)."""
+    try:
+        from rbo import RankingSimilarity
+    except ImportError as exc:
+        raise RmlibError("rank-biased overlap needs rbo: pip install --no-deps rbo==0.1.3 (make venv does)") from exc
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p}")
     a, b = list(ranking_a), list(ranking_b)

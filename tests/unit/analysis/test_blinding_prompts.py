@@ -1,4 +1,4 @@
-"""rmlib.analysis.blinding.prompts: the design file and the prompts of the four conditions."""
+"""rmbook.analysis.blinding.prompts: the design file and the prompts of the four conditions."""
 from __future__ import annotations
 
 import re
@@ -7,7 +7,7 @@ import textwrap
 import pandas as pd
 import pytest
 
-from rmlib.analysis.blinding import prompts as B
+from rmbook.analysis.blinding import prompts as B
 
 ANSWERS = ("Yes", "No")
 

@@ -1,4 +1,4 @@
-"""rmlib.analysis.card (#42, the quick card): the paper RMs' numbers are the Big Two chapter's own, a planted model is
+"""rmbook.analysis.card (#42, the quick card): the paper RMs' numbers are the Big Two chapter's own, a planted model is
 placed by the stated rule, and card.json round-trips through its type and is refused when damaged or foreign."""
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import card
-from rmlib.analysis.families import family_analysis
-from rmlib.analysis.results.claims import ClaimsResults
-from rmlib.report.card import card_markdown
+from rmbook.analysis import card
+from rmbook.analysis.families import family_analysis
+from rmbook.analysis.results.claims import ClaimsResults
+from rmbook.report.card import card_markdown
 from rmlib.storage import ResultsError, read_results, write_results
 
 
@@ -111,7 +111,7 @@ def test_the_markdown_states_each_number_of_the_card(reference):
 def test_the_html_page_holds_the_sentences_and_a_chart_and_loads_nothing(reference):
     import re
 
-    from rmlib.report.card import card_html
+    from rmbook.report.card import card_html
 
     c = _card(reference, _planted(reference, "Communion"))
     page = card_html(c)

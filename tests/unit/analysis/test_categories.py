@@ -1,10 +1,10 @@
-"""rmlib.analysis.categories: one category per token, token features, forms of EloEverything items."""
+"""rmbook.analysis.categories: one category per token, token features, forms of EloEverything items."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmlib.analysis import categories
+from rmbook.analysis import categories
 
 
 WORDS = {"love", "peace", "war", "water", "the", "cat"}

@@ -1,11 +1,11 @@
-"""rmlib.analysis.distributions: tail composition with Wilson intervals, shared vocabularies across tokenizers."""
+"""rmbook.analysis.distributions: tail composition with Wilson intervals, shared vocabularies across tokenizers."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import categories, distributions
+from rmbook.analysis import categories, distributions
 
 
 def test_tail_composition_planted():

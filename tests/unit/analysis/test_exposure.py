@@ -1,11 +1,11 @@
-"""rmlib.analysis.exposure on synthetic data with a planted frequency effect and a planted null."""
+"""rmbook.analysis.exposure on synthetic data with a planted frequency effect and a planted null."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import exposure
+from rmbook.analysis import exposure
 
 
 def _planted_exposure(b_pos: float, b_neg: float, n_words: int = 300, n_prompts: int = 6, seed: int = 0):

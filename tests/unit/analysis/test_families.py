@@ -1,4 +1,4 @@
-"""rmlib.analysis.families on synthetic value scores: a planted family effect is found, a null is not, and the prose
+"""rmbook.analysis.families on synthetic value scores: a planted family effect is found, a null is not, and the prose
 says so; computed scores are compared with published ones like with like."""
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import families as fam
-from rmlib.analysis.results import value_profiles as results
-from rmlib.report import prose
+from rmbook.analysis import families as fam
+from rmbook.analysis.results import value_profiles as results
+from rmbook.report import prose
 
 
 def _findings(res, scores):

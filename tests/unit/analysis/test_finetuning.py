@@ -1,4 +1,4 @@
-"""rmlib.analysis.finetuning: plans, gaps, the imprint table and the ablation statistics from known frames (training
+"""rmbook.analysis.finetuning: plans, gaps, the imprint table and the ablation statistics from known frames (training
 and evaluation of tiny RMs run in tests/integration and tests/chapters/test_finetuning.py)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from rmlib.analysis import finetuning as ft
+from rmbook.analysis import finetuning as ft
 
 
 def test_training_plan_main_runs_then_ablations_of_the_first_base():

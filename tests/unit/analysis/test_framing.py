@@ -1,11 +1,11 @@
-"""rmlib.analysis.framing on synthetic data with a planted framing effect and a planted null."""
+"""rmbook.analysis.framing on synthetic data with a planted framing effect and a planted null."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import framing
+from rmbook.analysis import framing
 import rmlib.data as data
 
 
@@ -138,7 +138,7 @@ def test_framing_cell_slopes_per_cell():
 
 def test_lexicon_counts_name_each_half_in_words():
     """The lexicon table's rows read 'h+ (positive prompts)', not the column name pos_half (#43 item 5)."""
-    from rmlib.analysis.framing.sources import lexicon_counts
+    from rmbook.analysis.framing.sources import lexicon_counts
 
     def contrast(pos_low, neg_low):
         return pd.DataFrame({"label": ["a", "b"], "pos_prompts": [1.0, 1.0], "pos_prompts_ci_low": [pos_low, -1.0],

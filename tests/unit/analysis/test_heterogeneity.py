@@ -1,11 +1,11 @@
-"""rmlib.analysis.heterogeneity: partial Mantel tests of the τ matrix, on a planted run where base is a proxy of size."""
+"""rmbook.analysis.heterogeneity: partial Mantel tests of the τ matrix, on a planted run where base is a proxy of size."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import heterogeneity as het
+from rmbook.analysis import heterogeneity as het
 from rmlib.stats import similarity
 
 

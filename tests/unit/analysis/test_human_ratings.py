@@ -1,4 +1,4 @@
-"""rmlib.analysis.human_ratings: planted scores of three models under two prompts. The agreement with people, the
+"""rmbook.analysis.human_ratings: planted scores of three models under two prompts. The agreement with people, the
 consensus (median robust to one model, mean not), the top lists' robustness, the item forms, the topic test's
 bookkeeping and the rank trajectories come out as planted; elo_scores reads the published files (skipped without
 data) and, in compute mode, pivots a stub scorer's rewards."""
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import human_ratings as hr
+from rmbook.analysis import human_ratings as hr
 
 MODELS = ["org/a", "org/b", "org/c"]
 LABEL = {m: m.split("/")[1].upper() for m in MODELS}
@@ -208,7 +208,7 @@ def test_theme_prompts_and_the_summary_records():
 
 
 def _planted_topics(nouns: list[str], nature: list[str]):
-    """A stand-in for :func:`rmlib.analysis.topics.item_topics` (no WordNet): nouns get a supersense, ``nature``
+    """A stand-in for :func:`rmbook.analysis.topics.item_topics` (no WordNet): nouns get a supersense, ``nature``
     nouns the theme too, anything else no topic."""
     def item_topics(items, wn=None):
         rows = [{"item": i, "head": i.lower() if i in nouns else None,

@@ -1,11 +1,11 @@
-"""rmlib.analysis.identity: strict matching of identity items, percentile gaps, spellings of a word."""
+"""rmbook.analysis.identity: strict matching of identity items, percentile gaps, spellings of a word."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import identity
+from rmbook.analysis import identity
 import rmlib.data as data
 
 
@@ -121,8 +121,8 @@ def test_bin_sensitivity_counts_the_adjusted_verdicts_per_bin_width():
 
 
 def test_the_verdict_sentence_uses_the_adjusted_counts_and_states_the_raw_ones():
-    from rmlib.analysis.results import identity_terms as results
-    from rmlib.report.prose import render
+    from rmbook.analysis.results import identity_terms as results
+    from rmbook.report.prose import render
 
     per_item, items = identity.identity_items(elo=_regression_to_the_mean_scores())
     v = identity.item_verdicts(items)

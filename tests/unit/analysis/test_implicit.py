@@ -1,11 +1,11 @@
-"""rmlib.analysis.implicit: MWLR and DPO log-ratios from known values, and implicit-reward tables."""
+"""rmbook.analysis.implicit: MWLR and DPO log-ratios from known values, and implicit-reward tables."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import implicit
+from rmbook.analysis import implicit
 from rmlib.data import LM_LOGPROB
 import rmlib.data as data
 

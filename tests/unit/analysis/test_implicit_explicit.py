@@ -1,4 +1,4 @@
-"""rmlib.analysis.implicit_explicit on planted scores: accuracy CIs, paired gaps, overlap reliance, displacement and
+"""rmbook.analysis.implicit_explicit on planted scores: accuracy CIs, paired gaps, overlap reliance, displacement and
 the verdict on the published pattern."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis.implicit_explicit import (accuracy_table, displacement, displacement_summary, heldout_logratios,
+from rmbook.analysis.implicit_explicit import (accuracy_table, displacement, displacement_summary, heldout_logratios,
                                               overlap_correlations, paired_gaps, pattern_verdict)
 
 

@@ -1,11 +1,11 @@
-"""rmlib.analysis.misalignment: planted misaligned items, cluster bootstrap intervals, a consensus robust to one model."""
+"""rmbook.analysis.misalignment: planted misaligned items, cluster bootstrap intervals, a consensus robust to one model."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import misalignment
+from rmbook.analysis import misalignment
 
 
 def test_misalignment_finds_planted_items():

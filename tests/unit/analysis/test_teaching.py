@@ -1,11 +1,11 @@
-"""rmlib.analysis.teaching: the exact policy-gradient dynamics, accuracy and variance over a finite response set."""
+"""rmbook.analysis.teaching: the exact policy-gradient dynamics, accuracy and variance over a finite response set."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis import teaching as tg
+from rmbook.analysis import teaching as tg
 
 
 def _problem(n=12, seed=0):

@@ -1,11 +1,11 @@
-"""rmlib.analysis.teaching.stats: does accuracy or variance predict teaching speed, across reward models?"""
+"""rmbook.analysis.teaching.stats: does accuracy or variance predict teaching speed, across reward models?"""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis.teaching import stats as tstats
+from rmbook.analysis.teaching import stats as tstats
 
 
 # --------------------------------------------------------------------------- the test of the claim

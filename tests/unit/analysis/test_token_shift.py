@@ -1,10 +1,10 @@
-"""rmlib.analysis.token_shift: each rewrite on known text, deterministic, applied to both responses alike."""
+"""rmbook.analysis.token_shift: each rewrite on known text, deterministic, applied to both responses alike."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmlib.analysis.token_shift import jaccard, rewrite, shift_pairs
+from rmbook.analysis.token_shift import jaccard, rewrite, shift_pairs
 
 TEXT = "I do not think it is a good idea! Be careful; it's unlikely to work."
 

@@ -1,10 +1,10 @@
-"""rmlib.analysis.values: the score tables of a value chapter, their overview, and where named words rank."""
+"""rmbook.analysis.values: the score tables of a value chapter, their overview, and where named words rank."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmlib.analysis import values as vp
+from rmbook.analysis import values as vp
 
 
 def _scores(ranks_by_model: dict[str, dict[str, float]], prompt_key="greatest_ever_one") -> pd.DataFrame:

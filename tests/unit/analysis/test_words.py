@@ -1,11 +1,11 @@
-"""rmlib.analysis.words: token rewards mapped to words by the data layer's matching rules."""
+"""rmbook.analysis.words: token rewards mapped to words by the data layer's matching rules."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis.words import tokens_to_words
+from rmbook.analysis.words import tokens_to_words
 
 
 def test_tokens_to_words_uses_the_data_layer_matching():

@@ -1,4 +1,4 @@
-"""rmlib.book.chapters: parameters of a run, results through one parameter, the run order."""
+"""rmbook.book.chapters: parameters of a run, results through one parameter, the run order."""
 from __future__ import annotations
 
 import re
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rmlib import book
+from rmbook import book
 
 
 CHAPTER = "about"
@@ -89,7 +89,7 @@ def test_a_chapter_listed_by_two_templates_is_refused(tmp_path, monkeypatch):
     import importlib
     import json
 
-    chapters = importlib.import_module("rmlib.book.chapters")  # the module (rmlib.book.chapters is also a function)
+    chapters = importlib.import_module("rmbook.book.chapters")  # the module (rmbook.book.chapters is also a function)
 
     nb = {"cells": [], "metadata": {"rmlib": {"chapters": {"x": {}}}}, "nbformat": 4, "nbformat_minor": 5}
     for name in ("a", "b"):
@@ -224,7 +224,7 @@ def test_each_chapter_is_resolved_once_with_its_test_parameters():
 def test_a_bad_test_parameter_file_is_a_clear_error(tmp_path, monkeypatch):
     import importlib
 
-    chapters = importlib.import_module("rmlib.book.chapters")  # the module (the package exports a function of that name)
+    chapters = importlib.import_module("rmbook.book.chapters")  # the module (the package exports a function of that name)
     params = tmp_path / "params"
     params.mkdir()
     monkeypatch.setattr(chapters, "PARAMS", params)

@@ -1,4 +1,4 @@
-"""rmlib.book.course: exercises are whole, the student edition carries no solution, a stub's error is told apart from
+"""rmbook.book.course: exercises are whole, the student edition carries no solution, a stub's error is told apart from
 any other, the course parameters are checked; and the course as a whole meets its size."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from rmlib import book
-from rmlib.book import course as edition
-from rmlib.course import catalogue
+from rmbook import book
+from rmbook.book import course as edition
+from rmbook.course import catalogue
 
 
 def _cell(kind, source, ex=None, role=None, tags=(), mystnb=None):
@@ -39,7 +39,7 @@ def notebook(**changes) -> dict:
              _cell("code", changes.get("solution", SOLUTION), EX, "solution",
                    changes.get("solution_tags", ["hide-input"]),
                    changes.get("solution_prompts", edition.SOLUTION_PROMPTS)),
-             _cell("code", f'from rmlib import course\ncourse.check("{EX}", kendall_tau_b)', EX, "check",
+             _cell("code", f'from rmbook import course\ncourse.check("{EX}", kendall_tau_b)', EX, "check",
                    ["remove-input"]),
              _cell("code", "kendall_tau_b([1, 2], [2, 1])", EX, "use", ["hide-input"])]
     return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
@@ -84,7 +84,7 @@ def test_an_unknown_exercise_or_role_is_refused():
     for c in bad["cells"]:
         if "rmlib" in c["metadata"]:
             c["metadata"]["rmlib"]["exercise"]["id"] = "heterogeneity.no_such"
-    with pytest.raises(book.BookError, match="not in rmlib.course's catalogue"):
+    with pytest.raises(book.BookError, match="not in rmbook.course's catalogue"):
         edition.check_exercises(bad, "planted")
     nb["cells"][3]["metadata"]["rmlib"]["exercise"]["role"] = "answer"
     with pytest.raises(book.BookError, match="role"):
@@ -125,7 +125,7 @@ def test_course_parameters_are_checked_like_any_other(tmp_path, monkeypatch):
 
 def test_every_chapters_exercises_are_whole_and_every_check_is_used():
     """The notebooks and the catalogue agree: each exercise in a chapter is whole (cells, labels, tags), and each
-    check in rmlib.course is some chapter's exercise."""
+    check in rmbook.course is some chapter's exercise."""
     used = []
     for name in edition.course_chapters():
         used += edition.check_exercises(book.chapter(name).cells(), name)

@@ -1,4 +1,4 @@
-"""rmlib.book.imported and the stamps that use it: a chapter is stale when a file its kernel ran changed, and only
+"""rmbook.book.imported and the stamps that use it: a chapter is stale when a file its kernel ran changed, and only
 then (a stamp that hashed the whole package made every chapter stale on any edit)."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 
 import nbformat
 
-from rmlib import book
-from rmlib.book import imported, stamps
+from rmbook import book
+from rmbook.book import imported, stamps
 
 
 def _record(tmp_path, code: str) -> dict | None:
@@ -23,13 +23,15 @@ def _record(tmp_path, code: str) -> dict | None:
 
 def test_the_recording_cell_lists_the_modules_and_templates_the_kernel_used(tmp_path):
     record = _record(tmp_path, "import importlib\n"
-                               "render = importlib.import_module('rmlib.report.prose.render')\n"
+                               "render = importlib.import_module('rmbook.report.prose.render')\n"
                                "render._environment().get_template('about.md.j2')\n")
     assert record["complete"] is True
     files = set(record["files"])
-    assert {"__init__.py", "report/prose/render.py", "report/prose/templates/about.md.j2"} <= files
-    assert "analysis/heterogeneity.py" not in files and "report/prose/templates/framing.md.j2" not in files
-    assert all((stamps.RMLIB_SRC / f).is_file() for f in files)
+    assert {"rmlib/__init__.py", "rmbook/__init__.py", "rmbook/report/prose/render.py",
+            "rmbook/report/prose/templates/about.md.j2"} <= files
+    assert ("rmbook/analysis/heterogeneity.py" not in files
+            and "rmbook/report/prose/templates/framing.md.j2" not in files)
+    assert all((stamps.SOURCE_ROOT / f).is_file() for f in files)
     assert imported.read_record(tmp_path / "imported.json") == sorted(files)
 
 
@@ -55,11 +57,13 @@ def test_the_page_never_shows_the_recording_cell(tmp_path):
 
 
 def test_a_chapter_is_stale_when_a_file_it_ran_changed_and_only_then(tmp_path, monkeypatch):
-    src = tmp_path / "rmlib"
-    (src / "analysis").mkdir(parents=True)
-    for f in ["__init__.py", "analysis/framing.py", "analysis/heterogeneity.py", "registry.yaml"]:
+    src = tmp_path / "src"
+    (src / "rmbook" / "analysis").mkdir(parents=True)
+    (src / "rmlib").mkdir()
+    for f in ["rmbook/__init__.py", "rmbook/analysis/framing.py", "rmbook/analysis/heterogeneity.py",
+              "rmlib/registry.yaml"]:
         (src / f).write_text(f"# {f}\n")
-    monkeypatch.setattr(stamps, "RMLIB_SRC", src)
+    monkeypatch.setattr(stamps, "SOURCE_ROOT", src)
     out = tmp_path / "executed"
     out.mkdir()
     (out / "framing.ipynb").write_text("{}")
@@ -69,22 +73,22 @@ def test_a_chapter_is_stale_when_a_file_it_ran_changed_and_only_then(tmp_path, m
         before = stamps.dependencies("framing", params)
         stamps.stamp_path("framing", out).write_text(json.dumps(stamps.new_stamp(before, recorded, params, 1.0)))
 
-    stamp(["__init__.py", "analysis/framing.py"])  # what framing's kernel imported
-    assert sorted(json.loads(stamps.stamp_path("framing", out).read_text())["dependencies"]["rmlib"]) == [
-        "__init__.py", "analysis/framing.py", "registry.yaml"]  # the package's YAML is data the code reads: always
+    stamp(["rmbook/__init__.py", "rmbook/analysis/framing.py"])  # what framing's kernel imported
+    assert sorted(json.loads(stamps.stamp_path("framing", out).read_text())["dependencies"]["source"]) == [
+        "rmbook/__init__.py", "rmbook/analysis/framing.py", "rmlib/registry.yaml"]  # the packages' YAML is data the code reads: always
     assert book.stale_reason("framing", params, out) is None
-    (src / "analysis" / "heterogeneity.py").write_text("# another chapter's analysis, edited\n")
-    (src / "analysis" / "new_module.py").write_text("# a module no one imports yet\n")
+    (src / "rmbook" / "analysis" / "heterogeneity.py").write_text("# another chapter's analysis, edited\n")
+    (src / "rmbook" / "analysis" / "new_module.py").write_text("# a module no one imports yet\n")
     assert book.stale_reason("framing", params, out) is None
-    (src / "registry.yaml").write_text("# edited\n")
-    assert book.stale_reason("framing", params, out) == "rmlib changed: registry.yaml"
-    stamp(["__init__.py", "analysis/framing.py"])
-    (src / "analysis" / "framing.py").write_text("# framing's own analysis, edited\n")
-    assert book.stale_reason("framing", params, out) == "rmlib changed: analysis/framing.py"
-    stamp(["__init__.py", "analysis/framing.py"])
-    (src / "analysis" / "framing.py").unlink()  # a file it ran, removed
-    assert book.stale_reason("framing", params, out) == "rmlib changed: analysis/framing.py"
-    (src / "analysis" / "framing.py").write_text("# back\n")
+    (src / "rmlib" / "registry.yaml").write_text("# edited\n")
+    assert book.stale_reason("framing", params, out) == "source changed: rmlib/registry.yaml"
+    stamp(["rmbook/__init__.py", "rmbook/analysis/framing.py"])
+    (src / "rmbook" / "analysis" / "framing.py").write_text("# framing's own analysis, edited\n")
+    assert book.stale_reason("framing", params, out) == "source changed: rmbook/analysis/framing.py"
+    stamp(["rmbook/__init__.py", "rmbook/analysis/framing.py"])
+    (src / "rmbook" / "analysis" / "framing.py").unlink()  # a file it ran, removed
+    assert book.stale_reason("framing", params, out) == "source changed: rmbook/analysis/framing.py"
+    (src / "rmbook" / "analysis" / "framing.py").write_text("# back\n")
     stamp(None)  # no complete record: every file counts, as before
-    (src / "analysis" / "heterogeneity.py").write_text("# edited again\n")
-    assert book.stale_reason("framing", params, out) == "rmlib changed: analysis/heterogeneity.py"
+    (src / "rmbook" / "analysis" / "heterogeneity.py").write_text("# edited again\n")
+    assert book.stale_reason("framing", params, out) == "source changed: rmbook/analysis/heterogeneity.py"

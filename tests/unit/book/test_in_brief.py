@@ -1,4 +1,4 @@
-"""rmlib.book.in_brief: the brief a chapter computes last opens its page, under the title and after any content
+"""rmbook.book.in_brief: the brief a chapter computes last opens its page, under the title and after any content
 warning, once, and a brief cell that shows nothing is an error rather than an empty box (#43 item 1)."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import nbformat
 import pytest
 
-from rmlib.book import chapters, template
-from rmlib.book.chapters import BookError
-from rmlib.book.in_brief import BRIEF_TAG, LIFTED_TAG, lift_in_brief, split_title
+from rmbook.book import chapters, template
+from rmbook.book.chapters import BookError
+from rmbook.book.in_brief import BRIEF_TAG, LIFTED_TAG, lift_in_brief, split_title
 
 WARNING = "```{admonition} Content warning\n:class: warning\nSlurs below.\n```"
 

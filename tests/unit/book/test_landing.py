@@ -1,12 +1,12 @@
-"""rmlib.book.landing: the landing page opens with the claims page's tally and a chart of its verdicts, written from
+"""rmbook.book.landing: the landing page opens with the claims page's tally and a chart of its verdicts, written from
 the claims results, the same text for the same results, and a plain line (no path) before the page has run."""
 from __future__ import annotations
 
 import json
 
-from rmlib.analysis.results.claims import ClaimsResults
-from rmlib.book import landing
-from rmlib.book.chapters import results_dir
+from rmbook.analysis.results.claims import ClaimsResults
+from rmbook.book import landing
+from rmbook.book.chapters import results_dir
 from rmlib.storage import write_results
 
 ROWS = [{"key": k, "paper": paper, "claim": f"Claim {k}.", "chapter": ch, "verdict": v, "reason": "r"}

@@ -1,11 +1,11 @@
-"""rmlib.book.parameter_check: undeclared parameters, values outside the choices and values of the wrong type are refused."""
+"""rmbook.book.parameter_check: undeclared parameters, values outside the choices and values of the wrong type are refused."""
 from __future__ import annotations
 
 
 from papermill.translators import translate_parameters
 import pytest
 
-from rmlib.book import ParameterError, check_parameters
+from rmbook.book import ParameterError, check_parameters
 
 
 def _injected(values: dict) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import nbformat
 
-from rmlib import book
+from rmbook import book
 
 
 def _executed(tmp_path):
@@ -32,7 +32,7 @@ def test_markdown_lists_every_parameter_with_the_value_used_and_marks_those_set(
 
 def test_the_table_is_collapsed_and_says_what_each_parameter_is():
     # #28 item 6: a 6-23-row table in code names, with None unexplained, came before any content
-    from rmlib.book.parameters_table import _meanings
+    from rmbook.book.parameters_table import _meanings
 
     source = ('MODELS = None     # None: all 10 paper RMs\nTOP_K = 5\nMODE = "published"  # published: the released\n'
               '                   # scores; compute: fresh ones\nX = [\n    1,\n]  # a list\n')

@@ -1,4 +1,4 @@
-"""rmlib.book.reruns: a chapter run with parameters of its own gets a page of its own, and the book's page, its
+"""rmbook.book.reruns: a chapter run with parameters of its own gets a page of its own, and the book's page, its
 results and the claims page stay as `make book` made them (#43 item 7: `make chapter NB=x MODELS=...` replaced the
 book's page and the results the claims page judges)."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ import nbformat
 import pytest
 import yaml
 
-from rmlib import book
-from rmlib.book import reruns
-from rmlib.cli import book as cli_book
+from rmbook import book
+from rmbook.book import reruns
+from rmbook.cli import book as cli_book
 
 
 def test_the_books_own_parameters_are_the_books_page_and_any_other_run_gets_a_folder_by_its_parameters():
@@ -102,7 +102,7 @@ def test_rmlib_book_run_sends_a_rerun_to_its_own_folder_and_the_books_chapters_t
 def test_the_html_build_is_given_the_toc_with_the_reruns(tmp_path, monkeypatch):
     import subprocess
 
-    from rmlib.book import html
+    from rmbook.book import html
 
     root = tmp_path / "root"
     (root / "book" / "_static" / "vendor").mkdir(parents=True)

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from rmlib import book
-from rmlib.book import runner
+from rmbook import book
+from rmbook.book import runner
 
 
 @pytest.fixture(autouse=True)

@@ -1,15 +1,15 @@
-"""rmlib.book.stamps: the claims page runs after what it reads and reruns when their results change."""
+"""rmbook.book.stamps: the claims page runs after what it reads and reruns when their results change."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from rmlib import book
+from rmbook import book
 
 
 def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path):
-    from rmlib.analysis import claims
+    from rmbook.analysis import claims
 
     sources = book.reads_results("claims")
     assert sources == claims.source_chapters()
@@ -45,7 +45,7 @@ def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path
 def test_editing_a_project_data_file_makes_a_chapter_stale(tmp_path, monkeypatch):
     """The blinding decisions live in data/blinding.yaml, not in rmlib: the stamp must still see an edit to them,
     and must not see the fetched research data under data/external."""
-    from rmlib.book import stamps
+    from rmbook.book import stamps
 
     data = tmp_path / "data"
     (data / "external").mkdir(parents=True)
@@ -67,15 +67,15 @@ def test_editing_a_project_data_file_makes_a_chapter_stale(tmp_path, monkeypatch
 def test_editing_a_prose_template_makes_a_chapter_stale(tmp_path, monkeypatch):
     """A chapter's sentences come from ``report/prose/templates/*.md.j2``, rendered while it runs: a stamp that
     hashed only ``.py`` and ``.yaml`` files served the old sentences after a template was edited."""
-    from rmlib.book import stamps
+    from rmbook.book import stamps
 
-    src = tmp_path / "rmlib"
-    (src / "report" / "prose" / "templates").mkdir(parents=True)
-    (src / "__init__.py").write_text("")
-    template = src / "report" / "prose" / "templates" / "framing.md.j2"
+    src = tmp_path / "src"
+    (src / "rmbook" / "report" / "prose" / "templates").mkdir(parents=True)
+    (src / "rmbook" / "__init__.py").write_text("")
+    template = src / "rmbook" / "report" / "prose" / "templates" / "framing.md.j2"
     template.write_text("{% macro level(s) %}Old sentence.{% endmacro %}\n")
-    monkeypatch.setattr(stamps, "RMLIB_SRC", src)
-    assert template in stamps.rmlib_source_files()
+    monkeypatch.setattr(stamps, "SOURCE_ROOT", src)
+    assert template in stamps.source_files()
     out = tmp_path / "executed"
     out.mkdir()
     params = {}  # no RESULTS_DIR: the stamp alone decides
@@ -84,4 +84,4 @@ def test_editing_a_prose_template_makes_a_chapter_stale(tmp_path, monkeypatch):
         {"hash": book.content_hash("framing", params), "dependencies": book.dependencies("framing", params)}))
     assert book.stale_reason("framing", params, out) is None
     template.write_text("{% macro level(s) %}New sentence.{% endmacro %}\n")
-    assert book.stale_reason("framing", params, out) == "rmlib changed: report/prose/templates/framing.md.j2"
+    assert book.stale_reason("framing", params, out) == "source changed: rmbook/report/prose/templates/framing.md.j2"

@@ -7,7 +7,7 @@ import re
 import pytest
 import yaml
 
-from rmlib import book
+from rmbook import book
 
 PAGES = ("README.md", "book/intro.md", "book/course.md")
 

@@ -1,10 +1,10 @@
-"""rmlib.book.vendor: every page loads each offline script once, in order."""
+"""rmbook.book.vendor: every page loads each offline script once, in order."""
 from __future__ import annotations
 
 import yaml
 
-from rmlib import book
-from rmlib.report import charts
+from rmbook import book
+from rmbook.report import charts
 
 
 def test_config_lists_each_page_script_once():

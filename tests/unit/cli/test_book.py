@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.book import BookError
+from rmbook.book import BookError
 from rmlib.cli import main
-from rmlib.cli.book import parse_overrides
+from rmbook.cli.book import parse_overrides
 
 
 def test_book_commands_are_rmlib_subcommands(capsys):
@@ -28,7 +28,7 @@ def test_parameter_values_are_yaml():
 
 
 def test_the_makefile_calls_the_one_cli():
-    from rmlib.book import ROOT
+    from rmbook.book import ROOT
 
     mk = (ROOT / "mk" / "book.mk").read_text()
-    assert "BOOK := $(BIN)/rmlib book" in mk and "python -m rmlib.book" not in mk
+    assert "BOOK := $(BIN)/rmlib book" in mk and "python -m rmbook.book" not in mk

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from rmlib import course
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.book.course import reference_solution
 
 
 @pytest.mark.parametrize("ex", ["big_two.median_ranks", "big_two.permutation"])
@@ -15,7 +15,7 @@ def test_the_reference_solution_passes(ex):
 
 
 def test_each_chapter_of_the_shared_template_keeps_its_own_exercises():
-    from rmlib.book import chapter
+    from rmbook.book import chapter
 
     def ids(name):
         return {(c["metadata"]["rmlib"].get("exercise") or {}).get("id") for c in chapter(name).cells()["cells"]

@@ -3,8 +3,8 @@ message that names the mistake."""
 import numpy as np
 import pytest
 
-from rmlib import course
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.book.course import reference_solution
 
 
 @pytest.mark.parametrize("ex", ["blinding.disparity", "blinding.disparity_ci"])

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rmlib import course
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.book.course import reference_solution
 
 
 @pytest.mark.parametrize("ex", ["distributions.skewness", "distributions.bootstrap_ci"])

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib import course
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.book.course import reference_solution
 
 EX = "elo_misalignment.consensus"
 

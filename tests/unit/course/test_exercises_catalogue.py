@@ -1,12 +1,12 @@
-"""The catalogue (rmlib.course.exercises): every exercise has a hint, and registering one without a hint is refused
+"""The catalogue (rmbook.course.exercises): every exercise has a hint, and registering one without a hint is refused
 (#43 item 9: a stuck student gets a nudge before the solution)."""
 import pytest
 
-from rmlib.course import catalogue, exercise
+from rmbook.course import catalogue, exercise
 
 
 def test_every_exercise_has_a_hint_that_is_not_its_solution():
-    from rmlib.book.course import reference_solution
+    from rmbook.book.course import reference_solution
 
     for ex in catalogue().values():
         assert len(ex.hint) > 40, ex.id

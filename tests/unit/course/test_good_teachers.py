@@ -3,9 +3,9 @@ with a message that names the mistake."""
 import numpy as np
 import pytest
 
-from rmlib import course
-from rmlib.analysis import teaching
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.analysis import teaching
+from rmbook.book.course import reference_solution
 
 
 @pytest.mark.parametrize("ex", ["good_teachers.reward_variance", "good_teachers.pg_step"])

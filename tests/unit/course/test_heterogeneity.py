@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rmlib import course
-from rmlib.book.course import reference_solution
-from rmlib.course.heterogeneity import _tau_a
+from rmbook import course
+from rmbook.book.course import reference_solution
+from rmbook.course.heterogeneity import _tau_a
 
 
 @pytest.mark.parametrize("ex", ["heterogeneity.tau_b", "heterogeneity.noise_floor"])

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy.special import log_softmax, softmax
 
-from rmlib import course
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.book.course import reference_solution
 
 
 @pytest.mark.parametrize("ex", ["implicit_rewards.answer_logprob", "implicit_rewards.mwlr"])

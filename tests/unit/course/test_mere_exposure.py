@@ -3,8 +3,8 @@ with a message that names the mistake."""
 import numpy as np
 import pytest
 
-from rmlib import course
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.book.course import reference_solution
 
 
 def test_the_reference_solution_passes():
@@ -50,7 +50,7 @@ def test_slope_fails_on_planted_wrong_answers(wrong, hint):
 
 
 def test_leaving_valence_out_changes_the_slope_of_every_planted_cell():
-    from rmlib.course.mere_exposure import SLOPE_CASES, planted_cell
+    from rmbook.course.mere_exposure import SLOPE_CASES, planted_cell
 
     for b, c in SLOPE_CASES.values():
         y, f, v = planted_cell(b, c)

@@ -2,8 +2,8 @@
 message that names the mistake."""
 import pytest
 
-from rmlib import course
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.book.course import reference_solution
 
 pytest.importorskip("transformers")
 

@@ -3,8 +3,8 @@ answers, with a message that names the mistake (#43 item 9)."""
 import numpy as np
 import pytest
 
-from rmlib import course
-from rmlib.book.course import reference_solution
+from rmbook import course
+from rmbook.book.course import reference_solution
 from rmlib.stats.effects import cohen_d, hedges_g
 
 EX = "moral_foundations.hedges_g"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmlib.analysis import exposure
+from rmbook.analysis import exposure
 import rmlib.data as D
 import rmlib.data as data
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis import framing
+from rmbook.analysis import framing
 import rmlib.data as data
 
 

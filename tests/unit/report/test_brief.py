@@ -1,10 +1,10 @@
-"""rmlib.report.brief: a chapter's brief judges its own claims by the claims page's code, on its own results only."""
+"""rmbook.report.brief: a chapter's brief judges its own claims by the claims page's code, on its own results only."""
 from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis import claims
-from rmlib.report import brief
+from rmbook.analysis import claims
+from rmbook.report import brief
 from tests.unit.analysis.claims.conftest import plant
 from tests.unit.analysis.claims.test_catalogue import _framing, _half
 

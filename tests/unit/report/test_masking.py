@@ -2,8 +2,8 @@
 import pandas as pd
 import pytest
 
-from rmlib.report import masking
-from rmlib.report.masking import mask_frame, mask_spec, mask_text, mask_word
+from rmbook.report import masking
+from rmbook.report.masking import mask_frame, mask_spec, mask_text, mask_word
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,7 @@ def test_a_known_slur_from_the_data_is_masked_by_default_on_a_page(shell):
     from IPython.display import Markdown
 
     from rmlib.data import elo_items
-    from rmlib.report import setup_page
+    from rmbook.report import setup_page
 
     items = elo_items("greatest")
     worst = items.loc[items["item"].eq("Nigger"), ["item", "elo_rank"]]
@@ -97,7 +97,7 @@ def test_a_page_shows_no_absolute_path_of_the_building_machine(shell):
     from IPython.display import Markdown
 
     from rmlib import config
-    from rmlib.report import setup_page
+    from rmbook.report import setup_page
 
     setup_page()
     reason = f"local:ft-x: no trained RM at {config.cache_dir() / 'rms' / 'ft-x'} (train one with rmlib.train)"

@@ -1,12 +1,12 @@
-"""rmlib.report.tables: top and bottom rows side by side, invisible characters made visible."""
+"""rmbook.report.tables: top and bottom rows side by side, invisible characters made visible."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.report import tables
-from rmlib.report import top_bottom_table
+from rmbook.report import tables
+from rmbook.report import top_bottom_table
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_top_bottom_tokens():
 
 def test_a_short_wide_table_scrolls_sideways_instead_of_being_cut_off():
     # #28 item 6: tables of 14-17 columns were cut off at the right of the page
-    from rmlib.report.tables import table_html
+    from rmbook.report.tables import table_html
 
     wide = pd.DataFrame([{f"column {i}": i for i in range(17)}])
     html = table_html(wide)
@@ -62,7 +62,7 @@ def test_a_short_wide_table_scrolls_sideways_instead_of_being_cut_off():
 
 def test_the_row_numbers_left_by_a_filter_are_not_shown_as_a_column():
     # #28 item 5: the identity_terms page showed the pandas index (12, 40, ...) of a filtered table as a column
-    from rmlib.report.tables import table_html
+    from rmbook.report.tables import table_html
 
     df = pd.DataFrame({"term": ["a", "b", "c"], "n": [1, 2, 3]})
     filtered = df[df["n"] > 1]
@@ -73,7 +73,7 @@ def test_the_row_numbers_left_by_a_filter_are_not_shown_as_a_column():
 
 def test_a_page_shows_a_table_in_words_and_readable_numbers_and_leaves_the_data_alone():
     """#43 item 5: snake_case headers, NaN and <NA>, six decimals and a p of 0.000e+00 on the pages."""
-    from rmlib.report.tables import reader_view, table_html
+    from rmbook.report.tables import reader_view, table_html
     df = pd.DataFrame({"share_truncated": [0.123456789, np.nan], "p_fdr_within": [0.0, 0.0123456],
                        "size_b": pd.array([8, None], dtype="Int64"), "n": [3, 4], "item": ["a", None],
                        "elo": [1234.5678, 2e-5]})
@@ -91,14 +91,14 @@ def test_a_page_shows_a_table_in_words_and_readable_numbers_and_leaves_the_data_
 
 
 def test_a_named_index_and_column_levels_read_as_words_too():
-    from rmlib.report.tables import reader_view
+    from rmbook.report.tables import reader_view
     df = pd.DataFrame({("by_model", "rho_mean"): [0.5]}, index=pd.Index(["m"], name="model_id"))
     view = reader_view(df)
     assert list(view.columns) == [("by model", "rho mean")] and view.index.names == ["model id"]
 
 
 def test_a_styled_table_shows_its_headers_in_words_and_keeps_its_formats():
-    from rmlib.report.tables import styler_view
+    from rmbook.report.tables import styler_view
 
     df = pd.DataFrame({"share_truncated": [0.123456], "model": ["a"]})
     html = styler_view(df.style.format(precision=2).hide(axis="index")).to_html()
@@ -108,7 +108,7 @@ def test_a_styled_table_shows_its_headers_in_words_and_keeps_its_formats():
 def test_stored_identifiers_read_as_words_in_cells_and_row_labels_and_the_data_keeps_them():
     """#43 item 5: ``in_distribution``, ``race_ethnicity``, ``pos_prompts`` were shown as stored; a prompt key, which
     a reader types as a parameter, stays as it is."""
-    from rmlib.report.tables import reader_view
+    from rmbook.report.tables import reader_view
     df = pd.DataFrame({"eval_set": ["in_distribution", "token_shift_drop"], "prompt_key": ["best_ever_one"] * 2,
                        "gap": [0.1, 0.2]}, index=pd.Index(["race_ethnicity", "pos_prompts"], name="what"))
     before = df.copy()

@@ -7,7 +7,7 @@ import pytest
 
 from rmlib import stats
 from rmlib import stats as st
-from rmlib.report import charts
+from rmbook.report import charts
 
 
 def test_effect_size_known_values():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from rmlib.book.course import course_chapters
+from rmbook.book.course import course_chapters
 
 _spec = importlib.util.spec_from_file_location("course_page", Path(__file__).resolve().parents[3] / "tools" / "course_page.py")
 cp = importlib.util.module_from_spec(_spec)

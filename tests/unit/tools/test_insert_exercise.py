@@ -1,4 +1,4 @@
-"""tools/insert_exercise.py: an exercise's cells go in whole (the checks of rmlib.book.course accept them), once, and
+"""tools/insert_exercise.py: an exercise's cells go in whole (the checks of rmbook.book.course accept them), once, and
 a shared template's exercise is kept to the chapters named."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from rmlib.book.course import check_exercises, exercise_cells
+from rmbook.book.course import check_exercises, exercise_cells
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from tools.insert_exercise import insert_exercise  # noqa: E402

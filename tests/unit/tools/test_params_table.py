@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 import importlib.util
 
-from rmlib import book
+from rmbook import book
 
 _spec = importlib.util.spec_from_file_location("params_table", Path(__file__).resolve().parents[3] / "tools" / "params_table.py")
 pt = importlib.util.module_from_spec(_spec)

@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 
 from rmlib.config import PROJECT_ROOT
-from rmlib.report.charts import render_html
+from rmbook.report.charts import render_html
 
 _spec = importlib.util.spec_from_file_location("readme_picture", PROJECT_ROOT / "tools" / "readme_picture.py")
 rp = importlib.util.module_from_spec(_spec)

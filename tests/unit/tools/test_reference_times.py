@@ -5,8 +5,8 @@ import importlib.util
 import json
 from pathlib import Path
 
-from rmlib import book
-from rmlib.book import runner
+from rmbook import book
+from rmbook.book import runner
 
 _spec = importlib.util.spec_from_file_location("reference_times",
                                                Path(__file__).resolve().parents[3] / "tools" / "reference_times.py")

@@ -5,7 +5,7 @@ from pathlib import Path
 import importlib.util
 import json
 
-from rmlib import book
+from rmbook import book
 
 _spec = importlib.util.spec_from_file_location("results_diff", Path(__file__).resolve().parents[3] / "tools" / "results_diff.py")
 rd = importlib.util.module_from_spec(_spec)

@@ -6,10 +6,10 @@ import typing
 import pytest
 from pydantic import BaseModel
 
-from rmlib.analysis.claims import Evidence
-from rmlib.analysis.claims.evidence import _strip
-from rmlib.analysis.results import result_type
-from rmlib.report.prose import render
+from rmbook.analysis.claims import Evidence
+from rmbook.analysis.claims.evidence import _strip
+from rmbook.analysis.results import result_type
+from rmbook.report.prose import render
 
 
 def say(kind: str, fields: dict) -> str:

@@ -1,8 +1,8 @@
-"""rmlib.analysis.claims.catalogue: planted results give the verdicts the rules say; every claim names its source."""
+"""rmbook.analysis.claims.catalogue: planted results give the verdicts the rules say; every claim names its source."""
 from __future__ import annotations
 
-from rmlib.analysis import claims
-from rmlib.analysis.claims import Evidence, verdict
+from rmbook.analysis import claims
+from rmbook.analysis.claims import Evidence, verdict
 
 
 def _framing(by_source: dict) -> dict:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis import claims
-from rmlib.analysis.claims import verdict
-from rmlib.analysis.claims.implicit_explicit import DOMAIN_MARGIN
+from rmbook.analysis import claims
+from rmbook.analysis.claims import verdict
+from rmbook.analysis.claims.implicit_explicit import DOMAIN_MARGIN
 
 KEYS = ("im_token_shift", "im_in_distribution", "im_domain_shift", "likelihood_displacement")
 

@@ -1,10 +1,10 @@
-"""rmlib.analysis.claims.rules: each outcome rule at its thresholds, and verdicts from parts."""
+"""rmbook.analysis.claims.rules: each outcome rule at its thresholds, and verdicts from parts."""
 from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis import claims
-from rmlib.analysis.claims import Part, verdict
+from rmbook.analysis import claims
+from rmbook.analysis.claims import Part, verdict
 
 
 def test_share_rule_thresholds():
@@ -122,7 +122,7 @@ def test_verdict_from_parts(outcomes, expected):
 
 
 def test_every_outcome_and_verdict_is_explained_on_the_page():
-    from rmlib.report import prose
+    from rmbook.report import prose
 
     text = prose.render("claims", "rules", s=claims.rules_fields())
     for word in (*claims.OUTCOMES[:-1], *claims.VERDICTS):

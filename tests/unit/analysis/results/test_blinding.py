@@ -1,13 +1,13 @@
-"""rmlib.analysis.results.blinding: the chapter's results built section by section from the planted scorer (no
+"""rmbook.analysis.results.blinding: the chapter's results built section by section from the planted scorer (no
 model), stored and read back; a missing model is kept with its reason."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmlib.analysis import blinding as B
-from rmlib.analysis.blinding.scores import ModelScores
-from rmlib.analysis.results import blinding as results
+from rmbook.analysis import blinding as B
+from rmbook.analysis.blinding.scores import ModelScores
+from rmbook.analysis.results import blinding as results
 from rmlib.storage import read_results, write_results
 
 

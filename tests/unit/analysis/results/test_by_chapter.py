@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from rmlib import book
-from rmlib.analysis.results import CHAPTER_MODULES, result_type, result_types
+from rmbook import book
+from rmbook.analysis.results import CHAPTER_MODULES, result_type, result_types
 from rmlib.storage import ChapterResults
 
 

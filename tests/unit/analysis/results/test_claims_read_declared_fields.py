@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis.claims import CLAIMS, Evidence
-from rmlib.analysis.results import result_type
-from rmlib.report.prose import render
+from rmbook.analysis.claims import CLAIMS, Evidence
+from rmbook.analysis.results import result_type
+from rmbook.report.prose import render
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.key for c in CLAIMS])

@@ -1,4 +1,4 @@
-"""rmlib.analysis.results.finetuning: the chapter's results built section by section from small planted frames (the
+"""rmbook.analysis.results.finetuning: the chapter's results built section by section from small planted frames (the
 durability counts from the chapter's own functions on planted checkpoints), stored and read back."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from rmlib.analysis import durability
-from rmlib.analysis.results import finetuning as results
+from rmbook.analysis import durability
+from rmbook.analysis.results import finetuning as results
 from rmlib.storage import read_results, write_results
 
 

@@ -1,4 +1,4 @@
-"""rmlib.analysis.results.good_teachers: the chapter's results built from a small planted teaching table (the
+"""rmbook.analysis.results.good_teachers: the chapter's results built from a small planted teaching table (the
 correlations, inversions and replication block from the chapter's own functions), stored and read back."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from rmlib.analysis.teaching import settings as ts
-from rmlib.analysis.teaching import stats as teaching_stats
-from rmlib.analysis.results import good_teachers as results
+from rmbook.analysis.teaching import settings as ts
+from rmbook.analysis.teaching import stats as teaching_stats
+from rmbook.analysis.results import good_teachers as results
 from rmlib.storage import read_results, write_results
 
 

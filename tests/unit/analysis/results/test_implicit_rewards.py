@@ -1,4 +1,4 @@
-"""rmlib.analysis.results.implicit_rewards: the chapter's results built from small planted frames, stored and read
+"""rmbook.analysis.results.implicit_rewards: the chapter's results built from small planted frames, stored and read
 back."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from rmlib.analysis.results import implicit_rewards as results
+from rmbook.analysis.results import implicit_rewards as results
 from rmlib.storage import read_results, write_results
 
 

@@ -1,11 +1,11 @@
-"""rmlib.report.charts.basic: histograms embed bins, not rows; estimates must sit inside their intervals."""
+"""rmbook.report.charts.basic: histograms embed bins, not rows; estimates must sit inside their intervals."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.report import charts
+from rmbook.report import charts
 
 
 def test_histogram_embeds_bins_not_rows():

@@ -1,11 +1,11 @@
-"""rmlib.report.charts.blinding on the planted-bias run (tests/unit/conftest.py)."""
+"""rmbook.report.charts.blinding on the planted-bias run (tests/unit/conftest.py)."""
 from __future__ import annotations
 
 import pytest
 
-from rmlib.analysis import blinding as B
-from rmlib.analysis.blinding.prompts import CONDITION_LABELS
-from rmlib.report.charts import blinding as C
+from rmbook.analysis import blinding as B
+from rmbook.analysis.blinding.prompts import CONDITION_LABELS
+from rmbook.report.charts import blinding as C
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,12 @@
-"""rmlib.report.charts.gcg and rmlib.report.tables.gcg_extremes_table: the longer_answers chapter's convergence chart
+"""rmbook.report.charts.gcg and rmbook.report.tables.gcg_extremes_table: the longer_answers chapter's convergence chart
 and extremes table, from planted GCG rows."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmlib.report import charts
-from rmlib.report.tables import gcg_extremes_table
+from rmbook.report import charts
+from rmbook.report.tables import gcg_extremes_table
 
 RUNS = pd.DataFrame({"model": ["m"] * 4 + ["other"], "prompt_key": "g", "direction": ["max", "max", "min", "min", "max"],
                      "length": [2, 2, 4, 4, 2], "restart": [0, 0, 0, 0, 0], "step": [0, 1, 0, 1, 0],

@@ -1,12 +1,12 @@
-"""rmlib.report.charts.render: the vega bundle inline only outside the book."""
+"""rmbook.report.charts.render: the vega bundle inline only outside the book."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.report import charts
-from rmlib.report.charts import render
+from rmbook.report import charts
+from rmbook.report.charts import render
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_every_chart_gets_the_house_config_and_keeps_its_own_settings():
     import json
     import re
 
-    from rmlib.report.charts.render import house_config, render_html
+    from rmbook.report.charts.render import house_config, render_html
 
     spec = {"mark": "point", "config": {"legend": {"orient": "bottom"}, "axis": {"labelFlush": True}}}
     drawn = json.loads(re.search(r"var spec = (\{.*?\});\n", render_html(spec)).group(1))

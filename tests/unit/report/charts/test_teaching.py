@@ -1,10 +1,10 @@
-"""rmlib.report.charts.teaching: the good_teachers charts' specs, and a clear error for a table without the columns."""
+"""rmbook.report.charts.teaching: the good_teachers charts' specs, and a clear error for a table without the columns."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmlib.report import charts
+from rmbook.report import charts
 
 
 def test_teaching_trajectory_chart_marks_the_gain_step_and_facets_by_pi0():

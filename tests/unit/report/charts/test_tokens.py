@@ -1,9 +1,9 @@
-"""rmlib.report.charts.tokens: the rank-trajectory chart's spec."""
+"""rmbook.report.charts.tokens: the rank-trajectory chart's spec."""
 from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.report import charts
+from rmbook.report import charts
 
 
 def test_rank_trajectory_chart_spec():
@@ -13,7 +13,7 @@ def test_rank_trajectory_chart_spec():
 
 
 def test_tail_table_ranks_both_tails_and_the_explorer_binds_its_controls():
-    from rmlib.report.charts import tail_explorer, tail_table
+    from rmbook.report.charts import tail_explorer, tail_table
     sweeps = pd.DataFrame({"model": "m", "model_label": "M", "prompt": "p", "text": [" a", "b", "c", "d", "e", "f"],
                            "token_id": range(6), "reward": [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]})
     tb = tail_table(sweeps, k_max=25)                                  # capped at half the sweep: 3
@@ -28,7 +28,7 @@ def test_tail_table_ranks_both_tails_and_the_explorer_binds_its_controls():
 def test_two_ids_that_display_alike_stay_two_bars_each_with_its_own_reward():
     """Two byte fragments both show as "\ufffd\ufffd": keyed by text, the chart stacked them into one bar of -58, a
     reward no token has (#43 item 6). Each keeps its bar, labelled with its id; a text shown once keeps its label."""
-    from rmlib.report.charts import tail_table
+    from rmbook.report.charts import tail_table
     sweeps = pd.DataFrame({"model": "m", "model_label": "M", "prompt": "p", "token_id": [10, 11, 12, 13, 14, 15],
                            "text": ["\ufffd\ufffd", "\ufffd\ufffd", "x", "y", "z", "w"],
                            "reward": [-31.0, -27.0, 3.0, 2.0, 1.0, 0.0]})

@@ -1,4 +1,4 @@
-"""rmlib.report.charts.values: the fine-tuning charts draw what they are given."""
+"""rmbook.report.charts.values: the fine-tuning charts draw what they are given."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 
 
 def test_gap_chart_draws_what_it_is_given():
-    from rmlib.report.charts import gap_chart
+    from rmbook.report.charts import gap_chart
 
     by_base = pd.DataFrame({"base_model": ["a", "b"] * 2, "prompt_label": ["positive"] * 2 + ["negative"] * 2,
                             "rm_gap": [0.1, -0.2, 0.0, 0.05], "ci_low": [0.0, -0.3, np.nan, np.nan],
@@ -26,7 +26,7 @@ def test_gap_chart_draws_what_it_is_given():
 
 
 def test_published_trajectory_chart_gap_is_first_minus_second():
-    from rmlib.report.charts import published_trajectory_chart
+    from rmbook.report.charts import published_trajectory_chart
 
     ranks = pd.DataFrame({"file": "f", "data_source": "ultrafeedback", "quantity_k": 27, "method": "BT",
                           "base_family": "Llama", "checkpoint": [1000, 1000, 2000, 2000],

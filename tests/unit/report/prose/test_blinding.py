@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pandas as pd
 
-from rmlib.analysis import blinding as B
-from rmlib.analysis.blinding.scores import ModelScores
-from rmlib.analysis.results import blinding as results
-from rmlib.report.prose import render
+from rmbook.analysis import blinding as B
+from rmbook.analysis.blinding.scores import ModelScores
+from rmbook.analysis.results import blinding as results
+from rmbook.report.prose import render
 
 
 def _one_model_verdicts(row: dict) -> str:

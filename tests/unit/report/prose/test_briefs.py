@@ -6,10 +6,10 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from rmlib.analysis.results import blinding, longer_answers
-from rmlib.analysis.results import claims as claims_results
-from rmlib.analysis.results import method
-from rmlib.report.prose import render
+from rmbook.analysis.results import blinding, longer_answers
+from rmbook.analysis.results import claims as claims_results
+from rmbook.analysis.results import method
+from rmbook.report.prose import render
 from tests.unit.report.prose.test_longer_answers import COMPARISON, PUBLISHED
 from tests.unit.report.prose.test_method import AUDIT, _extremes
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.results import distributions as results
-from rmlib.report.prose import render
+from rmbook.analysis.results import distributions as results
+from rmbook.report.prose import render
 
 
 def _run(sizes: dict[str, int], kinds: dict[str, str]) -> pd.DataFrame:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.results import mere_exposure as results
+from rmbook.analysis.results import mere_exposure as results
 from rmlib.data import RM_SCORE
-from rmlib.report.prose import render
+from rmbook.report.prose import render
 
 
 def _say(part: str, section) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rmlib.analysis import durability as du
-from rmlib.analysis.results import finetuning as results
-from rmlib.report.prose import render
+from rmbook.analysis import durability as du
+from rmbook.analysis.results import finetuning as results
+from rmbook.report.prose import render
 
 MAIN = pd.DataFrame({"steps": [8, 8], "first_loss": [0.8, 0.6], "last_loss": [0.2, 0.4], "share_truncated": [0, 0.5]})
 SPREAD = pd.Series({"negative": 0.1, "positive": 0.2})

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.claims.rules import MOST
-from rmlib.analysis.results import framing as results
-from rmlib.report.prose import render
+from rmbook.analysis.claims.rules import MOST
+from rmbook.analysis.results import framing as results
+from rmbook.report.prose import render
 
 
 def _disagreement(weak: str, mean_y, sources=("afinn", "warriner")) -> str:

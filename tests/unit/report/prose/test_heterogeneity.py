@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.heterogeneity import BASE_DESIGN, SIZE_DESIGN, SimilarityRun
-from rmlib.analysis.results import heterogeneity as results
-from rmlib.report.prose import render
+from rmbook.analysis.heterogeneity import BASE_DESIGN, SIZE_DESIGN, SimilarityRun
+from rmbook.analysis.results import heterogeneity as results
+from rmbook.report.prose import render
 
 
 def _run(rsa: list[tuple], partial: list[dict] | None = None) -> SimilarityRun:

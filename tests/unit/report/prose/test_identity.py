@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.identity import HUMAN_BINS, MIN_MODELS_FOR_CI
-from rmlib.analysis.results import identity_terms as results
-from rmlib.report.prose import render
+from rmbook.analysis.identity import HUMAN_BINS, MIN_MODELS_FOR_CI
+from rmbook.analysis.results import identity_terms as results
+from rmbook.report.prose import render
 
 
 def _render(part: str, s=None) -> str:

@@ -1,11 +1,11 @@
 """templates/implicit_rewards.md.j2: the implicit-rewards chapter's sentences follow the numbers they are given,
-rendered from sections built by rmlib.analysis.results.implicit_rewards on small planted inputs."""
+rendered from sections built by rmbook.analysis.results.implicit_rewards on small planted inputs."""
 from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.results import implicit_rewards as results
-from rmlib.report.prose import render
+from rmbook.analysis.results import implicit_rewards as results
+from rmbook.report.prose import render
 
 
 def _r(part: str, s) -> str:

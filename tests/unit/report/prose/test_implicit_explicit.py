@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis.implicit_explicit import pattern_verdict
-from rmlib.analysis.results import implicit_vs_explicit as results
-from rmlib.report.prose import render
+from rmbook.analysis.implicit_explicit import pattern_verdict
+from rmbook.analysis.results import implicit_vs_explicit as results
+from rmbook.report.prose import render
 
 
 def verdict_markdown(verdict, gaps, base):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib.analysis.results import longer_answers as results
-from rmlib.report.prose import render
+from rmbook.analysis.results import longer_answers as results
+from rmbook.report.prose import render
 
 PUBLISHED = pd.DataFrame({"model": ["a", "a", "b", "b"], "prompt_key": ["p", "q", "p", "q"],
                           "share_multi_word": [0.4] * 4, "rho": [0.30, -0.20, 0.01, -0.25],

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmlib.analysis.results import method as results
-from rmlib.report.prose import render
+from rmbook.analysis.results import method as results
+from rmbook.report.prose import render
 
 AUDIT = pd.DataFrame({"model": ["A", "B"], "ids checked": [1000, 2000], "ids changed by decode→encode": [10, 400],
                       "share changed": [0.01, 0.2], "leading BOS, paper mode": [2, 2], "leading BOS, id-exact": [1, 1],
@@ -57,7 +57,7 @@ def test_a_field_the_section_lacks_is_an_error_not_a_blank():
 
 
 def test_a_list_in_a_template_stays_a_tight_list():
-    from rmlib.report.prose.render import _paragraphs
+    from rmbook.report.prose.render import _paragraphs
 
     text = "Intro sentence\n  goes on.\n- item one\n  continues\n- item two\n\n\nNext  paragraph\nhere."
     assert _paragraphs(text) == "Intro sentence goes on.\n- item one continues\n- item two\n\nNext paragraph here."

@@ -1,6 +1,6 @@
 """render.py's paragraph joiner: template lines join into one paragraph, a list stays a tight list, and an item
 indented under another stays nested (the value chapters' smallest-p panels under the permutation bullet)."""
-from rmlib.report.prose.render import _paragraphs
+from rmbook.report.prose.render import _paragraphs
 
 
 def test_lines_join_and_items_start_lines():
@@ -15,7 +15,7 @@ def test_an_indented_item_stays_nested():
 
 
 def test_a_count_takes_its_noun_in_the_right_number():
-    from rmlib.report.prose.render import plural
+    from rmbook.report.prose.render import plural
     assert [plural(n, "model") for n in (0, 1, 2, 1234)] == ["0 models", "1 model", "2 models", "1,234 models"]
     assert plural(3, "axis", "axes") == "3 axes" and plural(float("nan"), "model") == "— models"
 
@@ -26,7 +26,7 @@ def test_no_template_writes_a_noun_with_s_in_parentheses():
     import re
     from importlib import resources
 
-    templates = resources.files("rmlib.report.prose") / "templates"
+    templates = resources.files("rmbook.report.prose") / "templates"
     found = []
     for t in templates.iterdir():
         if t.name.endswith(".j2"):

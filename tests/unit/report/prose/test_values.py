@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rmlib.analysis import families as fam
-from rmlib.analysis.results import value_profiles as results
-from rmlib.report.prose import render
+from rmbook.analysis import families as fam
+from rmbook.analysis.results import value_profiles as results
+from rmbook.report.prose import render
 
 FAMILIES = ("Gemma", "Llama")
 

@@ -1,0 +1,17 @@
+"""rmbook: the book built on :mod:`rmlib`, the findings' analyses, their pages and the course.
+
+``rmlib`` is the library a researcher installs alone (``pip install -e .``): it loads models, sweeps, scores, trains
+and computes the statistics, and imports nothing of this package. ``rmbook`` needs the ``book`` extra
+(``pip install -e '.[book]'``; ``make`` installs it from ``environment.yml``).
+
+Its packages, in layer order (ARCHITECTURE.md; a module imports only from its own layer or below, and from any
+layer of ``rmlib``):
+
+| layer | package | holds |
+|---|---|---|
+| 6 | ``analysis/`` | one module per finding, the claims of the papers, each chapter's typed results |
+| 7 | ``report/`` | showing results: charts, tables, findings in sentences, page set-up |
+| 7 | ``course/`` | the course edition's exercises: labelled checks of a student's function on planted data |
+| 8 | ``book/`` | the chapters run with papermill when stale, the offline HTML build, the course editions |
+| 9 | ``cli/`` | the ``rmlib book`` and ``rmlib card`` commands, which the ``rmlib`` command finds as plug-ins |
+"""

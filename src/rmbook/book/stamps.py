@@ -1,0 +1,154 @@
+"""Stamps: a chapter reruns only when its template, its parameters, the source files it ran (the rmlib and rmbook
+modules its kernel imported, the prose templates it rendered, the packages' YAML), the project's own data files, or
+the results it reads changed.
+
+``book/_executed/<name>.stamp`` holds a content hash of everything an executed chapter depends on (and, since the
+runner reports an estimated remaining time, how long the chapter took), so a warm ``make book`` only rebuilds the
+(incremental) HTML.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from rmbook.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, Chapter, chapter
+
+__all__ = ["SOURCE_ROOT", "PACKAGES", "PROJECT_DATA", "source_files", "project_data_files", "ran_files", "dependencies",
+           "content_hash", "new_stamp", "stamp_path", "stale_reason", "is_current"]
+
+SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding both packages (src/): files are named from it
+PACKAGES = ("rmlib", "rmbook")  # the library and the book: a chapter may run source of either
+# what a chapter's kernel reads from the package: code, the registry and other YAML, and the prose templates
+# (report/prose/templates/*.md.j2, rendered while the chapter runs: an edited sentence must rerun its page)
+SOURCE_SUFFIXES = {".py", ".yaml", ".yml", ".j2"}
+PROJECT_DATA = ROOT / "data"  # files the project writes (data/*.yaml, e.g. the blinding decisions); not data/external
+
+
+def source_files() -> list[Path]:
+    """Every source file of the two packages (what a stamp hashes when no complete record says which ran)."""
+    return sorted(p for package in PACKAGES for p in (SOURCE_ROOT / package).rglob("*")
+                  if p.is_file() and p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts)
+
+
+def ran_files(recorded: list[str] | None) -> list[str] | None:
+    """The source files a chapter's stamp hashes, relative to :data:`SOURCE_ROOT`: the files its kernel recorded
+    (:mod:`rmbook.book.imported`) and every YAML file of the packages (data the code reads, not imported); None
+    (every file) when nothing complete was recorded."""
+    if recorded is None:
+        return None
+    yaml_files = [str(p.relative_to(SOURCE_ROOT)) for p in source_files() if p.suffix in {".yaml", ".yml"}]
+    return sorted(set(recorded) | set(yaml_files))
+
+
+def project_data_files() -> list[Path]:
+    """The data files the project writes (top level of ``data/``), which chapters read like code."""
+    return sorted(p for p in PROJECT_DATA.glob("*") if p.is_file() and p.suffix in {".yaml", ".yml"})
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _chapter(ch: str | Chapter) -> Chapter:
+    return ch if isinstance(ch, Chapter) else chapter(ch)
+
+
+def _hash(deps: dict) -> str:
+    return _sha(json.dumps(deps, sort_keys=True).encode())
+
+
+def _file_sha(relative: str) -> str | None:
+    p = SOURCE_ROOT / relative
+    return _sha(p.read_bytes()) if p.is_file() else None  # a file since removed: a change like any other
+
+
+def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None) -> dict:
+    """Hashes of everything an executed chapter depends on: template, parameters, the packages' source files (``files``,
+    relative to :data:`SOURCE_ROOT`: those the chapter ran, :func:`ran_files`; None: every one), each of the project's
+    data files, and the results files of the chapters it reads (``rmlib.reads_results``, under its ``RESULTS_DIR``).
+
+    ``RESULTS_DIR`` itself is left out of the parameter hash: it says where results go, not what is computed.
+    """
+    ch = _chapter(ch)
+    inputs = {k: v for k, v in params.items() if k != RESULTS_PARAMETER}
+    if files is None:
+        files = [str(p.relative_to(SOURCE_ROOT)) for p in source_files()]
+    deps = {
+        "template": _sha(ch.template.read_bytes()),
+        "parameters": _sha(json.dumps(inputs, sort_keys=True, default=str).encode()),
+        "source": {f: _file_sha(f) for f in files},
+        "data": {p.name: _sha(p.read_bytes()) for p in project_data_files()},
+    }
+    sources = ch.reads
+    if sources:
+        from rmlib.storage.results import results_path
+
+        folder = params.get(RESULTS_PARAMETER)
+        deps["results"] = {}
+        for src in sources:
+            p = results_path(src, folder) if folder else None
+            deps["results"][src] = _sha(p.read_bytes()) if p is not None and p.is_file() else None
+    return deps
+
+
+def content_hash(ch: str | Chapter, params: dict, files: list[str] | None = None) -> str:
+    """One hash over :func:`dependencies`; the stamp stores it."""
+    return _hash(dependencies(ch, params, files))
+
+
+def new_stamp(before: dict, recorded: list[str] | None, params: dict, seconds: float) -> dict:
+    """The stamp of a run: its :func:`dependencies` hashed before it ran (an edit made while it ran leaves it
+    stale), narrowed to the package files its kernel ran (:func:`ran_files`; every file when ``recorded`` is None),
+    and how long it took."""
+    files = ran_files(recorded)
+    deps = dict(before)
+    if files is not None:
+        deps["source"] = {f: before["source"].get(f) for f in files}
+    return {"hash": _hash(deps), "parameters": params, "dependencies": deps, "seconds": round(seconds, 1)}
+
+
+def stamp_path(name: str, output_dir: Path = EXECUTED) -> Path:
+    return Path(output_dir) / f"{name}.stamp"
+
+
+def stale_reason(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -> str | None:
+    """Why chapter ``ch`` must run again (None when its executed copy is current)."""
+    ch = _chapter(ch)
+    name = ch.name
+    out, stamp = Path(output_dir) / f"{name}.ipynb", stamp_path(name, output_dir)
+    if not (out.is_file() and stamp.is_file()):
+        return "never executed (or its last run failed)"
+    folder = params.get(RESULTS_PARAMETER)
+    if folder and ch.declares_results:
+        from rmlib.storage.results import results_problem
+
+        problem = results_problem(name, folder)  # missing, or changed since the chapter wrote it
+        if problem is not None:
+            return problem
+    try:
+        old = json.loads(stamp.read_text())
+        was = old["dependencies"]
+        now = dependencies(ch, params, sorted(was["source"]))  # the files this chapter ran, as its stamp lists them
+        if old["hash"] == _hash(now):
+            return None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return "unreadable stamp"
+    if was["template"] != now["template"]:
+        return f"{ch.template.relative_to(ROOT)} changed"
+    if was["parameters"] != now["parameters"]:
+        return "parameters changed"
+    changed_results = sorted(k for k in set(was.get("results", {})) | set(now.get("results", {}))
+                             if was.get("results", {}).get(k) != now.get("results", {}).get(k))
+    if changed_results:
+        return "results changed: " + ", ".join(changed_results)
+    was_data, now_data = was.get("data", {}), now.get("data", {})
+    changed_data = sorted(f for f in set(was_data) | set(now_data) if was_data.get(f) != now_data.get(f))
+    if changed_data:
+        return "project data changed: " + ", ".join(f"data/{f}" for f in changed_data)
+    changed = sorted(f for f in set(was["source"]) | set(now["source"]) if was["source"].get(f) != now["source"].get(f))
+    return "source changed: " + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+
+
+def is_current(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -> bool:
+    return stale_reason(ch, params, output_dir) is None

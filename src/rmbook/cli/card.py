@@ -1,0 +1,99 @@
+"""``rmlib card MODEL --quick``: a value card of any reward model (or an LM as an implicit reward), placed among the
+ten paper RMs (:mod:`rmbook.analysis.card`), written as ``card.json`` (typed, checked when read), ``card.md`` and ``card.html`` (offline)."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from rmbook.analysis.card import ValueCard, diff_cards, value_card
+from rmlib.cli.commands import _options
+from rmlib.cli.show import on_terminal, quiet_libraries
+from rmbook.report.card import card_html, card_markdown
+from rmlib.storage import atomic, read_results, write_results
+
+__all__ = ["add_card_command", "default_folder"]
+
+
+def default_folder(model: str) -> Path:
+    """``_build/cards/<model>``, the model id made a safe folder name (``owner/name`` -> ``owner--name``)."""
+    return Path("_build") / "cards" / re.sub(r"[^A-Za-z0-9._@-]+", "--", model).strip("-.")
+
+
+def _read_card(path: str) -> ValueCard:
+    """A card.json (or the folder holding one), checked against its type and checksum."""
+    p = Path(path)
+    folder, name = (p, "card.json") if p.is_dir() else (p.parent, p.name)
+    if name != "card.json":
+        raise ValueError(f"{path}: give a card.json (or the folder that holds one)")
+    return read_results("card", folder, ValueCard)
+
+
+def _cmd_diff(paths: list[str]) -> int:
+    if len(paths) != 2:
+        raise ValueError(f"usage: rmlib card diff A/card.json B/card.json (got {len(paths)} paths)")
+    a, b = (_read_card(p) for p in paths)
+    table = diff_cards(a, b)
+    print(f"from {a.label} ({paths[0]}) to {b.label} ({paths[1]}):")
+    for r in table.itertuples():
+        verdict = ("" if r.outside_noise is None else
+                   f"  {'OUTSIDE' if r.outside_noise else 'inside'} the noise ({r.noise:.1f}: the largest spread between "
+                   "its prompts)")
+        print(f"  {r.measure}: {r.a:g} → {r.b:g} ({r.change:+g}){verdict}")
+    return 0
+
+
+def _cmd_card(args) -> int:
+    if args.target[0] == "diff":
+        return _cmd_diff(args.target[1:])
+    if len(args.target) != 1:
+        raise ValueError(f"give one model (or `diff A B`), got {args.target}")
+    args.model = args.target[0]
+    if not args.quick:
+        raise ValueError("only the quick card exists so far (Big Two and love/freedom, placed among the paper RMs): "
+                         "run `rmlib card MODEL --quick`; the full card (MFD2, framing, mere exposure, "
+                         "EloEverything, agreement) is not built yet")
+    out = Path(args.out) if args.out else default_folder(args.model)
+    out.mkdir(parents=True, exist_ok=True)
+    if not on_terminal():
+        quiet_libraries()  # off a terminal, no library's progress bars (the card's lines are what a log needs)
+    card = value_card(args.model, n_resamples=args.resamples, seed=args.seed, load=_options(args),
+                      progress=on_terminal())
+    path = write_results(card, out)
+    md, page = out / "card.md", out / "card.html"
+    atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
+    atomic.write_bytes(page, card_html(card).encode("utf-8"))
+    for p in card.placements:
+        print(f"{p.valence} prompts: gap {p.gap:+.1f} (agency − communion median rank), {p.side}; nearest "
+              f"{', '.join(p.nearest)}")
+    print(f"wrote {path}, {md} and {page}", file=sys.stdout)
+    return 0
+
+
+def add_card_command(sub) -> None:
+    """Register ``card`` on an argparse subparsers object."""
+    p = sub.add_parser("card", help="a value card of a reward model, placed among the ten paper RMs",
+                       description="Score the Big Two nouns as one-word answers to four prompts of the 54-prompt "
+                                   "design (cached and resumable like every rmlib score), compute the agency − "
+                                   "communion gap and the ranks of 'love' and 'freedom' as the Big Two chapter "
+                                   "does, and place them among the ten paper RMs' released scores. Writes "
+                                   "card.json, card.md and card.html (one offline page).")
+    p.add_argument("target", nargs="+", metavar="MODEL | diff A B",
+                   help="registry id, hub id 'owner/name', local:<name> or local:/path (an LM gives its implicit "
+                        "reward: the answer's log-probability); or `diff A/card.json B/card.json`: what changed "
+                        "between two cards, each gap's change judged against the prompts' spread")
+    p.add_argument("--quick", action="store_true", help="the quick card: Big Two and love/freedom (required for now)")
+    p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
+    p.add_argument("--resamples", type=int, default=999, help="bootstrap resamples over prompts (default 999)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--head", choices=["rm", "lm"], default=None,
+                   help="rm: scalar reward; lm: the answer's log-probability (default: the model's kind)")
+    p.add_argument("--dtype", default=None, help="auto (default), float32, bfloat16 or float16")
+    p.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available)")
+    p.add_argument("--revision", default=None, help="hub models: the commit to load (required with "
+                                                    "--trust-remote-code)")
+    p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code to run (never "
+                                                                    "implied)")
+    p.add_argument("--score-reader", default=None, help="how an RM's score is read (default: the registry's)")
+    p.add_argument("--allow-pickle", action="store_true", help="read pickle weight files (.bin; they can run code)")
+    p.set_defaults(func=_cmd_card, allow_untrained_head=False)
