@@ -40,32 +40,10 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     lm = resolve_model(model, load)
     prompts = as_list(prompts, "prompts", "['What is the greatest thing ever?']")
     answers = as_list(answers, "answers", "['love']")
-    if not prompts or not answers:
-        raise SweepError("score_answers needs at least one prompt and one answer")
-    for p in prompts:
-        check_prompt(lm.tokenizer, p)
-    if any(not isinstance(a, str) or not a.strip() for a in answers):
-        raise SweepError("answers must be non-empty strings")
-    for a in answers:
-        check_answer(lm.tokenizer, a)
-    answer_ids = [lm.tokenizer(a, add_special_tokens=False).input_ids for a in answers]
-    slots = {p: answer_slot(lm.tokenizer, p, lm.chat_template) for p in prompts}
-    longest = max(range(len(answers)), key=lambda i: len(answer_ids[i]))
-    for p, slot in slots.items():
-        n = len(slot.prefix_ids) + len(answer_ids[longest]) + (len(slot.suffix_ids) if lm.head == "rm" else 0)
-        check_length(lm, n, f"the answer {answers[longest][:40]!r} under the prompt {p[:40]!r}")
-    shared = supports_shared_prefix(lm, max(len(s.prefix_ids) + len(s.suffix_ids) for s in slots.values())
-                                    + len(answer_ids[longest]))
-    key_params = {"model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "dtype": str(lm.dtype),
-                  "prompts": prompts, "answers": answers, "template": slots[prompts[0]].template_hash,
-                  "method": "shared_prefix" if shared else "full", "untrained_head": lm.untrained_head,
-                  "seed": lm.seed if lm.untrained_head else None, **model_settings(lm),
-                  **dated_fields(lm.chat_template, [slots[p] for p in prompts])}
-    key = sweep_key(key_params)
-    meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "mode": "id_exact",
-            "method": key_params["method"], "dtype": str(lm.dtype).removeprefix("torch."),
-            "template_hash": key_params["template"], "n_prompts": len(prompts), "n_answers": len(answers),
-            "untrained_head": lm.untrained_head, "seed": key_params["seed"], **run_fields(lm, batch_size)}
+    answer_ids, slots = _checked_inputs(lm, prompts, answers)
+    longest = max(len(a) for a in answer_ids)
+    shared = supports_shared_prefix(lm, max(len(s.prefix_ids) + len(s.suffix_ids) for s in slots.values()) + longest)
+    key, meta = _key_and_meta(lm, prompts, answers, slots, shared, batch_size)
     if cache_root is None and lm.spec.source == "local":
         cache_root = Path(lm.spec.path) / "answers"
     target = cache_parent(cache_root, "answers") / key
@@ -77,18 +55,7 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
                    desc=f"{lm.head} answers {lm.spec.nickname or lm.spec.id}")
         pending = [pi for pi in range(len(prompts)) if not store.valid_shard(pi, len(answers))]
         bar.update((len(prompts) - len(pending)) * len(answers))
-        if shared:  # shared openings once, then each prompt's own tokens, many prompts per forward
-            # a gated head (ArmoRM, QRM) reads a hidden state inside each prompt: no opening shared, so every
-            # prompt's hidden states come from its own row
-            gated = lm.head == "rm" and lm.reward_head.needs_gate
-            # the tree and batches of all prompts, whatever is pending: a resumed run computes each prompt exactly
-            # as an uninterrupted one does (tests/integration/test_cache.py: bit-identical)
-            tree = opening_tree([slots[p].prefix_ids for p in prompts], min_saved=10**9 if gated else None)
-            heads = prompt_heads(lm, tree, lambda prefixes, openings: prompt_groups(lm, prefixes, openings),
-                                 wanted=set(pending))
-        else:
-            heads = ((pi, None, None) for pi in pending)
-        for pi, kv, first in heads:
+        for pi, kv, first in _pending_heads(lm, prompts, slots, pending, shared):
             prompt = prompts[pi]
             slot = slots[prompt]
             if lm.head == "lm":
@@ -104,6 +71,56 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     finally:
         if store.root != target:
             shutil.rmtree(store.root, ignore_errors=True)
+
+
+def _checked_inputs(lm, prompts: list, answers: list) -> tuple[list[list[int]], dict]:
+    """Each answer's token ids and each prompt's answer slot, after refusing what cannot be scored: no prompt or
+    answer, an empty answer, one that does not survive tokenisation, a conversation longer than the model's."""
+    if not prompts or not answers:
+        raise SweepError("score_answers needs at least one prompt and one answer")
+    for p in prompts:
+        check_prompt(lm.tokenizer, p)
+    if any(not isinstance(a, str) or not a.strip() for a in answers):
+        raise SweepError("answers must be non-empty strings")
+    for a in answers:
+        check_answer(lm.tokenizer, a)
+    answer_ids = [lm.tokenizer(a, add_special_tokens=False).input_ids for a in answers]
+    slots = {p: answer_slot(lm.tokenizer, p, lm.chat_template) for p in prompts}
+    longest = max(range(len(answers)), key=lambda i: len(answer_ids[i]))
+    for p, slot in slots.items():
+        n = len(slot.prefix_ids) + len(answer_ids[longest]) + (len(slot.suffix_ids) if lm.head == "rm" else 0)
+        check_length(lm, n, f"the answer {answers[longest][:40]!r} under the prompt {p[:40]!r}")
+    return answer_ids, slots
+
+
+def _key_and_meta(lm, prompts, answers, slots, shared: bool, batch_size) -> tuple[str, dict]:
+    """The cache key of a set of answers (the same policy as a sweep's) and the ``meta`` that describes it."""
+    key_params = {"model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "dtype": str(lm.dtype),
+                  "prompts": prompts, "answers": answers, "template": slots[prompts[0]].template_hash,
+                  "method": "shared_prefix" if shared else "full", "untrained_head": lm.untrained_head,
+                  "seed": lm.seed if lm.untrained_head else None, **model_settings(lm),
+                  **dated_fields(lm.chat_template, [slots[p] for p in prompts])}
+    key = sweep_key(key_params)
+    meta = {"key": key, "model": lm.spec.id, "revision": lm.revision, "kind": lm.head, "mode": "id_exact",
+            "method": key_params["method"], "dtype": str(lm.dtype).removeprefix("torch."),
+            "template_hash": key_params["template"], "n_prompts": len(prompts), "n_answers": len(answers),
+            "untrained_head": lm.untrained_head, "seed": key_params["seed"], **run_fields(lm, batch_size)}
+    return key, meta
+
+
+def _pending_heads(lm, prompts, slots, pending: list[int], shared: bool):
+    """``(prompt index, shared key/values, first own token)`` for each pending prompt: with the shared prefix, the
+    openings the prompts share run once and many prompts go in one forward; otherwise each prompt runs whole."""
+    if not shared:
+        return ((pi, None, None) for pi in pending)
+    # a gated head (ArmoRM, QRM) reads a hidden state inside each prompt: no opening shared, so every prompt's hidden
+    # states come from its own row
+    gated = lm.head == "rm" and lm.reward_head.needs_gate
+    # the tree and batches of all prompts, whatever is pending: a resumed run computes each prompt exactly as an
+    # uninterrupted one does (tests/integration/test_cache.py: bit-identical)
+    tree = opening_tree([slots[p].prefix_ids for p in prompts], min_saved=10**9 if gated else None)
+    return prompt_heads(lm, tree, lambda prefixes, openings: prompt_groups(lm, prefixes, openings),
+                        wanted=set(pending))
 
 
 PREFIX_TOKENS = 2048  # padded prompt tokens in one batched prefix forward

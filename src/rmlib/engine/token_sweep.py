@@ -70,20 +70,46 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     ids = candidate_ids(lm, tokens)
     total = len(slot.prefix_ids) + 1 + len(slot.suffix_ids)
     check_length(lm, total if kind == "rm" else len(slot.prefix_ids), f"the prompt {prompt[:60]!r}")
+    method = _method(lm, kind, method, total)
+    seq_len = 1 + len(slot.suffix_ids) if method == "shared_prefix" else total
+    bs = batch_size or auto_batch_size(lm, seq_len)
+    if compile and not (kind == "rm" and method == "shared_prefix" and mode == "id_exact"):
+        raise SweepError(f"compile=True needs an id-exact RM sweep with the shared prefix, not kind={kind!r}, "
+                         f"method={method!r}, mode={mode!r}")
+    key, candidates, meta = _key_and_meta(lm, prompt, slot, ids, mode, kind, method, compile, bs)
+    target = cache_parent(cache_root, "sweeps") / key
+    store, df = open_store(target.parent, key, meta, cache)
+    if df is not None and digest(df.token_id.to_numpy()) == candidates:
+        return SweepResult(df, df.attrs["rmlib"], cached=True)
+    try:
+        df = _sweep_into(store, lm, slot, ids, kind, method, mode, bs, compile, progress)
+        df = finish(store, target, math.ceil(len(ids) / CHUNK), len(ids))
+    finally:
+        if store.root != target:  # a cache=False run that did not publish
+            shutil.rmtree(store.root, ignore_errors=True)
+    if digest(df.token_id.to_numpy()) != candidates:
+        raise SweepError(f"{target}: the token ids on disk are not the ones asked for; delete the folder and rerun")
+    return SweepResult(df, df.attrs["rmlib"], cached=False)
+
+
+def _method(lm, kind: str, method: str, total: int) -> str:
+    """The kernel a sweep runs: an LM's log-probs come from one forward pass of the prompt (``prefix_logits``); an
+    RM runs the shared prefix where the model supports it (``auto``), or every sequence in full."""
     if method not in ("auto", "shared_prefix", "full"):
         raise SweepError(f"method must be auto, shared_prefix or full, not {method!r}")
     if kind == "lm":
         if method != "auto":
             raise SweepError(f"method={method!r} applies to RM sweeps; an LM's log-probs for every token come from "
                              "one forward pass of the prompt, so there is nothing to choose")
-        method = "prefix_logits"
-    elif method == "auto":
-        method = "shared_prefix" if supports_shared_prefix(lm, total) else "full"
-    seq_len = 1 + len(slot.suffix_ids) if method == "shared_prefix" else total
-    bs = batch_size or auto_batch_size(lm, seq_len)
-    if compile and not (kind == "rm" and method == "shared_prefix" and mode == "id_exact"):
-        raise SweepError(f"compile=True needs an id-exact RM sweep with the shared prefix, not kind={kind!r}, "
-                         f"method={method!r}, mode={mode!r}")
+        return "prefix_logits"
+    if method == "auto":
+        return "shared_prefix" if supports_shared_prefix(lm, total) else "full"
+    return method
+
+
+def _key_and_meta(lm, prompt, slot, ids, mode, kind, method, compile, bs) -> tuple[str, str, dict]:
+    """The sweep's cache key (everything that can change a score, :func:`sweep`), the digest of its candidate ids,
+    and the ``meta`` that describes the data on disk."""
     key_params = {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template": slot.template_hash,
                   "mode": mode, "kind": kind, "method": method, "compiled": bool(compile), "dtype": str(lm.dtype),
                   "candidates": digest(ids), "untrained_head": lm.untrained_head,
@@ -98,19 +124,7 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
             "candidates": key_params["candidates"], "untrained_head": lm.untrained_head,
             "seed": key_params["seed"], **{k: key_params[k] for k in ("rendered",) if k in key_params},
             **run_fields(lm, bs)}
-    target = cache_parent(cache_root, "sweeps") / key
-    store, df = open_store(target.parent, key, meta, cache)
-    if df is not None and digest(df.token_id.to_numpy()) == key_params["candidates"]:
-        return SweepResult(df, df.attrs["rmlib"], cached=True)
-    try:
-        df = _sweep_into(store, lm, slot, ids, kind, method, mode, bs, compile, progress)
-        df = finish(store, target, math.ceil(len(ids) / CHUNK), len(ids))
-    finally:
-        if store.root != target:  # a cache=False run that did not publish
-            shutil.rmtree(store.root, ignore_errors=True)
-    if digest(df.token_id.to_numpy()) != key_params["candidates"]:
-        raise SweepError(f"{target}: the token ids on disk are not the ones asked for; delete the folder and rerun")
-    return SweepResult(df, df.attrs["rmlib"], cached=False)
+    return key, key_params["candidates"], meta
 
 
 def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compile, progress) -> None:

@@ -50,27 +50,7 @@ def topic_enrichment(labels: pd.DataFrame, flagged: Iterable[str], *, item: str 
     member = np.zeros((len(items), len(topics)), dtype=np.int32)
     member[items.get_indexer(lab[item]), topics.get_indexer(lab[topic])] = 1
     observed = flags.astype(np.int32) @ member
-    rng = np.random.default_rng(seed)
-    if strata is None:
-        groups = [np.arange(len(items))]
-    else:
-        s = pd.Series(strata).reindex(items)
-        if s.isna().any():
-            raise ValueError(f"strata lacks {int(s.isna().sum())} items")
-        groups = [np.flatnonzero(s.to_numpy() == v) for v in pd.unique(s)]
-    null = np.zeros((n_resamples, len(topics)), dtype=np.int32)
-    batch = max(1, min(n_resamples, int(2e7 // max(1, len(items)))))
-    for start in range(0, n_resamples, batch):
-        b = min(batch, n_resamples - start)
-        perm = np.zeros((b, len(items)), dtype=np.int32)
-        for g in groups:
-            k = int(flags[g].sum())
-            if k == 0:
-                continue
-            keys = rng.random((b, len(g)))
-            chosen = np.argpartition(keys, k - 1, axis=1)[:, :k] if k < len(g) else np.tile(np.arange(len(g)), (b, 1))
-            perm[np.repeat(np.arange(b), chosen.shape[1]), g[chosen.ravel()]] = 1
-        null[start:start + b] = perm @ member
+    null = _null_counts(flags, member, _strata_groups(items, strata), n_resamples, np.random.default_rng(seed))
     p_over = (1 + (null >= observed).sum(axis=0)) / (1 + n_resamples)
     p_under = (1 + (null <= observed).sum(axis=0)) / (1 + n_resamples)
     p = np.minimum(1.0, 2 * np.minimum(p_over, p_under))
@@ -83,6 +63,36 @@ def topic_enrichment(labels: pd.DataFrame, flagged: Iterable[str], *, item: str 
         "p_over": p_over, "p_under": p_under, "p": p, "p_fdr": p_fdr})
     out["direction"] = np.where(out["p_fdr"] < alpha, np.where(observed > expected, "over", "under"), "")
     return out.sort_values(["p", topic], ignore_index=True)
+
+
+def _strata_groups(items: pd.Index, strata: pd.Series | None) -> list[np.ndarray]:
+    """The positions of the items in each stratum (one group of all items without strata)."""
+    if strata is None:
+        return [np.arange(len(items))]
+    s = pd.Series(strata).reindex(items)
+    if s.isna().any():
+        raise ValueError(f"strata lacks {int(s.isna().sum())} items")
+    return [np.flatnonzero(s.to_numpy() == v) for v in pd.unique(s)]
+
+
+def _null_counts(flags: np.ndarray, member: np.ndarray, groups: list[np.ndarray], n_resamples: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """``n_resamples`` x topics: how many flagged items carry each topic when the flags are shuffled among the items
+    of each group (the number flagged in each group kept), in batches that bound the memory."""
+    null = np.zeros((n_resamples, member.shape[1]), dtype=np.int32)
+    batch = max(1, min(n_resamples, int(2e7 // max(1, len(flags)))))
+    for start in range(0, n_resamples, batch):
+        b = min(batch, n_resamples - start)
+        perm = np.zeros((b, len(flags)), dtype=np.int32)
+        for g in groups:
+            k = int(flags[g].sum())
+            if k == 0:
+                continue
+            keys = rng.random((b, len(g)))
+            chosen = np.argpartition(keys, k - 1, axis=1)[:, :k] if k < len(g) else np.tile(np.arange(len(g)), (b, 1))
+            perm[np.repeat(np.arange(b), chosen.shape[1]), g[chosen.ravel()]] = 1
+        null[start:start + b] = perm @ member
+    return null
 
 
 def topic_enrichment_by(labels: pd.DataFrame, flagged: Mapping[str, Iterable[str]], *, group: str = "prompt",

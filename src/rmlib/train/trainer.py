@@ -152,46 +152,19 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
 
     `pairs` replaces the configured sources with your own DataFrame (prompt, chosen, rejected, pair_id).
     """
-    from datasets import Dataset
-    from transformers import TrainerCallback
-    from trl import DPOConfig, RewardConfig, RewardTrainer
-    from trl.trainer.dpo_trainer import DataCollatorForPreference as DPOCollator
-    from trl.trainer.reward_trainer import DataCollatorForPreference
+    from trl import RewardTrainer
 
     prep = prepare(cfg, pairs)
     run, tok, steps = prep["run"], prep["tokenizer"], prep["steps"]
     run_dir = local_rm_dir(cfg.name)
     run_file = run_dir / "run.yaml"
-    if run_file.exists():
-        old = yaml.safe_load(run_file.read_text()) or {}
-        if old.get("run_hash") != run["run_hash"]:
-            if not overwrite:
-                raise TrainConfigError(f"{run_dir} holds a different run (run_hash {old.get('run_hash')} vs "
-                                       f"{run['run_hash']}); choose another name or pass overwrite=True")
-            shutil.rmtree(run_dir)
-        elif old.get("complete"):
-            return _result(cfg, run_dir, resumed_from=None)
-    elif run_dir.exists() and overwrite:
-        shutil.rmtree(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    for folder in (run_dir.parent, run_dir):
-        atomic.remove_orphans(folder)  # temporary export folders of killed runs
+    if _open_run_dir(run_dir, run["run_hash"], overwrite):
+        return _result(cfg, run_dir, resumed_from=None)
     _write_record(run_file, lambda tmp: tmp.write_text(yaml.safe_dump({**run, "complete": False}, sort_keys=False)))
     _write_record(run_dir / "test_pairs.parquet", prep["test"].to_parquet)
-
     train_df = prep["train"]
-    order = schedule(len(train_df), steps, prep["per_step"], cfg.seed)
-    order_df = pd.DataFrame({"step": np.arange(len(order)) // prep["per_step"] + 1,
-                             "position": np.arange(len(order)) % prep["per_step"],
-                             "pair_id": train_df["pair_id"].to_numpy()[order]})
-    _write_record(run_dir / "data_order.csv", lambda tmp: order_df.to_csv(tmp, index=False))
     dpo = cfg.objective == "dpo"
-    if dpo:
-        stream = dpo_stream(train_df, order)
-    else:
-        stream = Dataset.from_dict({"chosen_ids": [train_df["chosen_ids"][i] for i in order],
-                                    "rejected_ids": [train_df["rejected_ids"][i] for i in order],
-                                    "pair_index": order.tolist()})
+    stream = _data_stream(train_df, steps, prep["per_step"], cfg.seed, dpo, run_dir)
 
     # DPO trains the base as a causal LM (its implicit reward needs the LM head); Bradley-Terry adds a scalar head
     model = load_model(cfg.base, head="lm" if dpo else "rm", dtype="float32", allow_untrained_head=not dpo,
@@ -201,6 +174,76 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
     tok.chat_template = prep["template"]  # exported tokenizers carry the template used in training
 
     trainer_dir = run_dir / "trainer"
+    args, collator = _trainer_args(cfg, trainer_dir, steps, progress, tok.pad_token_id)
+    callbacks = [*_callbacks(cfg, tok, run, run_dir), *callbacks]
+    if dpo:
+        trainer = dpo_trainer(model=model, args=args, stream=stream, tok=tok, collator=collator, callbacks=callbacks,
+                              peft_config=peft_config, train_df=train_df, run_dir=run_dir)
+    else:
+        trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok,
+                                data_collator=collator, peft_config=peft_config, callbacks=callbacks)
+    if args.disable_tqdm:  # no bar (asked for none, or TQDM_DISABLE in a book run): the trainer would print instead
+        from transformers.trainer_callback import PrinterCallback
+        trainer.remove_callback(PrinterCallback)  # every log line as a dict, onto the page
+    last = resume_checkpoint(trainer_dir)  # the newest intact one; damaged ones are set aside with a warning
+    trainer.train(resume_from_checkpoint=str(last) if last else None)
+
+    _check_finite(trainer.model, steps, cfg)
+    export(trainer.model, tok, run_dir, {**run, "step": steps}, cfg.save_dtype)
+    consumed = pd.DataFrame([(i, p) for i, batch in enumerate(collator.seen) for p in batch],
+                            columns=["batch", "pair_index"])
+    consumed.to_csv(run_dir / f"consumed_from_{int(last.name.split('-')[1]) if last else 0}.csv", index=False)
+    pd.DataFrame(trainer.state.log_history).to_csv(run_dir / "train_log.csv", index=False)
+    if not keep_trainer_checkpoints:
+        shutil.rmtree(trainer_dir, ignore_errors=True)
+    _write_record(run_file, lambda tmp: tmp.write_text(yaml.safe_dump({**run, "complete": True}, sort_keys=False)))
+    return _result(cfg, run_dir, resumed_from=int(last.name.split("-")[1]) if last else None)
+
+
+def _open_run_dir(run_dir: Path, run_hash: str, overwrite: bool) -> bool:
+    """Make ``run_dir`` ready for the run ``run_hash``; True when it already holds that run, complete. A folder of a
+    different run is refused unless ``overwrite``, which removes it."""
+    run_file = run_dir / "run.yaml"
+    if run_file.exists():
+        old = yaml.safe_load(run_file.read_text()) or {}
+        if old.get("run_hash") != run_hash:
+            if not overwrite:
+                raise TrainConfigError(f"{run_dir} holds a different run (run_hash {old.get('run_hash')} vs "
+                                       f"{run_hash}); choose another name or pass overwrite=True")
+            shutil.rmtree(run_dir)
+        elif old.get("complete"):
+            return True
+    elif run_dir.exists() and overwrite:
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (run_dir.parent, run_dir):
+        atomic.remove_orphans(folder)  # temporary export folders of killed runs
+    return False
+
+
+def _data_stream(train_df: pd.DataFrame, steps: int, per_step: int, seed: int, dpo: bool, run_dir: Path):
+    """The training pairs in the order the run consumes them (recorded as ``data_order.csv``), as the trainer's
+    dataset."""
+    from datasets import Dataset
+
+    order = schedule(len(train_df), steps, per_step, seed)
+    order_df = pd.DataFrame({"step": np.arange(len(order)) // per_step + 1,
+                             "position": np.arange(len(order)) % per_step,
+                             "pair_id": train_df["pair_id"].to_numpy()[order]})
+    _write_record(run_dir / "data_order.csv", lambda tmp: order_df.to_csv(tmp, index=False))
+    if dpo:
+        return dpo_stream(train_df, order)
+    return Dataset.from_dict({"chosen_ids": [train_df["chosen_ids"][i] for i in order],
+                              "rejected_ids": [train_df["rejected_ids"][i] for i in order],
+                              "pair_index": order.tolist()})
+
+
+def _trainer_args(cfg: TrainConfig, trainer_dir: Path, steps: int, progress: bool, pad_token_id: int):
+    """TRL's config for the run (a reward or a DPO trainer) and a collator that records the pairs of each batch."""
+    from trl import DPOConfig, RewardConfig
+    from trl.trainer.dpo_trainer import DataCollatorForPreference as DPOCollator
+    from trl.trainer.reward_trainer import DataCollatorForPreference
+
     common = dict(
         output_dir=str(trainer_dir), max_steps=steps, per_device_train_batch_size=cfg.batch_size,
         gradient_accumulation_steps=cfg.grad_accum, learning_rate=cfg.lr, warmup_steps=float(cfg.warmup_ratio),
@@ -210,13 +253,17 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
         save_strategy="steps", save_steps=cfg.save_every, save_total_limit=1, logging_steps=1,
         report_to="none", disable_tqdm=not progress_enabled(progress), dataloader_num_workers=0,
         use_cpu=not torch.cuda.is_available())
-    if dpo:
+    if cfg.objective == "dpo":
         args = DPOConfig(**common, beta=cfg.beta, loss_type=["sigmoid"],
                          precompute_ref_log_probs=True, precompute_ref_batch_size=2 * cfg.batch_size)
-        collator = _RecordingCollator(DPOCollator(pad_token_id=tok.pad_token_id))
-    else:
-        args = RewardConfig(**common)
-        collator = _RecordingCollator(DataCollatorForPreference(pad_token_id=tok.pad_token_id))
+        return args, _RecordingCollator(DPOCollator(pad_token_id=pad_token_id))
+    return RewardConfig(**common), _RecordingCollator(DataCollatorForPreference(pad_token_id=pad_token_id))
+
+
+def _callbacks(cfg: TrainConfig, tok, run: dict, run_dir: Path) -> list:
+    """The run's own trainer callbacks: stop on a non-finite loss or weight, hash each checkpoint, export each
+    saved step as a ``local:`` checkpoint, and report steps with an ETA to ``make book``."""
+    from transformers import TrainerCallback
 
     class Export(TrainerCallback):
         def on_save(self, args, state, control, model=None, **kw):
@@ -252,29 +299,7 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
             if self.bar is not None:
                 self.bar.close()
 
-    callbacks = [Finite(), hash_checkpoints(run["run_hash"]), Export(), BookProgress(), *callbacks]
-    if dpo:
-        trainer = dpo_trainer(model=model, args=args, stream=stream, tok=tok, collator=collator, callbacks=callbacks,
-                              peft_config=peft_config, train_df=train_df, run_dir=run_dir)
-    else:
-        trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok,
-                                data_collator=collator, peft_config=peft_config, callbacks=callbacks)
-    if args.disable_tqdm:  # no bar (asked for none, or TQDM_DISABLE in a book run): the trainer would print instead
-        from transformers.trainer_callback import PrinterCallback
-        trainer.remove_callback(PrinterCallback)  # every log line as a dict, onto the page
-    last = resume_checkpoint(trainer_dir)  # the newest intact one; damaged ones are set aside with a warning
-    trainer.train(resume_from_checkpoint=str(last) if last else None)
-
-    _check_finite(trainer.model, steps, cfg)
-    export(trainer.model, tok, run_dir, {**run, "step": steps}, cfg.save_dtype)
-    consumed = pd.DataFrame([(i, p) for i, batch in enumerate(collator.seen) for p in batch],
-                            columns=["batch", "pair_index"])
-    consumed.to_csv(run_dir / f"consumed_from_{int(last.name.split('-')[1]) if last else 0}.csv", index=False)
-    pd.DataFrame(trainer.state.log_history).to_csv(run_dir / "train_log.csv", index=False)
-    if not keep_trainer_checkpoints:
-        shutil.rmtree(trainer_dir, ignore_errors=True)
-    _write_record(run_file, lambda tmp: tmp.write_text(yaml.safe_dump({**run, "complete": True}, sort_keys=False)))
-    return _result(cfg, run_dir, resumed_from=int(last.name.split("-")[1]) if last else None)
+    return [Finite(), hash_checkpoints(run["run_hash"]), Export(), BookProgress()]
 
 
 def _result(cfg: TrainConfig, run_dir: Path, resumed_from: int | None) -> TrainResult:

@@ -105,6 +105,19 @@ def load_design(path: str | Path | None = None, *, check_lexicons: bool = True) 
     and (``check_lexicons``) a descriptor that is neither a HolisticBias v1.1 descriptor nor a Dixon et al. term.
     """
     path = Path(path) if path is not None else DESIGN_FILE
+    raw = _read_design_file(path)
+    desc, templates = _descriptors(path, raw["axes"], check_lexicons), _templates(path, raw["templates"])
+    if templates.empty or desc.empty:
+        raise DesignError(f"{path}: the design needs at least one template and one axis")
+    answers = raw["answers"]
+    return Design(templates=templates, descriptors=desc, answers=(answers[0], answers[1]),
+                  answer_format=" ".join(raw["answer_format"].split()),
+                  ignore_instruction=" ".join(raw["ignore_instruction"].split()),
+                  replica_note=" ".join(raw["replica_note"].split()), source=str(path))
+
+
+def _read_design_file(path: Path) -> dict:
+    """The design file's mapping, its top-level keys, answers and instruction placeholders checked."""
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -130,9 +143,14 @@ def load_design(path: str | Path | None = None, *, check_lexicons: bool = True) 
                               f"allowed {sorted(fields)}")
     if "{answer}" not in raw["replica_note"]:
         raise DesignError(f"{path}: replica_note must show the replica's answer ({{answer}})")
+    return raw
 
+
+def _descriptors(path: Path, axes: dict | None, check_lexicons: bool) -> pd.DataFrame:
+    """One row per descriptor: its axis, attribute and article, and (``check_lexicons``) where the lexicons list it;
+    a descriptor that neither HolisticBias nor Dixon et al. lists is refused."""
     rows = []
-    for axis, spec in (raw["axes"] or {}).items():
+    for axis, spec in (axes or {}).items():
         items = (spec or {}).get("descriptors") or []
         if not spec or not spec.get("attribute") or len(items) < 2:
             raise DesignError(f"{path}: axis {axis!r} needs an attribute and at least two descriptors")
@@ -145,16 +163,20 @@ def load_design(path: str | Path | None = None, *, check_lexicons: bool = True) 
     dup = desc["descriptor"][desc["descriptor"].duplicated()].tolist()
     if dup:
         raise DesignError(f"{path}: descriptors listed twice: {dup}")
-    desc = desc.merge(_lexicon_membership(desc["descriptor"]), on="descriptor", how="left") if check_lexicons else \
-        desc.assign(in_holistic_bias=pd.NA, in_dixon=pd.NA, hb_axis=None)
-    if check_lexicons:
-        absent = desc[~desc["in_holistic_bias"] & ~desc["in_dixon"]]["descriptor"].tolist()
-        if absent:
-            raise DesignError(f"{path}: {absent} are neither HolisticBias v1.1 descriptors nor Dixon et al. terms; "
-                              "take descriptors from those lexicons (rmlib.data.load_holistic_bias / load_dixon)")
+    if not check_lexicons:
+        return desc.assign(in_holistic_bias=pd.NA, in_dixon=pd.NA, hb_axis=None)
+    desc = desc.merge(_lexicon_membership(desc["descriptor"]), on="descriptor", how="left")
+    absent = desc[~desc["in_holistic_bias"] & ~desc["in_dixon"]]["descriptor"].tolist()
+    if absent:
+        raise DesignError(f"{path}: {absent} are neither HolisticBias v1.1 descriptors nor Dixon et al. terms; "
+                          "take descriptors from those lexicons (rmlib.data.load_holistic_bias / load_dixon)")
+    return desc
 
+
+def _templates(path: Path, items: list | None) -> pd.DataFrame:
+    """One row per template (key, domain, noun, article, text), each naming the person and no unknown placeholder."""
     trows = []
-    for t in raw["templates"] or []:
+    for t in items or []:
         if not isinstance(t, dict) or not all(isinstance(t.get(k), str) and t[k].strip()
                                               for k in ("key", "domain", "noun", "text")):
             raise DesignError(f"{path}: every template needs key, domain, noun and text, got {t!r}")
@@ -165,15 +187,10 @@ def load_design(path: str | Path | None = None, *, check_lexicons: bool = True) 
         trows.append((t["key"], t["domain"], t["noun"], _article(t["noun"], t.get("article")),
                       " ".join(t["text"].split())))
     templates = pd.DataFrame(trows, columns=["key", "domain", "noun", "article", "text"])
-    if templates.empty or desc.empty:
-        raise DesignError(f"{path}: the design needs at least one template and one axis")
     dup = templates["key"][templates["key"].duplicated()].tolist()
     if dup:
         raise DesignError(f"{path}: template keys listed twice: {dup}")
-    return Design(templates=templates, descriptors=desc, answers=(answers[0], answers[1]),
-                  answer_format=" ".join(raw["answer_format"].split()),
-                  ignore_instruction=" ".join(raw["ignore_instruction"].split()),
-                  replica_note=" ".join(raw["replica_note"].split()), source=str(path))
+    return templates
 
 
 def _placeholders(text: str) -> set[str]:
