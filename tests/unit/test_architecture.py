@@ -29,7 +29,11 @@ LAYERS = {
 }
 MAX_LINES = 400
 # the faces of the torch packages import lazily (rmlib.lazy): importing them loads no torch until a name is used
-TORCH_FREE = ["rmlib.registry", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmbook.analysis", "rmbook.report",
+# modules that load without torch yet use the torch packages: only they may import those inside a function (the
+# command line starts in seconds, a plan is costed and the course's method checks import without torch)
+DEFERS_TORCH = ["rmlib.cli", "rmlib.engine.plan", "rmbook.course.method"]
+TORCH_PACKAGES = ("rmlib.engine", "rmlib.models", "rmlib.train")
+TORCH_FREE = [*DEFERS_TORCH, "rmlib.registry", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmbook.analysis", "rmbook.report",
               "rmbook.course", "rmbook.book", "rmlib.engine", "rmlib.models", "rmlib.train"]
 
 
@@ -114,7 +118,9 @@ def test_every_package_names_its_public_api(path):
 
 
 def test_the_lower_layers_and_the_published_mode_path_load_without_torch():
-    code = "import sys\n" + "".join(f"import {m}\n" for m in TORCH_FREE) + "print('torch' in sys.modules)"
+    code = ("import sys\n" + "".join(f"import {m}\n" for m in TORCH_FREE)
+            + "rmlib.cli.build_parser()\n"  # with the book's subcommands (entry points)
+            + "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False", f"importing {TORCH_FREE} imported torch"
     from rmlib.data import LM_LOGPROB, RM_SCORE  # the reward-kind labels, in one place
@@ -210,3 +216,31 @@ def test_no_function_over_sixty_lines():
                     node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES:
                 long.add(f"{path.relative_to(SRC)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)")
     assert long == set(), f"functions over {MAX_FUNCTION_LINES} lines: split them"
+
+
+def _imports_inside_functions(path: Path, text: str | None = None) -> list[tuple[int, str]]:
+    """(line, imported rmlib or rmbook module) for each import inside a function of ``path`` (or of ``text``)."""
+    text = path.read_text() if text is None else text
+    tree = ast.parse(text)
+    inner = {id(n) for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    top = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in inner}
+    return [(line, mod) for line, mod in rmlib_imports(path, text) if line not in top]
+
+
+def test_an_import_inside_a_function_only_defers_torch():
+    """#41 item 4: the project's own modules are imported at the top of a file, where a reader sees what it uses (116
+    were inside functions). The one exception defers torch: a module that loads without torch (DEFERS_TORCH, checked
+    by the torch-free test above) may import a torch package (rmlib.engine, .models, .train) where it is used."""
+    hidden = [f"{path.relative_to(SRC)}:{line} imports {mod}" for path in FILES
+              for line, mod in _imports_inside_functions(path)
+              if not (mod.startswith(TORCH_PACKAGES)
+                      and any(_module_name(path) == d or _module_name(path).startswith(d + ".") for d in DEFERS_TORCH))]
+    assert hidden == [], "imports inside functions (move them to the top of the file):\n  " + "\n  ".join(hidden)
+
+
+def test_the_check_of_imports_inside_functions_finds_one():
+    fake = SRC / "rmlib" / "data" / "kinds.py"
+    text = ("from rmlib.config import data_dir\n\n\ndef f():\n    from rmlib.storage import atomic\n"
+            "    import rmlib.models\n    return atomic\n")
+    assert _imports_inside_functions(fake, text) == [(5, "rmlib.storage.atomic"), (6, "rmlib.models")]

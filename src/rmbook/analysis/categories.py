@@ -18,6 +18,8 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from rmlib.data import load_bnc, load_warriner
+from rmlib.data import load_warriner
 from rmlib.stats import require_columns
 
 __all__ = ["CATEGORIES", "REPLACEMENT_CHAR", "english_dictionary", "token_category", "token_features", "ITEM_FORMS",
@@ -33,8 +35,6 @@ def english_dictionary() -> frozenset[str]:
 
     wordfreq's top lists are not used: they contain sub-word pieces such as 'ing' and 'tion'.
     """
-    from rmlib.data import load_bnc, load_warriner
-
     bnc = load_bnc()
     forms = set(bnc["form"].dropna().astype(str).str.lower())
     forms |= set(load_warriner()["word"].astype(str).str.lower())
@@ -137,8 +137,6 @@ def item_categories(items: Iterable[str], valence: pd.DataFrame | Mapping[str, f
     if not items:
         raise ValueError("items is empty")
     if valence is None:
-        from rmlib.data import load_warriner
-
         valence = load_warriner()
     if isinstance(valence, pd.DataFrame):
         require_columns(valence, ["word", "valence"], "valence")

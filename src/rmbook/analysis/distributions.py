@@ -14,13 +14,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rmbook.analysis.choices import ANY_MODE
 from rmbook.analysis.categories import REPLACEMENT_CHAR, item_categories, token_features
+from rmbook.analysis.choices import ANY_MODE
+from rmlib import engine
 from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
+from rmlib.data import normalise_token
+from rmlib.errors import as_list
 from rmlib.registry import get_spec
 from rmlib.stats import moments, require_columns, tail_asymmetry, tail_comparison
-from rmlib.errors import as_list
-from rmlib import engine
 
 __all__ = ["tail_composition", "shared_vocabulary", "vocabulary_overlap", "MODES", "ANSWER_KIND", "answer_runs",
            "tail_size", "shape_statistics", "tail_compositions", "token_feature_tails"]
@@ -86,8 +87,6 @@ def shared_vocabulary(frame: pd.DataFrame, *, model: str = "model", key: str = "
         raise ValueError(f"agg must be 'max', 'mean' or 'first', got {agg!r}")
     d = _clean_for_alignment(frame, key)
     if normalise:
-        from rmlib.data import normalise_token
-
         d = d.assign(**{key: d[key].map(normalise_token)})
         d = d[d[key] != ""]
     models = list(dict.fromkeys(d[model]))

@@ -9,12 +9,14 @@ import pandas as pd
 
 from scipy import stats
 
-from rmlib.data import DPO_KIND, MWLR_KIND, is_lm_logprob, token_frequency, value_columns
-from rmlib.registry import model_info
-from rmlib.stats import require_columns, top_bottom
-from rmlib.errors import as_list
+from rmbook.analysis import values as vp
 from rmlib import engine
 from rmlib import models as rm_models
+from rmlib.data import DPO_KIND, MWLR_KIND, is_lm_logprob, token_frequency, value_columns
+from rmlib.data import value_lexicon
+from rmlib.errors import as_list
+from rmlib.registry import model_info
+from rmlib.stats import require_columns, top_bottom
 
 __all__ = ["mwlr", "dpo_log_ratio", "implicit_reward_scores", "require_lms", "families_with_base_and_instruct",
            "lm_token_sweeps", "top_bottom_tokens", "top_bottom_wide", "logit_logprob_agreement", "pooled_top_tau",
@@ -217,8 +219,6 @@ def lexicon_implicit_rewards(lms: Sequence[str], dictionary: str, words_per_cate
     """A lexicon sample scored as whole answers by every LM (summed token log-probs), and the implicit rewards built
     from them: MWLR for each of ``mwlr_pairs`` and, when given, DPO log-ratios for ``dpo_pairs`` (instruct, base),
     scored with their LM heads. Returns (LM scores, implicit-reward scores)."""
-    from rmbook.analysis import values as vp
-    from rmlib.data import value_lexicon
     words = vp.sample_lexicon(value_lexicon(dictionary), words_per_category, seed)
     scores = vp.compute_value_scores(lms, dictionary, prompt_keys=prompt_keys, words=words,
                                      load=rm_models.LoadOptions(dtype=dtype))

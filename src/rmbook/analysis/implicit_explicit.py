@@ -24,6 +24,7 @@ from scipy import stats
 
 from rmbook.analysis.claims.implicit_explicit import DOMAIN_MARGIN
 from rmbook.analysis.claims.rules import share_outcome
+from rmbook.analysis.finetuning import run_name
 from rmbook.analysis.token_shift import SHIFTS, jaccard, shift_pairs
 from rmlib.data.preferences import load_preferences, sample_pairs
 from rmlib.stats import require_columns, spearman_ci
@@ -48,8 +49,6 @@ def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
     with its run hash (:func:`rmlib.train.naming.own_name`). Returns {ex, im (TrainResults), ex_reused (True when it
     was already there)}.
     """
-    from rmbook.analysis.finetuning import run_name
-
     name = run_name(cfg.base, cfg.sources, cfg.seed, cfg.n_pairs, cfg.steps, cfg.batch_size, cfg.tuning)
     data_hash = train_data_hash(cfg)  # the pairs depend on neither the name nor the objective
     ex_cfg = replace(cfg, name=name, objective="bradley_terry")

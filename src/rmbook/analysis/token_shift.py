@@ -26,6 +26,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from rmlib.data import load_wordnet
 from rmlib.stats import require_columns
 
 __all__ = ["SHIFTS", "CONTRACTIONS", "rewrite", "shift_pairs", "word_set", "jaccard"]
@@ -63,8 +64,6 @@ def _punctuation(text: str) -> str:
 @functools.lru_cache(maxsize=None)
 def _synonym(word: str) -> str | None:
     """The first other single-word lemma of the most frequent sense of a base-form adjective."""
-    from rmlib.data import load_wordnet
-
     wn = load_wordnet()
     senses = wn.synsets(word)
     if not senses or senses[0].pos() not in ("a", "s") or wn.morphy(word, senses[0].pos()) != word:

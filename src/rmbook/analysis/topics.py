@@ -32,6 +32,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from rmlib.data.wordnet import load_wordnet
 from rmlib.stats import require_columns
 
 __all__ = ["NOUN_SUPERSENSES", "THEMES", "head_noun", "title_word_theme", "item_topics", "theme_members",
@@ -171,8 +172,6 @@ def item_topics(items: Iterable[str], wn=None) -> pd.DataFrame:
     no hand labels.
     """
     if wn is None:
-        from rmlib.data.wordnet import load_wordnet
-
         wn = load_wordnet()
     rows = []
     theme_sets = {t: set(spec["synsets"]) for t, spec in THEMES.items()}

@@ -15,12 +15,15 @@ import numpy as np
 import pandas as pd
 
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
-from rmlib.data import RM_SCORE, published_word_scores
-from rmlib.registry import embedded_lms
-from rmlib.stats import require_columns
-from rmlib.errors import as_list
 from rmlib import engine
 from rmlib import models as rm_models
+from rmlib.data import RM_SCORE, published_word_scores
+from rmlib.data import match_words_to_tokens
+from rmlib.data import normalise_token
+from rmlib.data.tokens import decoded_vocabulary
+from rmlib.errors import as_list
+from rmlib.registry import embedded_lms
+from rmlib.stats import require_columns
 
 __all__ = ["WORDLIKE", "TOKEN_PROMPT_KEYS", "MODES", "published_scores", "token_scores", "word_like_tokens",
            "tokens_to_words"]
@@ -54,8 +57,6 @@ def word_like_tokens(token_scores: pd.DataFrame, text: str = "text") -> pd.DataF
     """The rows whose ``text``, after :func:`rmlib.data.normalise_token` (no leading space, lower case), is
     word-like (letters, apostrophes, hyphens), with that form as column ``word``. Several tokens can share a word
     (' love', 'love', 'Love'): they stay separate rows."""
-    from rmlib.data import normalise_token
-
     require_columns(token_scores, [text], "token_scores")
     word = token_scores[text].map(normalise_token)
     keep = word.str.match(WORDLIKE)
@@ -72,9 +73,6 @@ def tokens_to_words(token_scores: pd.DataFrame, words: Iterable[str], tokenizer_
     Words without a single token are absent (see ``coverage`` in the attrs: model -> share of words matched).
     ``tokenizer_for(model_id)`` defaults to the loaded model's tokenizer.
     """
-    from rmlib.data import match_words_to_tokens
-    from rmlib.data.tokens import decoded_vocabulary
-
     require_columns(token_scores, ["model", "prompt_key", "token_id", "reward"], "token_scores")
     if tokenizer_for is None:
 

@@ -34,6 +34,7 @@ import yaml
 from rmbook.book.parameter_check import unknown_parameter_hint
 from rmlib.config import PROJECT_ROOT
 from rmlib.errors import RmlibError
+from rmlib.storage.results import results_path
 
 __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER", "BookError",
            "Chapter", "chapter", "chapters", "template", "chapter_defaults", "chapter_cells", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
@@ -293,8 +294,6 @@ def with_results_dir(name: str, params: dict, output_dir: str | os.PathLike = EX
 
 def missing_results(name: str, params: dict) -> list[str]:
     """The chapters ``name`` reads whose results file is absent from its ``RESULTS_DIR``."""
-    from rmlib.storage.results import results_path
-
     sources = reads_results(name)
     if not sources:
         return []

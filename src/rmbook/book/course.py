@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 
 from rmbook.book.chapters import PARAMS, ROOT, BookError, Chapter, _read_yaml, chapter, chapters
+from rmbook.course import catalogue
 from rmlib.storage import atomic
 
 __all__ = ["ROLES", "SOLUTION_PROMPTS", "COURSE_DIR", "exercise_cells", "check_exercises", "student_edition",
@@ -72,8 +73,6 @@ def check_exercises(nb: dict, where: str) -> list[str]:
     """The ids of ``nb``'s exercises, after checking each is whole: known to the catalogue, its cells in order
     (task, stub, solution, check, then any use cells), the labels line as the catalogue has it, stub and solution
     defining the same one function, the stub raising ``NotImplementedError``, and the tags the book needs."""
-    from rmbook.course import catalogue
-
     known = catalogue()
     cells = nb.get("cells", [])
     by_id: dict[str, list[tuple[int, str]]] = {}

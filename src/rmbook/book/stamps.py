@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 
 from rmbook.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, Chapter, chapter
+from rmlib.storage.results import results_path
+from rmlib.storage.results import results_problem
 
 __all__ = ["SOURCE_ROOT", "PACKAGES", "PROJECT_DATA", "source_files", "project_data_files", "ran_files", "dependencies",
            "content_hash", "new_stamp", "stamp_path", "stale_reason", "is_current"]
@@ -82,8 +84,6 @@ def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None
     }
     sources = ch.reads
     if sources:
-        from rmlib.storage.results import results_path
-
         folder = params.get(RESULTS_PARAMETER)
         deps["results"] = {}
         for src in sources:
@@ -121,8 +121,6 @@ def stale_reason(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -
         return "never executed (or its last run failed)"
     folder = params.get(RESULTS_PARAMETER)
     if folder and ch.declares_results:
-        from rmlib.storage.results import results_problem
-
         problem = results_problem(name, folder)  # missing, or changed since the chapter wrote it
         if problem is not None:
             return problem

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from rmbook.book.chapters import ROOT, BookError
+from rmbook.report.charts import write_vega_bundle
 
 __all__ = ["VENDOR", "NPM_FILES", "VEGA_BUNDLE", "PAGE_JS", "VENDOR_FILES", "write_vendor"]
 
@@ -58,8 +59,6 @@ def write_vendor(dest: str | os.PathLike = VENDOR, log=print) -> list[Path]:
     bundle, marker = dest / VEGA_BUNDLE, dest / f"{VEGA_BUNDLE}.from"
     source = f"vl-convert-python=={version('vl-convert-python')}"
     if not (bundle.is_file() and marker.is_file() and marker.read_text() == source):
-        from rmbook.report.charts import write_vega_bundle
-
         write_vega_bundle(dest)
         marker.write_text(source)
     written = [bundle]

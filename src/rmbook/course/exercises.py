@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import rmbook.course as package
 from rmlib.errors import RmlibError
 
 __all__ = ["Exercise", "CheckFailed", "Passed", "exercise", "catalogue", "check", "expect", "close"]
@@ -70,8 +71,6 @@ def exercise(id: str, *, title: str, difficulty: int, importance: int, minutes: 
 def catalogue() -> dict[str, Exercise]:
     """Every exercise of the course, by id (imports each chapter's module of checks: every module of the package
     but this one)."""
-    import rmbook.course as package
-
     for info in pkgutil.iter_modules(package.__path__):
         if info.name != "exercises":
             importlib.import_module(f"rmbook.course.{info.name}")

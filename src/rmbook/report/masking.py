@@ -11,6 +11,7 @@ import functools
 import re
 
 import pandas as pd
+from rmlib.data.slurs import slur_lexicon
 
 __all__ = ["show_slurs", "slurs_shown", "mask_word", "mask_text", "mask_frame", "mask_spec"]
 
@@ -54,8 +55,6 @@ def _compound_pattern(words: frozenset) -> re.Pattern | None:
 @functools.lru_cache(maxsize=1)
 def _patterns() -> tuple:
     """The phrase and compound patterns of the slur list, compiled once per process (mask_text runs per cell)."""
-    from rmlib.data.slurs import slur_lexicon
-
     lexicon = slur_lexicon()
     return _phrase_pattern(lexicon.phrases), _compound_pattern(lexicon.words)
 
@@ -64,8 +63,6 @@ def mask_text(text: str) -> str:
     """``text`` with every slur (:func:`rmlib.data.slurs.slur_lexicon`) masked by :func:`mask_word`, whatever
     its case or inflection, and a slur of :data:`COMPOUND_MIN_LETTERS` or more letters also inside a longer word
     ('Gayniggers'); everything else, including marks such as '␣', is left as it is."""
-    from rmlib.data.slurs import slur_lexicon
-
     lexicon = slur_lexicon()
     phrases, compound = _patterns()
     if phrases is not None:

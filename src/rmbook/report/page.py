@@ -8,6 +8,7 @@ from rmbook.report.charts.render import enable_offline
 from rmbook.report.masking import mask_frame, mask_text, show_slurs as _show_slurs, slurs_shown
 from rmbook.report.quiet import in_book_run, quiet_libraries
 from rmbook.report.tables import MAX_ROWS_SHOWN, styler_view, table_html
+from rmlib import config
 
 __all__ = ["setup_page", "relative_paths"]
 
@@ -15,8 +16,6 @@ __all__ = ["setup_page", "relative_paths"]
 def relative_paths(text: str) -> str:
     """``text`` without the building machine's absolute paths: the rmlib cache reads as ``$RMLIB_CACHE_DIR``, the
     repository as ``.`` (a model's "no trained RM at <its folder in the cache>" reason, shown on a page)."""
-    from rmlib import config
-
     for folder, name in ((config.cache_dir(), "$RMLIB_CACHE_DIR"), (config.PROJECT_ROOT, ".")):
         text = text.replace(str(folder), name)
     return text

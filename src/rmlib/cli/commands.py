@@ -7,8 +7,17 @@ import json
 import os
 from pathlib import Path
 
+from rmlib import config
+from rmlib.cli.show import audit_summary
+from rmlib.cli.show import local_rm_lines
+from rmlib.cli.show import on_terminal, quiet_libraries
+from rmlib.cli.show import on_terminal, sweep_report
+from rmlib.config import book_results_dir
 from rmlib.engine.tokens import parse_tokens
 from rmlib.errors import SweepError
+from rmlib.registry import local_rms
+from rmlib.registry import registry
+from rmlib.storage import atomic
 
 __all__ = ["add_model_commands"]
 
@@ -47,7 +56,6 @@ def _layout_note(spec) -> str:
 
 
 def _cmd_models(args) -> int:
-    from rmlib.registry import registry
     rows = [(s.id, s.kind, s.source, s.family, s.base,
              (" + ".join((s.score, *s.score_readers)) if s.kind == "rm" else "")
              + (" (remote code)" if s.trust_remote_code else "") + _layout_note(s))
@@ -56,8 +64,6 @@ def _cmd_models(args) -> int:
     print(f"{'id':<{width}}  kind  source    family  base    score reader (default first)")
     for r in rows:
         print(f"{r[0]:<{width}}  {r[1]:<4}  {r[2]:<8}  {r[3]:<6}  {r[4]:<6}  {r[5]}")
-    from rmlib.cli.show import local_rm_lines
-    from rmlib.registry import local_rms
     print("", *local_rm_lines(local_rms()), sep="\n")
     print("\nAlso: any hub id 'owner/name', and 'local:<name>[@step<N>]' for RMs trained by rmlib.")
     return 0
@@ -76,7 +82,6 @@ def _load(args):
     import sys
     import time
 
-    from rmlib.cli.show import on_terminal, quiet_libraries
     from rmlib.models import load_model
     options, shown = _options(args), on_terminal()
     if shown:
@@ -119,13 +124,10 @@ def _request(args) -> str | None:
 def _cmd_sweep(args) -> int:
     import sys
 
-    from rmlib.cli.show import on_terminal, sweep_report
     out = _check_out(args.out)
     if on_terminal():
         print("looking for this sweep in the cache ...", file=sys.stderr, flush=True)
-    from rmlib import config
     from rmlib.engine import sweep, sweep_index
-    from rmlib.storage import atomic
     request = _request(args)
     hit = sweep_index.lookup(request) if request is not None and not args.no_cache else None
     if hit is not None:  # verified byte for byte, served without loading the model
@@ -147,7 +149,6 @@ def _cmd_sweep(args) -> int:
 
 
 def _cmd_audit(args) -> int:
-    from rmlib.cli.show import audit_summary
     from rmlib.engine import roundtrip_audit
     args.head = args.head or "lm"
     report = roundtrip_audit(_load(args), tokens=args.tokens)
@@ -156,7 +157,6 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from rmlib.config import book_results_dir
     from rmlib.engine import print_report, verify_cache
     from rmlib.engine.verify import verify_results
     findings = verify_cache(full=args.full, repair=not args.dry_run)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 
 from rmlib.cli.commands import _check_out, _load, _model_args, _positive_int
+from rmlib.storage import atomic
 
 __all__ = ["add_gcg_command"]
 
 
 def _cmd_gcg(args) -> int:
     from rmlib.engine.gcg import GCGConfig, gcg
-    from rmlib.storage import atomic
     out = _check_out(args.out)
     config = GCGConfig(topk=args.topk, search_width=args.search_width, n_replace=args.n_replace,
                        buffer_size=args.buffer_size)

@@ -4,6 +4,9 @@ rmlib trained that the cache holds. Progress goes to stderr on a terminal only (
 from __future__ import annotations
 
 import sys
+from rmlib.config import progress_enabled
+from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
+from rmlib.data.tokens import show_whitespace
 
 __all__ = ["on_terminal", "quiet_libraries", "sweep_report", "audit_summary", "local_rm_lines", "held_out_accuracy"]
 
@@ -13,7 +16,6 @@ SHOWN_AS = "␣ marks a space, ⏎ a newline, \\xNN (\\uNNNN) a control characte
 def on_terminal() -> bool:
     """Whether to show progress (loading, the sweep's bar with its ETA): only when stderr is a terminal and
     TQDM_DISABLE is not set, so a pipe or a log file gets the results and nothing else."""
-    from rmlib.config import progress_enabled
     return progress_enabled() and sys.stderr.isatty()
 
 
@@ -25,7 +27,6 @@ def quiet_libraries() -> None:
 
 def _reward_label(head: str, meta: dict) -> tuple[str, str]:
     """(the column header, the sentence that says what the reward is)."""
-    from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
     if head == "lm":
         return "log-prob", (f"Reward: {LM_LOGPROB}, the language model's log-probability of each token as the "
                             "answer; not a trained reward model's score.")
@@ -37,7 +38,6 @@ def sweep_report(df, meta: dict, *, head: str, model: str, prompt: str, how: str
     """The printed result of ``rmlib sweep``: one sentence on what was scored and how it was got (``how``: computed
     now, or served from the cache), the reward kind, where the rows are (the cache folder ``saved``, and ``out``),
     then the ``top`` highest and lowest tokens."""
-    from rmlib.data.tokens import show_whitespace
     header, kind = _reward_label(head, meta)
     value = "score" if head == "rm" else "logprob"
     ranked = df.sort_values(value, ascending=False)
@@ -58,7 +58,6 @@ def sweep_report(df, meta: dict, *, head: str, model: str, prompt: str, how: str
 def audit_summary(report: dict, n_ids: int = 8) -> str:
     """The round-trip audit in a few lines: how many ids do not round-trip, of which kinds, a few distinct
     examples (each with how many ids change alike), and the leading BOS count of each mode."""
-    from rmlib.data.tokens import show_whitespace
     n, k = report["n_ids"], report["n_changed"]
     share = f" ({k / n:.1%})" if n else ""
     lines = [f"{report['model']}: {k} of {n} token ids{share} do not survive decode -> encode"

@@ -10,6 +10,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+from rmlib.data.lexicons import load_afinn, load_vader, load_warriner
 
 __all__ = ["AFFECT_SOURCES", "affect_table", "word_affect", "valence_extremeness"]
 
@@ -18,8 +19,6 @@ AFFECT_SOURCES = ("afinn", "vader", "warriner")
 
 @functools.lru_cache(maxsize=None)
 def _affect(source: str) -> pd.DataFrame:
-    from rmlib.data.lexicons import load_afinn, load_vader, load_warriner
-
     if source == "afinn":
         df = load_afinn("165").rename(columns={"score": "valence"})
     elif source == "vader":

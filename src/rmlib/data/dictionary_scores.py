@@ -6,7 +6,11 @@ import re
 
 import pandas as pd
 
+from rmlib.data.files import path
+from rmlib.data.lexicons import load_big_two
+from rmlib.data.lexicons import load_mfd2
 from rmlib.data.paper_rms import PAPER_RMS, model_from_filename, model_table
+from rmlib.data.prompts import load_prompts
 
 SCORE_DIRS = {
     "big2": ("paper_iclr2026/reward_model_scores/dict_big2_nouns/", "big2_rewards_"),
@@ -16,10 +20,6 @@ SCORE_DIRS = {
 
 @functools.lru_cache(maxsize=None)
 def _scores(dictionary: str, include_extra_words: bool) -> pd.DataFrame:
-    from rmlib.data.files import path
-    from rmlib.data.lexicons import load_big_two
-    from rmlib.data.prompts import load_prompts
-
     folder, prefix = SCORE_DIRS[dictionary]
     prompts = load_prompts("factorial54")
     frames = []
@@ -38,8 +38,6 @@ def _scores(dictionary: str, include_extra_words: bool) -> pd.DataFrame:
         nouns = load_big_two("nouns")[["word", "category"]]
         out = out.merge(nouns, on="word", how="left" if include_extra_words else "inner", validate="many_to_one")
     else:
-        from rmlib.data.lexicons import load_mfd2
-
         out = out.merge(load_mfd2("dicx"), on="word", how="left", validate="many_to_one")
     out = out.merge(prompts, on="prompt_key", how="left", validate="many_to_one")
     out = out.merge(model_table(), on="model", how="left", validate="many_to_one")
@@ -89,8 +87,6 @@ def _family_from_model_id(model_id: str) -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def _checkpoint_ranks(include_uf13: bool) -> pd.DataFrame:
-    from rmlib.data.files import path
-
     frames = []
     for stem, (source, qty) in CHECKPOINT_FILES.items():
         if stem == "rank_results_uf_13" and not include_uf13:

@@ -6,14 +6,13 @@ import functools
 import numpy as np
 import pandas as pd
 
+from rmlib.data.files import path
 from rmlib.data.paper_rms import PAPER_RMS
 from rmlib.data.prompts import ELO_PROMPTS
 from rmlib.errors import as_list
 
 @functools.lru_cache(maxsize=None)
 def _wide() -> pd.DataFrame:
-    from rmlib.data.files import path
-
     frames = []
     for key, prompt in ELO_PROMPTS.items():
         rel = prompt.file

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rmlib import config
+from rmlib.data import fetch as _fetch
 from rmlib.data.fetch import DataError, is_verified
 from rmlib.data.manifest import find_file
 
@@ -30,8 +31,6 @@ def clear_caches() -> None:
     """Forget parsed frames (they are cached per process); needed only if RMLIB_DATA_DIR changes mid-session."""
     import functools
     import sys
-
-    from rmlib.data import fetch as _fetch
 
     _fetch._VERIFIED.clear()
     for name, mod in list(sys.modules.items()):

@@ -8,6 +8,7 @@ import functools
 import re
 
 import pandas as pd
+from rmlib.data.files import path
 
 BNC_FILE = "paper_facct2025/corpora/1_1_all_alpha.txt"
 _LEADING_MARKERS = re.compile(r"^[\sĠ▁]+")
@@ -33,8 +34,6 @@ def _number(field: str) -> float:
 
 @functools.lru_cache(maxsize=None)
 def _bnc() -> pd.DataFrame:
-    from rmlib.data.files import path
-
     text = path(BNC_FILE).read_bytes().decode("iso-8859-1")
     lines = text.splitlines()
     if lines[0].split() != ["Word", "PoS", "Freq", "Ra", "Disp"]:

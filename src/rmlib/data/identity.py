@@ -6,12 +6,11 @@ import functools
 import json
 
 import pandas as pd
+from rmlib.data.files import path
 
 
 @functools.lru_cache(maxsize=None)
 def _holistic_bias() -> pd.DataFrame:
-    from rmlib.data.files import path
-
     raw = json.loads(path("identity_terms/holistic_bias/descriptors_v1.1.json").read_text(encoding="utf-8"))
     rows = []
     for axis, buckets in raw.items():
@@ -39,8 +38,6 @@ def load_holistic_bias() -> pd.DataFrame:
 
 @functools.lru_cache(maxsize=None)
 def _dixon() -> pd.DataFrame:
-    from rmlib.data.files import path
-
     terms = [t.strip() for t in path("identity_terms/dixon2018/adjectives_people.txt").read_text(
         encoding="utf-8").splitlines() if t.strip()]
     return pd.DataFrame({"term": terms})
@@ -107,7 +104,6 @@ def identity_terms() -> pd.DataFrame:
     'polarizing' label), pejorative_in_some_uses (bool), note (the reason, from PEJORATIVE_IN_SOME_USES).
     """
     import numpy as np
-
 
     hb = load_holistic_bias()
     hb = hb.assign(term=hb["descriptor"].str.lower().str.strip())

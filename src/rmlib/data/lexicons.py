@@ -12,13 +12,13 @@ from collections.abc import Iterable
 from importlib import resources
 
 import pandas as pd
+from rmlib.data.files import path
+from rmlib.data.frequency import normalise_token
 
 MFD2_FOUNDATIONS = ("care", "fairness", "loyalty", "authority", "sanctity")
 
 
 def _path(rel: str):
-    from rmlib.data.files import path
-
     return path(rel)
 
 
@@ -82,8 +82,6 @@ def expand_wildcards(patterns: Iterable[str], vocabulary: Iterable[str], normali
     Returns one row per (pattern, vocabulary entry) match: pattern, entry (as given), word (normalised form).
     Patterns that match nothing are absent; compare with the input to see them.
     """
-    from rmlib.data.frequency import normalise_token
-
     norm = normalise_token if normalise else (lambda s: s.lower())
     by_word: dict[str, list[str]] = {}
     for entry in vocabulary:

@@ -15,6 +15,7 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
+from rmlib.data.files import path
 
 COLUMNS = ["prompt", "chosen", "rejected", "source", "split", "subset", "pair_id"]
 HH_ASSISTANT = "\n\nAssistant:"
@@ -22,8 +23,6 @@ SOURCES = ("hh_rlhf_harmless", "hh_rlhf_helpful", "ultrafeedback", "qa_feedback"
 
 
 def _path(rel: str):
-    from rmlib.data.files import path
-
     return path(rel)
 
 

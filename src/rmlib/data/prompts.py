@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 import yaml
+from rmlib.data.files import path
 from rmlib.errors import as_list
 
 @dataclass(frozen=True)
@@ -53,8 +54,6 @@ def parse_prompt_key(key: str) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=None)
 def _load_prompts(which: str) -> pd.DataFrame:
-    from rmlib.data.files import path
-
     if which == "optimal_pessimal":
         raw = yaml.safe_load(path("paper_facct2025/config/prompts.yaml").read_text(encoding="utf-8"))
         df = pd.DataFrame({"prompt_key": list(raw), "prompt": list(raw.values())})

@@ -14,8 +14,12 @@ from typing import Sequence
 
 import pandas as pd
 
+from rmlib.data.dictionary_scores import load_dictionary_scores
+from rmlib.data.elo import load_elo
 from rmlib.data.kinds import RM_SCORE, RM_SCORE_PUBLISHED
+from rmlib.data.prompts import design_prompts
 from rmlib.errors import as_list
+from rmlib.registry import paper_rms
 
 __all__ = ["DICTIONARIES", "DESIGN_COLUMNS", "published_word_scores", "published_elo_scores",
            "published_value_scores", "value_columns"]
@@ -44,8 +48,6 @@ def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequ
     differ slightly; they get the mean of the two and dictionary 'both'. (How many words each group holds is
     computed where it is shown: see :func:`rmbook.analysis.framing.dictionary_word_counts`.)
     """
-    from rmlib.data.dictionary_scores import load_dictionary_scores
-
     cols = ["model", "nickname", "prompt_key", "prompt", "valence", "word", "reward"]
     b = load_dictionary_scores("big2")[cols].assign(dictionary="big2")
     m = load_dictionary_scores("mfd2")[cols].assign(dictionary="mfd2")
@@ -77,9 +79,6 @@ def published_elo_scores(models: Sequence[str] | None = None) -> pd.DataFrame:
     Columns: level ('word': items are whole answers, often several words), model, nickname, reward_kind, prompt_key,
     prompt, item, reward, elo_score, elo_rank, elo_matches.
     """
-    from rmlib.data.elo import load_elo
-    from rmlib.registry import paper_rms
-
     long = load_elo("long")
     models = _check_models(models, long["model"].unique(), "EloEverything scores")
     out = long[long["model"].isin(models)].assign(level="word", reward_kind=RM_SCORE)
@@ -100,9 +99,6 @@ def value_columns(df: pd.DataFrame, dictionary: str) -> pd.DataFrame:
 def published_value_scores(dictionary: str = "big2", models: Sequence[str] | None = None,
                            prompt_keys: Sequence[str] | None = None) -> pd.DataFrame:
     """The authors' released RM rewards in the long value-profile shape (reward_kind 'RM score (published)')."""
-    from rmlib.data.dictionary_scores import load_dictionary_scores
-    from rmlib.data.prompts import design_prompts
-
     if dictionary not in DICTIONARIES:
         raise ValueError(f"dictionary must be one of {DICTIONARIES}, not {dictionary!r}")
     df = load_dictionary_scores(dictionary)

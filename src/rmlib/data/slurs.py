@@ -30,6 +30,11 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from rmlib import config
+from rmlib.data.identity import load_holistic_bias
+from rmlib.data.manifest import load_manifest
+from rmlib.data.wordnet import load_wordnet
+from rmlib.storage.atomic import write_bytes
 
 __all__ = ["SLUR_DOMAINS", "OFFENSIVE_GLOSS", "KEPT_READABLE", "RULES_VERSION", "SlurLexicon", "slur_lexicon",
            "lexicon_path"]
@@ -81,8 +86,6 @@ def _is_phrase(lemma: str) -> bool:
 
 def _self_descriptors() -> set[str]:
     """HolisticBias descriptors that people use of themselves (any preference but 'dispreferred'), lowercase."""
-    from rmlib.data.identity import load_holistic_bias
-
     hb = load_holistic_bias()
     return set(hb.loc[hb["preference"].ne("dispreferred"), "descriptor"].str.lower())
 
@@ -97,8 +100,6 @@ def _inflections(wn, lemma: str) -> dict:
 
 def build_lexicon() -> SlurLexicon:
     """The slur lemmas of WordNet 3.0 under the module's four rules, read from WordNet itself (slow: 10-20 s)."""
-    from rmlib.data.wordnet import load_wordnet
-
     wn = load_wordnet()
     slurs = {s for name in SLUR_DOMAINS for s in wn.synset(name).in_usage_domains()
              if s.pos() == "n" and OFFENSIVE_GLOSS.search(s.definition())}
@@ -118,8 +119,6 @@ def build_lexicon() -> SlurLexicon:
 
 def _key() -> str:
     """What the list depends on: the manifest's sha256 of every WordNet and HolisticBias file, and the rules."""
-    from rmlib.data.manifest import load_manifest
-
     manifest = load_manifest()
     files = sorted((f.path, f.sha256) for f in manifest["wordnet30"].files)
     files += sorted((f.path, f.sha256) for d in manifest.values() for f in d.files if "holistic_bias/descriptors" in f.path)
@@ -130,8 +129,6 @@ def _key() -> str:
 
 def lexicon_path() -> Path:
     """Where the built list is kept in the cache."""
-    from rmlib import config
-
     return config.cache_dir() / "lexicons" / f"slurs-{_key()[:16]}.json"
 
 
@@ -155,8 +152,6 @@ def _read_cached(path: Path, key: str) -> SlurLexicon | None:
 def slur_lexicon() -> SlurLexicon:
     """The slur list: from the cache when a verified copy for the current data and rules is there, else built from
     WordNet (:func:`build_lexicon`) and written to the cache atomically (cached per process too)."""
-    from rmlib.storage.atomic import write_bytes
-
     key, path = _key(), lexicon_path()
     cached = _read_cached(path, key)
     if cached is not None:

@@ -14,6 +14,9 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from rmlib import config
+from rmlib.data.files import path
+from rmlib.data.manifest import load_manifest
 
 DATASET = "wordnet30"
 
@@ -22,9 +25,6 @@ __all__ = ["DATASET", "wordnet_dir", "nltk_root", "load_wordnet"]
 
 def wordnet_dir() -> Path:
     """The WordNet folder in the data directory, after checking every file against its sha256 in the manifest."""
-    from rmlib.data.files import path
-    from rmlib.data.manifest import load_manifest
-
     files = load_manifest()[DATASET].files
     folders = {path(f.path).parent for f in files}  # path() raises a DataError naming `make data` if one is off
     if len(folders) != 1:
@@ -35,8 +35,6 @@ def wordnet_dir() -> Path:
 def nltk_root(folder: Path) -> Path:
     """The NLTK data path that holds the link to WordNet ``folder``: one per folder, under the cache."""
     import hashlib
-
-    from rmlib import config
 
     return config.cache_dir() / "nltk_data" / hashlib.sha256(str(Path(folder).resolve()).encode()).hexdigest()[:16]
 

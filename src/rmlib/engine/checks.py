@@ -15,6 +15,7 @@ import torch
 from rmlib.engine.tokens import vocab_ids
 from rmlib.errors import SweepError
 from rmlib.models import LoadedModel
+from rmlib.models import cached_model
 from rmlib.models.devices import model_devices
 
 __all__ = ["SweepError", "candidate_ids", "check_batch_size", "check_length", "check_finite",
@@ -98,8 +99,6 @@ def resolve_model(model, load=None) -> LoadedModel:
     """``model`` itself when it is a LoadedModel, else the process-wide cached model for that id and ``load``
     (:class:`rmlib.models.LoadOptions`). Loading options with an already loaded model are an error: they would
     change nothing but could be taken for a setting of the computation."""
-    from rmlib.models import cached_model
-
     if isinstance(model, LoadedModel):
         if load is not None:
             raise SweepError(f"load={load!r} are loading options; with a loaded model, pass them to load_model")

@@ -20,6 +20,7 @@ import torch
 from rmlib.engine.checks import SweepError
 from rmlib.engine.prefix_attention import cache_to_kv, shared_prefix
 from rmlib.models import LoadedModel
+from rmlib.models.reward_heads import paper_last_index
 from rmlib.models.templates import paper_text
 
 __all__ = ["backbone_and_head", "supports_shared_prefix", "prefix_kv", "prefix_kv_many", "right_pad", "rm_scores_shared",
@@ -281,8 +282,6 @@ def rm_scores_paper(lm: LoadedModel, prompt: str, texts) -> tuple[torch.Tensor, 
     the score read where that pipeline read it, the token before each row's first pad
     (:func:`rmlib.models.reward_heads.paper_last_index`), and the gate found in the padded row as the authors' code
     finds it. Returns the scores and each row's real (unpadded) token ids."""
-    from rmlib.models.reward_heads import paper_last_index
-
     tok = lm.tokenizer
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token

@@ -34,8 +34,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from rmlib import registry
+from rmlib.data.prompts import prompt_table
 from rmlib.engine.tokens import parse_tokens
 from rmlib.errors import SweepError
+from rmlib.registry import get_spec
 
 __all__ = ["Plan", "Job", "load_plan", "expand", "plan_status", "model_load", "KINDS"]
 
@@ -207,7 +210,6 @@ def load_plan(plan) -> Plan:
 def _known_models(models) -> None:
     """Every model id must name something (the registry, a hub id 'owner/name', a trained ``local:`` RM); the
     registry says so without the network or loading anything."""
-    from rmlib.registry import get_spec
     for model in models:
         try:
             get_spec(model)
@@ -217,7 +219,6 @@ def _known_models(models) -> None:
 
 def _prompt_texts(keys) -> dict[str, str]:
     """Prompt keys of the study become their text; anything with a space is taken as the prompt itself."""
-    from rmlib.data.prompts import prompt_table
     named = [k for k in keys if " " not in k.strip()]
     texts = {k: k for k in keys if k not in named}
     if named:
@@ -229,7 +230,6 @@ def _prompt_texts(keys) -> dict[str, str]:
 def _spec(model: str):
     """The registry's spec of ``model``, or None when it cannot be resolved here (a ``local:`` RM not trained yet):
     then its jobs fail when they load it, with the loader's message, and the other jobs run."""
-    from rmlib import registry
     try:
         return registry.get_spec(model)
     except ValueError:

@@ -22,11 +22,17 @@ from dataclasses import dataclass, field
 
 
 from rmlib.config import progress_bar
-from rmlib.engine.cost import job_seconds, worker_groups
+from rmlib.engine import sweep_index
+from rmlib.engine.answers import score_answers
 from rmlib.engine.checks import SweepError
+from rmlib.engine.cost import job_seconds, worker_groups
 from rmlib.engine.plan import Job, expand, load_plan
+from rmlib.engine.store import cache_parent
+from rmlib.engine.token_sweep import sweep
 from rmlib.engine.tokens import parse_tokens
 from rmlib.errors import RmlibError
+from rmlib.models import LoadOptions
+from rmlib.models import LoadOptions, cached_model
 
 __all__ = ["ModelWorker", "JobResult", "PlanReport", "run_plan", "worker_options", "MAX_RESTARTS", "MAX_TASK_RETRIES"]
 
@@ -89,7 +95,6 @@ class ModelWorker:
 
     def _model(self):
         if self._lm is None and self._error is None:
-            from rmlib.models import LoadOptions, cached_model
             try:
                 self._lm = cached_model(self.model_id, LoadOptions.of(**dict(self.load_items)))
             except Exception as exc:  # reported with the job; every job of this model fails the same way
@@ -99,8 +104,6 @@ class ModelWorker:
     def run(self, job: Job) -> JobResult:
         from pathlib import Path
 
-        from rmlib.engine.answers import score_answers
-        from rmlib.engine.token_sweep import sweep
         t0 = time.perf_counter()
         where = f"{socket.gethostname()}:{os.getpid()}"
         lm = self._model()
@@ -128,8 +131,6 @@ def _remember(job: Job, result, head: str, cache_root) -> None:
     """Record the job's request key -> the key of the sweep it produced (:mod:`rmlib.engine.sweep_index`), so that
     ``rmlib plan`` can tell it is done, and a chapter's own call is served, without loading the model. Only the
     shortcut is lost when the request has no key (no cheap fingerprint) or the entry cannot be written."""
-    from rmlib.engine import sweep_index
-    from rmlib.models import LoadOptions
     try:
         request = sweep_index.request_key(job.model, job.prompt, parse_tokens(job.tokens),
                                           LoadOptions.of(**dict(job.load)), mode=job.mode)
@@ -170,7 +171,6 @@ def run_plan(plan, *, ray: str | None = None, workers: int | None = None, gpus_p
     (tests: ``num_cpus``).
     ``on_result(JobResult)`` is called as each job finishes. Jobs that already have a result are cache hits.
     """
-    from rmlib.engine.store import cache_parent
     gpus_per_worker, threads_per_worker = worker_options(ray, workers, gpus_per_worker, threads_per_worker)
     jobs = expand(load_plan(plan))
     root = str(cache_parent(cache_root, "sweeps").resolve())

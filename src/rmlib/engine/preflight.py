@@ -48,6 +48,7 @@ from rmlib.engine.agreement import TOLERANCE_SD, float32_room, in_float32, toler
 from rmlib.engine.checks import auto_batch_size, candidate_ids
 from rmlib.engine.cost import duration
 from rmlib.engine.kernels import supports_shared_prefix
+from rmlib.engine.store import dated_fields
 from rmlib.engine.token_sweep import sweep
 from rmlib.models import LoadedModel, LoadOptions, load_model
 from rmlib.models.devices import dtype_name
@@ -222,7 +223,6 @@ def check_date(lm: LoadedModel, prompt: str) -> CheckResult:
         texts = [lm.tokenizer.decode([t for t in r if t >= 0]) for r in renders]
         j = next((k for k, (a, b) in enumerate(zip(*texts)) if a != b), min(map(len, texts)))
         shown = [t[max(0, j - 16):j + 12] for t in texts]
-        from rmlib.engine.store import dated_fields
         if dated_fields(source, [s]):  # the rendered ids are in the sweep and answer keys
             return CheckResult("no date stamp", "PASS",
                                f"the template stamps today's date ({shown[0]!r} vs {shown[1]!r} under two clocks); the "

@@ -18,6 +18,7 @@ import pandas as pd
 import torch
 
 from rmlib import __version__, config
+from rmlib.engine.checks import SweepError
 from rmlib.models import CacheWarning, LoadedModel
 from rmlib.storage import CorruptShardError, ShardStore, atomic
 
@@ -94,7 +95,6 @@ def finish(store: ShardStore, target: Path, n_shards: int, n_rows: int) -> pd.Da
 def check_cache_root(cache_root):
     """``cache_root`` itself, unless it is an empty or blank string (refused: ``Path('')`` is the current folder)."""
     if isinstance(cache_root, str) and not cache_root.strip():
-        from rmlib.engine.checks import SweepError
         raise SweepError(f"cache_root is {cache_root!r}, which would mean the current folder: give a folder, or None "
                          "for the cache under $RMLIB_CACHE_DIR")
     return cache_root
@@ -108,7 +108,6 @@ def cache_parent(cache_root, default: str) -> Path:
     for p in (path, *path.parents):
         if p.exists():
             if not p.is_dir():
-                from rmlib.engine.checks import SweepError
                 what = "is a file" if p == path else f"lies under {p}, which is a file"
                 raise SweepError(f"cache_root {str(path)!r} {what}, not a folder: give a folder (it is created "
                                  "if missing)")

@@ -25,7 +25,12 @@ from pathlib import Path
 
 from rmlib import __version__, config
 from rmlib.engine.store import SweepResult, _cached_frame, cache_parent, check_cache_root, digest
+from rmlib.engine.tokens import tokens_arg
 from rmlib.models import CacheWarning
+from rmlib.models import LoadOptions
+from rmlib.models import SOURCES
+from rmlib.models.devices import dtype_name, resolve_device, resolve_dtype
+from rmlib.registry import spec_at
 from rmlib.storage import CorruptShardError, ShardStore, atomic, sweep_key
 
 __all__ = ["request_key", "fingerprint", "stands_for", "lookup", "record", "index_dir", "listed"]
@@ -43,8 +48,6 @@ def index_dir(cache_root=None) -> Path:
 
 def fingerprint(spec, options) -> str | None:
     """What identifies the weights ``spec`` names without loading them, or None when nothing cheap does."""
-    from rmlib.models import SOURCES
-
     if spec.source == "tiny":
         return None
     if spec.source == "hub":
@@ -56,7 +59,6 @@ def fingerprint(spec, options) -> str | None:
 
 
 def _tokens_field(tokens):
-    from rmlib.engine.tokens import tokens_arg
     tokens = tokens_arg(tokens)  # a string or a float id is refused here, with what to give instead
     if tokens is None:
         return None
@@ -71,9 +73,6 @@ def request_key(model, prompt: str, tokens=None, load=None, mode: str = "id_exac
     fingerprint)."""
     if not isinstance(model, str):
         return None
-    from rmlib.models import LoadOptions
-    from rmlib.models.devices import dtype_name, resolve_device, resolve_dtype
-    from rmlib.registry import spec_at
 
     options = LoadOptions.of(load)
     spec = spec_at(model, options.revision)
@@ -98,9 +97,6 @@ def stands_for(model, prompt: str, load=None) -> dict:
     """What a request is for, as its sweep's meta records it: the model's registry id and the prompt. An index entry
     is served only for the request it was written for (:func:`lookup`), and only when the sweep it points to is of
     that model and prompt, so an entry copied over another (or a key reused) cannot answer for another request."""
-    from rmlib.models import LoadOptions
-    from rmlib.registry import spec_at
-
     return {"model": spec_at(model, LoadOptions.of(load).revision).id, "prompt": prompt}
 
 

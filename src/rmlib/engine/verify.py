@@ -44,6 +44,7 @@ from rmlib.models.gguf import EMBEDDED, EmbeddedModelError, _verify
 from rmlib.registry import get_spec, registry
 from rmlib.storage import atomic
 from rmlib.storage.integrity import MANIFEST, check_manifest, read_manifest, sha256_file
+from rmlib.storage.results import results_problem
 from rmlib.storage.shards import FORMAT, CorruptShardError, ShardError, ShardStore
 
 INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED, CLEANED, REFUSED = (
@@ -325,8 +326,6 @@ def _check_checkpoint(d: Path, full: bool) -> Finding:
 def verify_results(folder: str | Path) -> list[Finding]:
     """Each chapter's results JSON in ``folder`` against the sha256 written with it: intact, or corrupt (with the
     chapter to rerun). Nothing is changed: only the chapter can write its results again."""
-    from rmlib.storage.results import results_problem
-
     folder = Path(folder)
     found = []
     for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields, replace
 
 import torch
 
+from rmlib.models.reward_heads import reward_head
 from rmlib.registry import ModelError, ModelSpec
 
 __all__ = ["ModelError", "RemoteCodeError", "HubUnavailableError", "CacheWarning", "LoadOptions", "LoadedModel"]
@@ -100,7 +101,6 @@ class LoadedModel:
         """The score reader bound to this model (:class:`rmlib.models.reward_heads.RewardHead`), built once."""
         bound = self.__dict__.get("_reward_head")
         if bound is None:
-            from rmlib.models.reward_heads import reward_head
             bound = self.__dict__["_reward_head"] = reward_head(self.model, self.tokenizer, self.reader)
         return bound
 

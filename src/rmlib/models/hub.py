@@ -19,6 +19,7 @@ from rmlib.models.devices import cuda_device_map, place
 from rmlib.models.files import unreadable_weights
 from rmlib.models.layout import check_layout_before_download, name_list
 from rmlib.models.native_rms import check_loading_info
+from rmlib.models.native_rms import native_class
 from rmlib.models.policy import pickle_refused
 from rmlib.registry import ModelSpec
 
@@ -179,8 +180,6 @@ def native_model_class(where: str, head: str, options: LoadOptions, kwargs: dict
     if head != "rm":
         return None, None
     from transformers import AutoConfig
-
-    from rmlib.models.native_rms import native_class
 
     keep = {k: kwargs[k] for k in ("revision", "local_files_only") if k in kwargs}
     config = AutoConfig.from_pretrained(where, trust_remote_code=bool(options.trust_remote_code), **keep)

@@ -10,6 +10,7 @@ are compared with the model rmlib would build on the meta device, by the same ru
 from __future__ import annotations
 
 from rmlib.models.base import ModelError
+from rmlib.models.devices import empty_model
 from rmlib.registry import ModelSpec
 
 __all__ = ["weights_cached", "published_tensors", "layout_gaps", "name_list", "check_layout_before_download"]
@@ -58,8 +59,6 @@ def name_list(keys, most: int) -> str:
 def check_layout_before_download(spec: ModelSpec, native_cls, config) -> None:
     """Refuse ``spec`` before its weights are downloaded when its published tensors do not fit ``native_cls`` built
     from ``config``. Silent when the weights are cached or the headers cannot be read (the load checks then)."""
-    from rmlib.models.devices import empty_model
-
     if weights_cached(spec):
         return
     found = published_tensors(spec)

@@ -33,6 +33,7 @@ from torch import nn
 from transformers import Gemma2Model, Gemma2PreTrainedModel, LlamaModel, LlamaPreTrainedModel
 from transformers.utils import ModelOutput
 
+from rmlib.models.reward_heads import find_last, paper_last_index
 from rmlib.registry import ModelError
 
 __all__ = ["NATIVE_ARCHITECTURES", "native_class", "check_loading_info", "urm_reward", "random_native_rm",
@@ -108,8 +109,6 @@ class _Native:
         return gate_pattern_ids(tokenizer, self.gate) if self.gate else None
 
     def forward(self, input_ids=None, attention_mask=None, **kwargs):
-        from rmlib.models.reward_heads import find_last, paper_last_index
-
         hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
         rows = torch.arange(hidden.shape[0], device=hidden.device)
         last = hidden[rows, paper_last_index(input_ids, self.config.pad_token_id).to(hidden.device)]  # as the authors'

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from rmlib.models.base import ModelError, RemoteCodeError
+from rmlib.models.native_rms import NATIVE_ARCHITECTURES
 from rmlib.registry import ModelSpec
 
 __all__ = ["check_remote_code", "has_own_code", "pickle_refused", "quiet_transformers"]
@@ -22,8 +23,6 @@ def has_own_code(folder: Path) -> bool:
     """A local folder whose config or tokenizer config maps to Python files of its own (auto_map) that would run:
     not a model whose architecture rmlib implements itself (:data:`rmlib.models.native_rms.NATIVE_ARCHITECTURES`),
     whose code is never loaded."""
-    from rmlib.models.native_rms import NATIVE_ARCHITECTURES
-
     for name in ("config.json", "tokenizer_config.json"):
         try:
             cfg = json.loads((folder / name).read_text())

@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 import torch
 
 from rmlib.registry import ModelError, ModelSpec
+from rmlib.registry import registry
 
 __all__ = ["READERS", "Reader", "RewardHead", "reader_name", "reward_head", "find_last", "paper_last_index"]
 
@@ -148,8 +149,6 @@ def reader_name(spec: ModelSpec, asked: str | None) -> str | None:
     """The reader a load uses: ``asked`` when the model offers it, else the registry's default for a registered
     model; None for any other model (an unknown hub id, a saved folder), whose loaded class then decides (a native
     head's own reward, else logits0)."""
-    from rmlib.registry import registry
-
     if asked is not None and asked not in READERS:
         raise ModelError(f"unknown score reader {asked!r}; rmlib's readers are {sorted(READERS)}")
     if spec.id not in registry():

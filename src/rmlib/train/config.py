@@ -13,9 +13,11 @@ import pandas as pd
 
 from rmlib import __version__
 from rmlib.data.preferences import SOURCES
-from rmlib.models import DTYPE_BY_NAME
-from rmlib.registry import ModelError, get_spec
 from rmlib.errors import RmlibError
+from rmlib.models import DTYPE_BY_NAME
+from rmlib.models import devices
+from rmlib.models.tiny import tiny_config
+from rmlib.registry import ModelError, get_spec
 
 __all__ = ["TrainConfig", "TrainConfigError", "TrainResult", "validate", "SYNTHETIC", "SYNTHETIC_MAX_PAIRS", "TUNINGS",
            "OBJECTIVES", "DTYPES", "training_dtype", "stored_tuning"]
@@ -37,11 +39,9 @@ def training_dtype() -> str:
     finetuning chapter's steps took 35-37 s each instead of ~3 s (README, "How long it takes")."""
     import torch
 
-    from rmlib.models.devices import cpu_has_bf16_units
-
     if torch.cuda.is_available():
         return "bfloat16" if torch.cuda.is_bf16_supported() else "float32"
-    return "bfloat16" if cpu_has_bf16_units() else "float32"
+    return "bfloat16" if devices.cpu_has_bf16_units() else "float32"
 
 
 class TrainConfigError(RmlibError, ValueError):
@@ -189,7 +189,6 @@ def _check_layers(cfg: TrainConfig, spec) -> None:
         return
     layers = (spec.arch or {}).get("layers")
     if layers is None and spec.source == "tiny":
-        from rmlib.models.tiny import tiny_config  # a config only: no weights
         layers = tiny_config(spec.family, 320, 0).num_hidden_layers
     if layers is not None and cfg.n_layers > layers:
         raise TrainConfigError(f"n_layers={cfg.n_layers} but the base {cfg.base} has {layers} decoder layers")

@@ -26,6 +26,7 @@ import pandas as pd
 import yaml
 
 from rmlib.config import PROJECT_ROOT
+from rmlib.data import load_dixon, load_holistic_bias
 from rmlib.errors import RmlibError
 
 __all__ = ["CONDITIONS", "CONDITION_LABELS", "DESIGN_FILE", "DesignError", "Design", "load_design",
@@ -87,8 +88,6 @@ def _article(word: str, override: str | None = None) -> str:
 
 def _lexicon_membership(terms: Iterable[str]) -> pd.DataFrame:
     """For each descriptor: is it a HolisticBias v1.1 descriptor, a Dixon et al. term, and its HolisticBias axis."""
-    from rmlib.data import load_dixon, load_holistic_bias
-
     norm = lambda s: " ".join(str(s).lower().replace("-", " ").split())  # noqa: E731  'middle aged' == 'middle-aged'
     hb = load_holistic_bias()
     hb_axis = dict(zip(hb["descriptor"].map(norm), hb["axis"]))

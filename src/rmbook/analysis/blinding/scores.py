@@ -18,10 +18,11 @@ from scipy.special import expit
 
 from rmbook.analysis.blinding.prompts import (CONDITIONS, Design, counterfactual_prompts, decision_prompts,
                                              replica_answers)
-from rmlib.data.kinds import RM_SCORE
-from rmlib.errors import as_list
 from rmlib import engine
 from rmlib import models as rm_models
+from rmlib.data.kinds import RM_SCORE
+from rmlib.errors import as_list
+from rmlib.registry import ModelError, get_spec
 
 __all__ = ["Scorer", "engine_scorer", "p_yes", "ModelScores", "score_model", "split_available", "answer_tokens",
            "answer_tokens_many", "usability", "usable_table"]
@@ -118,8 +119,6 @@ def split_available(models: Sequence[str]) -> tuple[list[str], dict[str, str]]:
 
     A ``local:`` RM exists only after rmlib.train made it (the finetuning chapter, in ``make book``); a chapter
     reports it as missing instead of failing. Every other id is passed through: a typo still fails loudly."""
-    from rmlib.registry import ModelError, get_spec
-
     ok, missing = [], {}
     for m in as_list(models, "models"):
         if str(m).startswith("local:"):

@@ -16,6 +16,7 @@ import statsmodels.api as sm
 
 from rmbook.analysis.choices import FRAMING_HALVES
 from rmlib.data import word_affect
+from rmlib.stats import cell_slopes
 from rmlib.stats import require_columns, standardise
 
 __all__ = ["framing_frame", "framing_cell_slopes", "framing_cell_counts", "framing_contrast",
@@ -54,8 +55,6 @@ def framing_cell_slopes(ff: pd.DataFrame, min_n: int = 10) -> pd.DataFrame:
     A positive oriented slope means the RM follows the prompt: higher valence pays under positive prompts, lower
     valence under negative ones. Cells with fewer than ``min_n`` words are skipped.
     """
-    from rmlib.stats import cell_slopes
-
     groups = ["model", "prompt_key", "prompt_valence", "word_side"]
     require_columns(ff, [*groups, "valence", "oriented_y"], "ff (from framing_frame)")
     sizes = ff.groupby(groups, observed=True)["valence"].agg(["size", "nunique"])

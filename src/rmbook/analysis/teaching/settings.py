@@ -21,9 +21,10 @@ import pandas as pd
 from rmbook.analysis.choices import ANY_MODE
 from rmbook.analysis.teaching.dynamics import (concentrated_pi0, effective_size, pairwise_accuracy, planted_teachers,
                                     sampled_accuracy, standardise, teaching_table, uniform_pi0)
-from rmlib.registry import ModelError, get_spec
-from rmlib.errors import as_list
 from rmlib import engine
+from rmlib.data import ELO_PROMPTS, load_elo
+from rmlib.errors import as_list
+from rmlib.registry import ModelError, get_spec
 
 __all__ = ["MODES", "Setting", "PI0_KINDS", "initial_policies", "elo_setting", "available", "align_to_policy",
            "pi0_from_logprob", "vocabulary_setting", "compute_setting", "overview", "reward_kinds",
@@ -87,8 +88,6 @@ def elo_setting(prompt_key: str = "greatest", *, models=None, n_items: int | Non
     ``n_items`` keeps that many items spread evenly over the human ranking (None: all). ``top_rm`` (an id or
     nickname) is the RM whose top items the "top" π_0 holds; None takes the most accurate over uniform pairs.
     """
-    from rmlib.data import ELO_PROMPTS, load_elo
-
     if prompt_key not in ELO_PROMPTS:
         raise ValueError(f"prompt_key={prompt_key!r}; choose one of {list(ELO_PROMPTS)}")
     wide = load_elo("wide")
