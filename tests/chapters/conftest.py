@@ -139,7 +139,7 @@ class _Harness:
 
     @staticmethod
     def _execute(ch, out: Path, cache: Path | None, params: dict, prepare=None) -> ChapterRun:
-        from rmbook.analysis.results import CHAPTER_MODULES, result_type
+        from rmbook.analysis.results import chapters_with_results, result_type
         from rmbook.book import parameters, run_chapter, stale_reason, with_results_dir
         from rmlib.storage import read_results
 
@@ -155,7 +155,7 @@ class _Harness:
                 prepare()
             res = run_chapter(name, tiny=True, output_dir=out, force=stale, log=lambda *_: None, overrides=params)
         folder = res.parameters.get("RESULTS_DIR")
-        if folder and name in CHAPTER_MODULES:
+        if folder and name in chapters_with_results():
             read_results(name, folder, result_type(name))  # the stored file fits the chapter's results type
         results = read_results(name, folder) if folder else {}
         return ChapterRun(name, res.path, results, Path(folder) if folder else None, res.parameters)

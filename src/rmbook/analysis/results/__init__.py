@@ -4,7 +4,8 @@ computed pieces, so the notebook's last cell is ``write_results(<module>.chapter
 
 The claims page, the chapter tests and :func:`result_type` find a chapter's type here by its name.
 
-* ``by_chapter.py``: which module holds a chapter's results type (:data:`CHAPTER_MODULES`), and the type itself;
+* ``by_chapter.py``: a chapter's results type, found by name (no table: a new chapter's type is found once its
+  module is here), and :func:`chapters_with_results`;
 * ``types/``: each results type alone, without its builders: what the claims page imports (no chapter's analysis);
 * ``claims.py``: the claims page: the rules' thresholds, one row per claim, every part with its numbers' sources;
 * ``method.py``: one sweep's best and worst token, the round-trip audit per model, the id-exact vs paper-mode demo;
@@ -22,6 +23,6 @@ The claims page, the chapter tests and :func:`result_type` find a chapter's type
 * ``implicit_vs_explicit.py``: one EX-RM and one IM-RM trained alike: accuracy per set, IM - EX gaps, displacement;
 * ``blinding.py``: whether hiding or neutralising an identity descriptor shrinks the gap in P(yes) between them.
 """
-from rmbook.analysis.results.by_chapter import CHAPTER_MODULES, result_type, result_types
+from rmbook.analysis.results.by_chapter import chapters_with_results, result_type, result_types
 
-__all__ = ["CHAPTER_MODULES", "result_type", "result_types"]
+__all__ = ["chapters_with_results", "result_type", "result_types"]

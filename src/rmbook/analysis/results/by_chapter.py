@@ -1,34 +1,65 @@
-"""Which module of :mod:`rmbook.analysis.results` holds a chapter's results type, and the type itself (read from
-:mod:`rmbook.analysis.results.types`, which imports no chapter's analysis)."""
+"""A chapter's results type, found by the chapter's name: no table to edit when a chapter is added.
+
+A chapter's type lives in :mod:`rmbook.analysis.results.types` in a module named after the chapter (the claims
+page's own type, which has no split, in ``results/claims.py``), or in a module whose type lists the chapter in its
+``CHAPTERS`` (one template serving several chapters: ``value_profiles.py`` for big_two and moral_foundations). The
+modules are read as text to find that list, and only the one that holds the chapter's type is imported: a chapter's
+kernel imports (and its stamp hashes, :mod:`rmbook.book.imported`) its own type alone.
+"""
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
-import importlib.util
+from pathlib import Path
 
 from rmlib.storage import ChapterResults
 
-__all__ = ["CHAPTER_MODULES", "result_type", "result_types"]
+__all__ = ["chapters_with_results", "result_type", "result_types"]
 
-#: chapter name -> module of this package that holds its results type (one template can serve several chapters)
-CHAPTER_MODULES = {
-    "method": "method", "heterogeneity": "heterogeneity", "distributions": "distributions", "framing": "framing",
-    "mere_exposure": "mere_exposure", "identity_terms": "identity_terms", "elo_misalignment": "elo_misalignment",
-    "longer_answers": "longer_answers", "big_two": "value_profiles", "moral_foundations": "value_profiles",
-    "implicit_rewards": "implicit_rewards", "finetuning": "finetuning", "good_teachers": "good_teachers",
-    "implicit_vs_explicit": "implicit_vs_explicit", "blinding": "blinding", "claims": "claims",
-}
+HERE = Path(__file__).resolve().parent
+PACKAGE = "rmbook.analysis.results"
+
+
+def _listed_chapters(path: Path) -> tuple[str, ...]:
+    """The chapter names in the ``CHAPTERS = (...)`` of the ChapterResults classes defined in ``path``, read from
+    its text (nothing is imported)."""
+    names = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if (isinstance(item, ast.Assign) and any(getattr(t, "id", "") == "CHAPTERS" for t in item.targets)
+                        and isinstance(item.value, (ast.Tuple, ast.List))):
+                    names += [e.value for e in item.value.elts if isinstance(e, ast.Constant)]
+    return tuple(names)
+
+
+@functools.cache
+def _modules() -> dict[str, str]:
+    """chapter name -> the module that holds its results type: every module of ``types/``, and ``claims.py``."""
+    found = {}
+    for path in [*sorted((HERE / "types").glob("*.py")), HERE / "claims.py"]:
+        module = f"{PACKAGE}.types.{path.stem}" if path.parent.name == "types" else f"{PACKAGE}.{path.stem}"
+        for name in _listed_chapters(path) if path.stem != "__init__" else ():
+            if name in found:
+                raise TypeError(f"chapter {name!r} has two results types: {found[name]} and {module}")
+            found[name] = module
+    return found
+
+
+def chapters_with_results() -> list[str]:
+    """Every chapter that has a results type, in the order the files list them."""
+    return list(_modules())
 
 
 def result_type(chapter: str) -> type[ChapterResults]:
     """The results type of chapter ``chapter`` (a KeyError names the chapters that have one)."""
-    if chapter not in CHAPTER_MODULES:
-        raise KeyError(f"no results type for chapter {chapter!r}; chapters with results: {', '.join(CHAPTER_MODULES)}")
-    name = CHAPTER_MODULES[chapter]
-    # the type alone (results/types/), which imports no chapter's analysis; the claims page's own type has no split
-    types = f"rmbook.analysis.results.types.{name}"
-    module = importlib.import_module(types if importlib.util.find_spec(types) else f"rmbook.analysis.results.{name}")
+    modules = _modules()
+    if chapter not in modules:
+        raise KeyError(f"no results type for chapter {chapter!r}; chapters with results: {', '.join(modules)}")
+    module = importlib.import_module(modules[chapter])
     found = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, ChapterResults)
-             and chapter in v.CHAPTERS]
+             and chapter in v.CHAPTERS and v.__module__ == module.__name__]
     if len(found) != 1:
         raise TypeError(f"{module.__name__} must define one ChapterResults type serving {chapter!r}, found "
                         f"{[t.__name__ for t in found]}")
@@ -37,4 +68,4 @@ def result_type(chapter: str) -> type[ChapterResults]:
 
 def result_types(chapters=None) -> dict[str, type[ChapterResults]]:
     """``{chapter: results type}`` for ``chapters`` (default: every chapter with results)."""
-    return {c: result_type(c) for c in (chapters or CHAPTER_MODULES)}
+    return {c: result_type(c) for c in (chapters or chapters_with_results())}

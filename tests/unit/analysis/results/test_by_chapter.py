@@ -8,18 +8,54 @@ import json
 import pytest
 
 from rmbook import book
-from rmbook.analysis.results import CHAPTER_MODULES, result_type, result_types
+from rmbook.analysis.results import chapters_with_results, result_type, result_types
+from rmbook.analysis.results import by_chapter
 from rmlib.storage import ChapterResults
 
 
 def test_every_chapter_that_declares_results_has_a_type():
     writers = {n for n in book.chapters() if book.chapter(n).declares_results}
-    assert writers == set(CHAPTER_MODULES)
+    assert writers == set(chapters_with_results())
     types = result_types()
     assert all(issubclass(t, ChapterResults) and name in t.CHAPTERS for name, t in types.items())
     assert types["big_two"] is types["moral_foundations"]  # one template, one type
     with pytest.raises(KeyError, match="no results type for chapter 'about'"):
         result_type("about")
+
+
+def test_a_new_chapters_type_is_found_by_its_name_with_no_table_to_edit(tmp_path, monkeypatch):
+    """#41 item 2: adding a chapter edited a table (CHAPTER_MODULES) beside the chapter's own files. Now a module in
+    ``types/`` is found by the chapters its type lists; two types for one chapter are refused."""
+    import shutil
+
+    here = tmp_path / "results"
+    shutil.copytree(by_chapter.HERE, here, ignore=shutil.ignore_patterns("__pycache__"))
+    (here / "types" / "new_chapter.py").write_text(
+        "from rmlib.storage import ChapterResults\n\n\nclass NewChapterResults(ChapterResults):\n"
+        "    CHAPTERS = (\"new_chapter\",)\n")
+    monkeypatch.setattr(by_chapter, "HERE", here)
+    by_chapter._modules.cache_clear()
+    try:
+        writers = {n for n in book.chapters() if book.chapter(n).declares_results}
+        assert set(chapters_with_results()) == writers | {"new_chapter"}
+        (here / "types" / "twice.py").write_text(
+            "class Twice(ChapterResults):\n    CHAPTERS = (\"framing\",)\n")
+        by_chapter._modules.cache_clear()
+        with pytest.raises(TypeError, match="chapter 'framing' has two results types"):
+            chapters_with_results()
+    finally:
+        by_chapter._modules.cache_clear()
+
+
+def test_finding_a_chapters_type_imports_no_other_chapters_type():
+    """A chapter's kernel imports (and its stamp hashes) its own type alone."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom rmbook.analysis.results import result_type\nresult_type('framing')\n"
+            "print(sorted(m for m in sys.modules if m.startswith('rmbook.analysis.results.types.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "['rmbook.analysis.results.types.framing']"
 
 
 def _code(template) -> list[ast.AST]:
@@ -28,7 +64,7 @@ def _code(template) -> list[ast.AST]:
     return [ast.parse("\n".join(line for line in c.splitlines() if not line.startswith(("%", "!")))) for c in cells]
 
 
-@pytest.mark.parametrize("template", sorted({book.chapter(n).template for n in CHAPTER_MODULES}), ids=lambda p: p.stem)
+@pytest.mark.parametrize("template", sorted({book.chapter(n).template for n in chapters_with_results()}), ids=lambda p: p.stem)
 def test_no_notebook_builds_a_results_dict(template):
     writes, dicts = [], []
     for tree in _code(template):
@@ -52,7 +88,7 @@ def test_no_notebook_builds_a_results_dict(template):
     assert dicts == [], f"{template.name} builds a results dict: {dicts}"
 
 
-@pytest.mark.parametrize("name", sorted(n for n in CHAPTER_MODULES if "mode" in result_type(n).model_fields))
+@pytest.mark.parametrize("name", sorted(n for n in chapters_with_results() if "mode" in result_type(n).model_fields))
 def test_a_chapters_modes_are_named_once(name):
     """MODE's choices come from the chapter's analysis module: the notebook checks MODE against that constant, and
     the results type accepts exactly those modes."""
