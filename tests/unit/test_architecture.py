@@ -142,9 +142,34 @@ def _unlisted(package: Path) -> list[str]:
     return sorted(missing)
 
 
+# packages that hold one module per chapter, named after it and found by that name (#41 item 2): a new chapter's
+# module needs no line in their docstrings, only a docstring of its own
+BY_CHAPTER = ["rmbook/analysis/results", "rmbook/analysis/results/types", "rmbook/course"]
+
+
+def _chapter_names() -> set[str]:
+    """The book's chapters and the templates that serve them (``value_profiles`` for big_two and moral_foundations)."""
+    from rmbook import book
+
+    return set(book.chapters()) | {book.chapter(n).template.stem for n in book.chapters()}
+
+
+def _unlisted_and_undocumented(package: Path, by_chapter: bool, chapters: set[str]) -> tuple[list, list]:
+    """What :func:`_unlisted` finds, less (in a by-chapter package) the chapters' own modules; and those of them
+    without a docstring of their own."""
+    missing = _unlisted(package)
+    if not by_chapter:
+        return missing, []
+    own = [m for m in missing if m.removesuffix(".py") in chapters]
+    undocumented = [m for m in own if not ast.get_docstring(ast.parse((package / m).read_text()))]
+    return [m for m in missing if m not in own], undocumented
+
+
 @pytest.mark.parametrize("package", PACKAGE_FOLDERS, ids=lambda p: str(p.relative_to(SRC)))
 def test_every_package_docstring_lists_its_modules(package):
-    missing = _unlisted(package)
+    by_chapter = str(package.relative_to(SRC)) in BY_CHAPTER
+    missing, undocumented = _unlisted_and_undocumented(package, by_chapter, _chapter_names() if by_chapter else set())
+    assert undocumented == [], f"{undocumented}: a chapter's module says in its own docstring what it holds"
     assert missing == [], (f"{_module_name(package / '__init__.py')}: the __init__.py docstring does not name "
                            f"{', '.join(missing)} (write each as ``name`` or ``name.py``, or ``name/``)")
 
@@ -244,3 +269,16 @@ def test_the_check_of_imports_inside_functions_finds_one():
     text = ("from rmlib.config import data_dir\n\n\ndef f():\n    from rmlib.storage import atomic\n"
             "    import rmlib.models\n    return atomic\n")
     assert _imports_inside_functions(fake, text) == [(5, "rmlib.storage.atomic"), (6, "rmlib.models")]
+
+
+def test_a_new_chapters_module_needs_no_line_in_a_package_docstring(tmp_path):
+    package = tmp_path / "course"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""Checks: ``exercises.py``."""\n')
+    (package / "exercises.py").write_text('"""The catalogue."""\n')
+    (package / "new_chapter.py").write_text('"""The checks of the new chapter."""\n')
+    (package / "helpers.py").write_text('"""Not a chapter."""\n')
+    assert _unlisted_and_undocumented(package, True, {"new_chapter"}) == (["helpers.py"], [])
+    assert _unlisted_and_undocumented(package, False, set()) == (["helpers.py", "new_chapter.py"], [])
+    (package / "new_chapter.py").write_text("x = 1\n")
+    assert _unlisted_and_undocumented(package, True, {"new_chapter"}) == (["helpers.py"], ["new_chapter.py"])
