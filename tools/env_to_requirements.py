@@ -32,6 +32,25 @@ def pip_entries(text):
             break
 
 
+def canonical(name):
+    """A distribution name as PEP 503 compares them (``Jupyter_Book`` == ``jupyter-book``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def declared(pyproject_file):
+    """pyproject.toml's declared names by part: ``{"rmlib": dependencies, <extra>: that extra's}``, canonical."""
+    import tomllib  # Python 3.11+; only the tests call this, while main() runs on any python3 before the venv exists
+
+    project = tomllib.loads(Path(pyproject_file).read_text())["project"]
+    parts = {"rmlib": project["dependencies"], **project.get("optional-dependencies", {})}
+    return {part: {canonical(re.split(r"[<>=!~ \[;(]", d)[0]) for d in names} for part, names in parts.items()}
+
+
+def pinned(env_file):
+    """environment.yml's pip list: canonical name -> installed with --no-deps."""
+    return {canonical(spec.split("==")[0]): no_deps for spec, no_deps in pip_entries(Path(env_file).read_text())}
+
+
 def main(env_file, out_deps, out_nodeps):
     entries = list(pip_entries(Path(env_file).read_text()))
     if not entries:

@@ -14,10 +14,14 @@ def data_dir() -> Path:
     return Path(os.environ.get("RMLIB_DATA_DIR", PROJECT_ROOT / "data" / "external")).resolve()
 
 
+BOOK_EXECUTED = PROJECT_ROOT / "book" / "_executed"  # where the book's runner writes executed chapters
+RESULTS_SUBDIR = "results"  # the chapters' results, inside any folder of executed chapters
+
+
 def book_results_dir() -> Path:
     """Where the book's own runs keep the chapters' results (``book/_executed/results``), which ``rmlib verify``
     checks unless given another folder; the book's runner writes there (``rmbook.book.chapters.results_dir``)."""
-    return (PROJECT_ROOT / "book" / "_executed" / "results").resolve()
+    return (BOOK_EXECUTED / RESULTS_SUBDIR).resolve()
 
 
 def cache_dir() -> Path:

@@ -9,15 +9,12 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+sys.path.insert(0, str(ROOT / "tools"))
+from env_to_requirements import canonical as _canonical, declared  # noqa: E402  (the Makefile's reader)
 
 
 def _closure(names: set[str]) -> set[str]:
@@ -38,10 +35,9 @@ def _closure(names: set[str]) -> set[str]:
 
 def absent_from_a_thin_install() -> set[str]:
     """Top-level modules of the distributions that only the extras bring."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    core = _closure({_canonical(re.split(r"[<>=!~ \[;]", d)[0]) for d in project["dependencies"]})
-    extras = {_canonical(re.split(r"[<>=!~ \[;]", d)[0]) for names in project["optional-dependencies"].values()
-              for d in names}
+    parts = declared(ROOT / "pyproject.toml")
+    core = _closure(parts.pop("rmlib"))
+    extras = set().union(*parts.values())
     only_extras = _closure(extras) - core
     return {module for module, dists in metadata.packages_distributions().items()
             if {_canonical(d) for d in dists} <= only_extras and not module.startswith("_")}

@@ -4,9 +4,7 @@ that its part declares (rmlib: the dependencies; rmbook: those and the ``book`` 
 from __future__ import annotations
 
 import ast
-import re
 import sys
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -14,25 +12,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from env_to_requirements import pip_entries  # noqa: E402  (the Makefile's own reader of environment.yml)
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+from env_to_requirements import canonical as _canonical, declared, pinned  # noqa: E402  (the Makefile's reader)
 
 
 def _declared() -> dict[str, set[str]]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    out = {"rmlib": {_canonical(re.split(r"[<>=!~ \[;]", d)[0]) for d in project["dependencies"]}}
-    for extra, names in project["optional-dependencies"].items():
-        out[extra] = {_canonical(re.split(r"[<>=!~ \[;]", d)[0]) for d in names}
-    return out
+    return declared(ROOT / "pyproject.toml")
 
 
 def _pinned() -> dict[str, bool]:
     """environment.yml's pip list: canonical name -> installed with --no-deps."""
-    entries = pip_entries((ROOT / "environment.yml").read_text())
-    return {_canonical(spec.split("==")[0]): no_deps for spec, no_deps in entries}
+    return pinned(ROOT / "environment.yml")
 
 
 def _third_party_imports(package: str, top_only: bool = False) -> dict[str, list[str]]:
@@ -56,9 +45,9 @@ def _third_party_imports(package: str, top_only: bool = False) -> dict[str, list
 
 
 def test_every_declared_dependency_is_pinned_in_environment_yml():
-    pinned = _pinned()
+    pins = _pinned()
     for part, names in _declared().items():
-        assert names - set(pinned) == set(), f"{part}: declared in pyproject.toml but not pinned in environment.yml"
+        assert names - set(pins) == set(), f"{part}: declared in pyproject.toml but not pinned in environment.yml"
 
 
 OPTIONAL = ["ray"]  # extras of the library: imported only where the feature is used, with a message when missing
@@ -68,14 +57,14 @@ OPTIONAL = ["ray"]  # extras of the library: imported only where the feature is 
 def test_every_import_belongs_to_a_declared_distribution(package, parts):
     """rmlib may import only what ``pip install -e .`` installs (plus the no-deps packages environment.yml marks,
     which pyproject.toml says why it leaves out, and its optional extras); rmbook also what ``book`` installs."""
-    declared = set().union(*(_declared()[p] for p in parts))
+    allowed = set().union(*(_declared()[p] for p in parts))
     no_deps = {n for n, nd in _pinned().items() if nd}
     owners = metadata.packages_distributions()
     undeclared = {}
     for module, files in _third_party_imports(package).items():
         dists = {_canonical(d) for d in owners.get(module, [])}
         assert dists, f"{module} (imported by {files[0]}) belongs to no installed distribution"
-        if not dists & (declared | no_deps):
+        if not dists & (allowed | no_deps):
             undeclared[module] = (sorted(dists), files[0])
     assert undeclared == {}, f"{package} imports modules whose distributions its part does not declare: {undeclared}"
 

@@ -32,7 +32,7 @@ from pathlib import Path
 import yaml
 
 from rmbook.book.parameter_check import unknown_parameter_hint
-from rmlib.config import PROJECT_ROOT
+from rmlib.config import BOOK_EXECUTED, PROJECT_ROOT, RESULTS_SUBDIR
 from rmlib.errors import RmlibError
 from rmlib.storage.results import results_path
 
@@ -43,11 +43,10 @@ __all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER"
 ROOT = PROJECT_ROOT
 NOTEBOOKS = ROOT / "notebooks"
 PARAMS = NOTEBOOKS / "params"
-EXECUTED = ROOT / "book" / "_executed"
+EXECUTED = BOOK_EXECUTED
 TOC = ROOT / "_toc.yml"
 RESULTS_PARAMETER = "RESULTS_DIR"  # the one parameter through which every chapter writes its results
 CHAPTER_PARAMETER = "CHAPTER"      # a template serving several chapters learns which one it runs as
-RESULTS_SUBDIR = "results"
 
 
 class BookError(RmlibError, RuntimeError):

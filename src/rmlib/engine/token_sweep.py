@@ -76,10 +76,10 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     if compile and not (kind == "rm" and method == "shared_prefix" and mode == "id_exact"):
         raise SweepError(f"compile=True needs an id-exact RM sweep with the shared prefix, not kind={kind!r}, "
                          f"method={method!r}, mode={mode!r}")
-    key, candidates, meta = _key_and_meta(lm, prompt, slot, ids, mode, kind, method, compile, bs)
+    key, meta = _key_and_meta(lm, prompt, slot, ids, mode, kind, method, compile, bs)
     target = cache_parent(cache_root, "sweeps") / key
     store, df = open_store(target.parent, key, meta, cache)
-    if df is not None and digest(df.token_id.to_numpy()) == candidates:
+    if df is not None and digest(df.token_id.to_numpy()) == meta["candidates"]:
         return SweepResult(df, df.attrs["rmlib"], cached=True)
     try:
         df = _sweep_into(store, lm, slot, ids, kind, method, mode, bs, compile, progress)
@@ -87,7 +87,7 @@ def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: st
     finally:
         if store.root != target:  # a cache=False run that did not publish
             shutil.rmtree(store.root, ignore_errors=True)
-    if digest(df.token_id.to_numpy()) != candidates:
+    if digest(df.token_id.to_numpy()) != meta["candidates"]:
         raise SweepError(f"{target}: the token ids on disk are not the ones asked for; delete the folder and rerun")
     return SweepResult(df, df.attrs["rmlib"], cached=False)
 
@@ -107,9 +107,9 @@ def _method(lm, kind: str, method: str, total: int) -> str:
     return method
 
 
-def _key_and_meta(lm, prompt, slot, ids, mode, kind, method, compile, bs) -> tuple[str, str, dict]:
-    """The sweep's cache key (everything that can change a score, :func:`sweep`), the digest of its candidate ids,
-    and the ``meta`` that describes the data on disk."""
+def _key_and_meta(lm, prompt, slot, ids, mode, kind, method, compile, bs) -> tuple[str, dict]:
+    """The sweep's cache key (everything that can change a score, :func:`sweep`) and the ``meta`` that describes
+    the data on disk (its ``candidates``: the digest of the candidate ids)."""
     key_params = {"model": lm.spec.id, "revision": lm.revision, "prompt": prompt, "template": slot.template_hash,
                   "mode": mode, "kind": kind, "method": method, "compiled": bool(compile), "dtype": str(lm.dtype),
                   "candidates": digest(ids), "untrained_head": lm.untrained_head,
@@ -124,7 +124,7 @@ def _key_and_meta(lm, prompt, slot, ids, mode, kind, method, compile, bs) -> tup
             "candidates": key_params["candidates"], "untrained_head": lm.untrained_head,
             "seed": key_params["seed"], **{k: key_params[k] for k in ("rendered",) if k in key_params},
             **run_fields(lm, bs)}
-    return key, key_params["candidates"], meta
+    return key, meta
 
 
 def _sweep_into(store: ShardStore, lm, slot, ids, kind, method, mode, bs, compile, progress) -> None:
