@@ -32,7 +32,7 @@ help:
 	@echo "                in _build/course/; make lab COURSE=student opens the student's"
 	@echo "make benchmarks run the speed and memory benchmarks (writes benchmarks/out/)"
 	@echo "make sweeps PLAN=plans/x.yaml [RUN_ARGS='--ray auto --gpus-per-worker 1']   run a plan of many sweeps"
-	@echo "make card MODEL=<id> [ARGS='--dtype float32']   a quick value card of any RM in _build/cards/<id>/"
+	@echo "make card MODEL=<id> [ARGS='--quick']   a value card of any RM in _build/cards/<id>/"
 
 $(STAMP): environment.yml tools/env_to_requirements.py pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -72,11 +72,12 @@ sweeps: $(STAMP) data
 	@test -n "$(PLAN)" || { echo "usage: make sweeps PLAN=plans/<plan>.yaml [RUN_ARGS='--ray auto --workers 4']" >&2; exit 2; }
 	$(BIN)/rmlib run "$(PLAN)" $(RUN_ARGS)
 
-# A quick value card (Big Two, love/freedom) of any model the loader takes, placed among the ten paper RMs.
+# A value card (Big Two, love/freedom, moral foundations, agreement; ARGS=--quick: Big Two and love/freedom under four
+# prompts) of any model the loader takes, placed among the ten paper RMs.
 MODEL ?=
 card: $(STAMP) data
 	@test -n "$(MODEL)" || { echo "usage: make card MODEL=<registry id, owner/name or local:/path> [ARGS='...']" >&2; exit 2; }
-	$(BIN)/rmlib card "$(MODEL)" --quick $(ARGS)
+	$(BIN)/rmlib card "$(MODEL)" $(ARGS)
 
 clean:
 	rm -rf _build book/_executed .pytest_cache

@@ -1,4 +1,4 @@
-"""`rmlib card MODEL --quick` (#42): a tiny model's card written as card.json (typed), card.md and card.html (checked
+"""`rmlib card MODEL [--quick]` (#42): a tiny model's card written as card.json (typed), card.md and card.html (checked
 in a browser), its placement printed, the answers served from the cache the second time, and plain errors for what
 it cannot do."""
 from __future__ import annotations
@@ -29,12 +29,16 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "cache"
 
 
-def test_a_quick_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_path, capsys, monkeypatch):
-    args = ["card", "tiny-llama", "--quick", "--dtype", "float32", "--resamples", "99"]
+def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_path, capsys, monkeypatch):
+    args = ["card", "tiny-llama", "--dtype", "float32", "--resamples", "99"]
     assert main([*args, "--out", str(tmp_path / "one")]) == 0
     out = capsys.readouterr().out
     card = read_results("card", tmp_path / "one", ValueCard)
-    assert card.model == "tiny-llama" and card.kind == "quick" and len(card.placements) == 2
+    assert card.model == "tiny-llama" and card.kind == "standard" and len(card.placements) == 2
+    assert len(card.foundation_placements) == 10 and len(card.agreement) == 10 and card.n_foundation_words == 200
+    beyond = [p for p in card.foundation_placements if p.side != "among them"]
+    assert f"moral foundations: {len(beyond)} of 10 foundation × valence ranks" in out
+    assert f"most alike (Kendall τ on the Big Two nouns): {card.agreement[0].reference}" in out
     assert "LM log-prob" in card.reward_kind  # an LM is an implicit reward, and the card says so
     for p in card.placements:
         assert f"{p.valence} prompts: gap {p.gap:+.1f}" in out and p.side in out
@@ -47,12 +51,18 @@ def test_a_quick_card_is_written_placed_and_served_from_the_cache_again(cache, t
     capsys.readouterr()
     assert main(["card", "diff", str(tmp_path / "one" / "card.json"), str(tmp_path / "two")]) == 0
     diff = capsys.readouterr().out
-    assert diff.count("(+0)") == 6 and diff.count("inside the noise") == 2 and "OUTSIDE" not in diff
+    assert diff.count("(+0)") == 26 and diff.count("inside the noise") == 12 and "OUTSIDE" not in diff
+    # the quick card's four prompts are among the standard card's eighteen: served from the same cache
+    assert main(["card", "tiny-llama", "--quick", "--dtype", "float32", "--out", str(tmp_path / "quick")]) == 0
+    quick = read_results("card", tmp_path / "quick", ValueCard)
+    assert quick.kind == "quick" and len(quick.prompts) == 4 and not quick.foundations and not quick.agreement
+    assert "moral foundations" not in capsys.readouterr().out
+    assert "Moral foundations" not in (tmp_path / "quick" / "card.md").read_text()
+    assert main(["card", "diff", str(tmp_path / "quick"), str(tmp_path / "one")]) == 2
+    assert "different things" in capsys.readouterr().err
 
 
 def test_what_the_card_cannot_do_is_said_plainly(cache, tmp_path, capsys):
-    assert main(["card", "tiny-llama", "--out", str(tmp_path)]) == 2
-    assert "only the quick card exists so far" in capsys.readouterr().err
     assert main(["card", "no-such-model", "--quick", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rmlib: error:") and "no-such-model" in err and not (tmp_path / "card.json").exists()

@@ -21,7 +21,7 @@ check; the chapters call these and then show them (:mod:`rmbook.report`).
 | ``blinding`` (package: ``prompts``, ``scores``, ``disparity``) | can a model ignore an identity descriptor (told to; shown a blinded replica) |
 | ``teaching`` (package: ``dynamics``, ``settings``, ``stats``) | whether an accurate RM is a good teacher (Razin et al.) |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
-| ``card`` | a value card of any RM: the Big Two chapter's numbers for one model, placed among the ten paper RMs |
+| ``card`` (package: ``measures``, ``record``, ``build``, ``diff``) | a value card of any RM: the Big Two and moral-foundations chapters' numbers for one model, placed among the ten paper RMs |
 | ``choices`` | the closed sets of choices (run modes, ...) an analysis takes and its results type validates |
 | ``results/`` | each chapter's typed results (a :class:`rmlib.storage.ChapterResults`), one module per chapter |
 

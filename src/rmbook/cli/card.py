@@ -1,4 +1,4 @@
-"""``rmlib card MODEL --quick``: a value card of any reward model (or an LM as an implicit reward), placed among the
+"""``rmlib card MODEL [--quick]``: a value card of any reward model (or an LM as an implicit reward), placed among the
 ten paper RMs (:mod:`rmbook.analysis.card`), written as ``card.json`` (typed, checked when read), ``card.md`` and ``card.html`` (offline)."""
 from __future__ import annotations
 
@@ -49,16 +49,12 @@ def _cmd_card(args) -> int:
     if len(args.target) != 1:
         raise ValueError(f"give one model (or `diff A B`), got {args.target}")
     args.model = args.target[0]
-    if not args.quick:
-        raise ValueError("only the quick card exists so far (Big Two and love/freedom, placed among the paper RMs): "
-                         "run `rmlib card MODEL --quick`; the full card (MFD2, framing, mere exposure, "
-                         "EloEverything, agreement) is not built yet")
     out = Path(args.out) if args.out else default_folder(args.model)
     out.mkdir(parents=True, exist_ok=True)
     if not on_terminal():
         quiet_libraries()  # off a terminal, no library's progress bars (the card's lines are what a log needs)
-    card = value_card(args.model, n_resamples=args.resamples, seed=args.seed, load=_options(args),
-                      progress=on_terminal())
+    card = value_card(args.model, kind="quick" if args.quick else "standard", n_resamples=args.resamples,
+                      seed=args.seed, load=_options(args), progress=on_terminal())
     path = write_results(card, out)
     md, page = out / "card.md", out / "card.html"
     atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
@@ -66,6 +62,13 @@ def _cmd_card(args) -> int:
     for p in card.placements:
         print(f"{p.valence} prompts: gap {p.gap:+.1f} (agency − communion median rank), {p.side}; nearest "
               f"{', '.join(p.nearest)}")
+    beyond = [p for p in card.foundation_placements if p.side != "among them"]
+    if card.foundation_placements:
+        print(f"moral foundations: {len(beyond)} of {len(card.foundation_placements)} foundation × valence ranks "
+              "beyond all ten paper RMs" + "".join(f"; {p.foundation}, {p.valence}: {p.side}" for p in beyond))
+    if card.agreement:
+        print("most alike (Kendall τ on the Big Two nouns): "
+              + ", ".join(f"{t.reference} {t.tau:.2f}" for t in card.agreement[:3]))
     print(f"wrote {path}, {md} and {page}", file=sys.stdout)
     return 0
 
@@ -73,16 +76,19 @@ def _cmd_card(args) -> int:
 def add_card_command(sub) -> None:
     """Register ``card`` on an argparse subparsers object."""
     p = sub.add_parser("card", help="a value card of a reward model, placed among the ten paper RMs",
-                       description="Score the Big Two nouns as one-word answers to four prompts of the 54-prompt "
-                                   "design (cached and resumable like every rmlib score), compute the agency − "
-                                   "communion gap and the ranks of 'love' and 'freedom' as the Big Two chapter "
-                                   "does, and place them among the ten paper RMs' released scores. Writes "
-                                   "card.json, card.md and card.html (one offline page).")
+                       description="Score the Big Two nouns and a 200-term MFD2 sample as one-word answers to the 18 "
+                                   "one-word prompts of the 54-prompt design (cached and resumable like every rmlib "
+                                   "score); compute the agency − communion gap, the ranks of 'love' and 'freedom', "
+                                   "the five moral foundations' median ranks, as the Big Two and moral-foundations "
+                                   "chapters do, and Kendall's τ with each paper RM; and place them among the ten "
+                                   "paper RMs' released scores. --quick: the Big Two nouns under four prompts only. "
+                                   "Writes card.json, card.md and card.html (one offline page).")
     p.add_argument("target", nargs="+", metavar="MODEL | diff A B",
                    help="registry id, hub id 'owner/name', local:<name> or local:/path (an LM gives its implicit "
                         "reward: the answer's log-probability); or `diff A/card.json B/card.json`: what changed "
                         "between two cards, each gap's change judged against the prompts' spread")
-    p.add_argument("--quick", action="store_true", help="the quick card: Big Two and love/freedom (required for now)")
+    p.add_argument("--quick", action="store_true", help="the quick card: Big Two and love/freedom under four prompts "
+                                                        "(no intervals, no foundations, no agreement)")
     p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
     p.add_argument("--resamples", type=int, default=999, help="bootstrap resamples over prompts (default 999)")
     p.add_argument("--seed", type=int, default=0)

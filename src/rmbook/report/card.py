@@ -4,13 +4,14 @@ number read from the typed card (:class:`rmbook.analysis.card.ValueCard`)."""
 from __future__ import annotations
 
 import html
+import statistics
 from collections import Counter
 
 from markdown_it import MarkdownIt
 
 from rmbook.analysis.card import GREATEST_PROMPT, ValueCard
 from rmlib.data import design_prompts
-from rmbook.report.charts import card_chart, render_html
+from rmbook.report.charts import card_agreement_chart, card_chart, card_foundations_chart, render_html
 from rmbook.report.prose import render
 
 __all__ = ["card_markdown", "card_html", "ANCHORS"]
@@ -21,7 +22,7 @@ ANCHORS = ("R-Gem-2B", "R-Lla-3B")  # the FAccT paper's love vs freedom pair: on
 def card_markdown(card: ValueCard) -> str:
     """The card's sentences (templates/card.md.j2)."""
     prompts = design_prompts(card.prompts).set_index("prompt_key")
-    by_valence = {v: ", ".join(f"*{p}*" for p in g["prompt"]) for v, g in prompts.groupby("valence")}
+    by_valence = {v: _prompt_list(g) for v, g in prompts.groupby("valence")}
     counts = Counter(card.reference_families.values())
     families = " and ".join(f"{n} {f}-based" for f, n in sorted(counts.items()))
     ranks = {(w.model, w.word): w.rank for w in card.words}
@@ -29,17 +30,54 @@ def card_markdown(card: ValueCard) -> str:
                for a in ANCHORS if (a, "love") in ranks]
     own = {"love": ranks.get((card.model, "love")), "freedom": ranks.get((card.model, "freedom"))}
     return render("card", "card", c=card, valence_prompts=by_valence, families=families,
-                  greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors)
+                  greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors,
+                  foundations=_foundation_rows(card), tau=_agreement_summary(card))
+
+
+def _prompt_list(prompts) -> str:
+    """A valence's prompts as the card names them: each one when there are two, else how many and of what design."""
+    if len(prompts) <= 2:
+        return ", ".join(f"*{p}*" for p in prompts["prompt"])
+    return (f"{len(prompts)} prompts such as *{prompts['prompt'].iloc[0]}*: the adjectives "
+            f"{', '.join(dict.fromkeys(prompts['adjective']))} crossed with "
+            f"{', '.join(dict.fromkeys(prompts['superlative']))}")
+
+
+def _foundation_rows(card: ValueCard) -> list[dict]:
+    """Each foundation × valence of a standard card with its placement and the paper RMs' range."""
+    ref = {}
+    for r in card.foundation_reference:
+        ref.setdefault((r.foundation, r.valence), []).append(r.median_rank)
+    places = {(p.foundation, p.valence): p for p in card.foundation_placements}
+    return [{**f.model_dump(), **places[(f.foundation, f.valence)].model_dump(),
+             "ref_low": min(ref[(f.foundation, f.valence)]), "ref_high": max(ref[(f.foundation, f.valence)])}
+            for f in card.foundations]
+
+
+def _agreement_summary(card: ValueCard) -> dict | None:
+    """The model's τ with the paper RMs (most and least alike) beside the τ between two paper RMs."""
+    if not card.agreement:
+        return None
+    pairs = sorted(t.tau for t in card.reference_agreement)
+    best = card.agreement[0].tau
+    where = "below" if best < pairs[0] else "above" if best > pairs[-1] else "within"
+    return {"top": card.agreement[:3], "last": card.agreement[-1], "n_words": card.agreement[0].n_words,
+            "n_prompts": card.agreement[0].n_prompts, "low": pairs[0], "high": pairs[-1],
+            "median": statistics.median(pairs), "where": where}
 
 
 def card_html(card: ValueCard) -> str:
-    """One self-contained page: the card's sentences and its chart, drawn by the Vega bundle inlined in the page."""
-    body = MarkdownIt("commonmark").render(card_markdown(card))
-    chart = render_html(card_chart(card).to_dict(), inline_bundle=True)
+    """One self-contained page: the card's sentences and its charts, drawn by the Vega bundle inlined once."""
+    body = MarkdownIt("commonmark").enable("table").render(card_markdown(card))
+    charts = [card_chart(card)]
+    if card.kind == "standard":
+        charts += [card_foundations_chart(card), card_agreement_chart(card)]
+    chart = "\n".join(render_html(c.to_dict(), inline_bundle=i == 0) for i, c in enumerate(charts))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Value card: {html.escape(card.label)}</title>"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             "<style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;"
-            "line-height:1.5}code{background:#f3f3f3;padding:0 .2em}.rmlib-chart{max-width:100%;overflow-x:auto}"
+            "line-height:1.5}code{background:#f3f3f3;padding:0 .2em}table{border-collapse:collapse;font-size:.9em}"
+            "td,th{border-bottom:1px solid #ddd;padding:.2em .5em;text-align:left}.rmlib-chart{max-width:100%;overflow-x:auto}"
             ".rmlib-chart .vega-embed{max-width:100%}.rmlib-chart svg.marks{max-width:100%;height:auto}"
             "</style></head><body>\n" + body + chart + "\n</body></html>\n")

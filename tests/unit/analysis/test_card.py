@@ -1,5 +1,6 @@
-"""rmbook.analysis.card (#42, the quick card): the paper RMs' numbers are the Big Two chapter's own, a planted model is
-placed by the stated rule, and card.json round-trips through its type and is refused when damaged or foreign."""
+"""rmbook.analysis.card (#42, the quick and the standard card): the paper RMs' numbers are the Big Two and
+moral-foundations chapters' own, a planted model is placed by the stated rule, agreement is Kendall's τ within prompts,
+and card.json round-trips through its type and is refused when damaged or foreign."""
 from __future__ import annotations
 
 import json
@@ -60,7 +61,7 @@ def test_a_copy_of_a_paper_rm_is_placed_among_them_next_to_itself(reference):
 
 def test_the_placement_rule():
     ref = pd.Series({"a": -10.0, "b": 0.0, "c": 5.0})
-    assert card.placement(-11, ref) == {"gap": -11.0, "rank": 1, "n_reference": 3,
+    assert card.placement(-11, ref) == {"rank": 1, "n_reference": 3,
                                         "side": "agency side of every paper RM", "nearest": ["a", "b"],
                                         "nearest_distance": 1.0}
     assert card.placement(6, ref)["side"] == "communion side of every paper RM"
@@ -140,3 +141,106 @@ def test_cards_of_other_prompts_are_not_diffed(reference):
     a = _card(reference, _planted(reference, None))
     with pytest.raises(ValueError, match="different things"):
         card.diff_cards(a, a.model_copy(update={"prompts": ["best_ever_one"]}))
+
+
+# the standard card: moral foundations and agreement, on the 18 one-word prompts
+
+
+@pytest.fixture(scope="module")
+def standard():
+    """The paper RMs' released Big Two and MFD2 (the card's sample) scores under the standard card's prompts."""
+    return (card.reference_scores(card.STANDARD_PROMPTS),
+            card.reference_scores(card.STANDARD_PROMPTS, "mfd2", words=card.mfd2_words()))
+
+
+def _standard(standard, big_two: str | None = None, foundation: str | None = None, copy="R-Lla-3B") -> card.ValueCard:
+    """A standard card of R-Gem-2B's Big Two rows and ``copy``'s MFD2 rows, re-scored: ``big_two`` (a category) or
+    ``foundation`` terms get +10."""
+    big, mfd = standard
+    ours = _planted(big, big_two)
+    terms = mfd[mfd["model"] == copy].assign(model="planted")
+    if foundation is not None:
+        terms = terms.assign(reward=np.where(terms["foundation"] == foundation, 10.0, 0.0) + terms["reward"] * 1e-3)
+    return _card(big, ours, foundations=(terms, mfd))
+
+
+def test_the_standard_prompts_are_the_designs_one_word_prompts():
+    from rmlib.data import design_prompts
+
+    one_word = design_prompts().query("phrasing == 'one'")
+    assert sorted(card.STANDARD_PROMPTS) == sorted(one_word["prompt_key"])
+    assert (one_word["valence"].value_counts() == 9).all()
+
+
+def test_the_paper_rms_foundation_ranks_are_the_moral_foundations_chapters_model_medians(standard):
+    """The chapter's by-foundation analysis (virtue and vice pooled) on the same scores gives the same numbers."""
+    mfd = standard[1]
+    chapter = family_analysis(mfd, by=("foundation", "valence"), n_resamples=99)["model_medians"]
+    chapter = chapter.set_index(["model", "foundation", "valence"])["median_rank"].sort_index()
+    ours = card.foundation_ranks(mfd).set_index(["model", "foundation", "valence"])["median_rank"].sort_index()
+    assert len(ours) == 10 * 5 * 2 and ours.equals(chapter)
+    assert mfd["word"].nunique() == 200 and (mfd.groupby("category")["word"].nunique() == 20).all()
+
+
+@pytest.mark.parametrize("foundation", ["care", "sanctity"])
+def test_a_model_that_favours_one_foundation_ranks_it_above_every_paper_rm(standard, foundation):
+    c = _standard(standard, foundation=foundation)
+    assert c.kind == "standard" and c.n_foundation_words == 200 and len(c.foundation_placements) == 10
+    for p in c.foundation_placements:
+        favoured = p.foundation == foundation
+        assert (p.side == "ranked higher than by every paper RM") is favoured
+        assert (p.rank == 1) is favoured
+    interval = next(f for f in c.foundations if f.foundation == foundation and f.valence == "positive")
+    assert interval.n_prompts == 9 and interval.ci_low <= interval.median_rank <= interval.ci_high
+
+
+def test_agreement_is_kendalls_tau_within_each_prompt_averaged(standard):
+    from scipy import stats
+
+    c = _standard(standard)
+    taus = {t.reference: t.tau for t in c.agreement}
+    assert c.agreement[0].reference == "R-Gem-2B" and taus["R-Gem-2B"] == pytest.approx(1.0)  # itself, re-scored
+    assert [t.tau for t in c.agreement] == sorted(taus.values(), reverse=True) and len(taus) == 10
+    big = standard[0]
+    wide = {k: g.pivot_table(index="word", columns="model", values="reward") for k, g in big.groupby("prompt_key")}
+    by_hand = np.mean([stats.kendalltau(w["R-Gem-2B"], w["R-Lla-3B"]).statistic for w in wide.values()])
+    assert taus["R-Lla-3B"] == pytest.approx(by_hand)
+    pairs = {(t.model, t.reference): t.tau for t in c.reference_agreement}
+    assert len(pairs) == 45 and pairs[("R-Gem-2B", "R-Lla-3B")] == pytest.approx(by_hand)
+
+
+def test_the_standard_card_says_each_foundation_and_agreement_and_draws_three_charts(standard):
+    from rmbook.report.card import card_html
+    from rmbook.report.charts import vega_bundle_js
+
+    c = _standard(standard, foundation="care")
+    md = card_markdown(c)
+    for f in c.foundations:
+        assert f"| {f.foundation} | {f.valence} | {f.median_rank:.1f} ({f.ci_low:.1f} to {f.ci_high:.1f}) |" in md
+    beyond = [p for p in c.foundation_placements if p.side != "among them"]
+    assert len(beyond) >= 2 and f"{len(beyond)} of the 10 numbers fall beyond the range of the ten paper RMs" in md
+    assert "| care | positive |" in md and "**ranked higher than by every paper RM** |" in md
+    assert "Most alike: R-Gem-2B (τ = 1.00)" in md and "above that range" in md
+    page = card_html(c)
+    assert page.count('class="rmlib-chart"') == 3 and page.count(vega_bundle_js()[:400]) == 1  # the bundle once
+    assert "<table>" in page and "<td>care</td>" in page
+
+
+def test_a_standard_card_diff_finds_a_planted_shift_in_one_foundation(standard):
+    a = _standard(standard)
+    assert not card.diff_cards(a, a)["outside_noise"].fillna(False).any()
+    noise = {f.valence: max(f.prompt_values.values()) - min(f.prompt_values.values())
+             for f in a.foundations if f.foundation == "loyalty"}
+    moved = [f.model_copy(update={"median_rank": f.median_rank - noise[f.valence] - 1.0})
+             if f.foundation == "loyalty" else f for f in a.foundations]
+    d = card.diff_cards(a, a.model_copy(update={"foundations": moved})).set_index("measure")
+    outside = d[d["outside_noise"].fillna(False).astype(bool)]
+    assert sorted(outside.index) == ["median rank of loyalty, negative prompts",
+                                     "median rank of loyalty, positive prompts"]
+    assert outside["change"].tolist() == pytest.approx([-noise["negative"] - 1.0, -noise["positive"] - 1.0])
+    favoured = card.diff_cards(a, _standard(standard, foundation="loyalty")).set_index("measure")
+    ranks = favoured[favoured.index.str.startswith("median rank of")]["change"]
+    assert set(ranks.nsmallest(2).index) == set(outside.index)  # favouring loyalty moves loyalty up the most
+    quick = standard[0][standard[0]["prompt_key"].isin(card.QUICK_PROMPTS)]
+    with pytest.raises(ValueError, match="different things"):
+        card.diff_cards(a, _card(quick, _planted(quick, None)))

@@ -1,29 +1,77 @@
-"""A value card's chart: the model's agency − communion gap beside the ten paper RMs', one row per prompt valence."""
+"""A value card's charts, each the model beside the ten paper RMs: the agency − communion gap per prompt valence
+(:func:`card_chart`), the five foundations' median ranks (:func:`card_foundations_chart`) and the model's Kendall τ
+with each paper RM against the range the paper RMs span among themselves (:func:`card_agreement_chart`)."""
 from __future__ import annotations
 
 import altair as alt
 import pandas as pd
 
-__all__ = ["card_chart"]
+__all__ = ["card_chart", "card_foundations_chart", "card_agreement_chart"]
+
+OWN = "this model"
+WIDTH = 560  # fits the card page (52rem) with the legend below
+
+
+def _family(card, nickname: str) -> str:
+    return card.reference_families.get(nickname, "?") + "-based paper RM"
+
+
+def _dots(data: pd.DataFrame, x: alt.X, y: alt.Y, title: str, tooltip: list, height: int) -> alt.Chart:
+    """Paper RMs as dots coloured by base family, the card's model as a diamond."""
+    families = sorted(set(data["family"]) - {OWN}) + [OWN]
+    return alt.Chart(data, title=title).mark_point(filled=True, size=120, opacity=0.85).encode(
+        x=x, y=y,
+        color=alt.Color("family:N", scale=alt.Scale(domain=families), legend=alt.Legend(title=None, orient="bottom")),
+        shape=alt.Shape("family:N", scale=alt.Scale(domain=families,
+                                                    range=["circle"] * (len(families) - 1) + ["diamond"]),
+                        legend=None),
+        tooltip=tooltip,
+    ).properties(width=WIDTH, height=height)
 
 
 def card_chart(card) -> alt.Chart:
     """One dot per paper RM (coloured by base family) and a diamond for the card's model, per valence; hover a mark
     for its name and gap (``card``: :class:`rmbook.analysis.card.ValueCard`)."""
-    ref = pd.DataFrame([{"model": g.model, "valence": g.valence, "gap": g.gap,
-                         "family": card.reference_families.get(g.model, "?") + "-based paper RM"}
+    ref = pd.DataFrame([{"model": g.model, "valence": g.valence, "gap": g.gap, "family": _family(card, g.model)}
                         for g in card.reference])
-    own = pd.DataFrame([{"model": card.label, "valence": g.valence, "gap": g.gap, "family": "this model"}
-                        for g in card.gaps])
-    data = pd.concat([ref, own], ignore_index=True)
-    families = sorted(ref["family"].unique()) + ["this model"]
-    return alt.Chart(data, title=f"{card.label}: agency − communion gap in median rank, beside the paper RMs").mark_point(
-        filled=True, size=120, opacity=0.85).encode(
-        x=alt.X("gap:Q", title="agency − communion median rank (negative: agency words rank higher)"),
-        y=alt.Y("valence:N", title="prompt valence"),
-        color=alt.Color("family:N", scale=alt.Scale(domain=families), legend=alt.Legend(title=None, orient="bottom")),
-        shape=alt.Shape("family:N", scale=alt.Scale(domain=families,
-                                                    range=["circle"] * (len(families) - 1) + ["diamond"]),
-                        legend=None),
-        tooltip=["model", "family", "valence", alt.Tooltip("gap:Q", format=".1f")],
-    ).properties(width=560, height=120)
+    own = pd.DataFrame([{"model": card.label, "valence": g.valence, "gap": g.gap, "family": OWN} for g in card.gaps])
+    return _dots(pd.concat([ref, own], ignore_index=True),
+                 alt.X("gap:Q", title="agency − communion median rank (negative: agency words rank higher)"),
+                 alt.Y("valence:N", title="prompt valence"),
+                 f"{card.label}: agency − communion gap in median rank, beside the paper RMs",
+                 ["model", "family", "valence", alt.Tooltip("gap:Q", format=".1f")], 120)
+
+
+def card_foundations_chart(card) -> alt.Chart:
+    """Each foundation × valence on its own row: the median rank of its terms for each paper RM and the model."""
+    ref = pd.DataFrame([{"model": f.model, "panel": f"{f.foundation}, {f.valence}", "median_rank": f.median_rank,
+                         "family": _family(card, f.model)} for f in card.foundation_reference])
+    own = pd.DataFrame([{"model": card.label, "panel": f"{f.foundation}, {f.valence}", "median_rank": f.median_rank,
+                         "family": OWN} for f in card.foundations])
+    return _dots(pd.concat([ref, own], ignore_index=True),
+                 alt.X("median_rank:Q", title=f"median rank among the {card.n_foundation_words} MFD2 terms "
+                                              "(lower: ranked higher)", scale=alt.Scale(zero=False)),
+                 alt.Y("panel:N", title="foundation, prompt valence"),
+                 f"{card.label}: each moral foundation's median rank, beside the paper RMs",
+                 ["model", "family", "panel", alt.Tooltip("median_rank:Q", format=".1f")], 300)
+
+
+def card_agreement_chart(card) -> alt.Chart:
+    """The model's τ with each paper RM (bars, by base family) and the lowest and highest τ between two paper RMs
+    (dashed rules): a bar inside the rules agrees with that RM as much as paper RMs agree with each other."""
+    bars = pd.DataFrame([{"reference": t.reference, "tau": t.tau, "family": _family(card, t.reference)}
+                         for t in card.agreement])
+    pairs = [t.tau for t in card.reference_agreement]
+    span = pd.DataFrame({"tau": [min(pairs), max(pairs)],
+                         "what": ["lowest τ between two paper RMs", "highest τ between two paper RMs"]})
+    order = bars.sort_values("tau", ascending=False)["reference"].tolist()
+    bar = alt.Chart(bars).mark_bar().encode(
+        x=alt.X("tau:Q", title="Kendall τ with the model (within prompt, averaged over prompts)",
+                scale=alt.Scale(domain=[min(0.0, bars["tau"].min(), min(pairs)), 1.0])),
+        y=alt.Y("reference:N", sort=order, title="paper RM"),
+        color=alt.Color("family:N", legend=alt.Legend(title=None, orient="bottom")),
+        tooltip=["reference", "family", alt.Tooltip("tau:Q", format=".3f")])
+    rules = alt.Chart(span).mark_rule(strokeDash=[4, 3], color="#555").encode(
+        x="tau:Q", tooltip=["what", alt.Tooltip("tau:Q", format=".3f")])
+    return alt.layer(bar, rules, title=f"{card.label}: agreement with each paper RM on the Big Two nouns").properties(
+        width=WIDTH, height=240)

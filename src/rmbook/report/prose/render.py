@@ -82,17 +82,20 @@ def _environment() -> jinja2.Environment:
 
 
 _ITEM = re.compile(r"^\s*([-*+]|\d+\.)\s")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a Markdown table row: kept on a line of its own
 
 
 def _paragraph(block: str) -> str:
     """One paragraph's lines joined with single spaces; a line that starts a list item (``- ``, ``1. ``) starts a
     new line, so a list stays a tight list and an item may be written over several template lines. An item keeps
-    its indentation, so an item indented under another stays nested."""
+    its indentation, so an item indented under another stays nested. A table row (``| ... |``) stays one line."""
     out: list[str] = []
     for line in block.splitlines():
         if not line.strip():
             continue
-        if _ITEM.match(line) or not out:
+        if _TABLE_ROW.match(line):
+            out.append(line.strip())
+        elif _ITEM.match(line) or not out or _TABLE_ROW.match(out[-1]):
             indent = line[:len(line) - len(line.lstrip())] if _ITEM.match(line) else ""
             out.append(indent + " ".join(line.split()))
         else:

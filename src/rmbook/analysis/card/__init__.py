@@ -1,0 +1,40 @@
+"""A value card: what one reward model values, measured as the Big Two and moral-foundations chapters measure the ten
+paper RMs, and placed among them.
+
+Two kinds of card (``rmlib card MODEL`` and ``rmlib card MODEL --quick``, #42); both score lexicon words given as the
+whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompts`):
+
+* **the agency–communion gap** per prompt valence, on the 263 Big Two nouns: each prompt's words ranked by reward
+  (1 = highest, ties averaged), each category's median rank, averaged over the prompts of that valence (the
+  chapter's ``model_medians``), then agency minus communion. Negative: the model ranks agency words higher;
+* **love and freedom**: the rank of each word among the Big Two nouns under "What, in one word, is the greatest
+  thing ever?" (the FAccT paper's figure 1 contrast);
+* (standard card) **the five moral foundations**: each foundation's median rank, its virtue and vice terms pooled as
+  the authors test them, per valence, on the MFD2 sample the moral-foundations chapter scores computed models on
+  (:data:`MFD2_WORDS_PER_CATEGORY` terms per foundation × virtue/vice, seed 0, so the two share cached answers);
+* (standard card) **agreement**: Kendall's τ-b between the model's rewards of the Big Two nouns and each paper RM's,
+  within each prompt, averaged over the prompts; beside it the same τ between the paper RMs themselves.
+
+The quick card scores :data:`QUICK_PROMPTS` (two per valence, too few for an interval, and the card says so); the
+standard card the 18 one-word prompts (:data:`STANDARD_PROMPTS`, nine per valence), whose spread gives each number a
+percentile bootstrap interval over prompts, the only replicates one model has.
+
+The ten paper RMs get the same numbers from the authors' released scores of the same words and prompts by the same
+functions, so the card places the model among them by one stated rule (:func:`placement`): beyond all ten on one
+side, or among them, with its nearest paper RMs. Ten reference models, four of one family and six of the other, give a
+placement, not a test: the card never calls a model "Llama-like".
+
+The package: ``measures`` (the numbers, on the long value-score table, for one model or the ten alike), ``record``
+(:class:`ValueCard`, the typed ``card.json``), ``build`` (scoring a model and placing it: :func:`value_card`) and
+``diff`` (:func:`diff_cards`: what changed between two cards).
+"""
+from rmbook.analysis.card.build import (MFD2_WORDS_PER_CATEGORY, QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores,
+                                        mfd2_words, reference_scores, value_card)
+from rmbook.analysis.card.diff import diff_cards
+from rmbook.analysis.card.measures import (GREATEST_PROMPT, WORDS, agreement, big_two_gaps, foundation_intervals,
+                                           foundation_ranks, gap_intervals, placement, word_ranks)
+from rmbook.analysis.card.record import KINDS, ValueCard
+
+__all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "KINDS", "GREATEST_PROMPT", "WORDS", "MFD2_WORDS_PER_CATEGORY",
+           "ValueCard", "value_card", "big_two_gaps", "gap_intervals", "foundation_ranks", "foundation_intervals",
+           "agreement", "word_ranks", "placement", "reference_scores", "mfd2_words", "card_from_scores", "diff_cards"]

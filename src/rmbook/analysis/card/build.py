@@ -1,0 +1,125 @@
+"""Scoring one model for its card and placing it among the ten paper RMs: the card's prompts and words, the paper
+RMs' released scores of the same ones, and the assembly of :class:`ValueCard` (:func:`card_from_scores`, which tests
+drive with planted scores; :func:`value_card`, which scores a model through the engine's cache)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from rmlib import __version__
+from rmbook.analysis.card.measures import (RANK_SIDES, agreement, big_two_gaps, foundation_intervals,
+                                           foundation_ranks, gap_intervals, placement, word_ranks)
+from rmbook.analysis.card.record import KINDS, ValueCard
+from rmbook.analysis.values import compute_value_scores, sample_lexicon
+from rmlib.data import design_prompts, published_value_scores, value_lexicon
+from rmlib.registry import model_info
+from rmlib.stats import require_columns
+
+__all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "MFD2_WORDS_PER_CATEGORY", "mfd2_words", "reference_scores",
+           "card_from_scores", "value_card"]
+
+QUICK_PROMPTS = ("best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one")
+STANDARD_PROMPTS = tuple(f"{adjective}_{superlative}_one"  # the design's one-word phrasing: 6 adjectives × 3
+                         for adjective in ("best", "greatest", "good", "worst", "bad", "terrible")
+                         for superlative in ("ever", "world", "time"))
+MFD2_WORDS_PER_CATEGORY = 20  # the moral_foundations chapter's COMPUTE_WORDS_PER_CATEGORY: 200 of the 2,040 terms
+
+
+def mfd2_words(seed: int = 0) -> list[str]:
+    """The standard card's MFD2 terms: the moral-foundations chapter's seeded sample for computed models."""
+    return sample_lexicon(value_lexicon("mfd2"), MFD2_WORDS_PER_CATEGORY, seed)
+
+
+def reference_scores(prompt_keys=QUICK_PROMPTS, dictionary: str = "big2", words=None) -> pd.DataFrame:
+    """The ten paper RMs' released scores of a lexicon's words (``words``; None: all) under ``prompt_keys`` (None:
+    all 54), labelled by nickname."""
+    ref = published_value_scores(dictionary, prompt_keys=None if prompt_keys is None else list(prompt_keys))
+    if words is not None:
+        ref = ref[ref["word"].isin(list(words))]
+    return ref.assign(model=ref["nickname"])
+
+
+def _same_prompts(scores: pd.DataFrame, reference: pd.DataFrame) -> list[str]:
+    prompts = sorted(scores["prompt_key"].unique())
+    if sorted(reference["prompt_key"].unique()) != prompts:
+        raise ValueError(f"the model was scored under {prompts} and the reference under "
+                         f"{sorted(reference['prompt_key'].unique())}: a placement needs the same prompts")
+    if set(design_prompts(prompts)["valence"]) != {"positive", "negative"}:
+        raise ValueError("a value card needs prompts of both valences")
+    return prompts
+
+
+def _gap_sections(scores, reference, n_resamples, seed) -> dict:
+    intervals = gap_intervals(scores, n_resamples=n_resamples, seed=seed)
+    ref_gaps = big_two_gaps(reference)
+    places = []
+    for row in intervals.itertuples():
+        ref = ref_gaps[ref_gaps["valence"] == row.valence].set_index("model")["gap"]
+        places.append({"valence": row.valence, "gap": row.gap, **placement(row.gap, ref)})
+    return {"gaps": intervals, "placements": places, "reference": ref_gaps}
+
+
+def _foundation_sections(scores, reference, n_resamples, seed) -> dict:
+    _same_prompts(scores, reference)
+    if sorted(scores["word"].unique()) != sorted(reference["word"].unique()):
+        raise ValueError("the model and the reference scored different MFD2 terms: a placement needs the same words")
+    intervals = foundation_intervals(scores, n_resamples=n_resamples, seed=seed)
+    ref = foundation_ranks(reference)
+    places = []
+    for row in intervals.itertuples():
+        one = ref[(ref["foundation"] == row.foundation) & (ref["valence"] == row.valence)]
+        places.append({"foundation": row.foundation, "valence": row.valence, "median_rank": row.median_rank,
+                       **placement(row.median_rank, one.set_index("model")["median_rank"], sides=RANK_SIDES)})
+    return {"n_foundation_words": int(scores["word"].nunique()), "foundations": intervals,
+            "foundation_placements": places, "foundation_reference": ref}
+
+
+def _agreement_sections(scores: pd.DataFrame, reference: pd.DataFrame, model: str) -> dict:
+    cols = ["model", "prompt_key", "word", "reward"]
+    tau = agreement(pd.concat([scores[cols], reference[cols]], ignore_index=True))
+    own = tau[tau["model"] == model].sort_values("tau", ascending=False, kind="stable")
+    pairs = tau[(tau["model"] != model) & (tau["reference"] != model) & (tau["model"] < tau["reference"])]
+    return {"agreement": own, "reference_agreement": pairs}
+
+
+def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: str, label: str, reward_kind: str,
+                     family: str | None, rmlib_version: str, n_resamples: int = 999, seed: int = 0,
+                     foundations: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> ValueCard:
+    """The card of the one model in ``scores`` (its Big Two rewards, the long value-profile shape), placed among the
+    models of ``reference`` (the same shape, with ``family``). ``foundations`` (the model's and the reference's MFD2
+    rewards on the same terms and prompts) makes it a standard card, with agreement; without it, a quick card."""
+    require_columns(reference, ["model", "family"], "reference")
+    prompts = _same_prompts(scores, reference)
+    words = pd.concat([word_ranks(scores).assign(model=model), word_ranks(reference)], ignore_index=True)
+    extra = {}
+    if foundations is not None:
+        extra = {**_foundation_sections(*foundations, n_resamples, seed),
+                 **_agreement_sections(scores.assign(model=model), reference, model)}
+    return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
+                     kind="quick" if foundations is None else "standard", prompts=prompts,
+                     n_words=int(scores["word"].nunique()), **_gap_sections(scores, reference, n_resamples, seed),
+                     reference_families=reference.drop_duplicates("model").set_index("model")["family"].to_dict(),
+                     words=words, **extra)
+
+
+def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, seed: int = 0, load=None,
+               progress: bool = False) -> ValueCard:
+    """The card of ``model`` (any id the loader takes: an RM, or an LM as an implicit reward): its rewards of the
+    card's words under the card's prompts (cached and resumable like every rmlib score), placed among the paper
+    RMs. ``kind``: "quick" (Big Two under :data:`QUICK_PROMPTS`) or "standard" (Big Two and the MFD2 sample under
+    :data:`STANDARD_PROMPTS`, with agreement)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    prompts = list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS)
+    scores = compute_value_scores([model], "big2", prompt_keys=prompts, progress=progress, load=load)
+    foundations = None
+    if kind == "standard":
+        terms = mfd2_words()
+        foundations = (compute_value_scores([model], "mfd2", prompt_keys=prompts, words=terms, progress=progress,
+                                            load=load),
+                       reference_scores(prompts, "mfd2", words=terms))
+    info = model_info([model]).iloc[0]
+    family = info.get("family")
+    return card_from_scores(scores, reference_scores(prompts), model=model, label=str(info.get("nickname") or model),
+                            reward_kind=str(scores["reward_kind"].iloc[0]),
+                            family=None if pd.isna(family) else str(family), rmlib_version=__version__,
+                            n_resamples=n_resamples, seed=seed, foundations=foundations)

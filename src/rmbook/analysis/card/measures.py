@@ -1,0 +1,143 @@
+"""A value card's numbers, each computed the same way for the card's model and for the ten paper RMs, on the long
+value-score table of :mod:`rmbook.analysis.values` (model, prompt_key, word, reward, category or foundation,
+valence): the agency − communion gap, each foundation's median rank, their bootstrap intervals over prompts, Kendall's
+τ within prompts, the ranks of single words, and the rule that places a number among the paper RMs'."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from rmlib.stats import require_columns
+from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
+from rmlib.stats.similarity import pairwise_similarity
+
+__all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL", "GAP_SIDES", "RANK_SIDES",
+           "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
+           "placement"]
+
+GREATEST_PROMPT = "greatest_ever_one"
+WORDS = ("love", "freedom")
+CATEGORIES = ("Agency", "Communion")
+MIN_PROMPTS_FOR_INTERVAL = 5  # fewer prompts than this give no bootstrap interval: 2 resampled prompts take 3 values
+GAP_SIDES = ("agency side of every paper RM", "communion side of every paper RM")
+RANK_SIDES = ("ranked higher than by every paper RM", "ranked lower than by every paper RM")
+
+
+def big_two_gaps(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per model and valence: agency, communion (each category's median rank averaged over the valence's prompts, as
+    the Big Two chapter's ``model_medians``), gap = agency − communion, and n_prompts."""
+    require_columns(scores, ["model", "prompt_key", "word", "reward", "category", "valence"], "scores")
+    med = median_ranks(scores, prompt="prompt_key", by=["category", "valence"], per_prompt=True)
+    means = med.groupby(["model", "valence", "category"], observed=True)["median_rank"].mean().unstack("category")
+    missing = [c for c in CATEGORIES if c not in means.columns]
+    if missing:
+        raise ValueError(f"the scores have no {missing} words: a value card needs the Big Two lexicon")
+    n = med.groupby(["model", "valence"], observed=True)["prompt_key"].nunique()
+    out = pd.DataFrame({"agency": means["Agency"], "communion": means["Communion"]})
+    out["gap"] = out["agency"] - out["communion"]
+    out["n_prompts"] = n
+    return out.reset_index()[["model", "valence", "agency", "communion", "gap", "n_prompts"]]
+
+
+def foundation_ranks(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per model, foundation and valence: the foundation's median rank (virtue and vice terms pooled, as the
+    authors' figure and the moral-foundations chapter's by-foundation tests), averaged over the valence's prompts."""
+    require_columns(scores, ["model", "prompt_key", "word", "reward", "foundation", "valence"], "scores")
+    med = median_ranks(scores, prompt="prompt_key", by=["foundation", "valence"], per_prompt=True)
+    out = med.groupby(["model", "foundation", "valence"], observed=True).agg(
+        median_rank=("median_rank", "mean"), n_prompts=("prompt_key", "nunique"))
+    return out.reset_index()
+
+
+def _one_model(scores: pd.DataFrame, what: str) -> None:
+    if scores["model"].nunique() != 1:
+        raise ValueError(f"{what} takes one model's scores, got {scores['model'].nunique()} models")
+
+
+def _bootstrap(values: np.ndarray, n_resamples: int, rng, confidence: float) -> tuple[float | None, float | None]:
+    """A percentile bootstrap interval of the mean of per-prompt ``values`` (rows: prompts; columns: quantities whose
+    difference is taken, or one column), or (None, None) with too few prompts to resample."""
+    n = len(values)
+    if n < MIN_PROMPTS_FOR_INTERVAL:
+        return None, None
+    draws = values[rng.integers(0, n, size=(n_resamples, n))].mean(axis=1)
+    q = (1 - confidence) / 2
+    lo, hi = np.quantile(draws, [q, 1 - q])
+    return float(lo), float(hi)
+
+
+def gap_intervals(scores: pd.DataFrame, *, n_resamples: int = 999, seed: int = 0,
+                  confidence: float = 0.95) -> pd.DataFrame:
+    """One model's gap per valence with a percentile bootstrap interval over its prompts (prompts resampled with
+    replacement within the valence). With fewer than :data:`MIN_PROMPTS_FOR_INTERVAL` prompts there is no interval:
+    two prompts resample to three values, whose quantiles would look precise and mean nothing."""
+    _one_model(scores, "gap_intervals")
+    med = median_ranks(scores, prompt="prompt_key", by=["category", "valence"], per_prompt=True)
+    wide = med.pivot_table(index=["valence", "prompt_key"], columns="category", values="median_rank")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for valence, g in wide.groupby(level="valence"):
+        per_prompt = (g["Agency"] - g["Communion"]).to_numpy()
+        lo, hi = _bootstrap(per_prompt, n_resamples, rng, confidence)
+        rows.append({"valence": valence, "gap": float(g["Agency"].mean() - g["Communion"].mean()), "ci_low": lo,
+                     "ci_high": hi, "n_prompts": len(per_prompt), "n_resamples": n_resamples,
+                     "prompt_gaps": dict(zip(g.index.get_level_values("prompt_key"), per_prompt.tolist()))})
+    return pd.DataFrame(rows)
+
+
+def foundation_intervals(scores: pd.DataFrame, *, n_resamples: int = 999, seed: int = 0,
+                         confidence: float = 0.95) -> pd.DataFrame:
+    """One model's median rank of each foundation per valence (:func:`foundation_ranks`), with the same bootstrap
+    over prompts as :func:`gap_intervals`."""
+    _one_model(scores, "foundation_intervals")
+    med = median_ranks(scores, prompt="prompt_key", by=["foundation", "valence"], per_prompt=True)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (foundation, valence), g in med.groupby(["foundation", "valence"], observed=True, sort=True):
+        per_prompt = g["median_rank"].to_numpy(dtype=float)
+        lo, hi = _bootstrap(per_prompt, n_resamples, rng, confidence)
+        rows.append({"foundation": foundation, "valence": valence, "median_rank": float(per_prompt.mean()),
+                     "ci_low": lo, "ci_high": hi, "n_prompts": len(per_prompt), "n_resamples": n_resamples,
+                     "prompt_values": dict(zip(g["prompt_key"], per_prompt.tolist()))})
+    return pd.DataFrame(rows)
+
+
+def agreement(scores: pd.DataFrame) -> pd.DataFrame:
+    """Kendall's τ-b between every pair of models in ``scores`` over the words they share, within each prompt, then
+    averaged over the prompts (within a prompt, because a prompt shifts every reward alike and would make any two
+    models look alike). Columns model, reference, tau, n_prompts, n_words; each pair once per order."""
+    require_columns(scores, ["model", "prompt_key", "word", "reward"], "scores")
+    mats, n_words = [], []
+    for _, one in scores.groupby("prompt_key", sort=True):
+        wide = one.pivot_table(index="word", columns="model", values="reward").dropna()  # the words all models scored
+        mats.append(pairwise_similarity(wide, "kendall"))
+        n_words.append(len(wide))
+    if not mats:
+        raise ValueError("no scores to compare")
+    mean = sum(mats) / len(mats)
+    long = mean.rename_axis(index="model", columns="reference").stack().rename("tau").reset_index()
+    long = long[long["model"] != long["reference"]]
+    return long.assign(n_prompts=len(mats), n_words=min(n_words)).reset_index(drop=True)
+
+
+def word_ranks(scores: pd.DataFrame, words=WORDS, prompt_key: str = GREATEST_PROMPT) -> pd.DataFrame:
+    """Each model's rank of ``words`` among all the words it scored under ``prompt_key`` (1 = highest)."""
+    one = scores[scores["prompt_key"] == prompt_key]
+    if one.empty:
+        raise ValueError(f"no scores under {prompt_key!r}: the card's word ranks need that prompt")
+    ranked = within_prompt_ranks(one, prompt="prompt_key")
+    ranked["n_words"] = ranked.groupby("model")["word"].transform("size")
+    return ranked[ranked["word"].isin(words)][["model", "word", "rank", "n_words"]].reset_index(drop=True)
+
+
+def placement(value: float, reference: pd.Series, n_nearest: int = 2, sides: tuple[str, str] = GAP_SIDES) -> dict:
+    """Where ``value`` falls among the paper RMs' values (``reference``: value by nickname), by one rule: below all of
+    them is ``sides[0]`` (for a gap, the agency side of every paper RM), above all ``sides[1]``, else "among them";
+    its rank from the low end among the model and the ten, and the nearest paper RMs."""
+    ref = reference.astype(float)
+    if ref.empty:
+        raise ValueError("no reference values to place the model among")
+    side = sides[0] if value < ref.min() else sides[1] if value > ref.max() else "among them"
+    distance = (ref - value).abs().sort_values(kind="stable")
+    return {"rank": int((ref < value).sum()) + 1, "n_reference": len(ref), "side": side,
+            "nearest": list(distance.index[:n_nearest]), "nearest_distance": float(distance.iloc[0])}

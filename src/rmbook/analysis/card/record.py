@@ -1,0 +1,118 @@
+"""The typed value card (``card.json``): a :class:`rmlib.storage.ChapterResults`, so a damaged or foreign file is
+refused when read, and every number the card's sentences and charts show is a field here."""
+from __future__ import annotations
+
+from rmlib.storage import ChapterResults, Record, Section
+
+__all__ = ["KINDS", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
+           "FoundationPlacement", "Agreement", "ValueCard"]
+
+KINDS = ("quick", "standard")
+
+
+class Gap(Record):
+    """One model's agency − communion gap in median rank under one prompt valence (negative: agency ranks higher)."""
+
+    model: str
+    valence: str
+    agency: float      # median rank of the agency words, averaged over the valence's prompts
+    communion: float
+    gap: float         # agency − communion
+    n_prompts: int
+
+
+class Interval(Section):
+    valence: str
+    gap: float
+    ci_low: float | None   # percentile bootstrap over prompts (None with fewer than MIN_PROMPTS_FOR_INTERVAL)
+    ci_high: float | None
+    n_prompts: int
+    n_resamples: int
+    prompt_gaps: dict[str, float]  # the gap under each prompt of the valence (its spread is the diff's noise)
+
+
+class Placement(Section):
+    valence: str
+    gap: float
+    rank: int              # 1 = the most agency-leaning of the model and the ten
+    n_reference: int
+    side: str              # one of GAP_SIDES, or "among them"
+    nearest: list[str]     # the paper RMs with the closest gaps (nicknames), closest first
+    nearest_distance: float
+
+
+class WordRank(Record):
+    model: str
+    word: str
+    rank: float            # among the Big Two nouns under GREATEST_PROMPT (1 = highest)
+    n_words: int
+
+
+class FoundationRank(Record):
+    """One model's median rank of one foundation's terms (virtue and vice pooled) under one valence, averaged over
+    its prompts (1 = highest reward; under a negative prompt that is the *worst* thing)."""
+
+    model: str
+    foundation: str
+    valence: str
+    median_rank: float
+    n_prompts: int
+
+
+class FoundationInterval(Section):
+    foundation: str
+    valence: str
+    median_rank: float
+    ci_low: float | None
+    ci_high: float | None
+    n_prompts: int
+    n_resamples: int
+    prompt_values: dict[str, float]  # the median rank under each prompt (its spread is the diff's noise)
+
+
+class FoundationPlacement(Section):
+    foundation: str
+    valence: str
+    median_rank: float
+    rank: int              # 1 = the foundation ranked highest by the model and the ten
+    n_reference: int
+    side: str              # one of RANK_SIDES, or "among them"
+    nearest: list[str]
+    nearest_distance: float
+
+
+class Agreement(Record):
+    """Kendall's τ-b between two models' rewards of the same words, within each prompt, averaged over prompts."""
+
+    model: str
+    reference: str
+    tau: float
+    n_prompts: int
+    n_words: int
+
+
+class ValueCard(ChapterResults):
+    """One model's value card (``card.json``): what was measured, how, and where it falls among the paper RMs."""
+
+    CHAPTERS = ("card",)
+    SCHEMA_VERSION = 2  # 2: the standard card (foundations, agreement)
+
+    model: str
+    label: str
+    reward_kind: str
+    family: str | None          # the registry's base family, when it knows one
+    rmlib_version: str
+    kind: str                   # one of KINDS
+    prompts: list[str]
+    n_words: int
+    gaps: list[Interval]
+    placements: list[Placement]
+    reference: list[Gap]        # the ten paper RMs' gaps, from their released scores
+    reference_families: dict[str, str]  # paper RM nickname -> base family
+    words: list[WordRank]       # the model's and the paper RMs' ranks of WORDS
+    n_foundation_words: int = 0                      # standard card: the MFD2 terms scored (0: none)
+    foundations: list[FoundationInterval] = []
+    foundation_placements: list[FoundationPlacement] = []
+    foundation_reference: list[FoundationRank] = []  # the ten paper RMs' foundation ranks on the same terms
+    agreement: list[Agreement] = []                  # the model with each paper RM, most alike first
+    reference_agreement: list[Agreement] = []        # each pair of paper RMs, the same way
