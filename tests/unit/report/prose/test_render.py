@@ -14,6 +14,12 @@ def test_an_indented_item_stays_nested():
                                               "- next"]
 
 
+def test_a_table_keeps_one_row_per_line_and_a_pipe_inside_a_sentence_joins():
+    text = "Intro line\n| a | b |\n|---|---|\n| 1 | 2 |\nafter the table\n\nadjectives best\n| worst; phrasing one"
+    assert _paragraphs(text).splitlines() == ["Intro line", "| a | b |", "|---|---|", "| 1 | 2 |", "after the table", "",
+                                              "adjectives best | worst; phrasing one"]
+
+
 def test_a_count_takes_its_noun_in_the_right_number():
     from rmbook.report.prose.render import plural
     assert [plural(n, "model") for n in (0, 1, 2, 1234)] == ["0 models", "1 model", "2 models", "1,234 models"]
