@@ -14,7 +14,7 @@ from rmlib.data import design_prompts
 from rmbook.report.charts import card_agreement_chart, card_chart, card_foundations_chart, render_html
 from rmbook.report.prose import render
 
-__all__ = ["card_markdown", "card_html", "ANCHORS"]
+__all__ = ["card_markdown", "card_html", "cards_table", "ANCHORS"]
 
 ANCHORS = ("R-Gem-2B", "R-Lla-3B")  # the FAccT paper's love vs freedom pair: one developer, one data set
 
@@ -31,7 +31,8 @@ def card_markdown(card: ValueCard) -> str:
     own = {"love": ranks.get((card.model, "love")), "freedom": ranks.get((card.model, "freedom"))}
     return render("card", "card", c=card, valence_prompts=by_valence, families=families,
                   greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors,
-                  foundations=_foundation_rows(card), tau=_agreement_summary(card))
+                  foundations=_foundation_rows(card), tau=_agreement_summary(card),
+                  n_ref=len(card.reference_families))
 
 
 def _prompt_list(prompts) -> str:
@@ -81,3 +82,19 @@ def card_html(card: ValueCard) -> str:
             "td,th{border-bottom:1px solid #ddd;padding:.2em .5em;text-align:left}.rmlib-chart{max-width:100%;overflow-x:auto}"
             ".rmlib-chart .vega-embed{max-width:100%}.rmlib-chart svg.marks{max-width:100%;height:auto}"
             "</style></head><body>\n" + body + chart + "\n</body></html>\n")
+
+
+def cards_table(rows) -> "pd.DataFrame":
+    """The "Value cards" page's table: one row per card, with the columns a reader needs and named for a reader."""
+    shown = rows.assign(love_freedom=[f"{_rank(a)} / {_rank(b)}" for a, b in zip(rows["love"], rows["freedom"])])
+    return shown[["label", "source", "reward_kind", "gap_negative", "side_negative", "gap_positive", "side_positive",
+                  "love_freedom", "n_foundations_beyond", "nearest", "nearest_tau"]].rename(columns={
+        "label": "model", "source": "rewards", "reward_kind": "reward kind", "gap_negative": "gap, negative prompts",
+        "side_negative": "placement, negative", "gap_positive": "gap, positive prompts",
+        "side_positive": "placement, positive", "love_freedom": "rank of love / freedom",
+        "n_foundations_beyond": "foundation numbers beyond the range (of 10)", "nearest": "most alike paper RM",
+        "nearest_tau": "its τ"})
+
+
+def _rank(x) -> str:
+    return "–" if x is None or x != x else f"{x:g}"

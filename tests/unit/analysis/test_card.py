@@ -218,7 +218,7 @@ def test_the_standard_card_says_each_foundation_and_agreement_and_draws_three_ch
     for f in c.foundations:
         assert f"| {f.foundation} | {f.valence} | {f.median_rank:.1f} ({f.ci_low:.1f} to {f.ci_high:.1f}) |" in md
     beyond = [p for p in c.foundation_placements if p.side != "among them"]
-    assert len(beyond) >= 2 and f"{len(beyond)} of the 10 numbers fall beyond the range of the ten paper RMs" in md
+    assert len(beyond) >= 2 and f"{len(beyond)} of the 10 numbers fall beyond the range of the 10 paper RMs" in md
     assert "| care | positive |" in md and "**ranked higher than by every paper RM** |" in md
     assert "Most alike: R-Gem-2B (τ = 1.00)" in md and "above that range" in md
     page = card_html(c)

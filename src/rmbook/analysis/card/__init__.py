@@ -26,7 +26,8 @@ placement, not a test: the card never calls a model "Llama-like".
 
 The package: ``measures`` (the numbers, on the long value-score table, for one model or the ten alike), ``record``
 (:class:`ValueCard`, the typed ``card.json``), ``build`` (scoring a model and placing it: :func:`value_card`) and
-``diff`` (:func:`diff_cards`: what changed between two cards).
+``diff`` (:func:`diff_cards`: what changed between two cards) and ``gallery`` (many cards side by side: the paper RMs'
+cards from their released scores, and one row per card, for the "Value cards" page).
 """
 from rmbook.analysis.card.build import (MFD2_WORDS_PER_CATEGORY, QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores,
                                         mfd2_words, reference_scores, value_card)

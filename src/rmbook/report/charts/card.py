@@ -1,12 +1,13 @@
 """A value card's charts, each the model beside the ten paper RMs: the agency − communion gap per prompt valence
 (:func:`card_chart`), the five foundations' median ranks (:func:`card_foundations_chart`) and the model's Kendall τ
-with each paper RM against the range the paper RMs span among themselves (:func:`card_agreement_chart`)."""
+with each paper RM against the range the paper RMs span among themselves (:func:`card_agreement_chart`); and the
+"Value cards" page's gaps of every card at once (:func:`cards_overview_chart`)."""
 from __future__ import annotations
 
 import altair as alt
 import pandas as pd
 
-__all__ = ["card_chart", "card_foundations_chart", "card_agreement_chart"]
+__all__ = ["card_chart", "card_foundations_chart", "card_agreement_chart", "cards_overview_chart"]
 
 OWN = "this model"
 WIDTH = 560  # fits the card page (52rem) with the legend below
@@ -16,14 +17,16 @@ def _family(card, nickname: str) -> str:
     return card.reference_families.get(nickname, "?") + "-based paper RM"
 
 
-def _dots(data: pd.DataFrame, x: alt.X, y: alt.Y, title: str, tooltip: list, height: int) -> alt.Chart:
-    """Paper RMs as dots coloured by base family, the card's model as a diamond."""
-    families = sorted(set(data["family"]) - {OWN}) + [OWN]
+def _dots(data: pd.DataFrame, x: alt.X, y: alt.Y, title: str, tooltip: list, height: int,
+          marked: tuple[str, ...] = (OWN,)) -> alt.Chart:
+    """Paper RMs as dots coloured by base family, the ``marked`` groups (the card's model) as diamonds."""
+    families = sorted(set(data["family"]) - set(marked)) + [m for m in marked if m in set(data["family"])]
+    n_dots = len(families) - sum(m in families for m in marked)
     return alt.Chart(data, title=title).mark_point(filled=True, size=120, opacity=0.85).encode(
         x=x, y=y,
         color=alt.Color("family:N", scale=alt.Scale(domain=families), legend=alt.Legend(title=None, orient="bottom")),
         shape=alt.Shape("family:N", scale=alt.Scale(domain=families,
-                                                    range=["circle"] * (len(families) - 1) + ["diamond"]),
+                                                    range=["circle"] * n_dots + ["diamond"] * (len(families) - n_dots)),
                         legend=None),
         tooltip=tooltip,
     ).properties(width=WIDTH, height=height)
@@ -75,3 +78,18 @@ def card_agreement_chart(card) -> alt.Chart:
         x="tau:Q", tooltip=["what", alt.Tooltip("tau:Q", format=".3f")])
     return alt.layer(bar, rules, title=f"{card.label}: agreement with each paper RM on the Big Two nouns").properties(
         width=WIDTH, height=240)
+
+
+def cards_overview_chart(rows: pd.DataFrame, families: dict[str, str]) -> alt.Chart:
+    """Every card's agency − communion gap per valence: the paper RMs as dots by base family (``families``: nickname
+    -> family), each computed model as a diamond of its own colour (``rows``: the page's card rows)."""
+    long = rows.melt(id_vars=["label", "source"], value_vars=["gap_negative", "gap_positive"], var_name="valence",
+                     value_name="gap")
+    long["valence"] = long["valence"].str.removeprefix("gap_")
+    paper = long["source"] == "released scores"
+    long["family"] = long["label"].where(~paper, long["label"].map(families).fillna("?") + "-based paper RM")
+    computed = tuple(dict.fromkeys(long.loc[~paper, "label"]))
+    return _dots(long.rename(columns={"label": "model"}),
+                 alt.X("gap:Q", title="agency − communion median rank (negative: agency words rank higher)"),
+                 alt.Y("valence:N", title="prompt valence"), "Every card's agency − communion gap in median rank",
+                 ["model", "family", "valence", alt.Tooltip("gap:Q", format=".1f")], 120, marked=computed)

@@ -1,0 +1,56 @@
+"""Types only, no builders: the "Value cards" page's results: one row per card (the ten paper RMs' cards from their
+released scores, each placed among the other nine, and the cards of the computed models, placed among all ten), and
+the summary its sentences state (``rmbook/report/prose/templates/value_cards.md.j2``). The cards themselves are
+:class:`rmbook.analysis.card.ValueCard`, one ``card.json`` each, written by ``rmlib card``."""
+from __future__ import annotations
+
+from typing import Literal
+
+from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
+from rmlib.storage import ChapterResults, Num, Record, Section
+
+__all__ = ["CardRow", "ComputedSummary", "ValueCardsResults"]
+
+
+class CardRow(Record):
+    """One card: its gaps and where they fall, love and freedom, its foundations beyond the range, its nearest RM."""
+
+    label: str
+    model: str
+    source: Literal["released scores", "computed"]
+    reward_kind: str
+    gap_negative: float
+    side_negative: str
+    gap_positive: float
+    side_positive: str
+    love: Num
+    freedom: Num
+    n_foundations_beyond: int | None  # of the 10 foundation × valence numbers (None: a quick card)
+    nearest: str | None               # the paper RM it agrees with most (Kendall τ), None on a quick card
+    nearest_tau: Num
+
+
+class ComputedSummary(Section):
+    """What the computed models' cards show together, beside the paper RMs'."""
+
+    n_models: int
+    n_beyond_gap: int           # computed models whose gap falls beyond all ten paper RMs under at least one valence
+    beyond_gap: list[str]
+    min_foundations_beyond: int | None
+    max_foundations_beyond: int | None
+    max_tau: Num                # the highest τ any computed model has with any paper RM
+    max_tau_model: str | None
+    max_tau_reference: str | None  # the paper RM it has that τ with
+    lowest_paper_tau: Num       # the lowest τ between two paper RMs
+    n_below_paper_tau: int      # computed models whose highest τ is below lowest_paper_tau
+
+
+class ValueCardsResults(ChapterResults):
+    CHAPTERS = ("value_cards",)
+
+    mode: Literal[PUBLISHED_OR_COMPUTE]
+    kind: Literal["quick", "standard"]
+    prompts: list[str]
+    n_paper_beyond_gap: int     # paper RMs whose gap falls beyond the other nine under at least one valence
+    rows: list[CardRow]
+    computed: ComputedSummary | None = None

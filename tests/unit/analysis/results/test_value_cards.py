@@ -1,0 +1,56 @@
+"""The "Value cards" page's results: built from planted card rows, the summary counts what the rows say, and the
+type round-trips and is found by its chapter's name."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from rmbook.analysis.results import by_chapter, value_cards
+from rmlib.storage import read_results, write_results
+
+AMONG = "among them"
+
+
+def _rows(source, sides, taus, beyond) -> pd.DataFrame:
+    return pd.DataFrame([{"label": f"{source[0]}{i}", "model": f"m{i}", "source": source, "reward_kind": "RM score",
+                          "gap_negative": -10.0 * i, "side_negative": neg, "gap_positive": 1.0 * i,
+                          "side_positive": pos, "love": 1.0, "freedom": 2.0, "n_foundations_beyond": b,
+                          "nearest": "R-Gem-2B", "nearest_tau": t}
+                         for i, ((neg, pos), t, b) in enumerate(zip(sides, taus, beyond))])
+
+
+class _Card:
+    kind, prompts = "standard", ["best_ever_one", "worst_ever_one"]
+
+
+PAPER = _rows("released scores", [(AMONG, AMONG), ("agency side of every paper RM", AMONG), (AMONG, AMONG)],
+              [0.5, 0.8, 0.45], [1, 3, 0])
+
+
+def test_the_summary_counts_what_the_computed_rows_say():
+    computed = _rows("computed", [(AMONG, AMONG), (AMONG, "communion side of every paper RM"), (AMONG, AMONG)],
+                     [0.2, 0.6, 0.3], [2, 7, 5])
+    s = value_cards.computed_summary(computed, lowest_paper_tau=0.41)
+    r = value_cards.chapter_results("compute", [_Card()], PAPER, computed, s)
+    assert r.computed == s
+    assert r.n_paper_beyond_gap == 1 and len(r.rows) == 6
+    assert (s.n_models, s.n_beyond_gap, s.beyond_gap) == (3, 1, ["c1"])
+    assert (s.min_foundations_beyond, s.max_foundations_beyond) == (2, 7)
+    assert (s.max_tau, s.max_tau_model, s.max_tau_reference) == (0.6, "c1", "R-Gem-2B")
+    assert s.n_below_paper_tau == 2  # 0.2 and 0.3 are below 0.41; 0.6 is not
+    assert value_cards.rows_frame(PAPER, computed)["label"].tolist() == ["r0", "r1", "r2", "c0", "c1", "c2"]
+
+
+def test_a_published_run_has_no_computed_summary_and_round_trips(tmp_path):
+    assert value_cards.computed_summary(PAPER.iloc[:0], lowest_paper_tau=0.41) is None
+    r = value_cards.chapter_results("published", [_Card()], PAPER, PAPER.iloc[:0], None)
+    assert r.computed is None and r.mode == "published"
+    write_results(r, tmp_path)
+    assert read_results("value_cards", tmp_path, value_cards.ValueCardsResults) == r
+    assert by_chapter.result_type("value_cards") is value_cards.ValueCardsResults
+
+
+def test_quick_cards_have_no_foundations_or_agreement_to_summarise():
+    quick = PAPER.assign(source="computed", n_foundations_beyond=None, nearest=None, nearest_tau=None)
+    s = value_cards.computed_summary(quick, lowest_paper_tau=None)
+    assert s.min_foundations_beyond is None and s.max_tau is None and s.n_below_paper_tau == 0
