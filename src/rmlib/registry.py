@@ -21,7 +21,7 @@ from rmlib.storage.integrity import read_manifest, sha256_bytes
 from rmlib.errors import RmlibError, as_list
 
 __all__ = ["ModelError", "ModelSpec", "registry", "paper_rms", "embedded_lms", "get_spec", "spec_at", "local_rm_dir",
-           "model_info", "reference_lm", "RUN_FILE", "read_run_file", "local_rms"]
+           "model_info", "reference_lm", "RUN_FILE", "read_run_file", "local_rms", "split_available"]
 
 RUN_FILE = "rmlib_run.yaml"  # what an rmlib training export records about itself (rmlib.train.export writes it)
 
@@ -208,3 +208,20 @@ def reference_lm(model_id: str) -> str | None:
         except ValueError:
             return None
     return None
+
+
+def split_available(models: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """(models that can be loaded here, {model: why not} for RMs trained by rmlib that do not exist yet).
+
+    A ``local:`` RM exists only after rmlib.train made it (the finetuning chapter, in ``make book``), so a chapter
+    reports it as missing instead of failing. Every other id is passed through: a typo still fails loudly."""
+    ok, missing = [], {}
+    for m in as_list(models, "models"):
+        if str(m).startswith("local:"):
+            try:
+                get_spec(m)
+            except ModelError as e:
+                missing[m] = str(e).removeprefix(f"{m}: ")
+                continue
+        ok.append(m)
+    return ok, missing

@@ -22,5 +22,30 @@ def test_value_cards_paper_rms_and_a_computed_card(chapter):
     assert s["n_models"] == 1 and s["max_tau_model"] == "tiny-llama" and s["max_tau"] == pytest.approx(tiny["nearest_tau"])
     assert s["n_beyond_gap"] == int(tiny["side_negative"] != "among them" or tiny["side_positive"] != "among them")
     assert f"Kendall's τ = {s['max_tau']:.2f} (tiny-llama with {tiny['nearest']})" in md
+    assert r["trained"] == {"asked": [], "pairs": [], "missing": {}} and "`TRAINED` is empty" in md
     assert f"{r['n_paper_beyond_gap']} paper RMs of ten" in md or f"{r['n_paper_beyond_gap']} paper RM of ten" in md
     assert md.count("## Value card: ") == 11 and c.n_charts == 1 + 3  # the overview, and the computed card's three
+
+
+def test_value_cards_diffs_a_trained_rm_against_its_base_and_reports_one_not_trained(chapter):
+    """An RM trained from tiny-llama into the run's own cache (as the finetuning chapter trains its RMs) is diffed
+    against tiny-llama's card; an RM that was never trained is named, with how to train it."""
+    from rmlib.train import TrainConfig, train
+
+    def train_rm():
+        train(TrainConfig(name="vc-tiny", base="tiny-llama", sources=["synthetic_marker"], n_pairs=32, n_test=16,
+                          steps=8, batch_size=8, lr=2e-3, max_len=96, tuning="full", save_every=8, dtype="float32",
+                          save_dtype="float32"), progress=False)
+
+    c = chapter("value_cards", isolated_cache=True, MODE="published", TRAINED=["local:vc-tiny", "local:no-such-rm"],
+                prepare=train_rm)
+    r, md = c.results, c.markdown
+    t = r["trained"]
+    assert [(p["base"], p["rm"]) for p in t["pairs"]] == [("tiny-llama", "local:vc-tiny")]
+    assert list(t["missing"]) == ["local:no-such-rm"] and "`local:no-such-rm`" in md
+    p = t["pairs"][0]
+    assert p["n_judged"] == 12 and 0 <= p["n_outside"] <= 12 and len(p["outside"]) == p["n_outside"]
+    assert f"training moved {p['n_outside']} of the card's 12 numbers" in md
+    rows = {row["model"]: row for row in r["rows"]}
+    assert rows["local:vc-tiny"]["source"] == "computed" and rows["local:vc-tiny"]["gap_negative"] == p["gap_negative_rm"]
+    assert "tiny-llama" not in rows  # the base's card is diffed, not listed: MODE published computes no MODELS

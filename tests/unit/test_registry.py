@@ -37,3 +37,13 @@ def test_every_native_head_says_whether_its_layout_was_read_or_inferred():
                       "LxzGordon/URM-LLaMa-3.1-8B": "read", "nicolinho/QRM-Gemma-2-27B": "inferred"}
     native_readers = {"armo_gated", "qrm_expectation", "urm_column0"}
     assert {k for k, s in registry.registry().items() if s.score in native_readers} == set(marked)
+
+
+def test_split_available_names_an_absent_local_rm_and_lets_a_typo_fail_later(tmp_path, monkeypatch):
+    """The one check every chapter uses before scoring ``local:`` RMs (the finetuning chapter trains them)."""
+    from rmlib.registry import split_available
+
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    present, absent = split_available(["tiny-llama", "local:not-trained-here", "no-such-model"])
+    assert present == ["tiny-llama", "no-such-model"] and list(absent) == ["local:not-trained-here"]
+    assert "no trained RM" in absent["local:not-trained-here"]

@@ -14,7 +14,7 @@ from rmlib.data import design_prompts
 from rmbook.report.charts import card_agreement_chart, card_chart, card_foundations_chart, render_html
 from rmbook.report.prose import render
 
-__all__ = ["card_markdown", "card_html", "cards_table", "ANCHORS"]
+__all__ = ["card_markdown", "card_html", "cards_table", "diffs_table", "ANCHORS"]
 
 ANCHORS = ("R-Gem-2B", "R-Lla-3B")  # the FAccT paper's love vs freedom pair: one developer, one data set
 
@@ -98,3 +98,12 @@ def cards_table(rows) -> "pd.DataFrame":
 
 def _rank(x) -> str:
     return "–" if x is None or x != x else f"{x:g}"
+
+
+def diffs_table(diffs) -> "pd.DataFrame":
+    """The numbers of base-to-RM card diffs that have a noise estimate, named for a reader."""
+    judged = diffs[diffs["outside_noise"].notna()]
+    return judged.assign(outside=judged["outside_noise"].map({True: "yes", False: "no"}))[
+        ["base", "rm", "measure", "a", "b", "change", "noise", "outside"]].rename(columns={
+            "rm": "trained RM", "a": "base LM's card", "b": "RM's card", "noise": "noise (spread over prompts)",
+            "outside": "outside the noise"})

@@ -39,3 +39,40 @@ def test_the_overview_chart_draws_paper_rms_as_dots_and_each_computed_model_as_a
     assert shape["domain"][-2:] == ["mine", "yours"] and shape["range"][-2:] == ["diamond", "diamond"]
     assert set(shape["domain"][:-2]) == {"Gemma-based paper RM", "Llama-based paper RM"}
     assert shape["range"][:-2] == ["circle", "circle"]
+
+
+def test_the_books_trained_rms_are_the_finetuning_chapters_first_seed_main_runs():
+    """notebooks/params/value_cards.yaml names the RMs by hand; a change to the finetuning chapter's design that
+    renames its runs fails here rather than leaving the page to report them missing."""
+    import yaml
+
+    from rmbook.analysis.finetuning import run_name
+    from rmlib.config import PROJECT_ROOT
+
+    ft = yaml.safe_load((PROJECT_ROOT / "notebooks/params/finetuning.yaml").read_text())
+    cards = yaml.safe_load((PROJECT_ROOT / "notebooks/params/value_cards.yaml").read_text())
+    expected = [f"local:{run_name(b, ft['SOURCES'], ft['SEEDS'][0], ft['N_PAIRS'], ft['STEPS'], ft['BATCH_SIZE'], ft['TUNING'])}"
+                for b in ft["BASES"]]
+    assert cards["TRAINED"] == expected and set(cards["MODELS"]) == set(ft["BASES"])
+
+
+def test_an_rm_not_trained_here_is_reported_and_an_id_that_is_no_trained_rm_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    pairs, missing = gallery.trained_pairs(["local:not-trained-here"])
+    assert pairs == [] and list(missing) == ["local:not-trained-here"]
+    with pytest.raises(ValueError, match="not an RM that rmlib trained"):
+        gallery.trained_pairs(["tiny-llama"])
+
+
+def test_a_base_and_rm_pair_is_diffed_and_a_known_card_is_reused(quick_cards, monkeypatch):
+    base, rm = quick_cards[0], quick_cards[1]
+    made = []
+    monkeypatch.setattr(gallery, "value_card", lambda m, **kw: made.append((m, kw)) or rm)
+    cards = gallery.pair_cards([(base.model, "local:rm")], [base], kind="quick")
+    assert cards == [(base, rm)] and made == [("local:rm", {"kind": "quick"})]  # the base's card was known
+    d = gallery.pair_diffs(cards)
+    assert set(d["base"]) == {base.label} and set(d["rm"]) == {rm.label}
+    gap = d.set_index("measure").loc["agency − communion gap, positive prompts"]
+    assert gap["change"] == pytest.approx(next(g.gap for g in rm.gaps if g.valence == "positive")
+                                          - next(g.gap for g in base.gaps if g.valence == "positive"))
+    assert gallery.pair_diffs([]).empty

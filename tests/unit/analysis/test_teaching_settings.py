@@ -53,9 +53,3 @@ def test_vocabulary_setting_matches_by_id_or_by_unique_text_and_reports_coverage
     assert cov.loc["truth", "n_tokens"] == 2 and cov.loc["rm", "n_tokens"] == 5
     with pytest.raises(ValueError, match="must be an LM"):
         ts.vocabulary_setting(same_tok, {"rm": same_tok}, other, policy_name="p", truth_name="t")
-
-
-def test_available_names_the_absent_local_rm(tmp_path, monkeypatch):
-    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
-    present, absent = ts.available(["tiny-llama", "local:not-trained-here"])
-    assert present == ["tiny-llama"] and "no trained RM" in absent["local:not-trained-here"]

@@ -22,7 +22,7 @@ from rmlib import engine
 from rmlib import models as rm_models
 from rmlib.data.kinds import RM_SCORE
 from rmlib.errors import as_list
-from rmlib.registry import ModelError, get_spec
+from rmlib.registry import get_spec, split_available
 
 __all__ = ["Scorer", "engine_scorer", "p_yes", "ModelScores", "score_model", "split_available", "answer_tokens",
            "answer_tokens_many", "usability", "usable_table"]
@@ -112,23 +112,6 @@ def score_model(model_id: str, design: Design, *, scorer: Scorer | None = None, 
     table = table.sort_values(["template", "axis", "descriptor", "condition"], key=lambda s: s.map(order)
                               if s.name == "condition" else s, kind="stable", ignore_index=True)
     return ModelScores(model_id, kind, True, mass, table)
-
-
-def split_available(models: Sequence[str]) -> tuple[list[str], dict[str, str]]:
-    """(models that can be loaded here, {model: why not} for RMs trained by rmlib that do not exist yet).
-
-    A ``local:`` RM exists only after rmlib.train made it (the finetuning chapter, in ``make book``); a chapter
-    reports it as missing instead of failing. Every other id is passed through: a typo still fails loudly."""
-    ok, missing = [], {}
-    for m in as_list(models, "models"):
-        if str(m).startswith("local:"):
-            try:
-                get_spec(m)
-            except ModelError as e:
-                missing[m] = str(e).removeprefix(f"{m}: ")
-                continue
-        ok.append(m)
-    return ok, missing
 
 
 def answer_tokens(model_id: str, answers: Sequence[str], dtype: str | None = None) -> pd.DataFrame:

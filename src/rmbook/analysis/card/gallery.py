@@ -1,17 +1,21 @@
 """Many value cards side by side (the "Value cards" page): each paper RM's card from its released scores, placed among
-the other nine by the same rule, the cards of computed models placed among all ten, and one row per card that the
-page's table shows and its results store."""
+the other nine by the same rule, the cards of computed models placed among all ten, one row per card that the page's
+table shows and its results store, and what training did to a base LM's card (an RM rmlib trained from it: the
+base's card and the RM's, diffed)."""
 from __future__ import annotations
 
 import pandas as pd
 
 from rmlib import __version__
 from rmbook.analysis.card.build import (QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores, mfd2_words,
-                                        reference_scores)
+                                        reference_scores, value_card)
+from rmbook.analysis.card.diff import diff_cards
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
+from rmlib.registry import get_spec, split_available
 
-__all__ = ["MODES", "paper_rm_cards", "gallery_rows", "lowest_paper_tau", "n_beyond_gap"]
+__all__ = ["MODES", "paper_rm_cards", "gallery_rows", "lowest_paper_tau", "n_beyond_gap", "trained_pairs",
+           "pair_cards", "pair_diffs"]
 
 MODES = PUBLISHED_OR_COMPUTE  # the page's run modes: the paper RMs' cards alone, or with computed models' cards
 AMONG = "among them"
@@ -70,3 +74,34 @@ def n_beyond_gap(rows: pd.DataFrame) -> int:
     """How many of the cards in ``rows`` have a gap beyond all the models they were placed among, under at least one
     prompt valence."""
     return int(((rows["side_negative"] != AMONG) | (rows["side_positive"] != AMONG)).sum())
+
+
+def trained_pairs(rm_ids) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """([(base model, trained RM)], {RM: why it is missing}) for ``rm_ids``, RMs rmlib trained (``local:`` ids): the
+    base is the one its run file names. An RM not trained on this machine yet is reported, not fatal."""
+    present, missing = split_available(rm_ids)
+    pairs = []
+    for rm in present:
+        base = get_spec(rm).extra.get("base_model") if rm.startswith("local:") else None
+        if not base:
+            raise ValueError(f"{rm} is not an RM that rmlib trained (no run file naming its base model): give "
+                             "local:<name> ids of the finetuning chapter's runs")
+        pairs.append((base, rm))
+    return pairs, missing
+
+
+def pair_cards(pairs: list[tuple[str, str]], known: list[ValueCard], **card_args) -> list[tuple[ValueCard, ValueCard]]:
+    """The cards of each (base, RM) pair, made by :func:`value_card` with ``card_args``; a card already in ``known``
+    (the page's computed models) is reused."""
+    have = {c.model: c for c in known}
+    return [tuple(have.get(m) or value_card(m, **card_args) for m in pair) for pair in pairs]
+
+
+def pair_diffs(cards: list[tuple[ValueCard, ValueCard]]) -> pd.DataFrame:
+    """:func:`diff_cards` of each (base LM's card, its trained RM's card), stacked with the pair's labels. Ranks
+    compare across reward kinds (an LM's log-prob, an RM's score), where raw rewards would not."""
+    frames = [diff_cards(base, rm).assign(base=base.label, rm=rm.label) for base, rm in cards]
+    if not frames:
+        return pd.DataFrame(columns=["base", "rm", "measure", "a", "b", "change", "noise", "outside_noise"])
+    return pd.concat(frames, ignore_index=True)[["base", "rm", "measure", "a", "b", "change", "noise",
+                                                  "outside_noise"]]

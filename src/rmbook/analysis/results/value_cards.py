@@ -7,9 +7,11 @@ import pandas as pd
 
 from rmbook.analysis.card import ValueCard
 from rmbook.analysis.card.gallery import n_beyond_gap
-from rmbook.analysis.results.types.value_cards import CardRow, ComputedSummary, ValueCardsResults
+from rmbook.analysis.results.types.value_cards import (CardRow, ComputedSummary, Trained, TrainedPair,
+                                                      ValueCardsResults)
 
-__all__ = ["CardRow", "ComputedSummary", "ValueCardsResults", "computed_summary", "chapter_results", "rows_frame"]
+__all__ = ["CardRow", "ComputedSummary", "Trained", "TrainedPair", "ValueCardsResults", "computed_summary",
+           "trained", "chapter_results", "rows_frame"]
 
 AMONG = "among them"
 
@@ -32,14 +34,30 @@ def computed_summary(rows: pd.DataFrame, lowest_paper_tau: float | None) -> Comp
         n_below_paper_tau=(0 if lowest_paper_tau is None else int((taus < lowest_paper_tau).sum())))
 
 
+def trained(asked, diffs: pd.DataFrame, missing: dict[str, str]) -> Trained:
+    """The section of the base-to-RM diffs (:func:`rmbook.analysis.card.gallery.pair_diffs`)."""
+    pairs = []
+    for (base, rm), d in diffs.groupby(["base", "rm"], sort=False):
+        gaps = d.set_index("measure")
+        judged = d[d["outside_noise"].notna()]
+        moved = judged[judged["outside_noise"].astype(bool)]["measure"].tolist()
+        pairs.append(TrainedPair(
+            base=base, rm=rm, gap_negative_base=gaps.loc["agency − communion gap, negative prompts", "a"],
+            gap_negative_rm=gaps.loc["agency − communion gap, negative prompts", "b"],
+            gap_positive_base=gaps.loc["agency − communion gap, positive prompts", "a"],
+            gap_positive_rm=gaps.loc["agency − communion gap, positive prompts", "b"],
+            n_judged=len(judged), n_outside=len(moved), outside=moved))
+    return Trained(asked=list(asked), pairs=pairs, missing=dict(missing))
+
+
 def chapter_results(mode: str, cards: list[ValueCard], paper: pd.DataFrame, computed: pd.DataFrame,
-                    summary: ComputedSummary | None) -> ValueCardsResults:
+                    summary: ComputedSummary | None, trained: Trained) -> ValueCardsResults:
     """The page's results from the paper RMs' rows, the computed models' rows (and their :func:`computed_summary`)
     and the cards they came from."""
     rows = pd.concat([paper, computed], ignore_index=True)
     return ValueCardsResults(mode=mode, kind=cards[0].kind, prompts=cards[0].prompts,
                              n_paper_beyond_gap=n_beyond_gap(paper), rows=rows[list(CardRow.model_fields)],
-                             computed=summary)
+                             computed=summary, trained=trained)
 
 
 def rows_frame(paper: pd.DataFrame, computed: pd.DataFrame) -> pd.DataFrame:

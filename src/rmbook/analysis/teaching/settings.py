@@ -24,9 +24,9 @@ from rmbook.analysis.teaching.dynamics import (concentrated_pi0, effective_size,
 from rmlib import engine
 from rmlib.data import ELO_PROMPTS, load_elo
 from rmlib.errors import as_list
-from rmlib.registry import ModelError, get_spec
+from rmlib.registry import get_spec, split_available
 
-__all__ = ["MODES", "Setting", "PI0_KINDS", "initial_policies", "elo_setting", "available", "align_to_policy",
+__all__ = ["MODES", "Setting", "PI0_KINDS", "initial_policies", "elo_setting", "align_to_policy",
            "pi0_from_logprob", "vocabulary_setting", "compute_setting", "overview", "reward_kinds",
            "sampled_accuracies", "planted_case"]
 
@@ -116,19 +116,6 @@ def elo_setting(prompt_key: str = "greatest", *, models=None, n_items: int | Non
                    {"prompt_key": prompt_key, "top_rm": ranker, "ids": {label[m]: m for m in models}})
 
 
-def available(model_ids) -> tuple[list[str], dict[str, str]]:
-    """(ids that can be loaded, {absent id: why}): a ``local:`` RM exists only after rmlib trained it."""
-    present, absent = [], {}
-    for m in as_list(model_ids, "models"):
-        try:
-            get_spec(m)
-        except ModelError as e:
-            absent[m] = str(e)
-        else:
-            present.append(m)
-    return present, absent
-
-
 def pi0_from_logprob(logprob) -> np.ndarray:
     """exp(log p) renormalised over the tokens kept (a softmax of the log-probs)."""
     lp = np.asarray(logprob, dtype=float)
@@ -215,7 +202,7 @@ def compute_setting(models, policy: str, ground_truth: str, prompt: str, tokens:
     absent)``; the setting is None when the policy, the ground truth or every proxy is absent."""
 
     models = as_list(models, "models")
-    present, absent = available([policy, ground_truth, *models])
+    present, absent = split_available([policy, ground_truth, *models])
     proxies = [m for m in models if m in present]
     if policy not in present or ground_truth not in present or not proxies:
         return None, absent

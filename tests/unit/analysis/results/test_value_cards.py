@@ -27,11 +27,14 @@ PAPER = _rows("released scores", [(AMONG, AMONG), ("agency side of every paper R
               [0.5, 0.8, 0.45], [1, 3, 0])
 
 
+NONE = value_cards.Trained(asked=[], pairs=[], missing={})
+
+
 def test_the_summary_counts_what_the_computed_rows_say():
     computed = _rows("computed", [(AMONG, AMONG), (AMONG, "communion side of every paper RM"), (AMONG, AMONG)],
                      [0.2, 0.6, 0.3], [2, 7, 5])
     s = value_cards.computed_summary(computed, lowest_paper_tau=0.41)
-    r = value_cards.chapter_results("compute", [_Card()], PAPER, computed, s)
+    r = value_cards.chapter_results("compute", [_Card()], PAPER, computed, s, NONE)
     assert r.computed == s
     assert r.n_paper_beyond_gap == 1 and len(r.rows) == 6
     assert (s.n_models, s.n_beyond_gap, s.beyond_gap) == (3, 1, ["c1"])
@@ -43,7 +46,7 @@ def test_the_summary_counts_what_the_computed_rows_say():
 
 def test_a_published_run_has_no_computed_summary_and_round_trips(tmp_path):
     assert value_cards.computed_summary(PAPER.iloc[:0], lowest_paper_tau=0.41) is None
-    r = value_cards.chapter_results("published", [_Card()], PAPER, PAPER.iloc[:0], None)
+    r = value_cards.chapter_results("published", [_Card()], PAPER, PAPER.iloc[:0], None, NONE)
     assert r.computed is None and r.mode == "published"
     write_results(r, tmp_path)
     assert read_results("value_cards", tmp_path, value_cards.ValueCardsResults) == r
@@ -54,3 +57,18 @@ def test_quick_cards_have_no_foundations_or_agreement_to_summarise():
     quick = PAPER.assign(source="computed", n_foundations_beyond=None, nearest=None, nearest_tau=None)
     s = value_cards.computed_summary(quick, lowest_paper_tau=None)
     assert s.min_foundations_beyond is None and s.max_tau is None and s.n_below_paper_tau == 0
+
+
+def test_a_base_to_rm_diff_counts_the_numbers_that_moved_beyond_their_noise():
+    rows = [("agency − communion gap, negative prompts", -17.0, -40.0, 10.0, True),
+            ("agency − communion gap, positive prompts", -30.0, -28.0, 5.0, False),
+            ("rank of 'love' under greatest_ever_one", 3.0, 1.0, None, None),
+            ("median rank of care, positive prompts", 90.0, 60.0, 12.0, True)]
+    diffs = pd.DataFrame([{"base": "LM", "rm": "local:ft", "measure": m, "a": a, "b": b, "change": b - a,
+                           "noise": n, "outside_noise": o} for m, a, b, n, o in rows])
+    t = value_cards.trained(["local:ft", "local:gone"], diffs, {"local:gone": "no trained RM"})
+    (p,) = t.pairs
+    assert (p.base, p.rm, p.n_judged, p.n_outside) == ("LM", "local:ft", 3, 2)
+    assert p.outside == ["agency − communion gap, negative prompts", "median rank of care, positive prompts"]
+    assert (p.gap_negative_base, p.gap_negative_rm, p.gap_positive_rm) == (-17.0, -40.0, -28.0)
+    assert t.missing == {"local:gone": "no trained RM"} and t.asked == ["local:ft", "local:gone"]

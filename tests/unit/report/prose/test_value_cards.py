@@ -1,7 +1,7 @@
 """The "Value cards" page's sentences, rendered from planted summaries: one computed model or several, or none."""
 from __future__ import annotations
 
-from rmbook.analysis.results.types.value_cards import ComputedSummary
+from rmbook.analysis.results.types.value_cards import ComputedSummary, Trained, TrainedPair
 from rmbook.report.prose import render
 
 ONE = ComputedSummary(n_models=1, n_beyond_gap=0, beyond_gap=[], min_foundations_beyond=7, max_foundations_beyond=7,
@@ -32,3 +32,15 @@ def test_a_published_run_says_how_to_add_models_and_the_brief_opens_with_what_a_
     assert "The computed model does not fall beyond" in brief
     paper = render("value_cards", "paper", n=4)
     assert "4 paper RMs of ten fall beyond all the others" in paper and "not a finding about those models" in paper
+
+
+def test_each_trained_rm_says_what_training_moved_and_a_missing_one_how_to_train_it():
+    pair = TrainedPair(base="SmolLM2", rm="local:ft-s", gap_negative_base=-17.3, gap_negative_rm=-40.0,
+                       gap_positive_base=-32.6, gap_positive_rm=-10.0, n_judged=12, n_outside=3, outside=["a", "b", "c"])
+    text = render("value_cards", "trained", s=Trained(asked=["local:ft-s", "local:ft-g"], pairs=[pair],
+                                                      missing={"local:ft-g": "no trained RM"}))
+    assert "**SmolLM2** → `local:ft-s`: training moved 3 of the card's 12 numbers" in text and "(a; b; c)" in text
+    assert "went from -17.3 to -40.0 under negative prompts and from -32.6 to -10.0 under positive" in text
+    assert "1 trained RM asked for is not in this machine's cache yet (`local:ft-g`)" in text
+    assert "make chapter NB=finetuning" in text
+    assert "`TRAINED` is empty" in render("value_cards", "trained", s=Trained(asked=[], pairs=[], missing={}))

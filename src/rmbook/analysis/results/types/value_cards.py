@@ -9,7 +9,7 @@ from typing import Literal
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmlib.storage import ChapterResults, Num, Record, Section
 
-__all__ = ["CardRow", "ComputedSummary", "ValueCardsResults"]
+__all__ = ["CardRow", "ComputedSummary", "TrainedPair", "Trained", "ValueCardsResults"]
 
 
 class CardRow(Record):
@@ -45,6 +45,28 @@ class ComputedSummary(Section):
     n_below_paper_tau: int      # computed models whose highest τ is below lowest_paper_tau
 
 
+class TrainedPair(Record):
+    """A base LM's card against the card of an RM rmlib trained from it (the finetuning chapter's runs)."""
+
+    base: str
+    rm: str
+    gap_negative_base: float
+    gap_negative_rm: float
+    gap_positive_base: float
+    gap_positive_rm: float
+    n_judged: int          # the numbers with a noise estimate (gaps and foundation ranks)
+    n_outside: int         # of those, the ones that moved by more than their noise
+    outside: list[str]
+
+
+class Trained(Section):
+    """The trained RMs asked for (``TRAINED``), the pairs diffed and the RMs not trained on this machine yet."""
+
+    asked: list[str]
+    pairs: list[TrainedPair]
+    missing: dict[str, str]
+
+
 class ValueCardsResults(ChapterResults):
     CHAPTERS = ("value_cards",)
 
@@ -54,3 +76,4 @@ class ValueCardsResults(ChapterResults):
     n_paper_beyond_gap: int     # paper RMs whose gap falls beyond the other nine under at least one valence
     rows: list[CardRow]
     computed: ComputedSummary | None = None
+    trained: Trained
