@@ -30,6 +30,7 @@ _WHERE = {
                     "rewards"),
     **dict.fromkeys(["parse_tokens", "token_range"], "tokens"),
     **dict.fromkeys(["Job", "Plan", "expand", "load_plan", "plan_status"], "plan"),
+    **dict.fromkeys(["GPUS", "DEFAULT_MFU", "job_cost"], "cost"),
     **dict.fromkeys(["JobResult", "PlanReport", "run_plan"], "plan_runner"),
     **dict.fromkeys(["SweepResult"], "store"),
     **dict.fromkeys(["CHUNK", "MODES", "sweep"], "token_sweep"),
@@ -41,4 +42,5 @@ __all__ = ["sweep", "SweepResult", "SweepError", "score_answers", "roundtrip_aud
            "token_rewards_many", "token_range", "parse_tokens", "answer_rewards", "token_reward_table", "with_reward",
            "verify_cache",
            "print_report", "Finding", "CHUNK", "MODES", "candidate_ids", "resolve_model",
-           "Plan", "Job", "load_plan", "expand", "plan_status", "run_plan", "JobResult", "PlanReport"]
+           "Plan", "Job", "load_plan", "expand", "plan_status", "run_plan", "JobResult", "PlanReport", "GPUS",
+           "DEFAULT_MFU", "job_cost"]

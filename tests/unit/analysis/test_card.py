@@ -244,3 +244,14 @@ def test_a_standard_card_diff_finds_a_planted_shift_in_one_foundation(standard):
     quick = standard[0][standard[0]["prompt_key"].isin(card.QUICK_PROMPTS)]
     with pytest.raises(ValueError, match="different things"):
         card.diff_cards(a, _card(quick, _planted(quick, None)))
+
+
+def test_the_cost_estimate_counts_the_cards_answers_and_needs_an_architecture():
+    from rmbook.analysis.card.build import card_estimate, card_words
+
+    rm = "Skywork/Skywork-Reward-Llama-3.1-8B-v0.2"
+    quick, standard = card_estimate(rm, "quick"), card_estimate(rm, "standard")
+    assert 0 < quick < standard and card_estimate(rm, "standard", mfu=0.25) == pytest.approx(2 * standard)
+    assert card_estimate("smollm2-135m-instruct") is None  # the registry records no architecture for it
+    keys, words = card_words("standard")
+    assert len(keys) == 18 and len(words) == 263 + 200 and card_words("quick") == (list(card.QUICK_PROMPTS), words[:263])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmlib import __version__
+from rmlib import __version__, engine
 from rmbook.analysis.card.measures import (RANK_SIDES, agreement, big_two_gaps, foundation_intervals,
                                            foundation_ranks, gap_intervals, placement, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
@@ -15,7 +15,7 @@ from rmlib.registry import model_info
 from rmlib.stats import require_columns
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "MFD2_WORDS_PER_CATEGORY", "mfd2_words", "reference_scores",
-           "card_from_scores", "value_card"]
+           "card_from_scores", "value_card", "card_words", "card_estimate"]
 
 QUICK_PROMPTS = ("best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one")
 STANDARD_PROMPTS = tuple(f"{adjective}_{superlative}_one"  # the design's one-word phrasing: 6 adjectives × 3
@@ -123,3 +123,22 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
                             reward_kind=str(scores["reward_kind"].iloc[0]),
                             family=None if pd.isna(family) else str(family), rmlib_version=__version__,
                             n_resamples=n_resamples, seed=seed, foundations=foundations)
+
+
+def card_words(kind: str = "standard") -> tuple[list[str], list[str]]:
+    """(prompt keys, answers) a card of ``kind`` scores: the Big Two nouns, and for a standard card the MFD2 sample."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    words = value_lexicon("big2")["word"].tolist() + (mfd2_words() if kind == "standard" else [])
+    return list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS), words
+
+
+def card_estimate(model: str, kind: str = "standard", gpu: str = "h200", mfu: float | None = None) -> float | None:
+    """The GPU seconds a card of ``model`` would take by the cost model (:mod:`rmlib.engine.cost`: FLOPs from the
+    registry's architecture at an assumed MFU, its ``DEFAULT_MFU`` unless given): an **estimate, not a
+    measurement**, without loading. None when the registry records no architecture for the model."""
+    keys, words = card_words(kind)
+    prompts = tuple(design_prompts(keys)["prompt"])
+    cost = engine.job_cost(engine.Job(model=model, prompt_key=f"{kind} card", prompt=prompts[0], kind="answers",
+                                      answers=tuple(words), prompts=prompts))
+    return None if cost is None else cost.seconds(engine.GPUS[gpu], engine.DEFAULT_MFU if mfu is None else mfu)
