@@ -66,6 +66,8 @@ def _cmd_card(args) -> int:
     if card.foundation_placements:
         print(f"moral foundations: {len(beyond)} of {len(card.foundation_placements)} foundation × valence ranks "
               "beyond all ten paper RMs" + "".join(f"; {p.foundation}, {p.valence}: {p.side}" for p in beyond))
+    for f in card.framing_placements:
+        print(f"framing, {f.half}: {f.estimate:+.2f} (oriented slope difference), {f.side}")
     if card.agreement:
         print("most alike (Kendall τ on the Big Two nouns): "
               + ", ".join(f"{t.reference} {t.tau:.2f}" for t in card.agreement[:3]))

@@ -32,7 +32,7 @@ def card_markdown(card: ValueCard) -> str:
     return render("card", "card", c=card, valence_prompts=by_valence, families=families,
                   greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors,
                   foundations=_foundation_rows(card), tau=_agreement_summary(card),
-                  n_ref=len(card.reference_families))
+                  n_ref=len(card.reference_families), framing=_framing_rows(card))
 
 
 def _prompt_list(prompts) -> str:
@@ -53,6 +53,15 @@ def _foundation_rows(card: ValueCard) -> list[dict]:
     return [{**f.model_dump(), **places[(f.foundation, f.valence)].model_dump(),
              "ref_low": min(ref[(f.foundation, f.valence)]), "ref_high": max(ref[(f.foundation, f.valence)])}
             for f in card.foundations]
+
+
+def _framing_rows(card: ValueCard) -> list[dict]:
+    """Each half of the framing claim on a standard card, with its placement and the paper RMs' range."""
+    places = {p.half: p for p in card.framing_placements}
+    return [{**f.model_dump(), **places[f.half].model_dump(),
+             "ref_low": min(r.estimate for r in card.framing_reference if r.half == f.half),
+             "ref_high": max(r.estimate for r in card.framing_reference if r.half == f.half)}
+            for f in card.framing]
 
 
 def _agreement_summary(card: ValueCard) -> dict | None:

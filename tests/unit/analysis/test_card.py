@@ -255,3 +255,35 @@ def test_the_cost_estimate_counts_the_cards_answers_and_needs_an_architecture():
     assert card_estimate("smollm2-135m-instruct") is None  # the registry records no architecture for it
     keys, words = card_words("standard")
     assert len(keys) == 18 and len(words) == 263 + 200 and card_words("quick") == (list(card.QUICK_PROMPTS), words[:263])
+
+
+def test_the_framing_halves_are_the_framing_chapters_contrast_on_the_cards_words(standard):
+    from rmbook.analysis.framing import framing_contrast, framing_frame
+
+    c = _standard(standard, copy="R-Gem-2B")
+    words = pd.concat(standard, ignore_index=True)
+    ff = framing_frame(words.rename(columns={"valence": "prompt_valence"}), card.FRAMING_SOURCE)
+    chapter = framing_contrast(ff, groups=("model",)).set_index("model")
+    ref = {(f.model, f.half): f for f in c.framing_reference}
+    assert len(ref) == 20 and ref[("R-Lla-3B", "neg_prompts")].estimate == pytest.approx(chapter.loc["R-Lla-3B", "neg_prompts"])
+    assert ref[("R-Lla-3B", "pos_prompts")].ci_low == pytest.approx(chapter.loc["R-Lla-3B", "pos_prompts_ci_low"])
+    for p in c.framing_placements:  # a copy of R-Gem-2B's rewards sits on R-Gem-2B
+        assert p.side == "among them" and p.nearest[0] == "R-Gem-2B" and p.nearest_distance == pytest.approx(0, abs=1e-12)
+    assert "**Framing.** On the " in card_markdown(c) and "framing, pos_prompts" in set(card.diff_cards(c, c)["measure"])
+
+
+def test_a_model_that_follows_the_prompts_valence_frames_beyond_every_paper_rm(standard):
+    from rmlib.data import word_affect
+
+    big, mfd = standard
+    planted = []
+    for frame in (big[big["model"] == "R-Gem-2B"], mfd[mfd["model"] == "R-Gem-2B"]):
+        v = word_affect(frame["word"], card.FRAMING_SOURCE, missing="nan").fillna(0).to_numpy()
+        sign = np.where(frame["valence"] == "positive", 1.0, -1.0)
+        matches = np.sign(v) == sign  # the word's valence has the prompt's sign
+        planted.append(frame.assign(model="planted", reward=np.where(matches, 5.0 * v, 0.0) * sign
+                                    + 1e-3 * frame["reward"]))
+    c = _card(big, planted[0], foundations=(planted[1], mfd))
+    assert [(p.half, p.side) for p in sorted(c.framing_placements, key=lambda p: p.half)] == [
+        ("neg_prompts", "above every paper RM"), ("pos_prompts", "above every paper RM")]
+    assert all(f.ci_low > 0 for f in c.framing)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from rmlib import __version__, engine
-from rmbook.analysis.card.measures import (RANK_SIDES, agreement, big_two_gaps, foundation_intervals,
+from rmbook.analysis.card.measures import (RANK_SIDES, SLOPE_SIDES, agreement, big_two_gaps, framing_halves,
+                                           foundation_intervals,
                                            foundation_ranks, gap_intervals, placement, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
@@ -81,6 +82,16 @@ def _agreement_sections(scores: pd.DataFrame, reference: pd.DataFrame, model: st
     return {"agreement": own, "reference_agreement": pairs}
 
 
+def _framing_sections(scores: pd.DataFrame, reference: pd.DataFrame, model: str) -> dict:
+    """The framing halves of the model and of each paper RM on all the card's words, and the model's placements."""
+    halves = framing_halves(pd.concat([scores.assign(model=model), reference], ignore_index=True))
+    own, ref = halves[halves["model"] == model], halves[halves["model"] != model]
+    places = [{"half": r.half, "estimate": r.estimate,
+               **placement(r.estimate, ref[ref["half"] == r.half].set_index("model")["estimate"], sides=SLOPE_SIDES)}
+              for r in own.itertuples()]
+    return {"framing": own, "framing_placements": places, "framing_reference": ref}
+
+
 def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: str, label: str, reward_kind: str,
                      family: str | None, rmlib_version: str, n_resamples: int = 999, seed: int = 0,
                      foundations: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> ValueCard:
@@ -92,8 +103,11 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
     words = pd.concat([word_ranks(scores).assign(model=model), word_ranks(reference)], ignore_index=True)
     extra = {}
     if foundations is not None:
+        all_words = [pd.concat([scores, foundations[0]], ignore_index=True),
+                     pd.concat([reference, foundations[1]], ignore_index=True)]
         extra = {**_foundation_sections(*foundations, n_resamples, seed),
-                 **_agreement_sections(scores.assign(model=model), reference, model)}
+                 **_agreement_sections(scores.assign(model=model), reference, model),
+                 **_framing_sections(*all_words, model)}
     return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
                      kind="quick" if foundations is None else "standard", prompts=prompts,
                      n_words=int(scores["word"].nunique()), **_gap_sections(scores, reference, n_resamples, seed),

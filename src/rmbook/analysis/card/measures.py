@@ -1,19 +1,21 @@
 """A value card's numbers, each computed the same way for the card's model and for the ten paper RMs, on the long
 value-score table of :mod:`rmbook.analysis.values` (model, prompt_key, word, reward, category or foundation,
 valence): the agency − communion gap, each foundation's median rank, their bootstrap intervals over prompts, Kendall's
-τ within prompts, the ranks of single words, and the rule that places a number among the paper RMs'."""
+τ within prompts, the ranks of single words, the framing chapter's two halves on the card's words, and the rule that
+places a number among the paper RMs'."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from rmbook.analysis.framing import framing_contrast, framing_frame
 from rmlib.stats import require_columns
 from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
 from rmlib.stats.similarity import pairwise_similarity
 
 __all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL", "GAP_SIDES", "RANK_SIDES",
            "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
-           "placement"]
+           "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves"]
 
 GREATEST_PROMPT = "greatest_ever_one"
 WORDS = ("love", "freedom")
@@ -21,6 +23,11 @@ CATEGORIES = ("Agency", "Communion")
 MIN_PROMPTS_FOR_INTERVAL = 5  # fewer prompts than this give no bootstrap interval: 2 resampled prompts take 3 values
 GAP_SIDES = ("agency side of every paper RM", "communion side of every paper RM")
 RANK_SIDES = ("ranked higher than by every paper RM", "ranked lower than by every paper RM")
+SLOPE_SIDES = ("below every paper RM", "above every paper RM")
+FRAMING_SOURCE = "afinn"  # the framing chapter's first affect lexicon: the words it rates are the ones that count
+# the framing claim's two halves (rmbook.analysis.framing.framing_contrast): under positive prompts, the slope on
+# positive words minus that on negative words; under negative prompts, the reverse (oriented: agreeing is up)
+FRAMING_HALVES = ("pos_prompts", "neg_prompts")
 
 
 def big_two_gaps(scores: pd.DataFrame) -> pd.DataFrame:
@@ -141,3 +148,16 @@ def placement(value: float, reference: pd.Series, n_nearest: int = 2, sides: tup
     distance = (ref - value).abs().sort_values(kind="stable")
     return {"rank": int((ref < value).sum()) + 1, "n_reference": len(ref), "side": side,
             "nearest": list(distance.index[:n_nearest]), "nearest_distance": float(distance.iloc[0])}
+
+
+def framing_halves(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per model, the two halves of the framing claim on the scored words that :data:`FRAMING_SOURCE` rates, as the
+    framing chapter computes them (rewards standardised within model × prompt; slopes with standard errors clustered
+    by word): model, half, estimate, ci_low, ci_high, p, n_words. Positive: the model is more sensitive to words
+    whose valence matches the prompt's."""
+    require_columns(scores, ["model", "prompt_key", "word", "reward", "valence"], "scores")
+    ff = framing_frame(scores.rename(columns={"valence": "prompt_valence"}), FRAMING_SOURCE)
+    fc = framing_contrast(ff, groups=("model",))
+    return pd.DataFrame([{"model": r["model"], "half": h, "estimate": r[h], "ci_low": r[f"{h}_ci_low"],
+                          "ci_high": r[f"{h}_ci_high"], "p": r[f"{h}_p"], "n_words": int(r["n_words"])}
+                         for _, r in fc.iterrows() for h in FRAMING_HALVES])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rmlib.storage import ChapterResults, Record, Section
 
 __all__ = ["KINDS", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
-           "FoundationPlacement", "Agreement", "ValueCard"]
+           "FoundationPlacement", "Agreement", "FramingHalf", "FramingPlacement", "ValueCard"]
 
 KINDS = ("quick", "standard")
 
@@ -91,6 +91,28 @@ class Agreement(Record):
     n_words: int
 
 
+class FramingHalf(Record):
+    """One half of the framing claim for one model, on the card's words that the affect lexicon rates."""
+
+    model: str
+    half: str              # pos_prompts | neg_prompts
+    estimate: float
+    ci_low: float | None   # 95%, standard errors clustered by word
+    ci_high: float | None
+    p: float | None
+    n_words: int
+
+
+class FramingPlacement(Section):
+    half: str
+    estimate: float
+    rank: int              # 1 = the lowest of the model and the ten
+    n_reference: int
+    side: str              # "below every paper RM" | "above every paper RM" | "among them"
+    nearest: list[str]
+    nearest_distance: float
+
+
 class ValueCard(ChapterResults):
     """One model's value card (``card.json``): what was measured, how, and where it falls among the paper RMs."""
 
@@ -116,3 +138,6 @@ class ValueCard(ChapterResults):
     foundation_reference: list[FoundationRank] = []  # the ten paper RMs' foundation ranks on the same terms
     agreement: list[Agreement] = []                  # the model with each paper RM, most alike first
     reference_agreement: list[Agreement] = []        # each pair of paper RMs, the same way
+    framing: list[FramingHalf] = []                  # standard card: the model's two halves of the framing claim
+    framing_placements: list[FramingPlacement] = []
+    framing_reference: list[FramingHalf] = []        # the ten paper RMs' halves on the same words and prompts
