@@ -67,7 +67,9 @@ def _cmd_card(args) -> int:
         print(f"moral foundations: {len(beyond)} of {len(card.foundation_placements)} foundation × valence ranks "
               "beyond all ten paper RMs" + "".join(f"; {p.foundation}, {p.valence}: {p.side}" for p in beyond))
     for f in card.framing_placements:
-        print(f"framing, {f.half}: {f.estimate:+.2f} (oriented slope difference), {f.side}")
+        print(f"framing, {f.measure}: {f.estimate:+.2f} (oriented slope difference), {f.side}")
+    for f in card.exposure_placements:
+        print(f"frequency slope, {f.measure} prompts: {f.estimate:+.2f} (valence held fixed), {f.side}")
     if card.agreement:
         print("most alike (Kendall τ on the Big Two nouns): "
               + ", ".join(f"{t.reference} {t.tau:.2f}" for t in card.agreement[:3]))

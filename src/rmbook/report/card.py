@@ -32,7 +32,8 @@ def card_markdown(card: ValueCard) -> str:
     return render("card", "card", c=card, valence_prompts=by_valence, families=families,
                   greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors,
                   foundations=_foundation_rows(card), tau=_agreement_summary(card),
-                  n_ref=len(card.reference_families), framing=_framing_rows(card))
+                  n_ref=len(card.reference_families), framing=_slope_rows(card, "framing"),
+                  exposure=_slope_rows(card, "exposure"))
 
 
 def _prompt_list(prompts) -> str:
@@ -55,13 +56,15 @@ def _foundation_rows(card: ValueCard) -> list[dict]:
             for f in card.foundations]
 
 
-def _framing_rows(card: ValueCard) -> list[dict]:
-    """Each half of the framing claim on a standard card, with its placement and the paper RMs' range."""
-    places = {p.half: p for p in card.framing_placements}
-    return [{**f.model_dump(), **places[f.half].model_dump(),
-             "ref_low": min(r.estimate for r in card.framing_reference if r.half == f.half),
-             "ref_high": max(r.estimate for r in card.framing_reference if r.half == f.half)}
-            for f in card.framing]
+def _slope_rows(card: ValueCard, name: str) -> list[dict]:
+    """Each number of a standard card's ``name`` section (framing, exposure), with its placement and the paper RMs'
+    range."""
+    places = {p.measure: p for p in getattr(card, f"{name}_placements")}
+    ref = getattr(card, f"{name}_reference")
+    return [{**f.model_dump(), **places[f.measure].model_dump(),
+             "ref_low": min(r.estimate for r in ref if r.measure == f.measure),
+             "ref_high": max(r.estimate for r in ref if r.measure == f.measure)}
+            for f in getattr(card, name)]
 
 
 def _agreement_summary(card: ValueCard) -> dict | None:

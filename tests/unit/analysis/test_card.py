@@ -264,7 +264,7 @@ def test_the_framing_halves_are_the_framing_chapters_contrast_on_the_cards_words
     words = pd.concat(standard, ignore_index=True)
     ff = framing_frame(words.rename(columns={"valence": "prompt_valence"}), card.FRAMING_SOURCE)
     chapter = framing_contrast(ff, groups=("model",)).set_index("model")
-    ref = {(f.model, f.half): f for f in c.framing_reference}
+    ref = {(f.model, f.measure): f for f in c.framing_reference}
     assert len(ref) == 20 and ref[("R-Lla-3B", "neg_prompts")].estimate == pytest.approx(chapter.loc["R-Lla-3B", "neg_prompts"])
     assert ref[("R-Lla-3B", "pos_prompts")].ci_low == pytest.approx(chapter.loc["R-Lla-3B", "pos_prompts_ci_low"])
     for p in c.framing_placements:  # a copy of R-Gem-2B's rewards sits on R-Gem-2B
@@ -284,6 +284,34 @@ def test_a_model_that_follows_the_prompts_valence_frames_beyond_every_paper_rm(s
         planted.append(frame.assign(model="planted", reward=np.where(matches, 5.0 * v, 0.0) * sign
                                     + 1e-3 * frame["reward"]))
     c = _card(big, planted[0], foundations=(planted[1], mfd))
-    assert [(p.half, p.side) for p in sorted(c.framing_placements, key=lambda p: p.half)] == [
+    assert [(p.measure, p.side) for p in sorted(c.framing_placements, key=lambda p: p.measure)] == [
         ("neg_prompts", "above every paper RM"), ("pos_prompts", "above every paper RM")]
     assert all(f.ci_low > 0 for f in c.framing)
+
+
+def test_the_frequency_slopes_are_the_mere_exposure_chapters_on_the_cards_words(standard):
+    from rmbook.analysis.exposure import exposure_frame, pooled_frequency_slopes
+
+    c = _standard(standard, copy="R-Gem-2B")
+    words = pd.concat(standard, ignore_index=True).rename(columns={"valence": "prompt_valence"})
+    chapter = pooled_frequency_slopes(exposure_frame(words, "afinn"), f"zipf_{card.EXPOSURE_SOURCE}").set_index("model")
+    ref = {(f.model, f.measure): f for f in c.exposure_reference}
+    assert len(ref) == 20 and ref[("R-Lla-3B", "positive")].estimate == pytest.approx(chapter.loc["R-Lla-3B", "slope_positive"])
+    assert ref[("R-Lla-3B", "negative")].ci_high == pytest.approx(chapter.loc["R-Lla-3B", "slope_negative_ci_high"])
+    assert all(p.nearest[0] == "R-Gem-2B" for p in c.exposure_placements)
+    assert "**Mere exposure.** On the " in card_markdown(c)
+    assert "frequency slope, positive prompts" in set(card.diff_cards(c, c)["measure"])
+
+
+def test_a_model_that_rewards_frequent_words_lands_above_every_paper_rm(standard):
+    from rmbook.analysis.exposure import exposure_frame
+
+    big, mfd = standard
+    planted = []
+    for frame in (big[big["model"] == "R-Gem-2B"], mfd[mfd["model"] == "R-Gem-2B"]):
+        zipf = exposure_frame(frame.rename(columns={"valence": "prompt_valence"}), "afinn")[f"zipf_{card.EXPOSURE_SOURCE}"]
+        planted.append(frame.assign(model="planted", reward=3.0 * zipf.fillna(zipf.mean()).to_numpy()
+                                    + 1e-3 * frame["reward"].to_numpy()))
+    c = _card(big, planted[0], foundations=(planted[1], mfd))
+    assert {(p.measure, p.side) for p in c.exposure_placements} == {("negative", "above every paper RM"),
+                                                                    ("positive", "above every paper RM")}

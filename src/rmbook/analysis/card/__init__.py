@@ -14,6 +14,8 @@ whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompt
   (:data:`MFD2_WORDS_PER_CATEGORY` terms per foundation × virtue/vice, seed 0, so the two share cached answers);
 * (standard card) **framing**: the framing chapter's two halves of the FAccT framing claim on the card's words that
   AFINN rates (:func:`rmbook.analysis.card.measures.framing_halves`);
+* (standard card) **mere exposure**: the mere-exposure chapter's frequency slope (wordfreq Zipf) under each prompt
+  valence, AFINN valence held fixed (:func:`rmbook.analysis.card.measures.exposure_slopes`);
 * (standard card) **agreement**: Kendall's τ-b between the model's rewards of the Big Two nouns and each paper RM's,
   within each prompt, averaged over the prompts; beside it the same τ between the paper RMs themselves.
 
@@ -34,12 +36,13 @@ cards from their released scores, and one row per card, for the "Value cards" pa
 from rmbook.analysis.card.build import (MFD2_WORDS_PER_CATEGORY, QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores,
                                         mfd2_words, reference_scores, value_card)
 from rmbook.analysis.card.diff import diff_cards
-from rmbook.analysis.card.measures import (FRAMING_SOURCE, GREATEST_PROMPT, WORDS, agreement, big_two_gaps,
-                                           foundation_intervals, foundation_ranks, framing_halves, gap_intervals,
-                                           placement, word_ranks)
+from rmbook.analysis.card.measures import (EXPOSURE_SOURCE, FRAMING_SOURCE, GREATEST_PROMPT, WORDS, agreement,
+                                           big_two_gaps, exposure_slopes, foundation_intervals, foundation_ranks,
+                                           framing_halves, gap_intervals, placement, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "KINDS", "GREATEST_PROMPT", "WORDS", "MFD2_WORDS_PER_CATEGORY",
            "ValueCard", "value_card", "big_two_gaps", "gap_intervals", "foundation_ranks", "foundation_intervals",
-           "agreement", "word_ranks", "placement", "FRAMING_SOURCE", "framing_halves", "reference_scores",
+           "agreement", "word_ranks", "placement", "FRAMING_SOURCE", "framing_halves", "EXPOSURE_SOURCE",
+           "exposure_slopes", "reference_scores",
            "mfd2_words", "card_from_scores", "diff_cards"]

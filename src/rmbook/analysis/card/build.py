@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from rmlib import __version__, engine
-from rmbook.analysis.card.measures import (RANK_SIDES, SLOPE_SIDES, agreement, big_two_gaps, framing_halves,
-                                           foundation_intervals,
+from rmbook.analysis.card.measures import (RANK_SIDES, SLOPE_SIDES, agreement, big_two_gaps, exposure_slopes,
+                                           framing_halves, foundation_intervals,
                                            foundation_ranks, gap_intervals, placement, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
@@ -82,14 +82,17 @@ def _agreement_sections(scores: pd.DataFrame, reference: pd.DataFrame, model: st
     return {"agreement": own, "reference_agreement": pairs}
 
 
-def _framing_sections(scores: pd.DataFrame, reference: pd.DataFrame, model: str) -> dict:
-    """The framing halves of the model and of each paper RM on all the card's words, and the model's placements."""
-    halves = framing_halves(pd.concat([scores.assign(model=model), reference], ignore_index=True))
-    own, ref = halves[halves["model"] == model], halves[halves["model"] != model]
-    places = [{"half": r.half, "estimate": r.estimate,
-               **placement(r.estimate, ref[ref["half"] == r.half].set_index("model")["estimate"], sides=SLOPE_SIDES)}
+def _slope_sections(name: str, measure, scores: pd.DataFrame, reference: pd.DataFrame, model: str) -> dict:
+    """``measure`` (:func:`framing_halves` or :func:`exposure_slopes`) of the model and of each paper RM on all the
+    card's words, and the model's placements, as the card's fields ``name``, ``name_placements``,
+    ``name_reference``."""
+    slopes = measure(pd.concat([scores.assign(model=model), reference], ignore_index=True))
+    own, ref = slopes[slopes["model"] == model], slopes[slopes["model"] != model]
+    places = [{"measure": r.measure, "estimate": r.estimate,
+               **placement(r.estimate, ref[ref["measure"] == r.measure].set_index("model")["estimate"],
+                           sides=SLOPE_SIDES)}
               for r in own.itertuples()]
-    return {"framing": own, "framing_placements": places, "framing_reference": ref}
+    return {name: own, f"{name}_placements": places, f"{name}_reference": ref}
 
 
 def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: str, label: str, reward_kind: str,
@@ -107,7 +110,8 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
                      pd.concat([reference, foundations[1]], ignore_index=True)]
         extra = {**_foundation_sections(*foundations, n_resamples, seed),
                  **_agreement_sections(scores.assign(model=model), reference, model),
-                 **_framing_sections(*all_words, model)}
+                 **_slope_sections("framing", framing_halves, *all_words, model),
+                 **_slope_sections("exposure", exposure_slopes, *all_words, model)}
     return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
                      kind="quick" if foundations is None else "standard", prompts=prompts,
                      n_words=int(scores["word"].nunique()), **_gap_sections(scores, reference, n_resamples, seed),

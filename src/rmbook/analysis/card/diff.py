@@ -32,7 +32,7 @@ def diff_cards(a: ValueCard, b: ValueCard) -> pd.DataFrame:
     One row per measure: a, b, change (b − a) and, for each gap and foundation rank, whether the change is outside
     the noise. The rule: the noise of a valence's number is the largest spread between its prompts' own values on
     either card (what moving from one prompt to another does to it), and a change is outside the noise when it is
-    larger. Ranks among the paper RMs, word ranks (one prompt), the framing halves and τ have no noise estimate
+    larger. Ranks among the paper RMs, word ranks (one prompt), the framing halves, the frequency slopes and τ have no noise estimate
     (``outside_noise`` None). Cards of different kinds or prompts are refused: their numbers do not measure the same thing.
     """
     if (a.kind, a.prompts) != (b.kind, b.prompts):
@@ -53,10 +53,11 @@ def diff_cards(a: ValueCard, b: ValueCard) -> pd.DataFrame:
     rows += _noisy_rows(_paired(a.foundations, b.foundations, lambda f: (f.foundation, f.valence)),
                         lambda f: f"median rank of {f.foundation}, {f.valence} prompts", lambda f: f.median_rank,
                         lambda f: f.prompt_values)
-    framing_b = {f.half: f.estimate for f in b.framing}
-    for f in sorted(a.framing, key=lambda f: f.half):
-        rows.append({"measure": f"framing, {f.half}", "a": f.estimate, "b": framing_b[f.half],
-                     "change": framing_b[f.half] - f.estimate, "noise": None, "outside_noise": None})
+    for name, label in (("framing", "framing, {}"), ("exposure", "frequency slope, {} prompts")):
+        other = {f.measure: f.estimate for f in getattr(b, name)}
+        for f in sorted(getattr(a, name), key=lambda f: f.measure):
+            rows.append({"measure": label.format(f.measure), "a": f.estimate, "b": other[f.measure],
+                         "change": other[f.measure] - f.estimate, "noise": None, "outside_noise": None})
     tau_b = {t.reference: t.tau for t in b.agreement}
     for t in sorted(a.agreement, key=lambda t: t.reference):
         rows.append({"measure": f"Kendall τ with {t.reference}", "a": t.tau, "b": tau_b[t.reference],

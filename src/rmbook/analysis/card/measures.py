@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rmbook.analysis.exposure import exposure_frame, pooled_frequency_slopes
 from rmbook.analysis.framing import framing_contrast, framing_frame
 from rmlib.stats import require_columns
 from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
@@ -15,7 +16,8 @@ from rmlib.stats.similarity import pairwise_similarity
 
 __all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL", "GAP_SIDES", "RANK_SIDES",
            "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
-           "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves"]
+           "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves", "EXPOSURE_SOURCE",
+           "exposure_slopes"]
 
 GREATEST_PROMPT = "greatest_ever_one"
 WORDS = ("love", "freedom")
@@ -28,6 +30,8 @@ FRAMING_SOURCE = "afinn"  # the framing chapter's first affect lexicon: the word
 # the framing claim's two halves (rmbook.analysis.framing.framing_contrast): under positive prompts, the slope on
 # positive words minus that on negative words; under negative prompts, the reverse (oriented: agreeing is up)
 FRAMING_HALVES = ("pos_prompts", "neg_prompts")
+EXPOSURE_SOURCE = "wordfreq"  # of the mere-exposure chapter's frequency sources, the one that rates all but a few
+                              # of the card's words (BNC's exact forms miss about half of them)
 
 
 def big_two_gaps(scores: pd.DataFrame) -> pd.DataFrame:
@@ -158,6 +162,20 @@ def framing_halves(scores: pd.DataFrame) -> pd.DataFrame:
     require_columns(scores, ["model", "prompt_key", "word", "reward", "valence"], "scores")
     ff = framing_frame(scores.rename(columns={"valence": "prompt_valence"}), FRAMING_SOURCE)
     fc = framing_contrast(ff, groups=("model",))
-    return pd.DataFrame([{"model": r["model"], "half": h, "estimate": r[h], "ci_low": r[f"{h}_ci_low"],
+    return pd.DataFrame([{"model": r["model"], "measure": h, "estimate": r[h], "ci_low": r[f"{h}_ci_low"],
                           "ci_high": r[f"{h}_ci_high"], "p": r[f"{h}_p"], "n_words": int(r["n_words"])}
                          for _, r in fc.iterrows() for h in FRAMING_HALVES])
+
+
+def exposure_slopes(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per model, the mere-exposure chapter's frequency slope under each prompt valence on the card's words: the
+    standardised reward regressed on the word's Zipf frequency (:data:`EXPOSURE_SOURCE`) with the word's AFINN
+    valence (oriented by the prompt's) held fixed, pooled over prompts, errors clustered by word: model, measure
+    (negative | positive), estimate, ci_low, ci_high, n_words. Positive: frequent words are rewarded more."""
+    require_columns(scores, ["model", "prompt_key", "word", "reward", "valence"], "scores")
+    ef = exposure_frame(scores.rename(columns={"valence": "prompt_valence"}), "afinn")
+    slopes = pooled_frequency_slopes(ef, f"zipf_{EXPOSURE_SOURCE}")
+    n_words = int(ef.dropna(subset=[f"zipf_{EXPOSURE_SOURCE}"])["word"].nunique())
+    return pd.DataFrame([{"model": r["model"], "measure": v, "estimate": r[f"slope_{v}"],
+                          "ci_low": r[f"slope_{v}_ci_low"], "ci_high": r[f"slope_{v}_ci_high"], "n_words": n_words}
+                         for _, r in slopes.iterrows() for v in ("negative", "positive")])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rmlib.storage import ChapterResults, Record, Section
 
 __all__ = ["KINDS", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
-           "FoundationPlacement", "Agreement", "FramingHalf", "FramingPlacement", "ValueCard"]
+           "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "ValueCard"]
 
 KINDS = ("quick", "standard")
 
@@ -91,20 +91,21 @@ class Agreement(Record):
     n_words: int
 
 
-class FramingHalf(Record):
-    """One half of the framing claim for one model, on the card's words that the affect lexicon rates."""
+class Slope(Record):
+    """One regression number of one model on the card's words: a half of the framing claim (``measure``
+    pos_prompts | neg_prompts) or the frequency slope under one prompt valence (negative | positive)."""
 
     model: str
-    half: str              # pos_prompts | neg_prompts
+    measure: str
     estimate: float
     ci_low: float | None   # 95%, standard errors clustered by word
     ci_high: float | None
-    p: float | None
+    p: float | None = None
     n_words: int
 
 
-class FramingPlacement(Section):
-    half: str
+class SlopePlacement(Section):
+    measure: str
     estimate: float
     rank: int              # 1 = the lowest of the model and the ten
     n_reference: int
@@ -138,6 +139,9 @@ class ValueCard(ChapterResults):
     foundation_reference: list[FoundationRank] = []  # the ten paper RMs' foundation ranks on the same terms
     agreement: list[Agreement] = []                  # the model with each paper RM, most alike first
     reference_agreement: list[Agreement] = []        # each pair of paper RMs, the same way
-    framing: list[FramingHalf] = []                  # standard card: the model's two halves of the framing claim
-    framing_placements: list[FramingPlacement] = []
-    framing_reference: list[FramingHalf] = []        # the ten paper RMs' halves on the same words and prompts
+    framing: list[Slope] = []                        # standard card: the model's two halves of the framing claim
+    framing_placements: list[SlopePlacement] = []
+    framing_reference: list[Slope] = []              # the ten paper RMs' halves on the same words and prompts
+    exposure: list[Slope] = []                       # standard card: the frequency slope under each prompt valence
+    exposure_placements: list[SlopePlacement] = []
+    exposure_reference: list[Slope] = []
