@@ -47,13 +47,14 @@ def timed_card(model: str, kind: str, cache: Path) -> float:
 
 def answer_flops(model: str, kind: str, n_params: int) -> float:
     """2 x non-embedding parameters x (each answer's tokens + 1 closing position, and each prompt's positions once)."""
-    from rmbook.analysis.card.build import card_words
+    from rmbook.analysis.card.build import card_answers
     from rmlib import engine
-    from rmlib.data import design_prompts
 
-    keys, words = card_words(kind)
-    scores = engine.answer_rewards(model, design_prompts(keys)["prompt"].tolist(), words, progress=False)
-    return 2.0 * n_params * float((scores["n_tokens"] + 1).sum() + 40 * len(keys))
+    total = 0.0
+    for prompts, answers in card_answers(kind):
+        scores = engine.answer_rewards(model, prompts, answers, progress=False)
+        total += float((scores["n_tokens"] + 1).sum() + 40 * len(prompts))
+    return 2.0 * n_params * total
 
 
 def main(argv=None) -> int:
@@ -63,7 +64,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="smollm2-135m-instruct")
     args = ap.parse_args(argv)
-    from rmbook.analysis.card.build import card_estimate, card_words
+    from rmbook.analysis.card.build import card_answers, card_estimate
     from rmlib import engine
     from rmlib.config import cache_dir
     from rmlib.models import cached_model
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
         flops = answer_flops(args.model, "standard", n_params)
     cfg = lm.model.config
     peak = matmul_flops(512, cfg.hidden_size, cfg.intermediate_size, lm.dtype)
-    n_quick, n_standard = (len(card_words(k)[0]) * len(card_words(k)[1]) for k in ("quick", "standard"))
+    n_quick, n_standard = (sum(len(p) * len(a) for p, a in card_answers(k)) for k in ("quick", "standard"))
     out = {"model": args.model, "dtype": str(lm.dtype), "load_at_start": LOAD_AT_START, "os_cpus": os.cpu_count(),
            "quick_s": quick, "standard_s": standard, "standard_cached_s": again, "quick_answers": n_quick,
            "standard_answers": n_standard, "standard_answers_per_s": n_standard / standard,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rmbook.analysis import card
 from rmbook.analysis.card import gallery
+from rmbook.analysis.human_ratings import elo_scores
 
 
 def test_value_cards_paper_rms_and_a_computed_card(chapter):
@@ -18,10 +20,17 @@ def test_value_cards_paper_rms_and_a_computed_card(chapter):
     for label, row in paper.iterrows():
         assert rows[label]["gap_negative"] == pytest.approx(row["gap_negative"])
         assert rows[label]["side_positive"] == row["side_positive"] and rows[label]["nearest"] == row["nearest"]
+    # and its agreement with people's EloEverything ratings is the elo_misalignment chapter's, among the other nine
+    released = elo_scores("published", None, n_items=card.ELO_ITEMS)
+    rho = card.elo_agreement(released.scores, released.models, released.label).set_index("model")["rho"]
+    assert {label: rows[label]["elo_rho"] for label in rho.index} == pytest.approx(rho.to_dict())
+    assert rows[rho.idxmax()]["elo_side"] == "above every paper RM"  # the highest of ten is above the other nine
     tiny, s = rows["tiny-llama"], r["computed"]
     assert s["n_models"] == 1 and s["max_tau_model"] == "tiny-llama" and s["max_tau"] == pytest.approx(tiny["nearest_tau"])
     assert s["n_beyond_gap"] == int(tiny["side_negative"] != "among them" or tiny["side_positive"] != "among them")
     assert f"Kendall's τ = {s['max_tau']:.2f} (tiny-llama with {tiny['nearest']})" in md
+    assert s["n_elo"] == 1 and -1 <= tiny["elo_rho"] <= 1 and "Its agreement with people's EloEverything ratings" in md
+    assert ("falls among the ten" in md) is (tiny["elo_side"] == "among them")
     assert r["trained"] == {"asked": [], "pairs": [], "missing": {}} and "`TRAINED` is empty" in md
     assert f"{r['n_paper_beyond_gap']} paper RMs of ten" in md or f"{r['n_paper_beyond_gap']} paper RM of ten" in md
     assert md.count("## Value card: ") == 11 and c.n_charts == 1 + 3  # the overview, and the computed card's three

@@ -41,6 +41,8 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
     assert f"most alike (Kendall τ on the Big Two nouns): {card.agreement[0].reference}" in out
     assert all(f"framing, {f.measure}: {f.estimate:+.2f}" in out for f in card.framing_placements) and len(card.framing) == 2
     assert all(f"frequency slope, {f.measure} prompts: {f.estimate:+.2f}" in out for f in card.exposure_placements)
+    assert card.elo.n_items == 500 and card.elo.n_prompts == 3 and len(card.elo_reference) == 10
+    assert f"EloEverything: Spearman ρ {card.elo.rho:.2f} with the human ratings, {card.elo_placement.side}" in out
     assert "LM log-prob" in card.reward_kind  # an LM is an implicit reward, and the card says so
     for p in card.placements:
         assert f"{p.valence} prompts: gap {p.gap:+.1f}" in out and p.side in out
@@ -53,7 +55,7 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
     capsys.readouterr()
     assert main(["card", "diff", str(tmp_path / "one" / "card.json"), str(tmp_path / "two")]) == 0
     diff = capsys.readouterr().out
-    assert diff.count("(+0)") == 30 and diff.count("inside the noise") == 12 and "OUTSIDE" not in diff
+    assert diff.count("(+0)") == 31 and diff.count("inside the noise") == 12 and "OUTSIDE" not in diff
     # the quick card's four prompts are among the standard card's eighteen: served from the same cache
     assert main(["card", "tiny-llama", "--quick", "--dtype", "float32", "--out", str(tmp_path / "quick")]) == 0
     quick = read_results("card", tmp_path / "quick", ValueCard)

@@ -70,6 +70,8 @@ def _cmd_card(args) -> int:
         print(f"framing, {f.measure}: {f.estimate:+.2f} (oriented slope difference), {f.side}")
     for f in card.exposure_placements:
         print(f"frequency slope, {f.measure} prompts: {f.estimate:+.2f} (valence held fixed), {f.side}")
+    if card.elo_placement is not None:
+        print(f"EloEverything: Spearman ρ {card.elo.rho:.2f} with the human ratings, {card.elo_placement.side}")
     if card.agreement:
         print("most alike (Kendall τ on the Big Two nouns): "
               + ", ".join(f"{t.reference} {t.tau:.2f}" for t in card.agreement[:3]))

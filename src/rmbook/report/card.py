@@ -33,7 +33,7 @@ def card_markdown(card: ValueCard) -> str:
                   greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors,
                   foundations=_foundation_rows(card), tau=_agreement_summary(card),
                   n_ref=len(card.reference_families), framing=_slope_rows(card, "framing"),
-                  exposure=_slope_rows(card, "exposure"))
+                  exposure=_slope_rows(card, "exposure"), elo=_elo_row(card))
 
 
 def _prompt_list(prompts) -> str:
@@ -65,6 +65,14 @@ def _slope_rows(card: ValueCard, name: str) -> list[dict]:
              "ref_low": min(r.estimate for r in ref if r.measure == f.measure),
              "ref_high": max(r.estimate for r in ref if r.measure == f.measure)}
             for f in getattr(card, name)]
+
+
+def _elo_row(card: ValueCard) -> dict | None:
+    """The EloEverything agreement of a standard card, with its placement and the paper RMs' range."""
+    if card.elo is None:
+        return None
+    rhos = [r.rho for r in card.elo_reference]
+    return {**card.elo.model_dump(), **card.elo_placement.model_dump(), "ref_low": min(rhos), "ref_high": max(rhos)}
 
 
 def _agreement_summary(card: ValueCard) -> dict | None:
@@ -100,12 +108,12 @@ def cards_table(rows) -> "pd.DataFrame":
     """The "Value cards" page's table: one row per card, with the columns a reader needs and named for a reader."""
     shown = rows.assign(love_freedom=[f"{_rank(a)} / {_rank(b)}" for a, b in zip(rows["love"], rows["freedom"])])
     return shown[["label", "source", "reward_kind", "gap_negative", "side_negative", "gap_positive", "side_positive",
-                  "love_freedom", "n_foundations_beyond", "nearest", "nearest_tau"]].rename(columns={
+                  "love_freedom", "n_foundations_beyond", "nearest", "nearest_tau", "elo_rho"]].rename(columns={
         "label": "model", "source": "rewards", "reward_kind": "reward kind", "gap_negative": "gap, negative prompts",
         "side_negative": "placement, negative", "gap_positive": "gap, positive prompts",
         "side_positive": "placement, positive", "love_freedom": "rank of love / freedom",
         "n_foundations_beyond": "foundation numbers beyond the range (of 10)", "nearest": "most alike paper RM",
-        "nearest_tau": "its τ"})
+        "nearest_tau": "its τ", "elo_rho": "ρ with people's Elo ratings"})
 
 
 def _rank(x) -> str:

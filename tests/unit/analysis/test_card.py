@@ -246,15 +246,18 @@ def test_a_standard_card_diff_finds_a_planted_shift_in_one_foundation(standard):
         card.diff_cards(a, _card(quick, _planted(quick, None)))
 
 
-def test_the_cost_estimate_counts_the_cards_answers_and_needs_an_architecture():
-    from rmbook.analysis.card.build import card_estimate, card_words
+def test_the_cost_estimate_counts_the_cards_answers_and_needs_an_architecture(elo):
+    from rmbook.analysis.card.build import card_answers, card_estimate
 
     rm = "Skywork/Skywork-Reward-Llama-3.1-8B-v0.2"
     quick, standard = card_estimate(rm, "quick"), card_estimate(rm, "standard")
     assert 0 < quick < standard and card_estimate(rm, "standard", mfu=0.25) == pytest.approx(2 * standard)
     assert card_estimate("smollm2-135m-instruct") is None  # the registry records no architecture for it
-    keys, words = card_words("standard")
-    assert len(keys) == 18 and len(words) == 263 + 200 and card_words("quick") == (list(card.QUICK_PROMPTS), words[:263])
+    (prompts, words), (elo_prompts, items) = card_answers("standard")
+    assert len(prompts) == 18 and len(words) == 263 + 200 and len(elo_prompts) == 3
+    assert items == elo.items  # the EloEverything items the card scores are those elo_scores compares
+    [(quick_prompts, quick_words)] = card_answers("quick")
+    assert len(quick_prompts) == 4 and quick_words == words[:263]
 
 
 def test_the_framing_halves_are_the_framing_chapters_contrast_on_the_cards_words(standard):
@@ -315,3 +318,52 @@ def test_a_model_that_rewards_frequent_words_lands_above_every_paper_rm(standard
     c = _card(big, planted[0], foundations=(planted[1], mfd))
     assert {(p.measure, p.side) for p in c.exposure_placements} == {("negative", "above every paper RM"),
                                                                     ("positive", "above every paper RM")}
+
+
+# the standard card's EloEverything section: the elo_misalignment chapter's agreement with people's ratings
+
+
+@pytest.fixture(scope="module")
+def elo():
+    from rmbook.analysis.human_ratings import elo_scores
+
+    return elo_scores("published", None, n_items=card.ELO_ITEMS)
+
+
+def _elo_card(standard, elo, reward) -> card.ValueCard:
+    """A standard card whose EloEverything rewards are ``reward`` (a column of the released wide table)."""
+    scores = elo.scores.assign(planted=reward)
+    own = card.elo_agreement(scores, ["planted"], {"planted": "planted"})
+    big, mfd = standard
+    return _card(big, _planted(big, None), foundations=(mfd[mfd["model"] == "R-Lla-3B"].assign(model="planted"), mfd),
+                 elo=(own, card.elo_agreement(elo.scores, elo.models, elo.label)))
+
+
+def test_the_elo_agreement_is_the_elo_chapters_spearman_averaged_over_its_prompts(standard, elo):
+    from rmbook.analysis.human_ratings import human_agreement
+
+    ours = card.elo_agreement(elo.scores, elo.models, elo.label).set_index("model")
+    chapter = human_agreement(elo.scores, elo.models, elo.label).groupby("model")["rho"]
+    assert len(ours) == 10 and (ours["n_items"] == card.ELO_ITEMS).all() and (ours["n_prompts"] == 3).all()
+    assert ours["rho"].to_dict() == pytest.approx(chapter.mean().to_dict())
+    assert ours["rho_min"].to_dict() == pytest.approx(chapter.min().to_dict())
+    copied = next(m for m in elo.models if elo.label[m] == "R-Lla-8B")
+    c = _elo_card(standard, elo, elo.scores[copied])  # a copy of one paper RM's rewards sits on it
+    assert c.elo_placement.side == "among them" and c.elo_placement.nearest[0] == "R-Lla-8B"
+    assert c.elo.rho == pytest.approx(ours.loc["R-Lla-8B", "rho"]) and len(c.elo_reference) == 10
+    assert f"Spearman's ρ = **{c.elo.rho:.2f}**" in card_markdown(c)
+    d = card.diff_cards(c, c).set_index("measure")
+    assert d.loc["Spearman ρ with the human EloEverything ratings", "change"] == 0
+
+
+def test_a_model_that_rewards_what_people_rate_lands_above_every_paper_rm_and_others_items_are_refused(standard, elo):
+    c = _elo_card(standard, elo, elo.scores["elo_score"])
+    assert c.elo.rho == pytest.approx(1.0) and c.elo_placement.side == "above every paper RM"
+    assert "**above every paper RM**" in card_markdown(c).split("**EloEverything.**")[1]
+    assert _elo_card(standard, elo, -elo.scores["elo_score"]).elo_placement.side == "below every paper RM"
+    fewer = elo.scores[elo.scores["item"].isin(elo.items[:100])]
+    own = card.elo_agreement(fewer.assign(planted=fewer["elo_score"]), ["planted"], {"planted": "planted"})
+    big, mfd = standard
+    with pytest.raises(ValueError, match="different EloEverything items"):
+        _card(big, _planted(big, None), foundations=(mfd[mfd["model"] == "R-Lla-3B"].assign(model="planted"), mfd),
+              elo=(own, card.elo_agreement(elo.scores, elo.models, elo.label)))

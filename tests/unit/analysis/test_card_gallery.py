@@ -76,3 +76,4 @@ def test_a_base_and_rm_pair_is_diffed_and_a_known_card_is_reused(quick_cards, mo
     assert gap["change"] == pytest.approx(next(g.gap for g in rm.gaps if g.valence == "positive")
                                           - next(g.gap for g in base.gaps if g.valence == "positive"))
     assert gallery.pair_diffs([]).empty
+

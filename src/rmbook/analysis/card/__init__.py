@@ -16,6 +16,9 @@ whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompt
   AFINN rates (:func:`rmbook.analysis.card.measures.framing_halves`);
 * (standard card) **mere exposure**: the mere-exposure chapter's frequency slope (wordfreq Zipf) under each prompt
   valence, AFINN valence held fixed (:func:`rmbook.analysis.card.measures.exposure_slopes`);
+* (standard card) **EloEverything**: Spearman's ρ between the model's rewards of :data:`ELO_ITEMS` EloEverything
+  items (spread over the human ranking) and people's Elo ratings, per prompt of the elo_misalignment chapter, averaged
+  over its three prompts (:func:`rmbook.analysis.card.measures.elo_agreement`);
 * (standard card) **agreement**: Kendall's τ-b between the model's rewards of the Big Two nouns and each paper RM's,
   within each prompt, averaged over the prompts; beside it the same τ between the paper RMs themselves.
 
@@ -36,13 +39,14 @@ cards from their released scores, and one row per card, for the "Value cards" pa
 from rmbook.analysis.card.build import (MFD2_WORDS_PER_CATEGORY, QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores,
                                         mfd2_words, reference_scores, value_card)
 from rmbook.analysis.card.diff import diff_cards
-from rmbook.analysis.card.measures import (EXPOSURE_SOURCE, FRAMING_SOURCE, GREATEST_PROMPT, WORDS, agreement,
-                                           big_two_gaps, exposure_slopes, foundation_intervals, foundation_ranks,
-                                           framing_halves, gap_intervals, placement, word_ranks)
+from rmbook.analysis.card.measures import (ELO_ITEMS, EXPOSURE_SOURCE, FRAMING_SOURCE, GREATEST_PROMPT, WORDS,
+                                           agreement, big_two_gaps, elo_agreement, exposure_slopes,
+                                           foundation_intervals, foundation_ranks, framing_halves, gap_intervals,
+                                           placement, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "KINDS", "GREATEST_PROMPT", "WORDS", "MFD2_WORDS_PER_CATEGORY",
            "ValueCard", "value_card", "big_two_gaps", "gap_intervals", "foundation_ranks", "foundation_intervals",
            "agreement", "word_ranks", "placement", "FRAMING_SOURCE", "framing_halves", "EXPOSURE_SOURCE",
-           "exposure_slopes", "reference_scores",
+           "exposure_slopes", "ELO_ITEMS", "elo_agreement", "reference_scores",
            "mfd2_words", "card_from_scores", "diff_cards"]

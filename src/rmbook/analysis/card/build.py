@@ -6,17 +6,18 @@ from __future__ import annotations
 import pandas as pd
 
 from rmlib import __version__, engine
-from rmbook.analysis.card.measures import (RANK_SIDES, SLOPE_SIDES, agreement, big_two_gaps, exposure_slopes,
-                                           framing_halves, foundation_intervals,
+from rmbook.analysis.card.measures import (ELO_ITEMS, RANK_SIDES, SLOPE_SIDES, agreement, big_two_gaps, elo_agreement,
+                                           exposure_slopes, framing_halves, foundation_intervals,
                                            foundation_ranks, gap_intervals, placement, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
+from rmbook.analysis.human_ratings import elo_scores
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
-from rmlib.data import design_prompts, published_value_scores, value_lexicon
+from rmlib.data import ELO_PROMPTS, design_prompts, elo_items, published_value_scores, value_lexicon
 from rmlib.registry import model_info
 from rmlib.stats import require_columns
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "MFD2_WORDS_PER_CATEGORY", "mfd2_words", "reference_scores",
-           "card_from_scores", "value_card", "card_words", "card_estimate"]
+           "card_from_scores", "value_card", "card_answers", "card_estimate"]
 
 QUICK_PROMPTS = ("best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one")
 STANDARD_PROMPTS = tuple(f"{adjective}_{superlative}_one"  # the design's one-word phrasing: 6 adjectives × 3
@@ -95,12 +96,25 @@ def _slope_sections(name: str, measure, scores: pd.DataFrame, reference: pd.Data
     return {name: own, f"{name}_placements": places, f"{name}_reference": ref}
 
 
+def _elo_sections(own: pd.DataFrame, reference: pd.DataFrame, model: str) -> dict:
+    """The model's agreement with the human EloEverything ratings, placed among the paper RMs' on the same items."""
+    if own["n_items"].iloc[0] != reference["n_items"].iloc[0]:
+        raise ValueError("the model and the paper RMs were scored on different EloEverything items")
+    mine = own.iloc[0].to_dict() | {"model": model}
+    place = placement(mine["rho"], reference.set_index("model")["rho"], sides=SLOPE_SIDES)
+    return {"elo": mine, "elo_placement": {"measure": "spearman_rho", "estimate": mine["rho"], **place},
+            "elo_reference": reference}
+
+
 def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: str, label: str, reward_kind: str,
                      family: str | None, rmlib_version: str, n_resamples: int = 999, seed: int = 0,
-                     foundations: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> ValueCard:
+                     foundations: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+                     elo: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> ValueCard:
     """The card of the one model in ``scores`` (its Big Two rewards, the long value-profile shape), placed among the
     models of ``reference`` (the same shape, with ``family``). ``foundations`` (the model's and the reference's MFD2
-    rewards on the same terms and prompts) makes it a standard card, with agreement; without it, a quick card."""
+    rewards on the same terms and prompts) makes it a standard card, with agreement, framing and exposure; without it,
+    a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items) adds the
+    EloEverything section."""
     require_columns(reference, ["model", "family"], "reference")
     prompts = _same_prompts(scores, reference)
     words = pd.concat([word_ranks(scores).assign(model=model), word_ranks(reference)], ignore_index=True)
@@ -112,6 +126,8 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
                  **_agreement_sections(scores.assign(model=model), reference, model),
                  **_slope_sections("framing", framing_halves, *all_words, model),
                  **_slope_sections("exposure", exposure_slopes, *all_words, model)}
+    if elo is not None:
+        extra.update(_elo_sections(*elo, model))
     return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
                      kind="quick" if foundations is None else "standard", prompts=prompts,
                      n_words=int(scores["word"].nunique()), **_gap_sections(scores, reference, n_resamples, seed),
@@ -129,34 +145,45 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     prompts = list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS)
     scores = compute_value_scores([model], "big2", prompt_keys=prompts, progress=progress, load=load)
-    foundations = None
+    foundations = elo = None
     if kind == "standard":
         terms = mfd2_words()
         foundations = (compute_value_scores([model], "mfd2", prompt_keys=prompts, words=terms, progress=progress,
                                             load=load),
                        reference_scores(prompts, "mfd2", words=terms))
+        own, ref = elo_scores("compute", [model], n_items=ELO_ITEMS, load=load), elo_scores("published", None,
+                                                                                              n_items=ELO_ITEMS)
+        elo = (elo_agreement(own.scores, own.models, own.label), elo_agreement(ref.scores, ref.models, ref.label))
     info = model_info([model]).iloc[0]
     family = info.get("family")
     return card_from_scores(scores, reference_scores(prompts), model=model, label=str(info.get("nickname") or model),
                             reward_kind=str(scores["reward_kind"].iloc[0]),
                             family=None if pd.isna(family) else str(family), rmlib_version=__version__,
-                            n_resamples=n_resamples, seed=seed, foundations=foundations)
+                            n_resamples=n_resamples, seed=seed, foundations=foundations, elo=elo)
 
 
-def card_words(kind: str = "standard") -> tuple[list[str], list[str]]:
-    """(prompt keys, answers) a card of ``kind`` scores: the Big Two nouns, and for a standard card the MFD2 sample."""
+def card_answers(kind: str = "standard") -> list[tuple[list[str], list[str]]]:
+    """What a card of ``kind`` scores, as (prompt texts, answers) groups, every answer under every prompt of its group:
+    the Big Two nouns (and, for a standard card, the MFD2 sample) under the card's design prompts; for a standard
+    card also the :data:`ELO_ITEMS` EloEverything items under the elo_misalignment chapter's prompts."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    keys = list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS)
     words = value_lexicon("big2")["word"].tolist() + (mfd2_words() if kind == "standard" else [])
-    return list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS), words
+    groups = [(design_prompts(keys)["prompt"].tolist(), words)]
+    if kind == "standard":
+        items = elo_items(next(iter(ELO_PROMPTS)), ELO_ITEMS)["item"].tolist()  # as elo_scores picks them
+        groups.append(([p.text for p in ELO_PROMPTS.values()], items))
+    return groups
 
 
 def card_estimate(model: str, kind: str = "standard", gpu: str = "h200", mfu: float | None = None) -> float | None:
     """The GPU seconds a card of ``model`` would take by the cost model (:mod:`rmlib.engine.cost`: FLOPs from the
     registry's architecture at an assumed MFU, its ``DEFAULT_MFU`` unless given): an **estimate, not a
     measurement**, without loading. None when the registry records no architecture for the model."""
-    keys, words = card_words(kind)
-    prompts = tuple(design_prompts(keys)["prompt"])
-    cost = engine.job_cost(engine.Job(model=model, prompt_key=f"{kind} card", prompt=prompts[0], kind="answers",
-                                      answers=tuple(words), prompts=prompts))
-    return None if cost is None else cost.seconds(engine.GPUS[gpu], engine.DEFAULT_MFU if mfu is None else mfu)
+    costs = [engine.job_cost(engine.Job(model=model, prompt_key=f"{kind} card", prompt=prompts[0], kind="answers",
+                                        answers=tuple(answers), prompts=tuple(prompts)))
+             for prompts, answers in card_answers(kind)]
+    if any(c is None for c in costs):
+        return None
+    return sum(c.seconds(engine.GPUS[gpu], engine.DEFAULT_MFU if mfu is None else mfu) for c in costs)

@@ -58,6 +58,9 @@ def diff_cards(a: ValueCard, b: ValueCard) -> pd.DataFrame:
         for f in sorted(getattr(a, name), key=lambda f: f.measure):
             rows.append({"measure": label.format(f.measure), "a": f.estimate, "b": other[f.measure],
                          "change": other[f.measure] - f.estimate, "noise": None, "outside_noise": None})
+    if a.elo is not None and b.elo is not None:
+        rows.append({"measure": "Spearman ρ with the human EloEverything ratings", "a": a.elo.rho, "b": b.elo.rho,
+                     "change": b.elo.rho - a.elo.rho, "noise": None, "outside_noise": None})
     tau_b = {t.reference: t.tau for t in b.agreement}
     for t in sorted(a.agreement, key=lambda t: t.reference):
         rows.append({"measure": f"Kendall τ with {t.reference}", "a": t.tau, "b": tau_b[t.reference],

@@ -10,8 +10,10 @@ from rmlib import __version__
 from rmbook.analysis.card.build import (QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores, mfd2_words,
                                         reference_scores, value_card)
 from rmbook.analysis.card.diff import diff_cards
+from rmbook.analysis.card.measures import ELO_ITEMS, elo_agreement
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
+from rmbook.analysis.human_ratings import elo_scores
 from rmlib.registry import get_spec, split_available
 
 __all__ = ["MODES", "paper_rm_cards", "gallery_rows", "lowest_paper_tau", "n_beyond_gap", "trained_pairs",
@@ -23,20 +25,25 @@ AMONG = "among them"
 
 def paper_rm_cards(kind: str = "standard", *, n_resamples: int = 999, seed: int = 0) -> list[ValueCard]:
     """The card of each paper RM, computed from its released scores of the card's words and prompts and placed among
-    the other nine: the same numbers the Big Two and moral-foundations chapters report for it."""
+    the other nine: the same numbers the Big Two, moral-foundations and EloEverything chapters report for it."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     prompts = QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS
     big = reference_scores(prompts)
     mfd = reference_scores(prompts, "mfd2", words=mfd2_words()) if kind == "standard" else None
+    elo = None
+    if kind == "standard":
+        released = elo_scores("published", None, n_items=ELO_ITEMS)
+        elo = elo_agreement(released.scores, released.models, released.label)
     cards = []
     for nickname, own in big.groupby("model", sort=True):
         others = big[big["model"] != nickname]
         foundations = None if mfd is None else (mfd[mfd["model"] == nickname], mfd[mfd["model"] != nickname])
+        agreement = None if elo is None else (elo[elo["model"] == nickname], elo[elo["model"] != nickname])
         cards.append(card_from_scores(own, others, model=nickname, label=nickname,
                                       reward_kind=str(own["reward_kind"].iloc[0]), family=str(own["family"].iloc[0]),
                                       rmlib_version=__version__, n_resamples=n_resamples, seed=seed,
-                                      foundations=foundations))
+                                      foundations=foundations, elo=agreement))
     return cards
 
 
@@ -46,7 +53,8 @@ def _by_valence(items, valence: str):
 
 def gallery_rows(cards: list[ValueCard], source: str) -> pd.DataFrame:
     """One row per card: its gaps and where they fall, its ranks of love and freedom, how many of its ten foundation
-    numbers fall beyond the range of the models it was placed among, and the paper RM it agrees with most.
+    numbers fall beyond the range of the models it was placed among, the paper RM it agrees with most, and its
+    Spearman ρ with people's EloEverything ratings.
     ``source`` says where its rewards came from ("released scores" or "computed")."""
     rows = []
     for c in cards:
@@ -59,7 +67,9 @@ def gallery_rows(cards: list[ValueCard], source: str) -> pd.DataFrame:
                      "n_foundations_beyond": (sum(p.side != "among them" for p in c.foundation_placements)
                                               if c.foundation_placements else None),
                      "nearest": c.agreement[0].reference if c.agreement else None,
-                     "nearest_tau": c.agreement[0].tau if c.agreement else None})
+                     "nearest_tau": c.agreement[0].tau if c.agreement else None,
+                     "elo_rho": c.elo.rho if c.elo is not None else None,
+                     "elo_side": c.elo_placement.side if c.elo_placement is not None else None})
     return pd.DataFrame(rows)
 
 

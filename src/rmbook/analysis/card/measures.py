@@ -10,6 +10,7 @@ import pandas as pd
 
 from rmbook.analysis.exposure import exposure_frame, pooled_frequency_slopes
 from rmbook.analysis.framing import framing_contrast, framing_frame
+from rmbook.analysis.human_ratings import human_agreement
 from rmlib.stats import require_columns
 from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
 from rmlib.stats.similarity import pairwise_similarity
@@ -17,7 +18,7 @@ from rmlib.stats.similarity import pairwise_similarity
 __all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL", "GAP_SIDES", "RANK_SIDES",
            "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
            "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves", "EXPOSURE_SOURCE",
-           "exposure_slopes"]
+           "exposure_slopes", "ELO_ITEMS", "elo_agreement"]
 
 GREATEST_PROMPT = "greatest_ever_one"
 WORDS = ("love", "freedom")
@@ -30,6 +31,7 @@ FRAMING_SOURCE = "afinn"  # the framing chapter's first affect lexicon: the word
 # the framing claim's two halves (rmbook.analysis.framing.framing_contrast): under positive prompts, the slope on
 # positive words minus that on negative words; under negative prompts, the reverse (oriented: agreeing is up)
 FRAMING_HALVES = ("pos_prompts", "neg_prompts")
+ELO_ITEMS = 500  # EloEverything items spread over the human ranking (the chapter's own spread), the same for all
 EXPOSURE_SOURCE = "wordfreq"  # of the mere-exposure chapter's frequency sources, the one that rates all but a few
                               # of the card's words (BNC's exact forms miss about half of them)
 
@@ -179,3 +181,14 @@ def exposure_slopes(scores: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([{"model": r["model"], "measure": v, "estimate": r[f"slope_{v}"],
                           "ci_low": r[f"slope_{v}_ci_low"], "ci_high": r[f"slope_{v}_ci_high"], "n_words": n_words}
                          for _, r in slopes.iterrows() for v in ("negative", "positive")])
+
+
+def elo_agreement(scores: pd.DataFrame, models, label: dict) -> pd.DataFrame:
+    """Per model, Spearman's ρ between its rewards of the EloEverything items and the human Elo ratings, as the
+    elo_misalignment chapter computes it per prompt (:func:`rmbook.analysis.human_ratings.human_agreement`), then
+    averaged over the prompts: model (its ``label``), rho, rho_min, rho_max (over the prompts), n_items, n_prompts.
+    ``scores``: the wide table of :func:`rmbook.analysis.human_ratings.elo_scores`."""
+    per_prompt = human_agreement(scores, models, label)
+    out = per_prompt.groupby("model", sort=True)["rho"].agg(rho="mean", rho_min="min", rho_max="max")
+    return out.reset_index().assign(n_items=int(scores["item"].nunique()),
+                                    n_prompts=int(scores["prompt_key"].nunique()))

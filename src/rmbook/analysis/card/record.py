@@ -5,7 +5,7 @@ from __future__ import annotations
 from rmlib.storage import ChapterResults, Record, Section
 
 __all__ = ["KINDS", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
-           "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "ValueCard"]
+           "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "EloAgreement", "ValueCard"]
 
 KINDS = ("quick", "standard")
 
@@ -114,6 +114,17 @@ class SlopePlacement(Section):
     nearest_distance: float
 
 
+class EloAgreement(Record):
+    """Spearman's ρ between a model's rewards of EloEverything items and the human ratings, averaged over prompts."""
+
+    model: str
+    rho: float
+    rho_min: float         # the lowest and highest ρ of one prompt
+    rho_max: float
+    n_items: int
+    n_prompts: int
+
+
 class ValueCard(ChapterResults):
     """One model's value card (``card.json``): what was measured, how, and where it falls among the paper RMs."""
 
@@ -145,3 +156,6 @@ class ValueCard(ChapterResults):
     exposure: list[Slope] = []                       # standard card: the frequency slope under each prompt valence
     exposure_placements: list[SlopePlacement] = []
     exposure_reference: list[Slope] = []
+    elo: EloAgreement | None = None                  # standard card: agreement with people's ratings
+    elo_placement: SlopePlacement | None = None
+    elo_reference: list[EloAgreement] = []

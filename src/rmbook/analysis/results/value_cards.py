@@ -24,6 +24,8 @@ def computed_summary(rows: pd.DataFrame, lowest_paper_tau: float | None) -> Comp
     n_beyond = rows["n_foundations_beyond"].dropna()
     taus = rows["nearest_tau"].dropna()
     top = rows.loc[taus.idxmax()] if len(taus) else None
+    elo = rows.dropna(subset=["elo_side"])
+    elo_beyond = dict(zip(elo.loc[elo["elo_side"] != AMONG, "label"], elo.loc[elo["elo_side"] != AMONG, "elo_side"]))
     return ComputedSummary(
         n_models=len(rows), n_beyond_gap=len(beyond), beyond_gap=beyond,
         min_foundations_beyond=None if n_beyond.empty else int(n_beyond.min()),
@@ -31,7 +33,8 @@ def computed_summary(rows: pd.DataFrame, lowest_paper_tau: float | None) -> Comp
         max_tau=None if top is None else float(top["nearest_tau"]),
         max_tau_model=None if top is None else str(top["label"]),
         max_tau_reference=None if top is None else str(top["nearest"]), lowest_paper_tau=lowest_paper_tau,
-        n_below_paper_tau=(0 if lowest_paper_tau is None else int((taus < lowest_paper_tau).sum())))
+        n_below_paper_tau=(0 if lowest_paper_tau is None else int((taus < lowest_paper_tau).sum())),
+        n_elo=len(elo), elo_beyond=elo_beyond)
 
 
 def trained(asked, diffs: pd.DataFrame, missing: dict[str, str]) -> Trained:

@@ -11,12 +11,13 @@ from rmlib.storage import read_results, write_results
 AMONG = "among them"
 
 
-def _rows(source, sides, taus, beyond) -> pd.DataFrame:
+def _rows(source, sides, taus, beyond, elo=None) -> pd.DataFrame:
+    elo = elo or [AMONG] * len(sides)
     return pd.DataFrame([{"label": f"{source[0]}{i}", "model": f"m{i}", "source": source, "reward_kind": "RM score",
                           "gap_negative": -10.0 * i, "side_negative": neg, "gap_positive": 1.0 * i,
                           "side_positive": pos, "love": 1.0, "freedom": 2.0, "n_foundations_beyond": b,
-                          "nearest": "R-Gem-2B", "nearest_tau": t}
-                         for i, ((neg, pos), t, b) in enumerate(zip(sides, taus, beyond))])
+                          "nearest": "R-Gem-2B", "nearest_tau": t, "elo_rho": 0.1 * i, "elo_side": e}
+                         for i, ((neg, pos), t, b, e) in enumerate(zip(sides, taus, beyond, elo))])
 
 
 class _Card:
@@ -32,7 +33,7 @@ NONE = value_cards.Trained(asked=[], pairs=[], missing={})
 
 def test_the_summary_counts_what_the_computed_rows_say():
     computed = _rows("computed", [(AMONG, AMONG), (AMONG, "communion side of every paper RM"), (AMONG, AMONG)],
-                     [0.2, 0.6, 0.3], [2, 7, 5])
+                     [0.2, 0.6, 0.3], [2, 7, 5], elo=[AMONG, AMONG, "above every paper RM"])
     s = value_cards.computed_summary(computed, lowest_paper_tau=0.41)
     r = value_cards.chapter_results("compute", [_Card()], PAPER, computed, s, NONE)
     assert r.computed == s
@@ -41,6 +42,7 @@ def test_the_summary_counts_what_the_computed_rows_say():
     assert (s.min_foundations_beyond, s.max_foundations_beyond) == (2, 7)
     assert (s.max_tau, s.max_tau_model, s.max_tau_reference) == (0.6, "c1", "R-Gem-2B")
     assert s.n_below_paper_tau == 2  # 0.2 and 0.3 are below 0.41; 0.6 is not
+    assert (s.n_elo, s.elo_beyond) == (3, {"c2": "above every paper RM"})
     assert value_cards.rows_frame(PAPER, computed)["label"].tolist() == ["r0", "r1", "r2", "c0", "c1", "c2"]
 
 
@@ -54,9 +56,11 @@ def test_a_published_run_has_no_computed_summary_and_round_trips(tmp_path):
 
 
 def test_quick_cards_have_no_foundations_or_agreement_to_summarise():
-    quick = PAPER.assign(source="computed", n_foundations_beyond=None, nearest=None, nearest_tau=None)
+    quick = PAPER.assign(source="computed", n_foundations_beyond=None, nearest=None, nearest_tau=None, elo_rho=None,
+                         elo_side=None)
     s = value_cards.computed_summary(quick, lowest_paper_tau=None)
     assert s.min_foundations_beyond is None and s.max_tau is None and s.n_below_paper_tau == 0
+    assert s.n_elo == 0 and s.elo_beyond == {}
 
 
 def test_a_base_to_rm_diff_counts_the_numbers_that_moved_beyond_their_noise():

@@ -15,6 +15,9 @@ def test_one_computed_model_is_described_in_the_singular():
     assert "ten numbers for the moral foundations (five foundations × two valences), 7 fall beyond" in text
     assert "Kendall's τ = 0.05 (tiny with S-Gem-27B)" in text and "agree at τ = 0.41 or more" in text
     assert "it agrees with every paper RM less than any two paper RMs agree" in text and "per model" not in text
+    assert "EloEverything" not in text  # no model with that agreement: no sentence about it
+    elo = render("value_cards", "computed", s=ONE.model_copy(update=dict(n_elo=1, elo_beyond={"tiny": "above every paper RM"})))
+    assert "Its agreement with people's EloEverything ratings (Spearman's ρ) falls beyond the range of the ten (above every paper RM)." in elo
 
 
 def test_several_computed_models_are_counted_and_named():
@@ -23,6 +26,8 @@ def test_several_computed_models_are_counted_and_named():
     text = render("value_cards", "computed", s=three)
     assert "Of the 3 computed models, 2 fall beyond all ten paper RMs" in text and "valence (a, b). Of each" in text
     assert "between 3 and 7 per model fall beyond" in text and "2 of the 3 agree with every paper RM less" in text
+    elo = render("value_cards", "computed", s=three.model_copy(update=dict(n_elo=3, elo_beyond={"a": "below every paper RM"})))
+    assert "falls beyond the range of the ten for 1 of the 3 computed models (a: below every paper RM)." in elo
 
 
 def test_a_published_run_says_how_to_add_models_and_the_brief_opens_with_what_a_card_is():

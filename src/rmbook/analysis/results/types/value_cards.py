@@ -28,6 +28,8 @@ class CardRow(Record):
     n_foundations_beyond: int | None  # of the 10 foundation × valence numbers (None: a quick card)
     nearest: str | None               # the paper RM it agrees with most (Kendall τ), None on a quick card
     nearest_tau: Num
+    elo_rho: Num = None               # Spearman ρ with people's EloEverything ratings, None on a quick card
+    elo_side: str | None = None       # where that ρ falls among the models the card was placed among
 
 
 class ComputedSummary(Section):
@@ -43,6 +45,8 @@ class ComputedSummary(Section):
     max_tau_reference: str | None  # the paper RM it has that τ with
     lowest_paper_tau: Num       # the lowest τ between two paper RMs
     n_below_paper_tau: int      # computed models whose highest τ is below lowest_paper_tau
+    elo_beyond: dict[str, str] = {}  # computed models whose ρ with the EloEverything ratings is beyond all ten: side
+    n_elo: int = 0              # computed models with that ρ (standard cards)
 
 
 class TrainedPair(Record):
