@@ -66,6 +66,26 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
     assert "different things" in capsys.readouterr().err
 
 
+def test_a_vocab_card_lists_the_extremes_of_each_prompts_whole_vocabulary_sweep(cache, tmp_path, capsys, monkeypatch):
+    from rmbook.analysis.card import VOCAB_K, VOCAB_PROMPTS
+    from rmlib import engine
+    from rmlib.models import LoadOptions
+
+    assert main(["card", "tiny-llama", "--quick", "--vocab", "--dtype", "float32", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    card = read_results("card", tmp_path, ValueCard)
+    _refuse_loading(monkeypatch)  # the sweeps the card made are in the cache, as the chapters' are
+    sweeps = engine.token_reward_table(["tiny-llama"], VOCAB_PROMPTS, load=LoadOptions(dtype="float32"))
+    assert card.vocab_size == len(sweeps) // 3 and len(card.vocab) == 3 * 2 * VOCAB_K
+    for key, one in sweeps.groupby("prompt_key"):
+        top = [t.token_id for t in card.vocab if t.prompt_key == key and t.side == "highest"]
+        bottom = [t.reward for t in card.vocab if t.prompt_key == key and t.side == "lowest"]
+        assert top == one.sort_values(["reward", "token_id"], ascending=[False, True])["token_id"].head(VOCAB_K).tolist()
+        assert bottom == sorted(one["reward"])[:VOCAB_K]
+        assert f"whole vocabulary ({card.vocab_size:,} tokens), {key}: rewarded most" in out
+    assert "**The whole vocabulary.**" in (tmp_path / "card.md").read_text()
+
+
 def test_what_the_card_cannot_do_is_said_plainly(cache, tmp_path, capsys):
     assert main(["card", "no-such-model", "--quick", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err

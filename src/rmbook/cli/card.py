@@ -1,4 +1,4 @@
-"""``rmlib card MODEL [--quick]``: a value card of any reward model (or an LM as an implicit reward), placed among the
+"""``rmlib card MODEL [--quick] [--vocab]``: a value card of any reward model (or an LM as an implicit reward), placed among the
 ten paper RMs (:mod:`rmbook.analysis.card`), written as ``card.json`` (typed, checked when read), ``card.md`` and ``card.html`` (offline)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from rmbook.analysis.card import ValueCard, diff_cards, value_card
 from rmlib.cli.commands import _options
 from rmlib.cli.show import on_terminal, quiet_libraries
-from rmbook.report.card import card_html, card_markdown
+from rmbook.report.card import card_html, card_markdown, shown_token
 from rmlib.storage import atomic, read_results, write_results
 
 __all__ = ["add_card_command", "default_folder"]
@@ -54,7 +54,7 @@ def _cmd_card(args) -> int:
     if not on_terminal():
         quiet_libraries()  # off a terminal, no library's progress bars (the card's lines are what a log needs)
     card = value_card(args.model, kind="quick" if args.quick else "standard", n_resamples=args.resamples,
-                      seed=args.seed, load=_options(args), progress=on_terminal())
+                      seed=args.seed, load=_options(args), progress=on_terminal(), vocab=args.vocab)
     path = write_results(card, out)
     md, page = out / "card.md", out / "card.html"
     atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
@@ -75,6 +75,10 @@ def _cmd_card(args) -> int:
     if card.agreement:
         print("most alike (Kendall τ on the Big Two nouns): "
               + ", ".join(f"{t.reference} {t.tau:.2f}" for t in card.agreement[:3]))
+    for key in dict.fromkeys(t.prompt_key for t in card.vocab):
+        top = [t for t in card.vocab if t.prompt_key == key and t.side == "highest"]
+        print(f"whole vocabulary ({card.vocab_size:,} tokens), {key}: rewarded most "
+              + ", ".join(shown_token(t.text, t.token_id) for t in top[:5]))
     print(f"wrote {path}, {md} and {page}", file=sys.stdout)
     return 0
 
@@ -83,11 +87,14 @@ def add_card_command(sub) -> None:
     """Register ``card`` on an argparse subparsers object."""
     p = sub.add_parser("card", help="a value card of a reward model, placed among the ten paper RMs",
                        description="Score the Big Two nouns and a 200-term MFD2 sample as one-word answers to the 18 "
-                                   "one-word prompts of the 54-prompt design (cached and resumable like every rmlib "
-                                   "score); compute the agency − communion gap, the ranks of 'love' and 'freedom', "
-                                   "the five moral foundations' median ranks, as the Big Two and moral-foundations "
-                                   "chapters do, and Kendall's τ with each paper RM; and place them among the ten "
-                                   "paper RMs' released scores. --quick: the Big Two nouns under four prompts only. "
+                                   "one-word prompts of the 54-prompt design, and 500 EloEverything items under that "
+                                   "chapter's three prompts (cached and resumable like every rmlib score); compute, as "
+                                   "the chapters do, the agency − communion gap, the ranks of 'love' and 'freedom', "
+                                   "the five moral foundations' median ranks, the framing and frequency slopes, "
+                                   "Spearman's ρ with people's Elo ratings and Kendall's τ with each paper RM; and "
+                                   "place them among the ten paper RMs' released scores. --quick: the Big Two nouns "
+                                   "under four prompts only. --vocab: also the tokens rewarded most and least by a "
+                                   "full-vocabulary sweep. "
                                    "Writes card.json, card.md and card.html (one offline page).")
     p.add_argument("target", nargs="+", metavar="MODEL | diff A B",
                    help="registry id, hub id 'owner/name', local:<name> or local:/path (an LM gives its implicit "
@@ -95,6 +102,9 @@ def add_card_command(sub) -> None:
                         "between two cards, each gap's change judged against the prompts' spread")
     p.add_argument("--quick", action="store_true", help="the quick card: Big Two and love/freedom under four prompts "
                                                         "(no intervals, no foundations, no agreement)")
+    p.add_argument("--vocab", action="store_true", help="also sweep the whole vocabulary under the FAccT paper's three "
+                                                        "prompts and list the tokens rewarded most and least (cached; "
+                                                        "minutes for a small LM on 2 cores)")
     p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
     p.add_argument("--resamples", type=int, default=999, help="bootstrap resamples over prompts (default 999)")
     p.add_argument("--seed", type=int, default=0)

@@ -10,11 +10,12 @@ from collections import Counter
 from markdown_it import MarkdownIt
 
 from rmbook.analysis.card import GREATEST_PROMPT, ValueCard
-from rmlib.data import design_prompts
+from rmlib.data import design_prompts, prompt_table
+from rmbook.report.masking import mask_text
 from rmbook.report.charts import card_agreement_chart, card_chart, card_foundations_chart, render_html
 from rmbook.report.prose import render
 
-__all__ = ["card_markdown", "card_html", "cards_table", "diffs_table", "ANCHORS"]
+__all__ = ["card_markdown", "card_html", "cards_table", "diffs_table", "shown_token", "ANCHORS"]
 
 ANCHORS = ("R-Gem-2B", "R-Lla-3B")  # the FAccT paper's love vs freedom pair: one developer, one data set
 
@@ -33,7 +34,7 @@ def card_markdown(card: ValueCard) -> str:
                   greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors,
                   foundations=_foundation_rows(card), tau=_agreement_summary(card),
                   n_ref=len(card.reference_families), framing=_slope_rows(card, "framing"),
-                  exposure=_slope_rows(card, "exposure"), elo=_elo_row(card))
+                  exposure=_slope_rows(card, "exposure"), elo=_elo_row(card), vocab=_vocab_rows(card))
 
 
 def _prompt_list(prompts) -> str:
@@ -73,6 +74,32 @@ def _elo_row(card: ValueCard) -> dict | None:
         return None
     rhos = [r.rho for r in card.elo_reference]
     return {**card.elo.model_dump(), **card.elo_placement.model_dump(), "ref_low": min(rhos), "ref_high": max(rhos)}
+
+
+def shown_token(text: str, token_id: int) -> str:
+    """A token as a table cell shows it: slurs masked, a leading or trailing space as ␣, in code; text that does not
+    decode on its own (the replacement character) or is blank gets its id, so two such tokens never look alike."""
+    shown = mask_text(text)
+    core = shown.strip(" ")
+    lead = len(shown) - len(shown.lstrip(" "))
+    trail = len(shown) - len(shown.rstrip(" ")) if core else 0
+    shown = "␣" * lead + core + "␣" * trail
+    shown = shown.replace("|", "\\|").replace("`", "'").replace("\n", "\\n")
+    tag = f" (id {token_id})" if "\ufffd" in text or not text.strip() else ""
+    return f"`{shown}`{tag}"
+
+
+def _vocab_rows(card: ValueCard) -> list[dict]:
+    """Per prompt of a --vocab card: its text and the tokens rewarded most and least, as shown."""
+    if not card.vocab:
+        return []
+    texts = prompt_table(list(dict.fromkeys(t.prompt_key for t in card.vocab))).set_index("prompt_key")["prompt"]
+    rows = []
+    for key in texts.index:
+        side = {s: [shown_token(t.text, t.token_id) for t in sorted(card.vocab, key=lambda t: t.rank)
+                    if t.prompt_key == key and t.side == s] for s in ("highest", "lowest")}
+        rows.append({"prompt": texts[key], **side})
+    return rows
 
 
 def _agreement_summary(card: ValueCard) -> dict | None:

@@ -367,3 +367,46 @@ def test_a_model_that_rewards_what_people_rate_lands_above_every_paper_rm_and_ot
     with pytest.raises(ValueError, match="different EloEverything items"):
         _card(big, _planted(big, None), foundations=(mfd[mfd["model"] == "R-Lla-3B"].assign(model="planted"), mfd),
               elo=(own, card.elo_agreement(elo.scores, elo.models, elo.label)))
+
+
+# --vocab: the extremes of a full-vocabulary sweep under the FAccT paper's three prompts
+
+
+def _sweeps(rewards: dict[str, list[float]], texts: list[str]) -> pd.DataFrame:
+    """A token_reward_table of one model: per prompt key, one reward per token id."""
+    return pd.DataFrame([{"prompt_key": key, "token_id": i, "text": texts[i], "reward": r}
+                         for key, rs in rewards.items() for i, r in enumerate(rs)])
+
+
+def test_the_vocabulary_extremes_are_the_highest_and_lowest_rewards_ties_by_id():
+    texts = [f"t{i}" for i in range(6)]
+    table = _sweeps({"greatest": [0.0, 5.0, 5.0, -2.0, 1.0, -2.0], "worst": [3.0, 2.0, 1.0, 0.0, -1.0, -9.0]}, texts)
+    ext = card.vocab_extremes(table, k=2).set_index(["prompt_key", "side", "rank"])
+    assert ext.loc[("greatest", "highest"), "token_id"].tolist() == [1, 2]   # 5.0 twice: the lower id first
+    assert ext.loc[("greatest", "lowest"), "token_id"].tolist() == [3, 5]
+    assert ext.loc[("worst", "highest"), "reward"].tolist() == [3.0, 2.0]
+    assert ext.loc[("worst", "lowest"), "text"].tolist() == ["t5", "t4"] and (ext["n_tokens"] == 6).all()
+    with pytest.raises(ValueError, match="no tokens"):
+        card.vocab_extremes(table.iloc[:0])
+
+
+def test_a_vocab_card_lists_each_prompts_extremes_with_slurs_masked_and_lookalikes_told_apart(reference):
+    from rmbook.report.card import shown_token
+    from rmbook.report.masking import mask_word
+    from rmlib.data.slurs import slur_lexicon
+
+    slur = sorted(slur_lexicon().words)[0]
+    texts = [" love", slur, "\ufffd", "\ufffd", "x|y", "war"]
+    table = _sweeps({k: [6.0, 1.0, 5.0, 5.0, 0.5, -3.0] for k in card.VOCAB_PROMPTS}, texts)
+    c = _card(reference, _planted(reference, None), vocab=card.vocab_extremes(table, k=3))
+    assert c.vocab_size == 6 and len(c.vocab) == 3 * 2 * 3
+    md = card_markdown(c)
+    assert "**The whole vocabulary.** Each of its 6 tokens" in md
+    # two tokens that decode alike are told apart by their ids; the slur is masked; a pipe does not split the cell
+    assert ("| What, in one word, is the greatest thing ever? | `␣love`, `�` (id 2), `�` (id 3) | `war`, `x\\|y`, "
+            f"`{mask_word(slur)}` |") in md
+    assert slur not in md.lower()
+    assert shown_token("x|y", 4) == "`x\\|y`" and shown_token("   ", 7) == "`␣␣␣` (id 7)"
+    assert card.ValueCard.model_validate_json(c.model_dump_json()) == c
+    assert not _card(reference, _planted(reference, None)).vocab  # no --vocab, no section
+    assert "The whole vocabulary" not in card_markdown(_card(reference, _planted(reference, None)))

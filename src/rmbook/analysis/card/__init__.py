@@ -19,6 +19,9 @@ whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompt
 * (standard card) **EloEverything**: Spearman's ρ between the model's rewards of :data:`ELO_ITEMS` EloEverything
   items (spread over the human ranking) and people's Elo ratings, per prompt of the elo_misalignment chapter, averaged
   over its three prompts (:func:`rmbook.analysis.card.measures.elo_agreement`);
+* (with ``--vocab``, either kind) **the whole vocabulary**: the :data:`VOCAB_K` tokens rewarded most and least under
+  each of the FAccT paper's three prompts, from full-vocabulary sweeps (:func:`vocab_extremes`); not placed among the
+  paper RMs, whose vocabularies differ;
 * (standard card) **agreement**: Kendall's τ-b between the model's rewards of the Big Two nouns and each paper RM's,
   within each prompt, averaged over the prompts; beside it the same τ between the paper RMs themselves.
 
@@ -42,11 +45,11 @@ from rmbook.analysis.card.diff import diff_cards
 from rmbook.analysis.card.measures import (ELO_ITEMS, EXPOSURE_SOURCE, FRAMING_SOURCE, GREATEST_PROMPT, WORDS,
                                            agreement, big_two_gaps, elo_agreement, exposure_slopes,
                                            foundation_intervals, foundation_ranks, framing_halves, gap_intervals,
-                                           placement, word_ranks)
+                                           placement, VOCAB_K, VOCAB_PROMPTS, vocab_extremes, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "KINDS", "GREATEST_PROMPT", "WORDS", "MFD2_WORDS_PER_CATEGORY",
            "ValueCard", "value_card", "big_two_gaps", "gap_intervals", "foundation_ranks", "foundation_intervals",
            "agreement", "word_ranks", "placement", "FRAMING_SOURCE", "framing_halves", "EXPOSURE_SOURCE",
-           "exposure_slopes", "ELO_ITEMS", "elo_agreement", "reference_scores",
+           "exposure_slopes", "ELO_ITEMS", "elo_agreement", "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes", "reference_scores",
            "mfd2_words", "card_from_scores", "diff_cards"]

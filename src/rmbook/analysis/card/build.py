@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 
 from rmlib import __version__, engine
-from rmbook.analysis.card.measures import (ELO_ITEMS, RANK_SIDES, SLOPE_SIDES, agreement, big_two_gaps, elo_agreement,
-                                           exposure_slopes, framing_halves, foundation_intervals,
-                                           foundation_ranks, gap_intervals, placement, word_ranks)
+from rmbook.analysis.card.measures import (ELO_ITEMS, RANK_SIDES, SLOPE_SIDES, VOCAB_PROMPTS, agreement, big_two_gaps,
+                                           elo_agreement, exposure_slopes, framing_halves, foundation_intervals,
+                                           foundation_ranks, gap_intervals, placement, vocab_extremes, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.human_ratings import elo_scores
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
@@ -109,12 +109,13 @@ def _elo_sections(own: pd.DataFrame, reference: pd.DataFrame, model: str) -> dic
 def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: str, label: str, reward_kind: str,
                      family: str | None, rmlib_version: str, n_resamples: int = 999, seed: int = 0,
                      foundations: tuple[pd.DataFrame, pd.DataFrame] | None = None,
-                     elo: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> ValueCard:
+                     elo: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+                     vocab: pd.DataFrame | None = None) -> ValueCard:
     """The card of the one model in ``scores`` (its Big Two rewards, the long value-profile shape), placed among the
     models of ``reference`` (the same shape, with ``family``). ``foundations`` (the model's and the reference's MFD2
     rewards on the same terms and prompts) makes it a standard card, with agreement, framing and exposure; without it,
     a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items) adds the
-    EloEverything section."""
+    EloEverything section; ``vocab`` (:func:`vocab_extremes` of the model's full-vocabulary sweeps) its extremes."""
     require_columns(reference, ["model", "family"], "reference")
     prompts = _same_prompts(scores, reference)
     words = pd.concat([word_ranks(scores).assign(model=model), word_ranks(reference)], ignore_index=True)
@@ -128,6 +129,8 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
                  **_slope_sections("exposure", exposure_slopes, *all_words, model)}
     if elo is not None:
         extra.update(_elo_sections(*elo, model))
+    if vocab is not None:
+        extra.update(vocab=vocab.drop(columns="n_tokens").to_dict("records"), vocab_size=int(vocab["n_tokens"].max()))
     return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
                      kind="quick" if foundations is None else "standard", prompts=prompts,
                      n_words=int(scores["word"].nunique()), **_gap_sections(scores, reference, n_resamples, seed),
@@ -136,11 +139,12 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
 
 
 def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, seed: int = 0, load=None,
-               progress: bool = False) -> ValueCard:
+               progress: bool = False, vocab: bool = False) -> ValueCard:
     """The card of ``model`` (any id the loader takes: an RM, or an LM as an implicit reward): its rewards of the
     card's words under the card's prompts (cached and resumable like every rmlib score), placed among the paper
     RMs. ``kind``: "quick" (Big Two under :data:`QUICK_PROMPTS`) or "standard" (Big Two and the MFD2 sample under
-    :data:`STANDARD_PROMPTS`, with agreement)."""
+    :data:`STANDARD_PROMPTS`, with agreement). ``vocab``: also sweep the whole vocabulary under the FAccT paper's three
+    prompts (:data:`VOCAB_PROMPTS`; the sweeps are cached like the chapters') and list the extremes."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     prompts = list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS)
@@ -154,12 +158,15 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
         own, ref = elo_scores("compute", [model], n_items=ELO_ITEMS, load=load), elo_scores("published", None,
                                                                                               n_items=ELO_ITEMS)
         elo = (elo_agreement(own.scores, own.models, own.label), elo_agreement(ref.scores, ref.models, ref.label))
+    extremes = None
+    if vocab:
+        extremes = vocab_extremes(engine.token_reward_table([model], VOCAB_PROMPTS, progress=progress, load=load))
     info = model_info([model]).iloc[0]
     family = info.get("family")
     return card_from_scores(scores, reference_scores(prompts), model=model, label=str(info.get("nickname") or model),
                             reward_kind=str(scores["reward_kind"].iloc[0]),
                             family=None if pd.isna(family) else str(family), rmlib_version=__version__,
-                            n_resamples=n_resamples, seed=seed, foundations=foundations, elo=elo)
+                            n_resamples=n_resamples, seed=seed, foundations=foundations, elo=elo, vocab=extremes)
 
 
 def card_answers(kind: str = "standard") -> list[tuple[list[str], list[str]]]:

@@ -18,7 +18,7 @@ from rmlib.stats.similarity import pairwise_similarity
 __all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL", "GAP_SIDES", "RANK_SIDES",
            "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
            "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves", "EXPOSURE_SOURCE",
-           "exposure_slopes", "ELO_ITEMS", "elo_agreement"]
+           "exposure_slopes", "ELO_ITEMS", "elo_agreement", "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes"]
 
 GREATEST_PROMPT = "greatest_ever_one"
 WORDS = ("love", "freedom")
@@ -32,6 +32,8 @@ FRAMING_SOURCE = "afinn"  # the framing chapter's first affect lexicon: the word
 # positive words minus that on negative words; under negative prompts, the reverse (oriented: agreeing is up)
 FRAMING_HALVES = ("pos_prompts", "neg_prompts")
 ELO_ITEMS = 500  # EloEverything items spread over the human ranking (the chapter's own spread), the same for all
+VOCAB_PROMPTS = ("greatest", "best", "worst")  # the FAccT paper's three prompts (rmlib.data.load_prompts' keys)
+VOCAB_K = 10  # tokens listed at each end of a full-vocabulary sweep (`rmlib card --vocab`)
 EXPOSURE_SOURCE = "wordfreq"  # of the mere-exposure chapter's frequency sources, the one that rates all but a few
                               # of the card's words (BNC's exact forms miss about half of them)
 
@@ -192,3 +194,20 @@ def elo_agreement(scores: pd.DataFrame, models, label: dict) -> pd.DataFrame:
     out = per_prompt.groupby("model", sort=True)["rho"].agg(rho="mean", rho_min="min", rho_max="max")
     return out.reset_index().assign(n_items=int(scores["item"].nunique()),
                                     n_prompts=int(scores["prompt_key"].nunique()))
+
+
+def vocab_extremes(table: pd.DataFrame, k: int = VOCAB_K) -> pd.DataFrame:
+    """The ``k`` highest- and ``k`` lowest-rewarded tokens of each prompt's full-vocabulary sweep (``table``:
+    :func:`rmlib.engine.token_reward_table` of one model, special tokens already dropped), ties broken by token id:
+    prompt_key, side ("highest", "lowest"), rank (1 = the extreme), token_id, text, reward, n_tokens (swept)."""
+    require_columns(table, ["prompt_key", "token_id", "text", "reward"], "table")
+    if table.empty:
+        raise ValueError("the sweep has no tokens to rank")
+    rows = []
+    for key, one in table.groupby("prompt_key", sort=False):
+        ordered = one.sort_values(["reward", "token_id"], ascending=[False, True], kind="stable")
+        lowest = one.sort_values(["reward", "token_id"], ascending=[True, True], kind="stable")
+        for side, part in (("highest", ordered.head(k)), ("lowest", lowest.head(k))):
+            rows += [{"prompt_key": key, "side": side, "rank": i + 1, "token_id": int(r.token_id), "text": str(r.text),
+                      "reward": float(r.reward), "n_tokens": len(one)} for i, r in enumerate(part.itertuples())]
+    return pd.DataFrame(rows)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rmlib.storage import ChapterResults, Record, Section
 
 __all__ = ["KINDS", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
-           "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "EloAgreement", "ValueCard"]
+           "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "EloAgreement", "VocabToken", "ValueCard"]
 
 KINDS = ("quick", "standard")
 
@@ -125,6 +125,17 @@ class EloAgreement(Record):
     n_prompts: int
 
 
+class VocabToken(Record):
+    """One of the highest- or lowest-rewarded tokens of a full-vocabulary sweep under one prompt (``--vocab``)."""
+
+    prompt_key: str
+    side: str              # "highest" or "lowest"
+    rank: int              # 1 = the extreme
+    token_id: int
+    text: str              # as decoded (the card's sentences mask slurs; this record keeps the data)
+    reward: float
+
+
 class ValueCard(ChapterResults):
     """One model's value card (``card.json``): what was measured, how, and where it falls among the paper RMs."""
 
@@ -159,3 +170,5 @@ class ValueCard(ChapterResults):
     elo: EloAgreement | None = None                  # standard card: agreement with people's ratings
     elo_placement: SlopePlacement | None = None
     elo_reference: list[EloAgreement] = []
+    vocab: list[VocabToken] = []                     # --vocab: the extremes of the whole vocabulary, per prompt
+    vocab_size: int = 0                              # the tokens swept per prompt (special tokens aside; 0: none)
