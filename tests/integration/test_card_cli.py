@@ -43,6 +43,9 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
     assert all(f"frequency slope, {f.measure} prompts: {f.estimate:+.2f}" in out for f in card.exposure_placements)
     assert card.elo.n_items == 500 and card.elo.n_prompts == 3 and len(card.elo_reference) == 10
     assert f"EloEverything: Spearman ρ {card.elo.rho:.2f} with the human ratings, {card.elo_placement.side}" in out
+    assert [i.direction for i in card.elo_items] == ["over"] * 5 + ["under"] * 5
+    assert all(i.rank_diff > 0 for i in card.elo_items[:5]) and all(i.rank_diff < 0 for i in card.elo_items[5:])
+    assert "EloEverything: valued most above people's ratings: " in out
     assert "LM log-prob" in card.reward_kind  # an LM is an implicit reward, and the card says so
     for p in card.placements:
         assert f"{p.valence} prompts: gap {p.gap:+.1f}" in out and p.side in out

@@ -10,6 +10,7 @@ from rmbook.analysis.card import ValueCard, diff_cards, value_card
 from rmlib.cli.commands import _options
 from rmlib.cli.show import on_terminal, quiet_libraries
 from rmbook.report.card import card_html, card_markdown, shown_token
+from rmbook.report.masking import mask_text
 from rmlib.storage import atomic, read_results, write_results
 
 __all__ = ["add_card_command", "default_folder"]
@@ -72,6 +73,10 @@ def _cmd_card(args) -> int:
         print(f"frequency slope, {f.measure} prompts: {f.estimate:+.2f} (valence held fixed), {f.side}")
     if card.elo_placement is not None:
         print(f"EloEverything: Spearman ρ {card.elo.rho:.2f} with the human ratings, {card.elo_placement.side}")
+        for d, where in (("over", "above"), ("under", "below")):
+            items = [mask_text(i.item) for i in card.elo_items if i.direction == d]
+            if items:
+                print(f"EloEverything: valued most {where} people's ratings: {', '.join(items)}")
     if card.agreement:
         print("most alike (Kendall τ on the Big Two nouns): "
               + ", ".join(f"{t.reference} {t.tau:.2f}" for t in card.agreement[:3]))

@@ -73,7 +73,10 @@ def _elo_row(card: ValueCard) -> dict | None:
     if card.elo is None:
         return None
     rhos = [r.rho for r in card.elo_reference]
-    return {**card.elo.model_dump(), **card.elo_placement.model_dump(), "ref_low": min(rhos), "ref_high": max(rhos)}
+    items = {d: [f"{mask_text(i.item)} ({i.model_rank:.0f} vs {i.human_rank:.0f})" for i in card.elo_items
+                 if i.direction == d] for d in ("over", "under")}
+    return {**card.elo.model_dump(), **card.elo_placement.model_dump(), "ref_low": min(rhos), "ref_high": max(rhos),
+            **items}
 
 
 def shown_token(text: str, token_id: int) -> str:

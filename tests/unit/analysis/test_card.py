@@ -336,7 +336,7 @@ def _elo_card(standard, elo, reward) -> card.ValueCard:
     own = card.elo_agreement(scores, ["planted"], {"planted": "planted"})
     big, mfd = standard
     return _card(big, _planted(big, None), foundations=(mfd[mfd["model"] == "R-Lla-3B"].assign(model="planted"), mfd),
-                 elo=(own, card.elo_agreement(elo.scores, elo.models, elo.label)))
+                 elo=(own, card.elo_agreement(elo.scores, elo.models, elo.label), card.elo_misvalued(scores, "planted")))
 
 
 def test_the_elo_agreement_is_the_elo_chapters_spearman_averaged_over_its_prompts(standard, elo):
@@ -410,3 +410,25 @@ def test_a_vocab_card_lists_each_prompts_extremes_with_slurs_masked_and_lookalik
     assert card.ValueCard.model_validate_json(c.model_dump_json()) == c
     assert not _card(reference, _planted(reference, None)).vocab  # no --vocab, no section
     assert "The whole vocabulary" not in card_markdown(_card(reference, _planted(reference, None)))
+
+
+def test_the_most_misvalued_items_are_the_misalignment_chapters_rank_differences_averaged(standard, elo):
+    """A model that agrees with people except for two planted items lists exactly those, one on each side."""
+    from rmbook.analysis.misalignment import misalignment
+
+    top, bottom = elo.items[0], elo.items[-1]  # people's favourite and least liked of the card's items
+    planted = elo.scores["elo_score"].where(~elo.scores["item"].isin([top, bottom]),
+                                            elo.scores["item"].map({top: -1e6, bottom: 1e6}))
+    ranked = card.elo_misvalued(elo.scores.assign(planted=planted), "planted", k=1).set_index("direction")
+    assert ranked.loc["over", "item"] == bottom and ranked.loc["under", "item"] == top
+    assert ranked.loc["over", "model_rank"] == 1 and ranked.loc["over", "human_rank"] == card.ELO_ITEMS
+    copied = next(m for m in elo.models if elo.label[m] == "R-Lla-8B")
+    mine = card.elo_misvalued(elo.scores, copied).set_index("item")["rank_diff"]
+    chapter = pd.concat([misalignment(d[["item", "elo_score", copied]], "elo_score", [copied], item="item")
+                         for _, d in elo.scores.groupby("prompt_key")]).groupby("item")["rank_diff"].mean()
+    assert len(mine) == 2 * card.ELO_K and mine.to_dict() == pytest.approx(chapter[mine.index].to_dict())
+    assert set(mine.nlargest(card.ELO_K).index) == set(chapter.nlargest(card.ELO_K).index)
+    c = _elo_card(standard, elo, planted)
+    assert [(i.direction, i.item) for i in c.elo_items][::card.ELO_K] == [("over", bottom), ("under", top)]
+    md = card_markdown(c).split("**EloEverything.**")[1]
+    assert f"{bottom} (1 vs {card.ELO_ITEMS})" in md and f"{top} ({card.ELO_ITEMS} vs 1)" in md

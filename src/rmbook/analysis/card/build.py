@@ -7,8 +7,9 @@ import pandas as pd
 
 from rmlib import __version__, engine
 from rmbook.analysis.card.measures import (ELO_ITEMS, RANK_SIDES, SLOPE_SIDES, VOCAB_PROMPTS, agreement, big_two_gaps,
-                                           elo_agreement, exposure_slopes, framing_halves, foundation_intervals,
-                                           foundation_ranks, gap_intervals, placement, vocab_extremes, word_ranks)
+                                           elo_agreement, elo_misvalued, exposure_slopes, framing_halves,
+                                           foundation_intervals, foundation_ranks, gap_intervals, placement,
+                                           vocab_extremes, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.human_ratings import elo_scores
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
@@ -96,26 +97,29 @@ def _slope_sections(name: str, measure, scores: pd.DataFrame, reference: pd.Data
     return {name: own, f"{name}_placements": places, f"{name}_reference": ref}
 
 
-def _elo_sections(own: pd.DataFrame, reference: pd.DataFrame, model: str) -> dict:
-    """The model's agreement with the human EloEverything ratings, placed among the paper RMs' on the same items."""
+def _elo_sections(own: pd.DataFrame, reference: pd.DataFrame, model: str, items: pd.DataFrame | None = None) -> dict:
+    """The model's agreement with the human EloEverything ratings, placed among the paper RMs' on the same items,
+    and (``items``: :func:`elo_misvalued`) the items it values most above and below people's ratings."""
     if own["n_items"].iloc[0] != reference["n_items"].iloc[0]:
         raise ValueError("the model and the paper RMs were scored on different EloEverything items")
     mine = own.iloc[0].to_dict() | {"model": model}
     place = placement(mine["rho"], reference.set_index("model")["rho"], sides=SLOPE_SIDES)
+    listed = [] if items is None else items.drop(columns="n_items").to_dict("records")
     return {"elo": mine, "elo_placement": {"measure": "spearman_rho", "estimate": mine["rho"], **place},
-            "elo_reference": reference}
+            "elo_reference": reference, "elo_items": listed}
 
 
 def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: str, label: str, reward_kind: str,
                      family: str | None, rmlib_version: str, n_resamples: int = 999, seed: int = 0,
                      foundations: tuple[pd.DataFrame, pd.DataFrame] | None = None,
-                     elo: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+                     elo: tuple | None = None,
                      vocab: pd.DataFrame | None = None) -> ValueCard:
     """The card of the one model in ``scores`` (its Big Two rewards, the long value-profile shape), placed among the
     models of ``reference`` (the same shape, with ``family``). ``foundations`` (the model's and the reference's MFD2
     rewards on the same terms and prompts) makes it a standard card, with agreement, framing and exposure; without it,
-    a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items) adds the
-    EloEverything section; ``vocab`` (:func:`vocab_extremes` of the model's full-vocabulary sweeps) its extremes."""
+    a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items, and optionally
+    :func:`elo_misvalued` of the model) adds the EloEverything section; ``vocab`` (:func:`vocab_extremes` of the
+    model's full-vocabulary sweeps) its extremes."""
     require_columns(reference, ["model", "family"], "reference")
     prompts = _same_prompts(scores, reference)
     words = pd.concat([word_ranks(scores).assign(model=model), word_ranks(reference)], ignore_index=True)
@@ -128,7 +132,8 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
                  **_slope_sections("framing", framing_halves, *all_words, model),
                  **_slope_sections("exposure", exposure_slopes, *all_words, model)}
     if elo is not None:
-        extra.update(_elo_sections(*elo, model))
+        own, ref, *items = elo
+        extra.update(_elo_sections(own, ref, model, items[0] if items else None))
     if vocab is not None:
         extra.update(vocab=vocab.drop(columns="n_tokens").to_dict("records"), vocab_size=int(vocab["n_tokens"].max()))
     return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
@@ -157,7 +162,8 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
                        reference_scores(prompts, "mfd2", words=terms))
         own, ref = elo_scores("compute", [model], n_items=ELO_ITEMS, load=load), elo_scores("published", None,
                                                                                               n_items=ELO_ITEMS)
-        elo = (elo_agreement(own.scores, own.models, own.label), elo_agreement(ref.scores, ref.models, ref.label))
+        elo = (elo_agreement(own.scores, own.models, own.label), elo_agreement(ref.scores, ref.models, ref.label),
+               elo_misvalued(own.scores, model))
     extremes = None
     if vocab:
         extremes = vocab_extremes(engine.token_reward_table([model], VOCAB_PROMPTS, progress=progress, load=load))

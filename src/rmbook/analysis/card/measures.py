@@ -11,6 +11,7 @@ import pandas as pd
 from rmbook.analysis.exposure import exposure_frame, pooled_frequency_slopes
 from rmbook.analysis.framing import framing_contrast, framing_frame
 from rmbook.analysis.human_ratings import human_agreement
+from rmbook.analysis.misalignment import misalignment
 from rmlib.stats import require_columns
 from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
 from rmlib.stats.similarity import pairwise_similarity
@@ -18,7 +19,8 @@ from rmlib.stats.similarity import pairwise_similarity
 __all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL", "GAP_SIDES", "RANK_SIDES",
            "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
            "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves", "EXPOSURE_SOURCE",
-           "exposure_slopes", "ELO_ITEMS", "elo_agreement", "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes"]
+           "exposure_slopes", "ELO_ITEMS", "ELO_K", "elo_agreement", "elo_misvalued", "VOCAB_PROMPTS", "VOCAB_K",
+           "vocab_extremes"]
 
 GREATEST_PROMPT = "greatest_ever_one"
 WORDS = ("love", "freedom")
@@ -32,6 +34,7 @@ FRAMING_SOURCE = "afinn"  # the framing chapter's first affect lexicon: the word
 # positive words minus that on negative words; under negative prompts, the reverse (oriented: agreeing is up)
 FRAMING_HALVES = ("pos_prompts", "neg_prompts")
 ELO_ITEMS = 500  # EloEverything items spread over the human ranking (the chapter's own spread), the same for all
+ELO_K = 5  # items listed as the model's most over- and most under-valued against people's ratings
 VOCAB_PROMPTS = ("greatest", "best", "worst")  # the FAccT paper's three prompts (rmlib.data.load_prompts' keys)
 VOCAB_K = 10  # tokens listed at each end of a full-vocabulary sweep (`rmlib card --vocab`)
 EXPOSURE_SOURCE = "wordfreq"  # of the mere-exposure chapter's frequency sources, the one that rates all but a few
@@ -194,6 +197,23 @@ def elo_agreement(scores: pd.DataFrame, models, label: dict) -> pd.DataFrame:
     out = per_prompt.groupby("model", sort=True)["rho"].agg(rho="mean", rho_min="min", rho_max="max")
     return out.reset_index().assign(n_items=int(scores["item"].nunique()),
                                     n_prompts=int(scores["prompt_key"].nunique()))
+
+
+def elo_misvalued(scores: pd.DataFrame, model: str, k: int = ELO_K) -> pd.DataFrame:
+    """The ``k`` items the model most over-values and the ``k`` it most under-values against people's Elo ratings,
+    by the elo_misalignment chapter's rank method (:func:`rmbook.analysis.misalignment.misalignment`: people's rank
+    minus the model's, within each prompt), averaged over the prompts: item, direction ("over", "under"), rank_diff,
+    model_rank (its mean rank, 1 = rewarded most), human_rank, n_items. ``scores``: the wide table of
+    :func:`rmbook.analysis.human_ratings.elo_scores`; ``model``: its column."""
+    require_columns(scores, ["item", "prompt_key", "elo_score", model])
+    per_prompt = pd.concat([misalignment(d[["item", "elo_score", model]], "elo_score", [model], item="item")
+                            for _, d in scores.groupby("prompt_key", sort=False)], ignore_index=True)
+    mean = per_prompt.groupby("item")[["rank_diff", "model_rank", "human_rank"]].mean().reset_index()
+    mean = mean.sort_values(["rank_diff", "item"], ascending=[False, True], kind="stable")
+    over = mean.head(k).assign(direction="over")
+    under = mean.iloc[::-1].head(k).assign(direction="under")
+    return pd.concat([over, under], ignore_index=True).assign(n_items=int(scores["item"].nunique()))[
+        ["item", "direction", "rank_diff", "model_rank", "human_rank", "n_items"]]
 
 
 def vocab_extremes(table: pd.DataFrame, k: int = VOCAB_K) -> pd.DataFrame:

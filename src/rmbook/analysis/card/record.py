@@ -5,7 +5,8 @@ from __future__ import annotations
 from rmlib.storage import ChapterResults, Record, Section
 
 __all__ = ["KINDS", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
-           "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "EloAgreement", "VocabToken", "ValueCard"]
+           "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "EloAgreement", "EloItem", "VocabToken",
+           "ValueCard"]
 
 KINDS = ("quick", "standard")
 
@@ -125,6 +126,16 @@ class EloAgreement(Record):
     n_prompts: int
 
 
+class EloItem(Record):
+    """An EloEverything item the model values far above or below people's rating (ranks averaged over prompts)."""
+
+    item: str
+    direction: str         # "over" (the model ranks it higher than people do) or "under"
+    rank_diff: float       # people's rank minus the model's, among the card's items
+    model_rank: float
+    human_rank: float
+
+
 class VocabToken(Record):
     """One of the highest- or lowest-rewarded tokens of a full-vocabulary sweep under one prompt (``--vocab``)."""
 
@@ -170,5 +181,6 @@ class ValueCard(ChapterResults):
     elo: EloAgreement | None = None                  # standard card: agreement with people's ratings
     elo_placement: SlopePlacement | None = None
     elo_reference: list[EloAgreement] = []
+    elo_items: list[EloItem] = []                    # its most over- and under-valued items against people
     vocab: list[VocabToken] = []                     # --vocab: the extremes of the whole vocabulary, per prompt
     vocab_size: int = 0                              # the tokens swept per prompt (special tokens aside; 0: none)

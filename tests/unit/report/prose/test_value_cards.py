@@ -28,6 +28,8 @@ def test_several_computed_models_are_counted_and_named():
     assert "between 3 and 7 per model fall beyond" in text and "2 of the 3 agree with every paper RM less" in text
     elo = render("value_cards", "computed", s=three.model_copy(update=dict(n_elo=3, elo_beyond={"a": "below every paper RM"})))
     assert "falls beyond the range of the ten for 1 of the 3 computed models (a: below every paper RM)." in elo
+    none = render("value_cards", "computed", s=three.model_copy(update=dict(n_elo=3)))
+    assert "falls beyond the range of the ten for none of the 3 computed models." in none
 
 
 def test_a_published_run_says_how_to_add_models_and_the_brief_opens_with_what_a_card_is():
