@@ -15,7 +15,7 @@ from rmbook.report.masking import mask_text
 from rmbook.report.charts import card_agreement_chart, card_chart, card_foundations_chart, render_html
 from rmbook.report.prose import render
 
-__all__ = ["card_markdown", "card_html", "cards_table", "diffs_table", "shown_token", "ANCHORS"]
+__all__ = ["card_markdown", "card_html", "cards_table", "card_links", "diffs_table", "shown_token", "ANCHORS"]
 
 ANCHORS = ("R-Gem-2B", "R-Lla-3B")  # the FAccT paper's love vs freedom pair: one developer, one data set
 
@@ -144,6 +144,16 @@ def cards_table(rows) -> "pd.DataFrame":
         "side_positive": "placement, positive", "love_freedom": "rank of love / freedom",
         "n_foundations_beyond": "foundation numbers beyond the range (of 10)", "nearest": "most alike paper RM",
         "nearest_tau": "its τ", "elo_rho": "ρ with people's Elo ratings"})
+
+
+def card_links(cards) -> str:
+    """A line of links to each card's section on the same page, in the order given: the anchor Sphinx gives the
+    card's heading ("## Value card: <label>", docutils' ``make_id`` of its text), as inline HTML, which a Markdown
+    output keeps (a MyST ``[text](#id)`` link to a heading inside an output is not a known target)."""
+    from docutils.nodes import make_id
+
+    links = [f'<a href="#{make_id(f"Value card: {c.label}")}">{html.escape(c.label)}</a>' for c in cards]
+    return "Each card on this page: " + " · ".join(links) + "."
 
 
 def _rank(x) -> str:

@@ -77,3 +77,17 @@ def test_a_base_and_rm_pair_is_diffed_and_a_known_card_is_reused(quick_cards, mo
                                           - next(g.gap for g in base.gaps if g.valence == "positive"))
     assert gallery.pair_diffs([]).empty
 
+
+
+def test_the_page_links_each_card_to_the_anchor_sphinx_gives_its_heading(quick_cards):
+    from docutils.nodes import make_id
+
+    from rmbook.report.card import card_links, card_markdown
+
+    line = card_links(quick_cards)
+    for c in quick_cards:  # the heading each card's sentences open with, and the id Sphinx makes of it
+        heading = card_markdown(c).splitlines()[0].removeprefix("## ")
+        assert f'<a href="#{make_id(heading)}">{c.label}</a>' in line
+    assert line.index(quick_cards[0].label) < line.index(quick_cards[-1].label)  # in the order the page shows them
+    odd = quick_cards[0].model_copy(update={"label": "Qwen2.5 <b>"})
+    assert card_links([odd]) == 'Each card on this page: <a href="#value-card-qwen2-5-b">Qwen2.5 &lt;b&gt;</a>.'
