@@ -46,6 +46,8 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
     assert [i.direction for i in card.elo_items] == ["over"] * 5 + ["under"] * 5
     assert all(i.rank_diff > 0 for i in card.elo_items[:5]) and all(i.rank_diff < 0 for i in card.elo_items[5:])
     assert "EloEverything: valued most above people's ratings: " in out
+    assert f"heterogeneity map: mean Kendall τ {card.map.mean_tau:.2f} with the paper RMs, " in out
+    assert card.map.n_items == 500 and len(card.map.taus) == 10 and len(card.map.points) == 11
     assert "LM log-prob" in card.reward_kind  # an LM is an implicit reward, and the card says so
     for p in card.placements:
         assert f"{p.valence} prompts: gap {p.gap:+.1f}" in out and p.side in out

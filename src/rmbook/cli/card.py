@@ -9,7 +9,7 @@ from pathlib import Path
 from rmbook.analysis.card import ValueCard, diff_cards, value_card
 from rmlib.cli.commands import _options
 from rmlib.cli.show import on_terminal, quiet_libraries
-from rmbook.report.card import card_html, card_markdown, shown_token
+from rmbook.report.card import MAP_SIDES, card_html, card_markdown, shown_token
 from rmbook.report.masking import mask_text
 from rmlib.storage import atomic, read_results, write_results
 
@@ -73,6 +73,9 @@ def _cmd_card(args) -> int:
         print(f"frequency slope, {f.measure} prompts: {f.estimate:+.2f} (valence held fixed), {f.side}")
     if card.elo_placement is not None:
         print(f"EloEverything: Spearman ρ {card.elo.rho:.2f} with the human ratings, {card.elo_placement.side}")
+        if card.map is not None:
+            print(f"heterogeneity map: mean Kendall τ {card.map.mean_tau:.2f} with the paper RMs, "
+                  f"{MAP_SIDES[card.map.placement.side]}; most alike {next(iter(card.map.taus))}")
         for d, where in (("over", "above"), ("under", "below")):
             items = [mask_text(i.item) for i in card.elo_items if i.direction == d]
             if items:

@@ -10,13 +10,17 @@ from collections import Counter
 from markdown_it import MarkdownIt
 
 from rmbook.analysis.card import GREATEST_PROMPT, ValueCard
-from rmlib.data import design_prompts, prompt_table
+from rmlib.data import design_prompts, prompt_table, prompt_text
 from rmbook.report.masking import mask_text
 from rmbook.report.charts import card_agreement_chart, card_chart, card_foundations_chart, render_html
 from rmbook.report.prose import render
 
-__all__ = ["card_markdown", "card_html", "cards_table", "card_links", "diffs_table", "shown_token", "ANCHORS"]
+__all__ = ["card_markdown", "card_html", "cards_table", "card_links", "diffs_table", "shown_token", "ANCHORS",
+           "MAP_SIDES"]
 
+# the map's placement (of the model's mean τ with the paper RMs among theirs with each other) in words
+MAP_SIDES = {"below every paper RM": "farther from the paper RMs than any of them is from the rest",
+             "above every paper RM": "closer to the paper RMs than any of them is to the rest", "among them": "among them"}
 ANCHORS = ("R-Gem-2B", "R-Lla-3B")  # the FAccT paper's love vs freedom pair: one developer, one data set
 
 
@@ -34,7 +38,8 @@ def card_markdown(card: ValueCard) -> str:
                   greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors,
                   foundations=_foundation_rows(card), tau=_agreement_summary(card),
                   n_ref=len(card.reference_families), framing=_slope_rows(card, "framing"),
-                  exposure=_slope_rows(card, "exposure"), elo=_elo_row(card), vocab=_vocab_rows(card))
+                  exposure=_slope_rows(card, "exposure"), elo=_elo_row(card), vocab=_vocab_rows(card),
+                  m=_map_row(card))
 
 
 def _prompt_list(prompts) -> str:
@@ -77,6 +82,18 @@ def _elo_row(card: ValueCard) -> dict | None:
                  if i.direction == d] for d in ("over", "under")}
     return {**card.elo.model_dump(), **card.elo_placement.model_dump(), "ref_low": min(rhos), "ref_high": max(rhos),
             **items}
+
+
+def _map_row(card: ValueCard) -> dict | None:
+    """The model's place on the heterogeneity chapter's map, as its paragraph states it."""
+    if card.map is None:
+        return None
+    m, refs = card.map, card.map.reference_mean_taus.values()
+    best = next(iter(m.taus))
+    return {"n_items": m.n_items, "prompt": prompt_text(m.prompt_key), "tau_low": min(m.taus.values()),
+            "tau_high": max(m.taus.values()), "nearest": f"{best}, τ = {m.taus[best]:.2f}", "mean_tau": m.mean_tau,
+            "ref_low": min(refs), "ref_high": max(refs), "side": m.placement.side,
+            "side_text": MAP_SIDES[m.placement.side], "explained": m.explained}
 
 
 def shown_token(text: str, token_id: int) -> str:

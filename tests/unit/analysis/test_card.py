@@ -335,8 +335,10 @@ def _elo_card(standard, elo, reward) -> card.ValueCard:
     scores = elo.scores.assign(planted=reward)
     own = card.elo_agreement(scores, ["planted"], {"planted": "planted"})
     big, mfd = standard
+    on_map = card.elo_map(scores, {"planted": "planted"} | {m: elo.label[m] for m in elo.models}, "planted")
     return _card(big, _planted(big, None), foundations=(mfd[mfd["model"] == "R-Lla-3B"].assign(model="planted"), mfd),
-                 elo=(own, card.elo_agreement(elo.scores, elo.models, elo.label), card.elo_misvalued(scores, "planted")))
+                 elo=(own, card.elo_agreement(elo.scores, elo.models, elo.label), card.elo_misvalued(scores, "planted"),
+                      on_map))
 
 
 def test_the_elo_agreement_is_the_elo_chapters_spearman_averaged_over_its_prompts(standard, elo):
@@ -432,3 +434,30 @@ def test_the_most_misvalued_items_are_the_misalignment_chapters_rank_differences
     assert [(i.direction, i.item) for i in c.elo_items][::card.ELO_K] == [("over", bottom), ("under", top)]
     md = card_markdown(c).split("**EloEverything.**")[1]
     assert f"{bottom} (1 vs {card.ELO_ITEMS})" in md and f"{top} ({card.ELO_ITEMS} vs 1)" in md
+
+
+def test_the_map_places_the_model_by_kendalls_tau_on_the_heterogeneity_chapters_prompt(standard, elo):
+    from scipy import stats
+
+    from rmbook.analysis.heterogeneity import published_run, similarities
+
+    copied = next(m for m in elo.models if elo.label[m] == "R-Lla-8B")
+    c = _elo_card(standard, elo, elo.scores[copied])  # a copy of R-Lla-8B's rewards
+    m = c.map
+    assert m.prompt_key == card.MAP_PROMPT == "greatest" and m.n_items == card.ELO_ITEMS and len(m.points) == 11
+    assert next(iter(m.taus)) == "R-Lla-8B" and m.taus["R-Lla-8B"] == pytest.approx(1.0)
+    one = elo.scores[elo.scores["prompt_key"] == "greatest"]
+    other = next(x for x in elo.models if elo.label[x] == "S-Gem-27B")
+    assert m.taus["S-Gem-27B"] == pytest.approx(stats.kendalltau(one[copied], one[other]).statistic)
+    # the paper RMs' mean τ with each other is the heterogeneity chapter's own matrix on the same items
+    run = published_run("greatest", n_items=card.ELO_ITEMS)
+    similarities(run)
+    tau = run.mats["kendall"]
+    chapter = ((tau.sum() - 1) / (len(tau) - 1)).to_dict()
+    assert m.reference_mean_taus == pytest.approx(chapter)
+    md = card_markdown(c)
+    assert "**On the heterogeneity chapter's map.**" in md and "(most alike: R-Lla-8B, τ = 1.00)" in md
+    rng = np.random.default_rng(0)
+    noise = _elo_card(standard, elo, pd.Series(rng.normal(size=len(elo.scores)), index=elo.scores.index))
+    assert noise.map.placement.side == "below every paper RM"  # random rewards: farther than any paper RM
+    assert "it is **farther from the paper RMs than any of them is from the rest**." in card_markdown(noise)

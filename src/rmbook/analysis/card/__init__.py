@@ -19,7 +19,9 @@ whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompt
 * (standard card) **EloEverything**: Spearman's ρ between the model's rewards of :data:`ELO_ITEMS` EloEverything
   items (spread over the human ranking) and people's Elo ratings, per prompt of the elo_misalignment chapter, averaged
   over its three prompts (:func:`rmbook.analysis.card.measures.elo_agreement`), and the :data:`ELO_K` items it
-  values most above and below people's ratings by that chapter's rank method (:func:`elo_misvalued`);
+  values most above and below people's ratings by that chapter's rank method (:func:`elo_misvalued`); and its place
+  on the heterogeneity chapter's map: Kendall's τ with each paper RM over those items under :data:`MAP_PROMPT`, its
+  mean placed among each paper RM's mean τ with the other nine (:func:`elo_map`);
 * (with ``--vocab``, either kind) **the whole vocabulary**: the :data:`VOCAB_K` tokens rewarded most and least under
   each of the FAccT paper's three prompts, from full-vocabulary sweeps (:func:`vocab_extremes`); not placed among the
   paper RMs, whose vocabularies differ;
@@ -43,14 +45,16 @@ cards from their released scores, and one row per card, for the "Value cards" pa
 from rmbook.analysis.card.build import (MFD2_WORDS_PER_CATEGORY, QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores,
                                         mfd2_words, reference_scores, value_card)
 from rmbook.analysis.card.diff import diff_cards
-from rmbook.analysis.card.measures import (ELO_ITEMS, ELO_K, EXPOSURE_SOURCE, FRAMING_SOURCE, GREATEST_PROMPT, WORDS,
-                                           agreement, big_two_gaps, elo_agreement, elo_misvalued, exposure_slopes,
-                                           foundation_intervals, foundation_ranks, framing_halves, gap_intervals,
-                                           placement, VOCAB_K, VOCAB_PROMPTS, vocab_extremes, word_ranks)
+from rmbook.analysis.card.measures import (ELO_ITEMS, ELO_K, MAP_PROMPT, EXPOSURE_SOURCE, FRAMING_SOURCE,
+                                           GREATEST_PROMPT, WORDS, agreement, big_two_gaps, elo_agreement, elo_map,
+                                           elo_misvalued, exposure_slopes, foundation_intervals, foundation_ranks,
+                                           framing_halves, gap_intervals, placement, VOCAB_K, VOCAB_PROMPTS,
+                                           vocab_extremes, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "KINDS", "GREATEST_PROMPT", "WORDS", "MFD2_WORDS_PER_CATEGORY",
            "ValueCard", "value_card", "big_two_gaps", "gap_intervals", "foundation_ranks", "foundation_intervals",
            "agreement", "word_ranks", "placement", "FRAMING_SOURCE", "framing_halves", "EXPOSURE_SOURCE",
-           "exposure_slopes", "ELO_ITEMS", "ELO_K", "elo_agreement", "elo_misvalued", "VOCAB_PROMPTS", "VOCAB_K",
-           "vocab_extremes", "reference_scores", "mfd2_words", "card_from_scores", "diff_cards"]
+           "exposure_slopes", "ELO_ITEMS", "ELO_K", "elo_agreement", "elo_misvalued", "MAP_PROMPT", "elo_map",
+           "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes", "reference_scores", "mfd2_words", "card_from_scores",
+           "diff_cards"]

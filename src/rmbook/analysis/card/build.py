@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 
 from rmlib import __version__, engine
-from rmbook.analysis.card.measures import (ELO_ITEMS, RANK_SIDES, SLOPE_SIDES, VOCAB_PROMPTS, agreement, big_two_gaps,
-                                           elo_agreement, elo_misvalued, exposure_slopes, framing_halves,
-                                           foundation_intervals, foundation_ranks, gap_intervals, placement,
-                                           vocab_extremes, word_ranks)
+from rmbook.analysis.card.measures import (ELO_ITEMS, MAP_PROMPT, RANK_SIDES, SLOPE_SIDES, VOCAB_PROMPTS, agreement,
+                                           big_two_gaps, elo_agreement, elo_map, elo_misvalued, exposure_slopes,
+                                           framing_halves, foundation_intervals, foundation_ranks, gap_intervals,
+                                           placement, vocab_extremes, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.human_ratings import elo_scores
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
@@ -97,16 +97,24 @@ def _slope_sections(name: str, measure, scores: pd.DataFrame, reference: pd.Data
     return {name: own, f"{name}_placements": places, f"{name}_reference": ref}
 
 
-def _elo_sections(own: pd.DataFrame, reference: pd.DataFrame, model: str, items: pd.DataFrame | None = None) -> dict:
-    """The model's agreement with the human EloEverything ratings, placed among the paper RMs' on the same items,
-    and (``items``: :func:`elo_misvalued`) the items it values most above and below people's ratings."""
+def _elo_sections(own: pd.DataFrame, reference: pd.DataFrame, model: str, items: pd.DataFrame | None = None,
+                  on_map: dict | None = None) -> dict:
+    """The model's agreement with the human EloEverything ratings, placed among the paper RMs' on the same items;
+    (``items``: :func:`elo_misvalued`) the items it values most above and below people's ratings; and (``on_map``:
+    :func:`elo_map`) its place on the heterogeneity chapter's map."""
     if own["n_items"].iloc[0] != reference["n_items"].iloc[0]:
         raise ValueError("the model and the paper RMs were scored on different EloEverything items")
     mine = own.iloc[0].to_dict() | {"model": model}
     place = placement(mine["rho"], reference.set_index("model")["rho"], sides=SLOPE_SIDES)
     listed = [] if items is None else items.drop(columns="n_items").to_dict("records")
-    return {"elo": mine, "elo_placement": {"measure": "spearman_rho", "estimate": mine["rho"], **place},
-            "elo_reference": reference, "elo_items": listed}
+    out = {"elo": mine, "elo_placement": {"measure": "spearman_rho", "estimate": mine["rho"], **place},
+           "elo_reference": reference, "elo_items": listed}
+    if on_map is not None:
+        ref = pd.Series(on_map["reference_mean_taus"])
+        out["map"] = {**on_map, "prompt_key": MAP_PROMPT, "placement": {
+            "measure": "mean_kendall_tau", "estimate": on_map["mean_tau"],
+            **placement(on_map["mean_tau"], ref, sides=SLOPE_SIDES)}}
+    return out
 
 
 def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: str, label: str, reward_kind: str,
@@ -132,8 +140,7 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
                  **_slope_sections("framing", framing_halves, *all_words, model),
                  **_slope_sections("exposure", exposure_slopes, *all_words, model)}
     if elo is not None:
-        own, ref, *items = elo
-        extra.update(_elo_sections(own, ref, model, items[0] if items else None))
+        extra.update(_elo_sections(*elo[:2], model, *elo[2:]))
     if vocab is not None:
         extra.update(vocab=vocab.drop(columns="n_tokens").to_dict("records"), vocab_size=int(vocab["n_tokens"].max()))
     return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
@@ -162,8 +169,11 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
                        reference_scores(prompts, "mfd2", words=terms))
         own, ref = elo_scores("compute", [model], n_items=ELO_ITEMS, load=load), elo_scores("published", None,
                                                                                               n_items=ELO_ITEMS)
+        mine = own.scores[["item", "prompt_key", model]].rename(columns={model: "this card"})  # a paper RM's id too
+        both = mine.merge(ref.scores[["item", "prompt_key", *ref.models]], on=["item", "prompt_key"])
+        on_map = elo_map(both, {"this card": model} | {m: ref.label[m] for m in ref.models}, model)
         elo = (elo_agreement(own.scores, own.models, own.label), elo_agreement(ref.scores, ref.models, ref.label),
-               elo_misvalued(own.scores, model))
+               elo_misvalued(own.scores, model), on_map)
     extremes = None
     if vocab:
         extremes = vocab_extremes(engine.token_reward_table([model], VOCAB_PROMPTS, progress=progress, load=load))

@@ -14,13 +14,13 @@ from rmbook.analysis.human_ratings import human_agreement
 from rmbook.analysis.misalignment import misalignment
 from rmlib.stats import require_columns
 from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
-from rmlib.stats.similarity import pairwise_similarity
+from rmlib.stats.similarity import classical_mds, pairwise_similarity
 
 __all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL", "GAP_SIDES", "RANK_SIDES",
            "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
            "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves", "EXPOSURE_SOURCE",
-           "exposure_slopes", "ELO_ITEMS", "ELO_K", "elo_agreement", "elo_misvalued", "VOCAB_PROMPTS", "VOCAB_K",
-           "vocab_extremes"]
+           "exposure_slopes", "ELO_ITEMS", "ELO_K", "MAP_PROMPT", "elo_agreement", "elo_misvalued", "elo_map",
+           "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes"]
 
 GREATEST_PROMPT = "greatest_ever_one"
 WORDS = ("love", "freedom")
@@ -34,6 +34,7 @@ FRAMING_SOURCE = "afinn"  # the framing chapter's first affect lexicon: the word
 # positive words minus that on negative words; under negative prompts, the reverse (oriented: agreeing is up)
 FRAMING_HALVES = ("pos_prompts", "neg_prompts")
 ELO_ITEMS = 500  # EloEverything items spread over the human ranking (the chapter's own spread), the same for all
+MAP_PROMPT = "greatest"  # the heterogeneity chapter's prompt for its map of the paper RMs (its PROMPT_KEY)
 ELO_K = 5  # items listed as the model's most over- and most under-valued against people's ratings
 VOCAB_PROMPTS = ("greatest", "best", "worst")  # the FAccT paper's three prompts (rmlib.data.load_prompts' keys)
 VOCAB_K = 10  # tokens listed at each end of a full-vocabulary sweep (`rmlib card --vocab`)
@@ -214,6 +215,25 @@ def elo_misvalued(scores: pd.DataFrame, model: str, k: int = ELO_K) -> pd.DataFr
     under = mean.iloc[::-1].head(k).assign(direction="under")
     return pd.concat([over, under], ignore_index=True).assign(n_items=int(scores["item"].nunique()))[
         ["item", "direction", "rank_diff", "model_rank", "human_rank", "n_items"]]
+
+
+def elo_map(scores: pd.DataFrame, columns: dict[str, str], model: str) -> dict:
+    """The heterogeneity chapter's map with ``model`` on it: Kendall's τ-b between every two of the models over the
+    card's EloEverything items under :data:`MAP_PROMPT`, and classical MDS of 1 − τ (as the chapter draws its map, on
+    the card's items rather than all 7,530). ``scores``: a wide table with item, prompt_key and a column per model;
+    ``columns``: column -> label (``model`` is a label). Returns taus (the model's τ with each other model, highest
+    first), mean_tau (their mean), reference_mean_taus (each other model's mean τ with the rest of them, the model
+    left out), points (label, dim1, dim2), explained (the map's share of the spread) and n_items."""
+    require_columns(scores, ["item", "prompt_key", *columns])
+    wide = scores[scores["prompt_key"] == MAP_PROMPT].set_index("item")[list(columns)].rename(columns=columns)
+    tau = pairwise_similarity(wide, "kendall")
+    coords, explained = classical_mds(1 - tau, n_components=2)
+    ref = tau.drop(index=model, columns=model)
+    own = tau[model].drop(model).sort_values(ascending=False, kind="stable")
+    return {"taus": own.to_dict(), "mean_tau": float(own.mean()),
+            "reference_mean_taus": ref.where(~np.eye(len(ref), dtype=bool)).mean().to_dict(),
+            "points": coords.reset_index().rename(columns={"model": "label", "index": "label"}).to_dict("records"),
+            "explained": float(explained.sum()), "n_items": len(wide)}
 
 
 def vocab_extremes(table: pd.DataFrame, k: int = VOCAB_K) -> pd.DataFrame:

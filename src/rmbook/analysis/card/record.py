@@ -136,6 +136,29 @@ class EloItem(Record):
     human_rank: float
 
 
+class MapPoint(Record):
+    """One model's place on the two-dimensional map (classical MDS of 1 − Kendall τ)."""
+
+    label: str
+    dim1: float
+    dim2: float
+
+
+class ModelMap(Section):
+    """The model on the heterogeneity chapter's map of the paper RMs (Kendall τ over the card's EloEverything items
+    under the chapter's prompt): its τ with each paper RM, its mean τ placed among each paper RM's mean τ with the
+    other nine, and the map's points."""
+
+    prompt_key: str
+    n_items: int
+    taus: dict[str, float]             # paper RM -> its τ with the model, highest first
+    mean_tau: float
+    reference_mean_taus: dict[str, float]
+    placement: SlopePlacement          # of mean_tau among reference_mean_taus
+    points: list[MapPoint]
+    explained: float                   # the share of the spread the two dimensions keep
+
+
 class VocabToken(Record):
     """One of the highest- or lowest-rewarded tokens of a full-vocabulary sweep under one prompt (``--vocab``)."""
 
@@ -182,5 +205,6 @@ class ValueCard(ChapterResults):
     elo_placement: SlopePlacement | None = None
     elo_reference: list[EloAgreement] = []
     elo_items: list[EloItem] = []                    # its most over- and under-valued items against people
+    map: ModelMap | None = None                      # its place on the heterogeneity chapter's map
     vocab: list[VocabToken] = []                     # --vocab: the extremes of the whole vocabulary, per prompt
     vocab_size: int = 0                              # the tokens swept per prompt (special tokens aside; 0: none)
