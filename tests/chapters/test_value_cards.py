@@ -33,7 +33,7 @@ def test_value_cards_paper_rms_and_a_computed_card(chapter):
     assert ("falls among the ten" in md) is (tiny["elo_side"] == "among them")
     assert r["trained"] == {"asked": [], "pairs": [], "missing": {}} and "`TRAINED` is empty" in md
     assert f"{r['n_paper_beyond_gap']} paper RMs of ten" in md or f"{r['n_paper_beyond_gap']} paper RM of ten" in md
-    assert md.count("## Value card: ") == 11 and c.n_charts == 1 + 3  # the overview, and the computed card's three
+    assert md.count("## Value card: ") == 11 and c.n_charts == 1 + 4  # the overview, and the computed card's four
     assert 'Each card on this page: <a href="#value-card-tiny-llama">tiny-llama</a> · <a href="#value-card-' in md
 
 

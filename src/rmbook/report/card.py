@@ -12,7 +12,8 @@ from markdown_it import MarkdownIt
 from rmbook.analysis.card import GREATEST_PROMPT, ValueCard
 from rmlib.data import design_prompts, prompt_table, prompt_text
 from rmbook.report.masking import mask_text
-from rmbook.report.charts import card_agreement_chart, card_chart, card_foundations_chart, render_html
+from rmbook.report.charts import (card_agreement_chart, card_chart, card_foundations_chart, card_map_chart,
+                                  render_html)
 from rmbook.report.prose import render
 
 __all__ = ["card_markdown", "card_html", "cards_table", "card_links", "diffs_table", "shown_token", "ANCHORS",
@@ -140,6 +141,8 @@ def card_html(card: ValueCard) -> str:
     charts = [card_chart(card)]
     if card.kind == "standard":
         charts += [card_foundations_chart(card), card_agreement_chart(card)]
+    if card.map is not None:
+        charts.append(card_map_chart(card))
     chart = "\n".join(render_html(c.to_dict(), inline_bundle=i == 0) for i, c in enumerate(charts))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Value card: {html.escape(card.label)}</title>"

@@ -461,3 +461,20 @@ def test_the_map_places_the_model_by_kendalls_tau_on_the_heterogeneity_chapters_
     noise = _elo_card(standard, elo, pd.Series(rng.normal(size=len(elo.scores)), index=elo.scores.index))
     assert noise.map.placement.side == "below every paper RM"  # random rewards: farther than any paper RM
     assert "it is **farther from the paper RMs than any of them is from the rest**." in card_markdown(noise)
+
+
+def test_the_map_chart_draws_the_paper_rms_by_family_and_the_model_as_a_diamond(standard, elo):
+    from rmbook.report.card import card_html
+    from rmbook.report.charts import card_map_chart
+
+    copied = next(m for m in elo.models if elo.label[m] == "R-Lla-8B")
+    c = _elo_card(standard, elo, elo.scores[copied])
+    spec = card_map_chart(c).to_dict()
+    data = next(iter(spec["datasets"].values()))
+    assert len(data) == 11 and [d["family"] for d in data].count("this model") == 1
+    mine = next(d for d in data if d["family"] == "this model")
+    same = next(d for d in data if d["model"] == "R-Lla-8B")  # identical rewards: the same place on the map
+    assert mine["model"] == "Planted" and (mine["dim1"], mine["dim2"]) == pytest.approx((same["dim1"], same["dim2"]))
+    shape = spec["encoding"]["shape"]["scale"]
+    assert shape["domain"][-1] == "this model" and shape["range"][-1] == "diamond"
+    assert card_html(c).count('class="rmlib-chart"') == 4

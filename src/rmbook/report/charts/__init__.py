@@ -13,7 +13,8 @@ from rmlib.lazy import lazy_face
 _WHERE = {
     **dict.fromkeys(["effect_chart", "heatmap", "histogram", "ranked_bar", "scatter", "slope_ci"], "basic"),
     **dict.fromkeys(["disparity_chart", "effects_chart"], "blinding"),
-    **dict.fromkeys(["card_agreement_chart", "card_chart", "card_foundations_chart", "cards_overview_chart"], "card"),
+    **dict.fromkeys(["card_agreement_chart", "card_chart", "card_foundations_chart", "card_map_chart",
+                     "cards_overview_chart"], "card"),
     **dict.fromkeys(["verdict_chart"], "claims"),
     **dict.fromkeys(["convergence_chart"], "gcg"),
     **dict.fromkeys(["accuracy_by_set_chart", "displacement_chart"], "implicit_explicit"),

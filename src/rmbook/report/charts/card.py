@@ -1,13 +1,14 @@
 """A value card's charts, each the model beside the ten paper RMs: the agency − communion gap per prompt valence
-(:func:`card_chart`), the five foundations' median ranks (:func:`card_foundations_chart`) and the model's Kendall τ
-with each paper RM against the range the paper RMs span among themselves (:func:`card_agreement_chart`); and the
-"Value cards" page's gaps of every card at once (:func:`cards_overview_chart`)."""
+(:func:`card_chart`), the five foundations' median ranks (:func:`card_foundations_chart`), the model's Kendall τ
+with each paper RM against the range the paper RMs span among themselves (:func:`card_agreement_chart`) and the
+model on the heterogeneity chapter's map (:func:`card_map_chart`); and the "Value cards" page's gaps of every card
+at once (:func:`cards_overview_chart`)."""
 from __future__ import annotations
 
 import altair as alt
 import pandas as pd
 
-__all__ = ["card_chart", "card_foundations_chart", "card_agreement_chart", "cards_overview_chart"]
+__all__ = ["card_chart", "card_foundations_chart", "card_agreement_chart", "card_map_chart", "cards_overview_chart"]
 
 OWN = "this model"
 WIDTH = 560  # fits the card page (52rem) with the legend below
@@ -78,6 +79,18 @@ def card_agreement_chart(card) -> alt.Chart:
         x="tau:Q", tooltip=["what", alt.Tooltip("tau:Q", format=".3f")])
     return alt.layer(bar, rules, title=f"{card.label}: agreement with each paper RM on the Big Two nouns").properties(
         width=WIDTH, height=240)
+
+
+def card_map_chart(card) -> alt.Chart:
+    """The heterogeneity chapter's map with the model on it: classical MDS of 1 − Kendall τ over the card's
+    EloEverything items, the paper RMs as dots by base family and the model as a diamond. Nearer: more alike."""
+    m = card.map
+    points = pd.DataFrame([{"model": card.label if p.label == card.model else p.label, "dim1": p.dim1, "dim2": p.dim2,
+                            "family": OWN if p.label == card.model else _family(card, p.label)} for p in m.points])
+    return _dots(points, alt.X("dim1:Q", title="map dimension 1"), alt.Y("dim2:Q", title="map dimension 2"),
+                 f"{card.label} on the heterogeneity map ({m.n_items} EloEverything items; the two dimensions keep "
+                 f"{m.explained:.0%} of the spread)",
+                 ["model", "family", alt.Tooltip("dim1:Q", format=".2f"), alt.Tooltip("dim2:Q", format=".2f")], 320)
 
 
 def cards_overview_chart(rows: pd.DataFrame, families: dict[str, str]) -> alt.Chart:
