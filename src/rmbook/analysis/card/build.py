@@ -125,8 +125,8 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
     """The card of the one model in ``scores`` (its Big Two rewards, the long value-profile shape), placed among the
     models of ``reference`` (the same shape, with ``family``). ``foundations`` (the model's and the reference's MFD2
     rewards on the same terms and prompts) makes it a standard card, with agreement, framing and exposure; without it,
-    a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items, and optionally
-    :func:`elo_misvalued` of the model) adds the EloEverything section; ``vocab`` (:func:`vocab_extremes` of the
+    a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items, then optionally
+    :func:`elo_misvalued` and :func:`elo_map` of the model) adds the EloEverything section and the map; ``vocab`` (:func:`vocab_extremes` of the
     model's full-vocabulary sweeps) its extremes."""
     require_columns(reference, ["model", "family"], "reference")
     prompts = _same_prompts(scores, reference)
