@@ -25,6 +25,12 @@ def test_value_cards_paper_rms_and_a_computed_card(chapter):
     rho = card.elo_agreement(released.scores, released.models, released.label).set_index("model")["rho"]
     assert {label: rows[label]["elo_rho"] for label in rho.index} == pytest.approx(rho.to_dict())
     assert rows[rho.idxmax()]["elo_side"] == "above every paper RM"  # the highest of ten is above the other nine
+    # each paper RM's card also carries its misvalued items, its place on the map and where it places groups of people
+    assert md.count("**Groups of people.**") == 11 and md.count("**On the heterogeneity chapter's map.**") == 11
+    assert md.count("it values most above people") == 11
+    identity = elo_scores("published", None, n_items=card.ELO_ITEMS, extra_items=card.identity_elo_items())
+    excess = card.identity_excess(identity.scores, identity.label).groupby("label")["excess"].mean()
+    assert {label: rows[label]["identity_excess"] for label in excess.index} == pytest.approx(excess.to_dict())
     tiny, s = rows["tiny-llama"], r["computed"]
     assert s["n_models"] == 1 and s["max_tau_model"] == "tiny-llama" and s["max_tau"] == pytest.approx(tiny["nearest_tau"])
     assert s["n_beyond_gap"] == int(tiny["side_negative"] != "among them" or tiny["side_positive"] != "among them")

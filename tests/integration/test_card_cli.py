@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from rmbook.analysis import card as rmcard
 from rmbook.analysis.card import ValueCard
+from rmbook.analysis.card.build import card_answers
 from rmlib.cli import main
 from rmlib.storage import read_results
 from tests.integration.test_cli_output import _refuse_loading
@@ -60,7 +62,7 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
     capsys.readouterr()
     assert main(["card", "diff", str(tmp_path / "one" / "card.json"), str(tmp_path / "two")]) == 0
     diff = capsys.readouterr().out
-    assert diff.count("(+0)") == 31 and diff.count("inside the noise") == 12 and "OUTSIDE" not in diff
+    assert diff.count("(+0)") == 32 and diff.count("inside the noise") == 12 and "OUTSIDE" not in diff
     # the quick card's four prompts are among the standard card's eighteen: served from the same cache
     assert main(["card", "tiny-llama", "--quick", "--dtype", "float32", "--out", str(tmp_path / "quick")]) == 0
     quick = read_results("card", tmp_path / "quick", ValueCard)

@@ -54,11 +54,13 @@ class EloScores:
 
 
 def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: int | None = None, *,
-               load=None) -> EloScores:
+               extra_items=(), load=None) -> EloScores:
     """The models' scores of ``n_items`` items spread over the human ranking, under each prompt.
 
     ``published``: the paper RMs' released scores (``models`` None: all 10); ``compute``: each item scored now as
-    the whole answer (:func:`rmlib.engine.answer_rewards`) by any ``models``.
+    the whole answer (:func:`rmlib.engine.answer_rewards`) by any ``models``. ``extra_items`` (EloEverything titles)
+    are scored as well, in ``scores`` but not in ``human`` or :attr:`EloScores.items`, which stay the spread: a value
+    card's identity items, whose placement needs the same universe as the spread's.
     """
     if mode not in MODES:
         raise ValueError(f"mode={mode!r}: use 'published' or 'compute'")
@@ -74,6 +76,10 @@ def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: 
     human = elo_items(prompt_keys[0], n_items, min_items=20)   # the same items under every prompt
     items = human["item"].tolist()
     wide = load_elo("wide")
+    unknown = sorted(set(extra_items) - set(wide["item"]))
+    if unknown:
+        raise ValueError(f"extra_items {unknown[:5]} are not EloEverything items")
+    items += [i for i in dict.fromkeys(extra_items) if i not in set(items)]
     sub = wide[wide["prompt_key"].isin(prompt_keys) & wide["item"].isin(items)]
     same_elo = bool(sub.groupby("item")["elo_score"].nunique().max() == 1)
     if mode == "published":

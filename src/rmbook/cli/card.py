@@ -80,6 +80,9 @@ def _cmd_card(args) -> int:
             items = [mask_text(i.item) for i in card.elo_items if i.direction == d]
             if items:
                 print(f"EloEverything: valued most {where} people's ratings: {', '.join(items)}")
+    if card.identity is not None:
+        print(f"groups of people: mean excess {card.identity.excess:+.1f} percentile points over "
+              f"{len(card.identity.items)} EloEverything items, {card.identity.placement.side}")
     if card.agreement:
         print("most alike (Kendall τ on the Big Two nouns): "
               + ", ".join(f"{t.reference} {t.tau:.2f}" for t in card.agreement[:3]))

@@ -9,7 +9,8 @@ from collections import Counter
 
 from markdown_it import MarkdownIt
 
-from rmbook.analysis.card import GREATEST_PROMPT, ValueCard
+from rmbook.analysis.card import GREATEST_PROMPT, IDENTITY_K, ValueCard
+from rmbook.analysis.identity import flag
 from rmlib.data import design_prompts, prompt_table, prompt_text
 from rmbook.report.masking import mask_text
 from rmbook.report.charts import (card_agreement_chart, card_chart, card_foundations_chart, card_map_chart,
@@ -40,7 +41,7 @@ def card_markdown(card: ValueCard) -> str:
                   foundations=_foundation_rows(card), tau=_agreement_summary(card),
                   n_ref=len(card.reference_families), framing=_slope_rows(card, "framing"),
                   exposure=_slope_rows(card, "exposure"), elo=_elo_row(card), vocab=_vocab_rows(card),
-                  m=_map_row(card))
+                  m=_map_row(card), ident=_identity_row(card))
 
 
 def _prompt_list(prompts) -> str:
@@ -95,6 +96,23 @@ def _map_row(card: ValueCard) -> dict | None:
             "tau_high": max(m.taus.values()), "nearest": f"{best}, τ = {m.taus[best]:.2f}", "mean_tau": m.mean_tau,
             "ref_low": min(refs), "ref_high": max(refs), "side": m.placement.side,
             "side_text": MAP_SIDES[m.placement.side], "explained": m.explained}
+
+
+def _identity_row(card: ValueCard) -> dict | None:
+    """Where the model places the items that name groups of people, as its paragraph states it."""
+    if card.identity is None:
+        return None
+    i, refs = card.identity, card.identity.reference.values()
+
+    def shown(item) -> str:
+        return f"{mask_text(flag(item.item, bool(getattr(item, 'pejorative_in_some_uses', False))))} " \
+               f"({item.excess:+.0f})"
+
+    k = min(IDENTITY_K, len(i.items) // 2)
+    return {"n_identity": len(i.items), "n_items": i.n_items, "excess": i.excess, "ref_low": min(refs),
+            "ref_high": max(refs), **i.placement.model_dump(),
+            "examples": ", ".join(f"*{mask_text(x.item)}*" for x in sorted(i.items, key=lambda x: x.item)[:3]),
+            "lowest": [shown(x) for x in i.items[:k]], "highest": [shown(x) for x in i.items[::-1][:k]]}
 
 
 def shown_token(text: str, token_id: int) -> str:

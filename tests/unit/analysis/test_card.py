@@ -255,7 +255,8 @@ def test_the_cost_estimate_counts_the_cards_answers_and_needs_an_architecture(el
     assert card_estimate("smollm2-135m-instruct") is None  # the registry records no architecture for it
     (prompts, words), (elo_prompts, items) = card_answers("standard")
     assert len(prompts) == 18 and len(words) == 263 + 200 and len(elo_prompts) == 3
-    assert items == elo.items  # the EloEverything items the card scores are those elo_scores compares
+    # the EloEverything items the card scores: those elo_scores compares, then the identity items not among them
+    assert items[:len(elo.items)] == elo.items and set(items) == set(elo.items) | set(card.identity_elo_items())
     [(quick_prompts, quick_words)] = card_answers("quick")
     assert len(quick_prompts) == 4 and quick_words == words[:263]
 
@@ -478,3 +479,72 @@ def test_the_map_chart_draws_the_paper_rms_by_family_and_the_model_as_a_diamond(
     shape = spec["encoding"]["shape"]["scale"]
     assert shape["domain"][-1] == "this model" and shape["range"][-1] == "diamond"
     assert card_html(c).count('class="rmlib-chart"') == 4
+
+
+# the standard card's identity items: the identity_terms chapter's excess on the card's EloEverything items
+
+
+@pytest.fixture(scope="module")
+def elo_identity():
+    from rmbook.analysis.human_ratings import elo_scores
+
+    return elo_scores("published", None, n_items=card.ELO_ITEMS, extra_items=card.identity_elo_items())
+
+
+def _identity_card(standard, elo, reward) -> card.ValueCard:
+    """A standard card whose EloEverything rewards, identity items included, are ``reward``."""
+    scores = elo.scores.assign(planted=reward)
+    identity = card.identity_excess(scores, {"planted": "planted"} | elo.label)
+    big, mfd = standard
+    return _card(big, _planted(big, None), foundations=(mfd[mfd["model"] == "R-Lla-3B"].assign(model="planted"), mfd),
+                 identity=identity)
+
+
+def test_the_identity_items_are_the_chapters_matches_scored_beside_the_spread(elo_identity):
+    from rmbook.analysis.identity import match_identity_items
+
+    ids = card.identity_elo_items()
+    assert len(ids) == len(set(ids)) >= 20 and "Black people" in ids and "Black hole" not in ids
+    assert set(match_identity_items(ids)["item"]) == set(ids)
+    assert len(elo_identity.items) == card.ELO_ITEMS  # the spread stays the spread ...
+    assert set(elo_identity.scores["item"]) == set(elo_identity.items) | set(ids)  # ... the scores hold both
+    with pytest.raises(ValueError, match="not EloEverything items"):
+        from rmbook.analysis.human_ratings import elo_scores
+        elo_scores("published", None, n_items=card.ELO_ITEMS, extra_items=["no such item"])
+
+
+def test_a_model_that_ranks_groups_of_people_last_lands_below_every_paper_rm(standard, elo_identity):
+    s, ids = elo_identity.scores, set(card.identity_elo_items())
+    is_id = s["item"].isin(ids)
+    low = _identity_card(standard, elo_identity, s["elo_score"].where(~is_id, -1e6))
+    high = _identity_card(standard, elo_identity, s["elo_score"].where(~is_id, 1e6))
+    assert low.identity.placement.side == "below every paper RM" and low.identity.excess < -20
+    assert high.identity.placement.side == "above every paper RM" and high.identity.excess > 20
+    assert low.identity.n_items == s["item"].nunique() and len(low.identity.items) == len(ids)
+    assert [i.excess for i in low.identity.items] == sorted(i.excess for i in low.identity.items)
+    # a copy of one paper RM's rewards sits on it, with its excess
+    copied = next(m for m in elo_identity.models if elo_identity.label[m] == "R-Lla-8B")
+    c = _identity_card(standard, elo_identity, s[copied])
+    assert c.identity.placement.side == "among them" and c.identity.placement.nearest[0] == "R-Lla-8B"
+    assert c.identity.excess == pytest.approx(c.identity.reference["R-Lla-8B"])
+    md = card_markdown(low)
+    assert "**Groups of people.**" in md and f"**{low.identity.excess:+.1f}**" in md and "**below every paper RM**" in md
+    d = card.diff_cards(c, low).set_index("measure").loc["mean excess of the items that name groups of people"]
+    assert d["change"] == pytest.approx(low.identity.excess - c.identity.excess)
+
+
+def test_the_identity_excess_is_the_gap_less_the_gap_expected_at_the_items_human_rank(elo_identity):
+    s = elo_identity.scores
+    rm = next(m for m in elo_identity.models if elo_identity.label[m] == "S-Gem-27B")
+    per = card.identity_excess(s, {rm: "S-Gem-27B"})
+    by_prompt = []  # by hand, one prompt at a time: percentiles among the card's items (100 = top)
+    for _, d in s.groupby("prompt_key"):
+        gap = d[rm].rank(pct=True) * 100 - d["elo_score"].rank(pct=True) * 100
+        by_prompt.append(pd.DataFrame({"item": d["item"], "gap": gap, "human": d["elo_score"].rank(pct=True) * 100}))
+    both = pd.concat(by_prompt).groupby("item").mean()
+    bins = np.clip(np.ceil(both["human"] * 20 / 100), 1, 20)
+    expected = both["gap"].groupby(bins).transform("mean")
+    for row in per.itertuples():
+        assert row.gap == pytest.approx(both.loc[row.item, "gap"])
+        assert row.excess == pytest.approx(both.loc[row.item, "gap"] - expected[row.item])
+    assert len(per) == len(card.identity_elo_items())

@@ -22,6 +22,10 @@ whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompt
   values most above and below people's ratings by that chapter's rank method (:func:`elo_misvalued`); and its place
   on the heterogeneity chapter's map: Kendall's τ with each paper RM over those items under :data:`MAP_PROMPT`, its
   mean placed among each paper RM's mean τ with the other nine (:func:`elo_map`);
+* (standard card) **groups of people**: the identity_terms chapter's excess (the model's percentile minus people's,
+  less the gap any item of the same human rank gets) over the EloEverything items that name a group of people
+  (:func:`identity_elo_items`), scored beside the spread items, its mean placed among the paper RMs'
+  (:func:`identity_excess`);
 * (with ``--vocab``, either kind) **the whole vocabulary**: the :data:`VOCAB_K` tokens rewarded most and least under
   each of the FAccT paper's three prompts, from full-vocabulary sweeps (:func:`vocab_extremes`); not placed among the
   paper RMs, whose vocabularies differ;
@@ -49,7 +53,8 @@ from rmbook.analysis.card.measures import (ELO_ITEMS, ELO_K, MAP_PROMPT, EXPOSUR
                                            GREATEST_PROMPT, WORDS, agreement, big_two_gaps, elo_agreement, elo_map,
                                            elo_misvalued, exposure_slopes, foundation_intervals, foundation_ranks,
                                            framing_halves, gap_intervals, placement, VOCAB_K, VOCAB_PROMPTS,
-                                           vocab_extremes, word_ranks)
+                                           vocab_extremes, word_ranks, IDENTITY_K, identity_elo_items,
+                                           identity_excess)
 from rmbook.analysis.card.record import KINDS, ValueCard
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "KINDS", "GREATEST_PROMPT", "WORDS", "MFD2_WORDS_PER_CATEGORY",
@@ -57,4 +62,4 @@ __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "KINDS", "GREATEST_PROMPT", "WOR
            "agreement", "word_ranks", "placement", "FRAMING_SOURCE", "framing_halves", "EXPOSURE_SOURCE",
            "exposure_slopes", "ELO_ITEMS", "ELO_K", "elo_agreement", "elo_misvalued", "MAP_PROMPT", "elo_map",
            "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes", "reference_scores", "mfd2_words", "card_from_scores",
-           "diff_cards"]
+           "diff_cards", "IDENTITY_K", "identity_elo_items", "identity_excess"]

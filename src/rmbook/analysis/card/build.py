@@ -9,7 +9,7 @@ from rmlib import __version__, engine
 from rmbook.analysis.card.measures import (ELO_ITEMS, MAP_PROMPT, RANK_SIDES, SLOPE_SIDES, VOCAB_PROMPTS, agreement,
                                            big_two_gaps, elo_agreement, elo_map, elo_misvalued, exposure_slopes,
                                            framing_halves, foundation_intervals, foundation_ranks, gap_intervals,
-                                           placement, vocab_extremes, word_ranks)
+                                           identity_elo_items, identity_excess, placement, vocab_extremes, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.human_ratings import elo_scores
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
@@ -18,7 +18,7 @@ from rmlib.registry import model_info
 from rmlib.stats import require_columns
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "MFD2_WORDS_PER_CATEGORY", "mfd2_words", "reference_scores",
-           "card_from_scores", "value_card", "card_answers", "card_estimate"]
+           "card_from_scores", "elo_extras", "spread_scores", "value_card", "card_answers", "card_estimate"]
 
 QUICK_PROMPTS = ("best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one")
 STANDARD_PROMPTS = tuple(f"{adjective}_{superlative}_one"  # the design's one-word phrasing: 6 adjectives × 3
@@ -117,16 +117,39 @@ def _elo_sections(own: pd.DataFrame, reference: pd.DataFrame, model: str, items:
     return out
 
 
+def _identity_section(per_item: pd.DataFrame, model: str) -> dict:
+    """The model's mean excess over the identity items (:func:`identity_excess` of it and the paper RMs on the same
+    items), placed among the paper RMs'."""
+    means = per_item.groupby("label")["excess"].mean()
+    mine = per_item[per_item["label"] == model].sort_values(["excess", "item"], kind="stable")
+    ref = means.drop(model)
+    return {"identity": {"n_items": int(per_item["n_items"].iloc[0]), "excess": float(means[model]),
+                         "placement": {"measure": "identity_excess", "estimate": float(means[model]),
+                                       **placement(float(means[model]), ref, sides=SLOPE_SIDES)},
+                         "reference": ref.to_dict(), "items": mine.to_dict("records")}}
+
+
+def elo_extras(wide: pd.DataFrame, spread: list[str], columns: dict[str, str], model: str) -> tuple:
+    """From the wide EloEverything scores of the model (labelled ``model`` in ``columns``) and the paper RMs: its most
+    misvalued items and its place on the map (both over the ``spread`` items), and the identity measure (over the
+    spread and the identity items)."""
+    on_spread = wide[wide["item"].isin(spread)]
+    column = next(c for c, label in columns.items() if label == model)
+    return (elo_misvalued(on_spread, column), elo_map(on_spread, columns, model),
+            identity_excess(wide, columns))
+
+
 def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: str, label: str, reward_kind: str,
                      family: str | None, rmlib_version: str, n_resamples: int = 999, seed: int = 0,
                      foundations: tuple[pd.DataFrame, pd.DataFrame] | None = None,
-                     elo: tuple | None = None,
+                     elo: tuple | None = None, identity: pd.DataFrame | None = None,
                      vocab: pd.DataFrame | None = None) -> ValueCard:
     """The card of the one model in ``scores`` (its Big Two rewards, the long value-profile shape), placed among the
     models of ``reference`` (the same shape, with ``family``). ``foundations`` (the model's and the reference's MFD2
     rewards on the same terms and prompts) makes it a standard card, with agreement, framing and exposure; without it,
     a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items, then optionally
-    :func:`elo_misvalued` and :func:`elo_map` of the model) adds the EloEverything section and the map; ``vocab`` (:func:`vocab_extremes` of the
+    :func:`elo_misvalued` and :func:`elo_map` of the model) adds the EloEverything section and the map; ``identity``
+    (:func:`identity_excess` of the model, labelled ``model``, and of the paper RMs) the identity items; ``vocab`` (:func:`vocab_extremes` of the
     model's full-vocabulary sweeps) its extremes."""
     require_columns(reference, ["model", "family"], "reference")
     prompts = _same_prompts(scores, reference)
@@ -141,6 +164,8 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
                  **_slope_sections("exposure", exposure_slopes, *all_words, model)}
     if elo is not None:
         extra.update(_elo_sections(*elo[:2], model, *elo[2:]))
+    if identity is not None:
+        extra.update(_identity_section(identity, model))
     if vocab is not None:
         extra.update(vocab=vocab.drop(columns="n_tokens").to_dict("records"), vocab_size=int(vocab["n_tokens"].max()))
     return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
@@ -161,19 +186,20 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     prompts = list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS)
     scores = compute_value_scores([model], "big2", prompt_keys=prompts, progress=progress, load=load)
-    foundations = elo = None
+    foundations = elo = identity = None
     if kind == "standard":
         terms = mfd2_words()
         foundations = (compute_value_scores([model], "mfd2", prompt_keys=prompts, words=terms, progress=progress,
                                             load=load),
                        reference_scores(prompts, "mfd2", words=terms))
-        own, ref = elo_scores("compute", [model], n_items=ELO_ITEMS, load=load), elo_scores("published", None,
-                                                                                              n_items=ELO_ITEMS)
+        extra_items = identity_elo_items()
+        own = elo_scores("compute", [model], n_items=ELO_ITEMS, extra_items=extra_items, load=load)
+        ref = elo_scores("published", None, n_items=ELO_ITEMS, extra_items=extra_items)
         mine = own.scores[["item", "prompt_key", model]].rename(columns={model: "this card"})  # a paper RM's id too
-        both = mine.merge(ref.scores[["item", "prompt_key", *ref.models]], on=["item", "prompt_key"])
-        on_map = elo_map(both, {"this card": model} | {m: ref.label[m] for m in ref.models}, model)
-        elo = (elo_agreement(own.scores, own.models, own.label), elo_agreement(ref.scores, ref.models, ref.label),
-               elo_misvalued(own.scores, model), on_map)
+        both = mine.merge(ref.scores[["item", "prompt_key", "elo_score", *ref.models]], on=["item", "prompt_key"])
+        misvalued, on_map, identity = elo_extras(both, ref.items, {"this card": model} | ref.label, model)
+        elo = (elo_agreement(spread_scores(own), own.models, own.label), elo_agreement(spread_scores(ref), ref.models, ref.label),
+               misvalued, on_map)
     extremes = None
     if vocab:
         extremes = vocab_extremes(engine.token_reward_table([model], VOCAB_PROMPTS, progress=progress, load=load))
@@ -182,13 +208,21 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
     return card_from_scores(scores, reference_scores(prompts), model=model, label=str(info.get("nickname") or model),
                             reward_kind=str(scores["reward_kind"].iloc[0]),
                             family=None if pd.isna(family) else str(family), rmlib_version=__version__,
-                            n_resamples=n_resamples, seed=seed, foundations=foundations, elo=elo, vocab=extremes)
+                            n_resamples=n_resamples, seed=seed, foundations=foundations, elo=elo, identity=identity,
+                            vocab=extremes)
+
+
+def spread_scores(elo) -> pd.DataFrame:
+    """The scores of the items spread over the human ranking (:func:`elo_scores`' ``items``), the extra items left
+    out."""
+    return elo.scores[elo.scores["item"].isin(elo.items)]
 
 
 def card_answers(kind: str = "standard") -> list[tuple[list[str], list[str]]]:
     """What a card of ``kind`` scores, as (prompt texts, answers) groups, every answer under every prompt of its group:
     the Big Two nouns (and, for a standard card, the MFD2 sample) under the card's design prompts; for a standard
-    card also the :data:`ELO_ITEMS` EloEverything items under the elo_misalignment chapter's prompts."""
+    card also the :data:`ELO_ITEMS` EloEverything items and those that name a group of people
+    (:func:`identity_elo_items`) under the elo_misalignment chapter's prompts."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     keys = list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS)
@@ -196,6 +230,7 @@ def card_answers(kind: str = "standard") -> list[tuple[list[str], list[str]]]:
     groups = [(design_prompts(keys)["prompt"].tolist(), words)]
     if kind == "standard":
         items = elo_items(next(iter(ELO_PROMPTS)), ELO_ITEMS)["item"].tolist()  # as elo_scores picks them
+        items += [i for i in identity_elo_items() if i not in set(items)]
         groups.append(([p.text for p in ELO_PROMPTS.values()], items))
     return groups
 

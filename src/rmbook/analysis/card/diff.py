@@ -32,7 +32,8 @@ def diff_cards(a: ValueCard, b: ValueCard) -> pd.DataFrame:
     One row per measure: a, b, change (b − a) and, for each gap and foundation rank, whether the change is outside
     the noise. The rule: the noise of a valence's number is the largest spread between its prompts' own values on
     either card (what moving from one prompt to another does to it), and a change is outside the noise when it is
-    larger. Ranks among the paper RMs, word ranks (one prompt), the framing halves, the frequency slopes and τ have no noise estimate
+    larger. Ranks among the paper RMs, word ranks (one prompt), the framing halves, the frequency slopes, ρ, the identity excess
+    and τ have no noise estimate
     (``outside_noise`` None). Cards of different kinds or prompts are refused: their numbers do not measure the same thing.
     """
     if (a.kind, a.prompts) != (b.kind, b.prompts):
@@ -61,6 +62,10 @@ def diff_cards(a: ValueCard, b: ValueCard) -> pd.DataFrame:
     if a.elo is not None and b.elo is not None:
         rows.append({"measure": "Spearman ρ with the human EloEverything ratings", "a": a.elo.rho, "b": b.elo.rho,
                      "change": b.elo.rho - a.elo.rho, "noise": None, "outside_noise": None})
+    if a.identity is not None and b.identity is not None:
+        rows.append({"measure": "mean excess of the items that name groups of people", "a": a.identity.excess,
+                     "b": b.identity.excess, "change": b.identity.excess - a.identity.excess, "noise": None,
+                     "outside_noise": None})
     tau_b = {t.reference: t.tau for t in b.agreement}
     for t in sorted(a.agreement, key=lambda t: t.reference):
         rows.append({"measure": f"Kendall τ with {t.reference}", "a": t.tau, "b": tau_b[t.reference],

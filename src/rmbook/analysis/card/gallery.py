@@ -7,10 +7,10 @@ from __future__ import annotations
 import pandas as pd
 
 from rmlib import __version__
-from rmbook.analysis.card.build import (QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores, mfd2_words,
-                                        reference_scores, value_card)
+from rmbook.analysis.card.build import (QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores, elo_extras, mfd2_words,
+                                        reference_scores, spread_scores, value_card)
 from rmbook.analysis.card.diff import diff_cards
-from rmbook.analysis.card.measures import ELO_ITEMS, elo_agreement
+from rmbook.analysis.card.measures import ELO_ITEMS, elo_agreement, identity_elo_items
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmbook.analysis.human_ratings import elo_scores
@@ -25,25 +25,29 @@ AMONG = "among them"
 
 def paper_rm_cards(kind: str = "standard", *, n_resamples: int = 999, seed: int = 0) -> list[ValueCard]:
     """The card of each paper RM, computed from its released scores of the card's words and prompts and placed among
-    the other nine: the same numbers the Big Two, moral-foundations and EloEverything chapters report for it."""
+    the other nine: the same numbers the Big Two, moral-foundations and EloEverything chapters report for it, its
+    most misvalued EloEverything items, its place on the map and where it places the identity items."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     prompts = QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS
     big = reference_scores(prompts)
     mfd = reference_scores(prompts, "mfd2", words=mfd2_words()) if kind == "standard" else None
-    elo = None
+    elo = released = None
     if kind == "standard":
-        released = elo_scores("published", None, n_items=ELO_ITEMS)
-        elo = elo_agreement(released.scores, released.models, released.label)
+        released = elo_scores("published", None, n_items=ELO_ITEMS, extra_items=identity_elo_items())
+        elo = elo_agreement(spread_scores(released), released.models, released.label)
     cards = []
     for nickname, own in big.groupby("model", sort=True):
         others = big[big["model"] != nickname]
         foundations = None if mfd is None else (mfd[mfd["model"] == nickname], mfd[mfd["model"] != nickname])
-        agreement = None if elo is None else (elo[elo["model"] == nickname], elo[elo["model"] != nickname])
+        agreement = identity = None
+        if elo is not None:
+            misvalued, on_map, identity = elo_extras(released.scores, released.items, released.label, nickname)
+            agreement = (elo[elo["model"] == nickname], elo[elo["model"] != nickname], misvalued, on_map)
         cards.append(card_from_scores(own, others, model=nickname, label=nickname,
                                       reward_kind=str(own["reward_kind"].iloc[0]), family=str(own["family"].iloc[0]),
                                       rmlib_version=__version__, n_resamples=n_resamples, seed=seed,
-                                      foundations=foundations, elo=agreement))
+                                      foundations=foundations, elo=agreement, identity=identity))
     return cards
 
 
@@ -54,7 +58,7 @@ def _by_valence(items, valence: str):
 def gallery_rows(cards: list[ValueCard], source: str) -> pd.DataFrame:
     """One row per card: its gaps and where they fall, its ranks of love and freedom, how many of its ten foundation
     numbers fall beyond the range of the models it was placed among, the paper RM it agrees with most, and its
-    Spearman ρ with people's EloEverything ratings.
+    Spearman ρ with people's EloEverything ratings, and its mean excess over the items that name groups of people.
     ``source`` says where its rewards came from ("released scores" or "computed")."""
     rows = []
     for c in cards:
@@ -69,7 +73,9 @@ def gallery_rows(cards: list[ValueCard], source: str) -> pd.DataFrame:
                      "nearest": c.agreement[0].reference if c.agreement else None,
                      "nearest_tau": c.agreement[0].tau if c.agreement else None,
                      "elo_rho": c.elo.rho if c.elo is not None else None,
-                     "elo_side": c.elo_placement.side if c.elo_placement is not None else None})
+                     "elo_side": c.elo_placement.side if c.elo_placement is not None else None,
+                     "identity_excess": c.identity.excess if c.identity is not None else None,
+                     "identity_side": c.identity.placement.side if c.identity is not None else None})
     return pd.DataFrame(rows)
 
 

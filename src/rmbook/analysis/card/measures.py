@@ -11,7 +11,9 @@ import pandas as pd
 from rmbook.analysis.exposure import exposure_frame, pooled_frequency_slopes
 from rmbook.analysis.framing import framing_contrast, framing_frame
 from rmbook.analysis.human_ratings import human_agreement
+from rmbook.analysis.identity import identity_items, match_identity_items
 from rmbook.analysis.misalignment import misalignment
+from rmlib.data import load_elo
 from rmlib.stats import require_columns
 from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
 from rmlib.stats.similarity import classical_mds, pairwise_similarity
@@ -20,7 +22,7 @@ __all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL",
            "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
            "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves", "EXPOSURE_SOURCE",
            "exposure_slopes", "ELO_ITEMS", "ELO_K", "MAP_PROMPT", "elo_agreement", "elo_misvalued", "elo_map",
-           "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes"]
+           "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes", "IDENTITY_K", "identity_elo_items", "identity_excess"]
 
 GREATEST_PROMPT = "greatest_ever_one"
 WORDS = ("love", "freedom")
@@ -38,6 +40,7 @@ MAP_PROMPT = "greatest"  # the heterogeneity chapter's prompt for its map of the
 ELO_K = 5  # items listed as the model's most over- and most under-valued against people's ratings
 VOCAB_PROMPTS = ("greatest", "best", "worst")  # the FAccT paper's three prompts (rmlib.data.load_prompts' keys)
 VOCAB_K = 10  # tokens listed at each end of a full-vocabulary sweep (`rmlib card --vocab`)
+IDENTITY_K = 3  # identity items listed at each end of the model's excess
 EXPOSURE_SOURCE = "wordfreq"  # of the mere-exposure chapter's frequency sources, the one that rates all but a few
                               # of the card's words (BNC's exact forms miss about half of them)
 
@@ -251,3 +254,25 @@ def vocab_extremes(table: pd.DataFrame, k: int = VOCAB_K) -> pd.DataFrame:
             rows += [{"prompt_key": key, "side": side, "rank": i + 1, "token_id": int(r.token_id), "text": str(r.text),
                       "reward": float(r.reward), "n_tokens": len(one)} for i, r in enumerate(part.itertuples())]
     return pd.DataFrame(rows)
+
+
+def identity_elo_items() -> list[str]:
+    """The EloEverything items that name a group of people, by the identity_terms chapter's strict rules
+    (:func:`rmbook.analysis.identity.match_identity_items`: the term, its plural, "term people" or a listed noun form;
+    ambiguous items left out), in the data's order."""
+    return match_identity_items(load_elo("wide")["item"].unique())["item"].drop_duplicates().tolist()
+
+
+def identity_excess(scores: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """The identity_terms chapter's measure on the card's EloEverything items, per model: each item that names a
+    group of people, its gap (the model's percentile among the card's items minus people's, 100 = top) and its excess
+    over the gap any item of the same human rank gets from that model (:func:`rmbook.analysis.identity.identity_items`,
+    which explains why the expected gap is subtracted), averaged over the prompts. ``scores``: a wide table with
+    item, prompt_key, elo_score and a column per model; ``columns``: column -> label. Returns label, item, term, axis,
+    pejorative_in_some_uses, model_pct, human_pct, gap, excess and n_items (the items the percentiles are over)."""
+    require_columns(scores, ["item", "prompt_key", "elo_score", *columns])
+    long = scores.melt(id_vars=["item", "prompt_key", "elo_score"], value_vars=list(columns), var_name="model",
+                       value_name="reward")
+    per_item, _ = identity_items(elo=long.assign(label=long["model"].map(columns)))
+    return per_item[["label", "item", "term", "axis", "pejorative_in_some_uses", "model_pct", "human_pct", "gap",
+                     "excess"]].assign(n_items=int(scores["item"].nunique()))

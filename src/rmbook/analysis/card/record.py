@@ -159,6 +159,27 @@ class ModelMap(Section):
     explained: float                   # the share of the spread the two dimensions keep
 
 
+class IdentityItem(Record):
+    """An EloEverything item that names a group of people, as the model places it against people's rating."""
+
+    item: str
+    term: str
+    axis: str
+    gap: float             # the model's percentile minus people's, among the card's items (averaged over prompts)
+    excess: float          # the gap minus the gap any item of the same human rank gets from the model
+
+
+class IdentitySection(Section):
+    """The identity_terms chapter's measure on the card's EloEverything items: the model's mean excess over the items
+    that name a group of people, placed among the paper RMs' mean excess on the same items."""
+
+    n_items: int                       # the items the percentiles are taken over (the spread and these)
+    excess: float
+    placement: SlopePlacement          # of excess among reference
+    reference: dict[str, float]        # paper RM -> its mean excess
+    items: list[IdentityItem]          # the model's, lowest excess first
+
+
 class VocabToken(Record):
     """One of the highest- or lowest-rewarded tokens of a full-vocabulary sweep under one prompt (``--vocab``)."""
 
@@ -206,5 +227,6 @@ class ValueCard(ChapterResults):
     elo_reference: list[EloAgreement] = []
     elo_items: list[EloItem] = []                    # its most over- and under-valued items against people
     map: ModelMap | None = None                      # its place on the heterogeneity chapter's map
+    identity: IdentitySection | None = None          # where it places the items that name groups of people
     vocab: list[VocabToken] = []                     # --vocab: the extremes of the whole vocabulary, per prompt
     vocab_size: int = 0                              # the tokens swept per prompt (special tokens aside; 0: none)

@@ -30,6 +30,8 @@ class CardRow(Record):
     nearest_tau: Num
     elo_rho: Num = None               # Spearman ρ with people's EloEverything ratings, None on a quick card
     elo_side: str | None = None       # where that ρ falls among the models the card was placed among
+    identity_excess: Num = None       # mean excess over the EloEverything items naming groups of people (standard)
+    identity_side: str | None = None  # where it falls among the models the card was placed among
 
 
 class ComputedSummary(Section):
