@@ -62,6 +62,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 
 # Everything in the text column that ends beyond its right edge and is not inside a box that scrolls or clips
 # sideways; only the outermost such element is reported.
+TABLE_MIN_VIEWPORT = 1024  # from this window width up, a table must fit the column whole (scrolling box or not)
 _OVERFLOW_JS = """() => {
   const column = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
   const edge = column.getBoundingClientRect().right + 1;
@@ -81,14 +82,21 @@ _OVERFLOW_JS = """() => {
   const width = column.getBoundingClientRect().width;
   const charts = [...column.querySelectorAll('.rmlib-chart svg.marks, .rmlib-chart canvas.marks')]
       .map((el) => Math.round(el.getBoundingClientRect().width - width)).filter((px) => px > 1);
+  // at a desktop width a table is judged whole too (#43 item 3): its content may not be wider than its box, so that no
+  // column (a claims page's reason, a verdict) is scrolled out of sight; on a phone a table may scroll in its box
+  const tables = window.innerWidth < TABLE_MIN_VIEWPORT ? [] : [...column.querySelectorAll('table')]
+      .map((el) => ({px: Math.round(Math.max(el.scrollWidth, el.getBoundingClientRect().width) - width),
+                     text: (el.querySelector('th, td') ? [...el.querySelectorAll('thead th, tr:first-child th')]
+                         .map((h) => h.innerText.trim()).filter(Boolean).slice(0, 4).join(' | ') : '').slice(0, 60)}))
+      .filter((t) => t.px > 1);
   const name = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className ?
       '.' + el.className.trim().split(/\\s+/).join('.') : '');
   return {page_width: (document.scrollingElement || document.documentElement).scrollWidth, viewport: window.innerWidth,
-          charts: charts,
+          charts: charts, tables: tables,
           elements: outermost.slice(0, 5).map((el) => ({element: name(el),
               px: Math.round(el.getBoundingClientRect().right - edge),
               text: (el.innerText || el.textContent || '').trim().slice(0, 60)}))};
-}"""
+}""".replace("TABLE_MIN_VIEWPORT", str(TABLE_MIN_VIEWPORT))
 
 # Wait until every chart has drawn or failed, and MathJax has typeset (or there is none).
 _SETTLED_JS = """() => {
@@ -133,15 +141,24 @@ class Browser:
         self._pw.stop()
 
 
-def layout_problems(layout: dict) -> list[str]:
-    """Why a page's layout fails at this width: the page scrolls sideways, or content reaches past the column."""
+def wide_tables(layout: dict) -> list[str]:
+    """The tables whose content is wider than the text column at a desktop width (measured from
+    ``TABLE_MIN_VIEWPORT`` px up), scrolling box or not: a failure with ``--strict-tables``, a note without it, until
+    the book's last wide tables are reshaped (#43 item 3)."""
+    return [f"a table wider than the text column by {t['px']} px (columns scroll out of sight): {t['text']!r}"
+            for t in layout.get("tables", [])]
+
+
+def layout_problems(layout: dict, strict_tables: bool = False) -> list[str]:
+    """Why a page's layout fails at this width: the page scrolls sideways, or content reaches past the column (with
+    ``strict_tables``, a table wider than the column, in its scrolling box or not)."""
     out = []
     if layout["page_width"] > layout["viewport"] + 1:
         out.append(f"the page scrolls sideways: {layout['page_width']} px wide in a {layout['viewport']} px window")
     out += [f"beyond the text column by {e['px']} px: <{e['element']}> {e['text']!r}" for e in layout["elements"]]
     out += [f"a chart wider than the text column by {px} px (its legend or axis scrolls out of sight)"
             for px in layout.get("charts", [])]
-    return out
+    return out + (wide_tables(layout) if strict_tables else [])
 
 
 # what no page may show (the same kinds as tests/chapters/test_pages_clean.py checks in the executed notebooks)
@@ -193,7 +210,7 @@ def check(dom: str) -> dict:
     }
 
 
-def problems(res: dict) -> list[str]:
+def problems(res: dict, strict_tables: bool = False) -> list[str]:
     """Why a page fails, judged by what it should contain (and, when measured, its layout); empty when it
     passes."""
     out = [f"chart not drawn: {f}" for f in res["failed"]]
@@ -202,7 +219,7 @@ def problems(res: dict) -> list[str]:
     if res["math_marked"] and res["math"] < res["math_marked"]:
         out.append(f"math not rendered: {res['math']} of {res['math_marked']} formulas")
     out += res["debris"]
-    out += layout_problems(res["layout"]) if "layout" in res else []
+    out += layout_problems(res["layout"], strict_tables) if "layout" in res else []
     return out
 
 
@@ -248,9 +265,10 @@ def _look_at(browser: Browser, page: Path, budget_ms: int, screenshots: Path | N
 
 
 def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, screenshots: Path | None = None,
-                log=print) -> dict[Path, list[str]]:
+                strict_tables: bool = False, log=print) -> dict[Path, list[str]]:
     """Open each page at ``width`` px and return its problems (:func:`problems`); with ``screenshots``, save
-    ``<page>-top.png`` and ``<page>-down.png`` (one screen further) of each page there."""
+    ``<page>-top.png`` and ``<page>-down.png`` (one screen further) of each page there. Tables wider than the column
+    fail a page with ``strict_tables`` and are logged as notes without it."""
     browser = None  # started at the first page that needs it
     found = {}
     try:
@@ -269,11 +287,14 @@ def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, 
                 found[page] = [f"could not be checked: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"]
                 log(f"[browser-check] FAIL {page}: {found[page][0]}")
                 continue
-            found[page] = bad = problems(res)
+            found[page] = bad = problems(res, strict_tables)
             log(f"[browser-check] {'FAIL' if bad else 'PASS'} {page}: {res['drawn']}/{res['charts']} charts drawn, "
                 f"{res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math formulas rendered")
             for b in bad:
                 log(f"[browser-check]   {b}")
+            if not strict_tables:
+                for note in wide_tables(res.get("layout", {})):
+                    log(f"[browser-check]   note: {note}")
     finally:
         if browser is not None:
             browser.close()
@@ -287,6 +308,8 @@ def main() -> int:
     ap.add_argument("--width", type=int, default=1280, help="the window's width in px (default 1280, a laptop)")
     ap.add_argument("--budget-ms", type=int, default=20000, help="how long a page may take to draw")
     ap.add_argument("--screenshots", type=Path, help="save each page's top and one screen down here")
+    ap.add_argument("--strict-tables", action="store_true",
+                    help=f"fail a table wider than the text column (from {TABLE_MIN_VIEWPORT} px up), not only note it")
     ap.add_argument("--ensure-browser", action="store_true", help="install Chromium if it is missing, then stop")
     args = ap.parse_args()
     if args.ensure_browser:
@@ -298,7 +321,8 @@ def main() -> int:
         where = missing[0] if missing else (args.page[0] if args.page else "no page given")
         print(f"error: {where} not found; build the book first (make book)", file=sys.stderr)
         return 2
-    found = check_pages(todo, width=args.width, budget_ms=args.budget_ms, screenshots=args.screenshots)
+    found = check_pages(todo, width=args.width, budget_ms=args.budget_ms, screenshots=args.screenshots,
+                        strict_tables=args.strict_tables)
     failed = sum(bool(b) for b in found.values())
     print(f"[browser-check] {len(todo) - failed} of {len(todo)} pages pass at {args.width} px")
     return 1 if failed else 0

@@ -66,3 +66,39 @@ def test_a_chart_wider_than_the_column_fails_even_in_a_scrolling_box(results):
 
 def test_the_books_css_scales_a_wide_chart_to_the_column(results):
     assert results[0]["chart_styled"] == []
+
+
+# a pandas-like table of ten wordy columns: wider than an 800 px column unless its cells wrap
+WORDY = ('<div class="cell_output"><table><thead><tr>' + "".join(
+    f"<th>placement under negative prompts {i}</th>" for i in range(10)) + "</tr></thead><tbody><tr>" + "".join(
+    "<td>agency side of every paper RM</td>" for _ in range(10)) + "</tr></tbody></table></div>")
+NOWRAP = "<style>th, td { white-space: nowrap; }</style>"
+BOXED = "<style>div.cell_output table { display: block; max-width: 100%; overflow-x: auto; }</style>"  # the old CSS
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tables")
+    for name, body in {"wordy": BOXED + NOWRAP + WORDY,
+                       "wordy_styled": f"{NOWRAP}<style>{BOOK_CSS.read_text()}</style>{WORDY}"}.items():
+        (root / f"{name}.html").write_text(COLUMN.format(body))
+    pages = sorted(root.glob("*.html"))
+    strict = bc.check_pages(pages, width=1280, budget_ms=5000, strict_tables=True, log=lambda *_: None)
+    lenient = bc.check_pages(pages, width=1280, budget_ms=5000, log=lambda *_: None)
+    return {p.stem: bad for p, bad in strict.items()}, {p.stem: bad for p, bad in lenient.items()}
+
+
+def test_a_table_wider_than_the_column_fails_at_1280_px_with_strict_tables_even_in_its_box(tables):
+    """#43 item 3: the book's tables scroll in their own boxes, so the old check passed them with columns out of
+    sight; the strict check measures the table's content against the column."""
+    bad = tables[0]["wordy"]
+    assert len(bad) == 1 and bad[0].startswith("a table wider than the text column by "), bad
+    assert "'placement under negative prompts 0 | placement" in bad[0]
+
+
+def test_the_books_css_wraps_a_wordy_table_into_the_column(tables):
+    assert tables[0]["wordy_styled"] == []
+
+
+def test_without_strict_tables_a_boxed_wide_table_passes(tables):
+    assert tables[1]["wordy"] == []
