@@ -16,7 +16,8 @@ def _rows(source, sides, taus, beyond, elo=None) -> pd.DataFrame:
     return pd.DataFrame([{"label": f"{source[0]}{i}", "model": f"m{i}", "source": source, "reward_kind": "RM score",
                           "gap_negative": -10.0 * i, "side_negative": neg, "gap_positive": 1.0 * i,
                           "side_positive": pos, "love": 1.0, "freedom": 2.0, "n_foundations_beyond": b,
-                          "nearest": "R-Gem-2B", "nearest_tau": t, "elo_rho": 0.1 * i, "elo_side": e}
+                          "nearest": "R-Gem-2B", "nearest_tau": t, "elo_rho": 0.1 * i, "elo_side": e,
+                          "identity_excess": -float(i), "identity_side": e}
                          for i, ((neg, pos), t, b, e) in enumerate(zip(sides, taus, beyond, elo))])
 
 
@@ -57,7 +58,7 @@ def test_a_published_run_has_no_computed_summary_and_round_trips(tmp_path):
 
 def test_quick_cards_have_no_foundations_or_agreement_to_summarise():
     quick = PAPER.assign(source="computed", n_foundations_beyond=None, nearest=None, nearest_tau=None, elo_rho=None,
-                         elo_side=None)
+                         elo_side=None, identity_excess=None, identity_side=None)
     s = value_cards.computed_summary(quick, lowest_paper_tau=None)
     assert s.min_foundations_beyond is None and s.max_tau is None and s.n_below_paper_tau == 0
     assert s.n_elo == 0 and s.elo_beyond == {}
