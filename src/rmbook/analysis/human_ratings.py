@@ -79,7 +79,7 @@ def elo_scores(mode: str = "published", models=None, prompt_keys=None, n_items: 
     unknown = sorted(set(extra_items) - set(wide["item"]))
     if unknown:
         raise ValueError(f"extra_items {unknown[:5]} are not EloEverything items")
-    items += [i for i in dict.fromkeys(extra_items) if i not in set(items)]
+    items += [i for i in dict.fromkeys(extra_items) if i not in set(human["item"])]
     sub = wide[wide["prompt_key"].isin(prompt_keys) & wide["item"].isin(items)]
     same_elo = bool(sub.groupby("item")["elo_score"].nunique().max() == 1)
     if mode == "published":

@@ -149,8 +149,8 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
     rewards on the same terms and prompts) makes it a standard card, with agreement, framing and exposure; without it,
     a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items, then optionally
     :func:`elo_misvalued` and :func:`elo_map` of the model) adds the EloEverything section and the map; ``identity``
-    (:func:`identity_excess` of the model, labelled ``model``, and of the paper RMs) the identity items; ``vocab`` (:func:`vocab_extremes` of the
-    model's full-vocabulary sweeps) its extremes."""
+    (:func:`identity_excess` of the model, labelled ``model``, and of the paper RMs) the identity items; ``vocab``
+    (:func:`vocab_extremes` of the model's full-vocabulary sweeps) its extremes."""
     require_columns(reference, ["model", "family"], "reference")
     prompts = _same_prompts(scores, reference)
     words = pd.concat([word_ranks(scores).assign(model=model), word_ranks(reference)], ignore_index=True)
@@ -198,8 +198,8 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
         mine = own.scores[["item", "prompt_key", model]].rename(columns={model: "this card"})  # a paper RM's id too
         both = mine.merge(ref.scores[["item", "prompt_key", "elo_score", *ref.models]], on=["item", "prompt_key"])
         misvalued, on_map, identity = elo_extras(both, ref.items, {"this card": model} | ref.label, model)
-        elo = (elo_agreement(spread_scores(own), own.models, own.label), elo_agreement(spread_scores(ref), ref.models, ref.label),
-               misvalued, on_map)
+        elo = (elo_agreement(spread_scores(own), own.models, own.label),
+               elo_agreement(spread_scores(ref), ref.models, ref.label), misvalued, on_map)
     extremes = None
     if vocab:
         extremes = vocab_extremes(engine.token_reward_table([model], VOCAB_PROMPTS, progress=progress, load=load))
@@ -229,8 +229,8 @@ def card_answers(kind: str = "standard") -> list[tuple[list[str], list[str]]]:
     words = value_lexicon("big2")["word"].tolist() + (mfd2_words() if kind == "standard" else [])
     groups = [(design_prompts(keys)["prompt"].tolist(), words)]
     if kind == "standard":
-        items = elo_items(next(iter(ELO_PROMPTS)), ELO_ITEMS)["item"].tolist()  # as elo_scores picks them
-        items += [i for i in identity_elo_items() if i not in set(items)]
+        spread = elo_items(next(iter(ELO_PROMPTS)), ELO_ITEMS)["item"].tolist()  # as elo_scores picks them
+        items = spread + [i for i in identity_elo_items() if i not in set(spread)]
         groups.append(([p.text for p in ELO_PROMPTS.values()], items))
     return groups
 

@@ -32,9 +32,9 @@ def diff_cards(a: ValueCard, b: ValueCard) -> pd.DataFrame:
     One row per measure: a, b, change (b − a) and, for each gap and foundation rank, whether the change is outside
     the noise. The rule: the noise of a valence's number is the largest spread between its prompts' own values on
     either card (what moving from one prompt to another does to it), and a change is outside the noise when it is
-    larger. Ranks among the paper RMs, word ranks (one prompt), the framing halves, the frequency slopes, ρ, the identity excess
-    and τ have no noise estimate
-    (``outside_noise`` None). Cards of different kinds or prompts are refused: their numbers do not measure the same thing.
+    larger. Ranks among the paper RMs, word ranks (one prompt), the framing halves, the frequency slopes, ρ, the
+    identity excess and τ have no noise estimate (``outside_noise`` None). Cards of different kinds or prompts are
+    refused: their numbers do not measure the same thing.
     """
     if (a.kind, a.prompts) != (b.kind, b.prompts):
         raise ValueError(f"the cards measure different things ({a.kind} card on {a.prompts} vs {b.kind} card on "
