@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+SMOLLM2 = "smollm2-135m-instruct"
+
 
 def test_elo_misalignment(chapter, data_ready):
     c = chapter("elo_misalignment")
@@ -23,6 +25,7 @@ def test_elo_misalignment(chapter, data_ready):
     assert (a["worst_rho"], a["best_rho"]) == (min(rhos), max(rhos)) and a["n_cells"] == len(rhos)
     assert f"median over {a['n_cells']} model×prompt cells is ρ = {a['median_rho']:.2f}" in md  # states the section
     assert n_charts >= 4
+    assert r["beside"] is None and "Beside the paper RMs" not in md  # published mode: the paper RMs are the run
     # Spearman intervals are Bonett-Wright: wider than the Fisher-z interval for Pearson's r on the same n
     assert r["interval"] == "Bonett-Wright"
     for a in r["agreement"]:
@@ -46,3 +49,17 @@ def test_elo_misalignment(chapter, data_ready):
     assert "Per prompt (the primary test)" in md and "Pooled over prompts (secondary)" in md
     assert f"by a title word other than the head ({t['n_sexuality_other_word']}):" in md
     assert r["trajectories"]["n_items"] == 6 and f"*{r['trajectories']['widest_item']}*" in md
+
+
+def test_elo_misalignment_compute_keeps_the_paper_rms(chapter, needs_smollm2):
+    """#43 item 7: a computed model's agreement with people is placed among the paper RMs' on the same items."""
+    c = chapter("elo_misalignment", MODE="compute", MODELS=[SMOLLM2], N_ITEMS=80, MIN_CATEGORY_ITEMS=5, N_RESAMPLES=99,
+                N_RESAMPLES_CI=49, TOP_K=3, N_TRAJECTORY_ITEMS=3)
+    r, md = c.results, c.markdown
+    near = r["beside"]
+    assert r["mode"] == "compute" and near["prompts"] == ["greatest"] and near["unit"] == "EloEverything items"
+    (row,) = near["rows"]
+    rho = next(a["rho"] for a in r["agreement"])
+    assert row["estimate"] == rho and row["n_reference"] == 10 and row["n_words"] == 80
+    assert "Beside the paper RMs" in md and f"{row['estimate']:.3f}, {row['side']}" in md
+    assert c.n_charts >= 1

@@ -51,6 +51,7 @@ def test_framing_published_tiny(chapter):
     assert afinn_down[0]["valence"] == -5 and afinn_down[0]["mean_y"] < -1  # an obscenity the RMs do not name
     assert "most fitting a *worst*" not in md and "highest-scored answers" in md
     assert "Word level, published scores" in md and n_charts >= 4
+    assert r["beside"] is None and "Beside the paper RMs" not in md  # published mode: the paper RMs are the run
 
 
 def test_framing_compute_smollm2(chapter, needs_smollm2):
@@ -62,3 +63,11 @@ def test_framing_compute_smollm2(chapter, needs_smollm2):
     assert "Token level, computed now" in md and "implicit" in md
     row = r["contrast"]["afinn"][0]
     assert row["label"] == f"{SMOLLM2} (implicit)" and row["n_words"] > 500
+    # #43 item 7: the paper RMs stay on the page, measured on the same prompt wordings and words
+    near = r["beside"]
+    assert near["prompts"] == ["greatest", "worst"] and near["missing"] == []
+    assert [p["measure"] for p in near["rows"]] == ["h+ (positive prompts)", "h− (negative prompts)"]
+    assert all(p["label"] == row["label"] and p["n_reference"] == 10 for p in near["rows"])
+    first = near["rows"][0]
+    assert f"**{first['label']}**, h+ (positive prompts): {first['estimate']:.3f}, {first['side']}" in md
+    assert "Beside the paper RMs" in md and "give a placement, not a test" in md

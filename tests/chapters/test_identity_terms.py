@@ -14,6 +14,7 @@ def test_identity_terms_published_tiny(chapter):
     c = chapter("identity_terms")
     r, md, n_charts = c.results, c.markdown, c.n_charts
     assert r["mode"] == "published" and r["reward_kinds"] == ["RM score"] and r["elo"]["n_models"] == 2
+    assert r["beside"] is None and "Beside the paper RMs" not in md  # published mode: the paper RMs are the run
     items = {row["item"]: row for row in r["elo"]["items"]}
     assert "Christianity" in items and "Shorts" not in items and "Black hole" not in items
     # the chapter's gaps are the library's gaps
@@ -46,3 +47,7 @@ def test_identity_terms_compute_smollm2(chapter, needs_smollm2):
     fragile = r["words"]["fragile"]
     assert f"**Single tokens are fragile evidence.** {fragile['n_wide']} of {fragile['n_rows']} term" in md
     assert "implicit reward" in md and "compute-mode** run" in md
+    # #43 item 7: the paper RMs stay on the page, on the identity words both scored under the same prompt wordings
+    near = r["beside"]
+    assert near["prompts"] == ["greatest", "worst"] and len(near["rows"]) == 2
+    assert all(p["n_reference"] == 10 and 0 < p["n_words"] < 100 for p in near["rows"]) and "Beside the paper RMs" in md

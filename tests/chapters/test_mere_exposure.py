@@ -19,6 +19,7 @@ def test_mere_exposure_published_tiny(chapter):
     assert r["mode"] == "published" and r["level"] == "word" and len(r["models"]) == 2
     assert r["matchings"] == ["bnc", "bnc_lemma", "wordfreq"]
     assert r["coverage"]["bnc"] < r["coverage"]["wordfreq"]  # BNC lists only common words
+    assert r["beside"] is None and "Beside the paper RMs" not in c.markdown  # published: the paper RMs are the run
     rows = {(x["source"], x["prompts"]): x for x in r["by_valence"]}
     assert set(rows) == {(s, pv) for s in ["bnc", "bnc_lemma", "wordfreq", "wordfreq, BNC words only"]
                          for pv in ("positive", "negative", "all")}
@@ -60,3 +61,9 @@ def test_mere_exposure_compute_smollm2(chapter, needs_smollm2):
     assert len(r["kl"]) == 2 and all(k["rho_reward_vs_lm_logprob"] == pytest.approx(1.0) for k in r["kl"])
     assert all(k["reward_slope"] == pytest.approx(k["lm_slope"]) for k in r["kl"])
     assert "No trained RM was given" in md and r["lm_control"]["n_rm_cells"] == 0 and r["lm_control"]["n_lm_cells"] == 2
+    # #43 item 7: the paper RMs stay on the page, measured on the same prompt wordings and words
+    near = r["beside"]
+    assert near["prompts"] == ["greatest", "worst"] and len(near["rows"]) == 2
+    assert {p["measure"] for p in near["rows"]} == {"positive prompts", "negative prompts"}
+    assert all(p["n_reference"] == 10 and 0 < p["n_words"] for p in near["rows"])
+    assert "Beside the paper RMs" in md and f"on {near['rows'][0]['n_words']:,} words" in md

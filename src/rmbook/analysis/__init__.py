@@ -22,6 +22,7 @@ check; the chapters call these and then show them (:mod:`rmbook.report`).
 | ``teaching`` (package: ``dynamics``, ``settings``, ``stats``) | whether an accurate RM is a good teacher (Razin et al.) |
 | ``claims`` | every claim of the two papers, judged from the chapters' results |
 | ``card`` (package: ``measures``, ``record``, ``build``, ``diff``) | a value card of any RM: the Big Two and moral-foundations chapters' numbers for one model, placed among the ten paper RMs |
+| ``beside`` | a chapter's computed models beside the ten paper RMs (compute mode): the same measure on their released scores of the same answers and prompts, and one placement rule (shared with ``card``) |
 | ``choices`` | the closed sets of choices (run modes, ...) an analysis takes and its results type validates |
 | ``results/`` | each chapter's typed results (a :class:`rmlib.storage.ChapterResults`), one module per chapter |
 

@@ -1,7 +1,8 @@
 """RMs against human ratings (EloEverything): the elo_misalignment chapter's analysis, on :mod:`.misalignment`.
 
 :func:`elo_scores` reads the models' scores of the same items under each prompt (published, or computed now);
-:func:`human_agreement` correlates each model with people; :func:`consensus_tables` finds the items the models
+:func:`human_agreement` correlates each model with people (:func:`mean_agreement`: over the prompts;
+:func:`beside_paper_rms`: computed models placed among the paper RMs); :func:`consensus_tables` finds the items the models
 together over- and under-value, :func:`method_robustness` whether that depends on how models and scores are
 combined, :func:`form_summary` which kinds of item they misjudge, :func:`undervalued_topics` which WordNet topics
 and the paper's themes are over-represented among the most undervalued items (per prompt first: pooling the
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from rmbook.analysis import beside
 from rmbook.analysis.choices import AGGREGATES, PUBLISHED_OR_COMPUTE
 from rmbook.analysis.categories import item_categories
 from rmbook.analysis.misalignment import (consensus_misalignment, misalignment, misalignment_by, top_overlap_by)
@@ -27,7 +29,7 @@ from rmlib.stats.enrichment import topic_enrichment_by
 from rmlib.errors import as_list
 from rmlib import engine
 
-__all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement",
+__all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement", "mean_agreement", "beside_paper_rms",
            "consensus_tables", "method_robustness", "form_summary", "undervalued_topics", "theme_prompts",
            "topics_summary", "rank_trajectories"]
 
@@ -115,6 +117,32 @@ def human_agreement(scores: pd.DataFrame, models, label: dict | None = None) -> 
     out = pd.DataFrame(rows)
     out["model_prompt"] = out["model"] + " · " + out["prompt_key"]
     return out
+
+
+def mean_agreement(scores: pd.DataFrame, models, label: dict) -> pd.DataFrame:
+    """Per model, Spearman's ρ between its rewards of the EloEverything items and the human Elo ratings, per prompt
+    (:func:`human_agreement`), then averaged over the prompts: model (its ``label``), rho, rho_min, rho_max (over the
+    prompts), n_items, n_prompts. ``scores``: the wide table of :func:`elo_scores`."""
+    per_prompt = human_agreement(scores, models, label)
+    out = per_prompt.groupby("model", sort=True)["rho"].agg(rho="mean", rho_min="min", rho_max="max")
+    return out.reset_index().assign(n_items=int(scores["item"].nunique()),
+                                    n_prompts=int(scores["prompt_key"].nunique()))
+
+
+def beside_paper_rms(elo: EloScores, n_items: int | None) -> dict:
+    """Compute mode: each computed model's agreement with people (:func:`mean_agreement`) placed among the paper RMs'
+    on the same items (``n_items``, the run's spread) under the same prompts, so the paper RMs stay on the page.
+    Returns own, reference, placements, prompts and missing (always empty: the paper RMs were scored under all three
+    EloEverything prompts), as :func:`rmbook.analysis.beside.beside_words` does."""
+    ref = elo_scores("published", None, elo.prompt_keys, n_items)
+    if ref.items != elo.items:
+        raise ValueError("the paper RMs' released scores and the run cover different EloEverything items")
+    measure = "Spearman's ρ with people"
+    own = mean_agreement(elo.scores, elo.models, elo.label).rename(columns={"model": "label", "rho": "estimate"})
+    reference = mean_agreement(ref.scores, ref.models, ref.label).rename(columns={"model": "label", "rho": "estimate"})
+    own, reference = own.assign(measure=measure, n_words=len(elo.items)), reference.assign(measure=measure)
+    return {"own": own, "reference": reference, "placements": beside.placements(own, reference),
+            "prompts": list(elo.prompt_keys), "missing": []}
 
 
 def consensus_tables(elo: EloScores) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:

@@ -28,11 +28,12 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from rmbook.analysis import beside
 from rmbook.analysis.words import MODES, published_scores, token_scores, word_like_tokens
 from rmlib.data import AMBIGUOUS_ITEMS, NOUN_FORMS, identity_terms, published_elo_scores, word_affect
 from rmlib.stats import mean_with_ci, percentile_ranks, require_columns
 
-__all__ = ["MODES", "HUMAN_BINS", "elo_gaps", "human_bin", "expected_gaps", "match_identity_items", "identity_elo_ranks", "identity_word_ranks", "token_word_scores", "flag",
+__all__ = ["gaps_by_label", "beside_paper_rms", "MODES", "HUMAN_BINS", "elo_gaps", "human_bin", "expected_gaps", "match_identity_items", "identity_elo_ranks", "identity_word_ranks", "token_word_scores", "flag",
            "identity_items", "item_verdicts", "verdicts_summary", "bin_sensitivity", "gap_matrix", "axis_gaps", "identity_words",
            "axis_rows", "MIN_MODELS_FOR_CI"]
 
@@ -291,3 +292,24 @@ def axis_rows(by_axis: pd.DataFrame) -> pd.DataFrame:
     ax = by_axis.assign(row=by_axis["axis"] + " · " + by_axis["prompt_valence"] + " prompts")
     ax["ci_low"], ax["ci_high"] = np.fmin(ax["ci_low"], ax["mean"]), np.fmax(ax["ci_high"], ax["mean"])
     return ax.rename(columns={"mean": "gap"})
+
+
+def gaps_by_label(word_scores: pd.DataFrame, human_source: str = "warriner",
+                  include_ambiguous: bool = False) -> pd.DataFrame:
+    """Each model's mean gap (model − human percentile, :func:`identity_word_ranks`) over the identity terms among
+    its scored words, per prompt valence: label, measure ("positive prompts", "negative prompts"), estimate, n_words
+    (the identity words it rests on)."""
+    wr = identity_word_ranks(word_scores, human_source=human_source, include_ambiguous=include_ambiguous)
+    if wr.empty:
+        return pd.DataFrame(columns=["label", "measure", "estimate"])
+    mean = wr.groupby(["label", "prompt_valence"], as_index=False).agg(gap=("gap", "mean"), n_words=("word", "nunique"))
+    return pd.DataFrame({"label": mean["label"], "measure": mean["prompt_valence"] + " prompts",
+                         "estimate": mean["gap"], "n_words": mean["n_words"]})
+
+
+def beside_paper_rms(word_scores: pd.DataFrame, human_source: str = "warriner", include_ambiguous: bool = False) -> dict:
+    """Compute mode: each computed model's mean identity-word gap placed among the paper RMs' on the same prompt
+    wordings and the same words (:func:`rmbook.analysis.beside.beside_words`; the percentiles are taken within those
+    shared words, for both). The paper RMs' released words are dictionary words, few of which name groups of people:
+    the section says on how many words each placement rests."""
+    return beside.beside_words(word_scores, lambda frame: gaps_by_label(frame, human_source, include_ambiguous))

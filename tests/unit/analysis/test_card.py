@@ -60,11 +60,13 @@ def test_a_copy_of_a_paper_rm_is_placed_among_them_next_to_itself(reference):
 
 
 def test_the_placement_rule():
+    from rmbook.analysis.card.measures import GAP_SIDES
+
     ref = pd.Series({"a": -10.0, "b": 0.0, "c": 5.0})
-    assert card.placement(-11, ref) == {"rank": 1, "n_reference": 3,
+    assert card.placement(-11, ref, sides=GAP_SIDES) == {"rank": 1, "n_reference": 3,
                                         "side": "agency side of every paper RM", "nearest": ["a", "b"],
                                         "nearest_distance": 1.0}
-    assert card.placement(6, ref)["side"] == "communion side of every paper RM"
+    assert card.placement(6, ref, sides=GAP_SIDES)["side"] == "communion side of every paper RM"
     among = card.placement(1, ref)
     assert among["side"] == "among them" and among["rank"] == 3 and among["nearest"] == ["b", "c"]
 

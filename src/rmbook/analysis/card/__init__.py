@@ -18,7 +18,7 @@ whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompt
   valence, AFINN valence held fixed (:func:`rmbook.analysis.card.measures.exposure_slopes`);
 * (standard card) **EloEverything**: Spearman's ρ between the model's rewards of :data:`ELO_ITEMS` EloEverything
   items (spread over the human ranking) and people's Elo ratings, per prompt of the elo_misalignment chapter, averaged
-  over its three prompts (:func:`rmbook.analysis.card.measures.elo_agreement`), and the :data:`ELO_K` items it
+  over its three prompts (:func:`rmbook.analysis.human_ratings.mean_agreement`), and the :data:`ELO_K` items it
   values most above and below people's ratings by that chapter's rank method (:func:`elo_misvalued`); and its place
   on the heterogeneity chapter's map: Kendall's τ with each paper RM over those items under :data:`MAP_PROMPT`, its
   mean placed among each paper RM's mean τ with the other nine (:func:`elo_map`);

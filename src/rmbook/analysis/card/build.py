@@ -6,10 +6,11 @@ from __future__ import annotations
 import pandas as pd
 
 from rmlib import __version__, engine
-from rmbook.analysis.card.measures import (ELO_ITEMS, MAP_PROMPT, RANK_SIDES, SLOPE_SIDES, VOCAB_PROMPTS, agreement,
-                                           big_two_gaps, elo_agreement, elo_map, elo_misvalued, exposure_slopes,
-                                           framing_halves, foundation_intervals, foundation_ranks, gap_intervals,
-                                           identity_elo_items, identity_excess, placement, vocab_extremes, word_ranks)
+from rmbook.analysis.card.measures import (ELO_ITEMS, GAP_SIDES, MAP_PROMPT, RANK_SIDES, SLOPE_SIDES, VOCAB_PROMPTS,
+                                           agreement, big_two_gaps, elo_agreement, elo_map, elo_misvalued,
+                                           exposure_slopes, framing_halves, foundation_intervals, foundation_ranks,
+                                           gap_intervals, identity_elo_items, identity_excess, placement,
+                                           vocab_extremes, word_ranks)
 from rmbook.analysis.card.record import KINDS, ValueCard
 from rmbook.analysis.human_ratings import elo_scores
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
@@ -57,7 +58,7 @@ def _gap_sections(scores, reference, n_resamples, seed) -> dict:
     places = []
     for row in intervals.itertuples():
         ref = ref_gaps[ref_gaps["valence"] == row.valence].set_index("model")["gap"]
-        places.append({"valence": row.valence, "gap": row.gap, **placement(row.gap, ref)})
+        places.append({"valence": row.valence, "gap": row.gap, **placement(row.gap, ref, sides=GAP_SIDES)})
     return {"gaps": intervals, "placements": places, "reference": ref_gaps}
 
 

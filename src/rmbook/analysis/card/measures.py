@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rmbook.analysis.beside import SIDES, placement
 from rmbook.analysis.exposure import exposure_frame, pooled_frequency_slopes
 from rmbook.analysis.framing import framing_contrast, framing_frame
-from rmbook.analysis.human_ratings import human_agreement
+from rmbook.analysis.human_ratings import mean_agreement as elo_agreement
 from rmbook.analysis.identity import identity_items, match_identity_items
 from rmbook.analysis.misalignment import misalignment
 from rmlib.data import load_elo
@@ -30,7 +31,7 @@ CATEGORIES = ("Agency", "Communion")
 MIN_PROMPTS_FOR_INTERVAL = 5  # fewer prompts than this give no bootstrap interval: 2 resampled prompts take 3 values
 GAP_SIDES = ("agency side of every paper RM", "communion side of every paper RM")
 RANK_SIDES = ("ranked higher than by every paper RM", "ranked lower than by every paper RM")
-SLOPE_SIDES = ("below every paper RM", "above every paper RM")
+SLOPE_SIDES = SIDES
 FRAMING_SOURCE = "afinn"  # the framing chapter's first affect lexicon: the words it rates are the ones that count
 # the framing claim's two halves (rmbook.analysis.framing.framing_contrast): under positive prompts, the slope on
 # positive words minus that on negative words; under negative prompts, the reverse (oriented: agreeing is up)
@@ -152,19 +153,6 @@ def word_ranks(scores: pd.DataFrame, words=WORDS, prompt_key: str = GREATEST_PRO
     return ranked[ranked["word"].isin(words)][["model", "word", "rank", "n_words"]].reset_index(drop=True)
 
 
-def placement(value: float, reference: pd.Series, n_nearest: int = 2, sides: tuple[str, str] = GAP_SIDES) -> dict:
-    """Where ``value`` falls among the paper RMs' values (``reference``: value by nickname), by one rule: below all of
-    them is ``sides[0]`` (for a gap, the agency side of every paper RM), above all ``sides[1]``, else "among them";
-    its rank from the low end among the model and the ten, and the nearest paper RMs."""
-    ref = reference.astype(float)
-    if ref.empty:
-        raise ValueError("no reference values to place the model among")
-    side = sides[0] if value < ref.min() else sides[1] if value > ref.max() else "among them"
-    distance = (ref - value).abs().sort_values(kind="stable")
-    return {"rank": int((ref < value).sum()) + 1, "n_reference": len(ref), "side": side,
-            "nearest": list(distance.index[:n_nearest]), "nearest_distance": float(distance.iloc[0])}
-
-
 def framing_halves(scores: pd.DataFrame) -> pd.DataFrame:
     """Per model, the two halves of the framing claim on the scored words that :data:`FRAMING_SOURCE` rates, as the
     framing chapter computes them (rewards standardised within model × prompt; slopes with standard errors clustered
@@ -190,17 +178,6 @@ def exposure_slopes(scores: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([{"model": r["model"], "measure": v, "estimate": r[f"slope_{v}"],
                           "ci_low": r[f"slope_{v}_ci_low"], "ci_high": r[f"slope_{v}_ci_high"], "n_words": n_words}
                          for _, r in slopes.iterrows() for v in ("negative", "positive")])
-
-
-def elo_agreement(scores: pd.DataFrame, models, label: dict) -> pd.DataFrame:
-    """Per model, Spearman's ρ between its rewards of the EloEverything items and the human Elo ratings, as the
-    elo_misalignment chapter computes it per prompt (:func:`rmbook.analysis.human_ratings.human_agreement`), then
-    averaged over the prompts: model (its ``label``), rho, rho_min, rho_max (over the prompts), n_items, n_prompts.
-    ``scores``: the wide table of :func:`rmbook.analysis.human_ratings.elo_scores`."""
-    per_prompt = human_agreement(scores, models, label)
-    out = per_prompt.groupby("model", sort=True)["rho"].agg(rho="mean", rho_min="min", rho_max="max")
-    return out.reset_index().assign(n_items=int(scores["item"].nunique()),
-                                    n_prompts=int(scores["prompt_key"].nunique()))
 
 
 def elo_misvalued(scores: pd.DataFrame, model: str, k: int = ELO_K) -> pd.DataFrame:

@@ -6,7 +6,8 @@ frequencies and valence; :func:`frequency_coverage` says how many words each fre
 :func:`share_bars` lays the shares of positive slopes next to their shuffled baselines for a chart;
 :func:`dictionary_shares` refits within each dictionary; :func:`model_verdicts` applies the claims page's rule to the
 pooled per-model slopes; :func:`matching_agreement` compares the matchings cell by cell; :func:`lm_controlled_slopes`
-holds the reference LM's log-prob fixed (compute mode).
+holds the reference LM's log-prob fixed (compute mode); :func:`beside_paper_rms` places each computed model's
+slopes among the paper RMs' (compute mode).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rmbook.analysis import beside
 from rmbook.analysis.claims.rules import share_outcome
 from rmbook.analysis.exposure.slopes import (attach_reference_logprob, exposure_by_group, exposure_frame,
                                      pooled_frequency_slopes, token_exposure_frame)
@@ -22,7 +24,8 @@ from rmlib.data import AFFECT_SOURCES, FREQUENCY_SOURCES
 from rmlib.stats import cell_slopes, ci_verdict, standardise
 
 __all__ = ["check_sources", "exposure_data", "frequency_coverage", "bnc_subset", "share_bars", "dictionary_shares",
-           "pooled_slopes", "model_verdicts", "matching_agreement", "lm_controlled_slopes", "DICTIONARY_LEVELS"]
+           "pooled_slopes", "model_verdicts", "matching_agreement", "lm_controlled_slopes", "DICTIONARY_LEVELS",
+           "slopes_by_label", "beside_paper_rms"]
 
 DICTIONARY_LEVELS = {"Big Two": ["big2", "both"], "MFD2": ["mfd2", "both"]}
 
@@ -136,3 +139,25 @@ def lm_controlled_slopes(data: pd.DataFrame, x: str = "zipf_wordfreq") -> pd.Dat
                      "lm_slope": lm_cells.loc[(lab, pk), "slope"], "reward_slope": rm_cells.loc[(lab, pk), "slope"],
                      "reward_slope_given_lm": adj["slope"], "ci_low": adj["ci_low"], "ci_high": adj["ci_high"]})
     return pd.DataFrame(rows)
+
+
+def slopes_by_label(scores: pd.DataFrame, source: str, valence_source: str = "afinn") -> pd.DataFrame:
+    """Each model's pooled frequency slope (``source``'s Zipf frequency, valence held fixed) under each prompt
+    valence, from word scores (:func:`exposure_frame`, then :func:`pooled_frequency_slopes` by ``label``): label,
+    measure ("positive prompts", "negative prompts"), estimate, n_words (the words with a frequency and a valence)."""
+    frame = exposure_frame(scores, valence_source=valence_source)
+    pooled = pooled_frequency_slopes(frame, f"zipf_{source}", label="label")
+    used = frame.dropna(subset=[f"zipf_{source}", "valence"]).groupby("label")["word"].nunique()
+    return pd.DataFrame([{"label": r["label"], "measure": f"{pv} prompts", "estimate": r[f"slope_{pv}"],
+                          "n_words": int(used.get(r["label"], 0))}
+                         for _, r in pooled.iterrows() for pv in ("positive", "negative")],
+                        columns=["label", "measure", "estimate", "n_words"])
+
+
+def beside_paper_rms(data: pd.DataFrame, source: str, valence_source: str = "afinn") -> dict:
+    """Compute mode: each computed model's pooled frequency slopes placed among the paper RMs' on the same prompt
+    wordings and the same words (:func:`rmbook.analysis.beside.beside_words`). A word's several tokens (' love',
+    'Love') are averaged into the word's reward first, as the paper RMs' released scores have one per word."""
+    keys = ["label", "model", "prompt_key", "prompt", "prompt_valence", "word"]
+    words = data.groupby(keys, as_index=False, sort=False)["reward"].mean()
+    return beside.beside_words(words, lambda frame: slopes_by_label(frame, source, valence_source))

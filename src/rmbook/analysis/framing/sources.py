@@ -6,12 +6,14 @@ which words decide it.
 :func:`cell_agreement` counts, prompt by prompt, which word side is steeper; :func:`halves_outcome` applies the claims
 page's rule to each half; :func:`lexicon_counts` compares the lexicons' verdicts; :func:`weak_half_drivers` finds the
 words that pull the weaker half down and how extreme each lexicon rates them; :func:`word_means` and :func:`top_words`
-give the words a reader sees in the swarm chart.
+give the words a reader sees in the swarm chart; in compute mode :func:`beside_paper_rms` places each computed
+model's halves among the paper RMs'.
 """
 from __future__ import annotations
 
 import pandas as pd
 
+from rmbook.analysis import beside
 from rmbook.analysis.choices import HALF_WORDS, RESPONSES
 from rmbook.analysis.claims.rules import share_outcome
 from rmbook.analysis.framing.contrast import (FRAMING_HALVES, framing_cell_counts, framing_cell_slopes, framing_contrast,
@@ -22,7 +24,7 @@ from rmlib.data import AFFECT_SOURCES, affect_table, valence_extremeness
 
 __all__ = ["RESPONSES", "check_sources", "framing_scores", "prompt_valences", "frames_by_source",
            "contrasts_by_source", "cell_agreement", "halves_outcome", "lexicon_counts", "weak_half_drivers",
-           "word_means", "top_words", "response_unit"]
+           "word_means", "top_words", "response_unit", "halves_by_label", "beside_paper_rms"]
 
 
 
@@ -146,3 +148,18 @@ def top_words(words: pd.DataFrame, n: int = 5) -> dict[str, tuple[list[str], lis
         g = words[words["prompt_valence"] == pv].sort_values("y", ascending=False)
         top[pv] = (g["word"].head(n).tolist(), g["word"].tail(n).tolist()[::-1])
     return top
+
+
+def halves_by_label(scores: pd.DataFrame, source: str, response: str = "z") -> pd.DataFrame:
+    """Each model's two halves of the framing claim with lexicon ``source`` (:func:`framing_contrast` by ``label``),
+    one row per model and half: label, measure (the half in words), estimate."""
+    fc = framing_contrast(framing_frame(scores, source, response), groups=["label"])
+    return pd.DataFrame([{"label": r["label"], "measure": HALF_WORDS[h], "estimate": r[h]}
+                         for _, r in fc.iterrows() for h in FRAMING_HALVES],
+                        columns=["label", "measure", "estimate"])
+
+
+def beside_paper_rms(scores: pd.DataFrame, source: str, response: str = "z") -> dict:
+    """Compute mode: each computed model's two halves placed among the paper RMs' halves on the same prompt wordings
+    and the same words (:func:`rmbook.analysis.beside.beside_words`), so the paper RMs stay on the page."""
+    return beside.beside_words(scores, lambda frame: halves_by_label(frame, source, response))

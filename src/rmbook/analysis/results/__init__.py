@@ -7,6 +7,8 @@ The claims page, the chapter tests and :func:`result_type` find a chapter's type
 * ``by_chapter.py``: a chapter's results type, found by name (no table: a new chapter's type is found once its
   module is here), and :func:`chapters_with_results`;
 * ``types/``: each results type alone, without its builders: what the claims page imports (no chapter's analysis);
+* ``beside.py``: the compute-mode section that keeps the paper RMs on a chapter's page (framing, mere_exposure,
+  identity_terms, elo_misalignment hold it);
 * ``claims.py``: the claims page: the rules' thresholds, one row per claim, every part with its numbers' sources;
 * ``method.py``: one sweep's best and worst token, the round-trip audit per model, the id-exact vs paper-mode demo;
 * ``distributions.py``: the shape of each model's reward distribution, what fills its tails, what separates them;

@@ -9,13 +9,14 @@ from __future__ import annotations
 import pandas as pd
 
 from rmbook.analysis import human_ratings as hr
+from rmbook.analysis.results.beside import Beside, beside_section
 from rmbook.analysis.results.types.elo_misalignment import (Agreement, ThemeByPrompt, Run, AgreementSummary, WeakList,
                                                            Robustness, Band, Forms, ThemeVerdict, TopicsResults,
                                                            Trajectories, EloMisalignmentResults)
 
 __all__ = ["Agreement", "ThemeByPrompt", "Run", "AgreementSummary", "WeakList", "Robustness", "Band", "Forms",
            "ThemeVerdict", "TopicsResults", "Trajectories", "EloMisalignmentResults", "ROBUST_SHARE", "run",
-           "agreement_summary", "robustness", "forms", "topics", "trajectories", "chapter_results"]
+           "agreement_summary", "robustness", "forms", "topics", "trajectories", "chapter_results", "Beside", "paper_rms"]
 
 #: a top list is robust to the aggregate when the median and the mean list share at least this share of its items
 ROBUST_SHARE = 0.8
@@ -98,18 +99,24 @@ def topics(tp: dict, *, share: float, aggregate: str, strata: int, n_resamples: 
 
 def trajectories(traj: dict) -> Trajectories:
     """The section of :func:`hr.rank_trajectories`."""
-    spread = traj["spread"]
+    spread = traj["spread"].dropna()  # empty with one model: an SD over one model is undefined
     return Trajectories(prompt_key=traj["prompt_key"], n_items=len(traj["chosen"]), median_sd=spread.median(),
-                        widest_item=spread.idxmax(), widest_sd=spread.max())
+                        widest_item=spread.idxmax() if len(spread) else None, widest_sd=spread.max())
 
 
 def chapter_results(mode: str, elo: hr.EloScores, run_section: Run, agreement: pd.DataFrame,
                     agreement_section: AgreementSummary, aggregate: str, rob: Robustness, fs: Forms,
-                    tp: TopicsResults, traj: Trajectories) -> EloMisalignmentResults:
+                    tp: TopicsResults, traj: Trajectories, beside: Beside | None = None) -> EloMisalignmentResults:
     """The chapter's results from its scores (:func:`hr.elo_scores`), :func:`hr.human_agreement`'s table and its
     sections."""
     return EloMisalignmentResults(
         mode=mode, models=elo.models, reward_kinds=elo.kinds, prompt_keys=elo.prompt_keys, run=run_section,
         interval="Bonett-Wright", agreement=agreement[["prompt_key", "model", "rho", "ci_low", "ci_high", "tau"]],
         agreement_summary=agreement_section, aggregate=aggregate, robustness=rob, forms=fs, topics=tp,
-        trajectories=traj)
+        trajectories=traj, beside=beside)
+
+
+def paper_rms(found: dict | None) -> Beside | None:
+    """Compute mode's section that keeps the paper RMs on the page (``found``: the analysis' ``beside_paper_rms``;
+    None in published mode)."""
+    return beside_section(found, "Spearman's ρ between the rewards and people's Elo ratings, averaged over the prompts", unit="EloEverything items")

@@ -9,12 +9,13 @@ import pandas as pd
 
 from rmbook.analysis.claims.rules import MOST
 from rmbook.analysis.framing import FRAMING_HALVES, dictionary_word_counts
+from rmbook.analysis.results.beside import Beside, beside_section
 from rmbook.analysis.results.types.framing import (HalfCounts, HalvesSummary, CellCounts, Scored, Coverage, Slopes,
                                                   HalvesFound, Disagreement, TopWords, FramingResults, Half, Lexicon)
 
 __all__ = ["Half", "Lexicon", "HalfCounts", "HalvesSummary", "CellCounts", "Scored", "Coverage", "Slopes",
            "HalvesFound", "Disagreement", "TopWords", "FramingResults", "scored", "coverage", "slopes", "halves_found",
-           "disagreement", "top_words", "chapter_results"]
+           "disagreement", "top_words", "chapter_results", "Beside", "paper_rms"]
 
 
 def scored(scores: pd.DataFrame, mode: str) -> Scored:
@@ -86,7 +87,7 @@ def chapter_results(mode: str, response: str, main: str, scores: pd.DataFrame, p
                     frames: dict[str, pd.DataFrame], contrasts: dict[str, pd.DataFrame], halves: pd.DataFrame,
                     by_half: pd.DataFrame, cells: pd.DataFrame, drivers: dict, *, scored: Scored, coverage: Coverage,
                     slopes: Slopes, halves_found: HalvesFound, disagreement: Disagreement,
-                    top_words: TopWords) -> FramingResults:
+                    top_words: TopWords, beside: Beside | None = None) -> FramingResults:
     """The chapter's results from its scores and lexicon frames, the contrasts, the main lexicon's halves, the
     prompt-by-prompt cells (:func:`~rmbook.analysis.framing.sources.cell_agreement`), the drivers
     (:func:`~rmbook.analysis.framing.sources.weak_half_drivers`) and the sections of its paragraphs."""
@@ -97,4 +98,10 @@ def chapter_results(mode: str, response: str, main: str, scores: pd.DataFrame, p
         contrast=contrasts, halves=halves, halves_by_source=drivers["summaries"],
         cell_counts_by_half=by_half.reset_index(), cells=cells, influential_words=drivers["drivers"],
         weak_half=drivers["weak"], scored=scored, coverage=coverage, slopes=slopes, halves_found=halves_found,
-        disagreement=disagreement, top_words=top_words)
+        disagreement=disagreement, top_words=top_words, beside=beside)
+
+
+def paper_rms(found: dict | None, main: str) -> Beside | None:
+    """Compute mode's section that keeps the paper RMs on the page (``found``: the analysis' ``beside_paper_rms``;
+    None in published mode)."""
+    return beside_section(found, f"the two halves of the framing claim, {main.upper()} valence", unit="words")

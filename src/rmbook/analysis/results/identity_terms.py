@@ -11,12 +11,13 @@ import pandas as pd
 from rmbook.analysis import identity
 from rmlib.data import ELO_PROMPTS
 from rmlib.stats import MIN_CI_VALUES
+from rmbook.analysis.results.beside import Beside, beside_section
 from rmbook.analysis.results.types.identity_terms import (Terms, BinCounts, OtherBins, ItemGap, EloResults, ValenceGap,
                                                          Fragile, WordsResults, IdentityTermsResults)
 
 __all__ = ["Terms", "BinCounts", "OtherBins", "ItemGap", "EloResults", "ValenceGap", "Fragile", "WordsResults",
            "IdentityTermsResults", "SOURCE_NAMES", "FRAGILE_POINTS", "terms", "elo_results", "words",
-           "chapter_results"]
+           "chapter_results", "Beside", "paper_rms"]
 
 #: The human valence norms as the page names them.
 SOURCE_NAMES = {"warriner": "Warriner", "afinn": "AFINN", "vader": "VADER"}
@@ -74,8 +75,15 @@ def words(iw: dict, mode: str, human_source: str, fragile_points: float = FRAGIL
 
 
 def chapter_results(mode: str, terms: Terms, scored: pd.DataFrame, words: WordsResults,
-                    elo: EloResults | None = None) -> IdentityTermsResults:
+                    elo: EloResults | None = None, beside: Beside | None = None) -> IdentityTermsResults:
     """The chapter's results from its sections; ``scored`` is the scores read (``words`` of
     :func:`identity.identity_words`), for the models and their reward kinds."""
     return IdentityTermsResults(mode=mode, terms=terms, elo=elo, words=words, models=sorted(scored["model"].unique()),
-                                reward_kinds=sorted(scored["reward_kind"].unique()))
+                                reward_kinds=sorted(scored["reward_kind"].unique()), beside=beside)
+
+
+def paper_rms(found: dict | None, human_source: str) -> Beside | None:
+    """Compute mode's section that keeps the paper RMs on the page (``found``:
+    :func:`rmbook.analysis.identity.beside_paper_rms`; None in published mode)."""
+    return beside_section(found, f"the mean gap, model − people's percentile ({human_source} norms), over the identity "
+                                 "words", unit="words")

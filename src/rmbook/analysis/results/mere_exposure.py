@@ -12,6 +12,7 @@ from rmbook.analysis.claims.rules import MOST
 from rmbook.analysis.exposure import FREQUENCY_LABELS
 from rmbook.analysis.words import MODES
 from rmlib.data import RM_SCORE
+from rmbook.analysis.results.beside import Beside, beside_section
 from rmbook.analysis.results.types.mere_exposure import (ModelVerdict, RewardKind, Covered, Scores, ShareRow,
                                                         ShareValence, Shares, DictionaryRow, Dictionaries, VerdictRow,
                                                         VerdictValence, Verdicts, AgreementPair, Agreement, LmControl,
@@ -19,7 +20,7 @@ from rmbook.analysis.results.types.mere_exposure import (ModelVerdict, RewardKin
 
 __all__ = ["Matching", "ModelVerdict", "Scores", "Shares", "Dictionaries", "Verdicts", "Agreement", "LmControl",
            "MereExposureResults", "scores", "shares", "dictionaries", "verdicts", "agreement", "lm_control",
-           "chapter_results"]
+           "chapter_results", "Beside", "paper_rms"]
 
 VALENCES = ("positive", "negative")
 
@@ -107,7 +108,7 @@ def chapter_results(valence_source: str, data: pd.DataFrame, cover: dict[str, fl
                     share_table: pd.DataFrame, by_dict: pd.DataFrame, by_model: pd.DataFrame, pooled: pd.DataFrame,
                     pairs: pd.DataFrame, kl: pd.DataFrame, *, scores: Scores, shares: Shares,
                     dictionaries: Dictionaries, verdicts: Verdicts, agreement: Agreement,
-                    lm_control: LmControl) -> MereExposureResults:
+                    lm_control: LmControl, beside: Beside | None = None) -> MereExposureResults:
     """The chapter's results from its data (:func:`~rmbook.analysis.exposure.verdicts.exposure_data`), the tables the
     shares, dictionary, pooled-slope, verdict, agreement and LM-control cells computed, and their sections."""
     return MereExposureResults(
@@ -115,4 +116,11 @@ def chapter_results(valence_source: str, data: pd.DataFrame, cover: dict[str, fl
         reward_kinds=sorted(data["reward_kind"].unique()), prompts=sorted(data["prompt_key"].unique()),
         valence_source=valence_source, coverage=cover, matchings=sources, by_valence=share_table,
         by_dictionary=by_dict, by_model=by_model, pooled=pooled, source_agreement=pairs, kl=kl, scores=scores,
-        shares=shares, dictionaries=dictionaries, verdicts=verdicts, agreement=agreement, lm_control=lm_control)
+        shares=shares, dictionaries=dictionaries, verdicts=verdicts, agreement=agreement, lm_control=lm_control,
+        beside=beside)
+
+
+def paper_rms(found: dict | None, source: str) -> Beside | None:
+    """Compute mode's section that keeps the paper RMs on the page (``found``: the analysis' ``beside_paper_rms``;
+    None in published mode)."""
+    return beside_section(found, f"the pooled frequency slope on {FREQUENCY_LABELS.get(source, source)} frequencies, valence held fixed", unit="words")

@@ -3,7 +3,8 @@
 ``basic.py`` holds the general chart types; ``lexical.py``, ``values.py``, ``tokens.py``, ``similarity.py``,
 ``ratings.py``, ``teaching.py``, ``implicit_explicit.py``, ``blinding.py``, ``gcg.py`` (longer_answers) and
 ``claims.py`` (the verdicts, on the claims page and the landing page) the charts of particular chapters, and
-``card.py`` a value card's. A new
+``card.py`` a value card's (and a compute-mode chapter's models beside the paper RMs, drawn as a card draws
+them). A new
 chart goes in the module of its chapter family, takes a tidy DataFrame and checks its columns.
 """
 from rmlib.lazy import lazy_face
@@ -13,7 +14,7 @@ from rmlib.lazy import lazy_face
 _WHERE = {
     **dict.fromkeys(["effect_chart", "heatmap", "histogram", "ranked_bar", "scatter", "slope_ci"], "basic"),
     **dict.fromkeys(["disparity_chart", "effects_chart"], "blinding"),
-    **dict.fromkeys(["card_agreement_chart", "card_chart", "card_foundations_chart", "card_map_chart",
+    **dict.fromkeys(["beside_chart", "card_agreement_chart", "card_chart", "card_foundations_chart", "card_map_chart",
                      "cards_overview_chart"], "card"),
     **dict.fromkeys(["verdict_chart"], "claims"),
     **dict.fromkeys(["convergence_chart"], "gcg"),

@@ -1,14 +1,18 @@
 """A value card's charts, each the model beside the ten paper RMs: the agency − communion gap per prompt valence
 (:func:`card_chart`), the five foundations' median ranks (:func:`card_foundations_chart`), the model's Kendall τ
 with each paper RM against the range the paper RMs span among themselves (:func:`card_agreement_chart`) and the
-model on the heterogeneity chapter's map (:func:`card_map_chart`); and the "Value cards" page's gaps of every card
-at once (:func:`cards_overview_chart`)."""
+model on the heterogeneity chapter's map (:func:`card_map_chart`); the "Value cards" page's gaps of every card
+at once (:func:`cards_overview_chart`); and a chapter's computed models beside the paper RMs in compute mode
+(:func:`beside_chart`)."""
 from __future__ import annotations
 
 import altair as alt
 import pandas as pd
 
-__all__ = ["card_chart", "card_foundations_chart", "card_agreement_chart", "card_map_chart", "cards_overview_chart"]
+from rmbook.analysis.beside import families
+
+__all__ = ["card_chart", "card_foundations_chart", "card_agreement_chart", "card_map_chart", "cards_overview_chart",
+           "beside_chart"]
 
 OWN = "this model"
 WIDTH = 560  # fits the card page (52rem) with the legend below
@@ -106,3 +110,22 @@ def cards_overview_chart(rows: pd.DataFrame, families: dict[str, str]) -> alt.Ch
                  alt.X("gap:Q", title="agency − communion median rank (negative: agency words rank higher)"),
                  alt.Y("valence:N", title="prompt valence"), "Every card's agency − communion gap in median rank",
                  ["model", "family", "valence", alt.Tooltip("gap:Q", format=".1f")], 120, marked=computed)
+
+
+def beside_chart(found: dict, title: str, x_title: str) -> alt.Chart | None:
+    """A chapter's measure for each paper RM (dots by base family) and each
+    computed model (a diamond of its own colour), one row per measure (``found``: a chapter's
+    ``beside_paper_rms(...)``; None when nothing was placed). Where each computed model was measured on its own
+    words, with several computed models, each row names the model the paper RMs were measured beside."""
+    own, ref = found["own"], found["reference"]
+    if own.empty:
+        return None
+    several = "for_label" in ref.columns and own["label"].nunique() > 1
+    ref = ref.assign(row=ref["measure"] + (", beside " + ref["for_label"] if several else ""),
+                     family=ref["label"].map(families()).fillna("?") + "-based paper RM")
+    own = own.assign(row=own["measure"] + (", beside " + own["label"] if several else ""), family=own["label"])
+    data = pd.concat([ref, own], ignore_index=True).rename(columns={"label": "model"})
+    rows = data["row"].nunique()
+    return _dots(data[["model", "row", "estimate", "family"]], alt.X("estimate:Q", title=x_title),
+                 alt.Y("row:N", title=None), title, ["model", "family", "row", alt.Tooltip("estimate:Q", format=".3f")],
+                 40 * rows + 40, marked=tuple(dict.fromkeys(own["label"])))

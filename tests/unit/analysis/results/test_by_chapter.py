@@ -48,14 +48,15 @@ def test_a_new_chapters_type_is_found_by_its_name_with_no_table_to_edit(tmp_path
 
 
 def test_finding_a_chapters_type_imports_no_other_chapters_type():
-    """A chapter's kernel imports (and its stamp hashes) its own type alone."""
+    """A chapter's kernel imports (and its stamp hashes) its own type alone, and the shared sections it holds (the
+    compute-mode section that keeps the paper RMs on the page), which are no chapter's."""
     import subprocess
     import sys
 
     code = ("import sys\nfrom rmbook.analysis.results import result_type\nresult_type('framing')\n"
             "print(sorted(m for m in sys.modules if m.startswith('rmbook.analysis.results.types.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "['rmbook.analysis.results.types.framing']"
+    assert out == "['rmbook.analysis.results.types.beside', 'rmbook.analysis.results.types.framing']"
 
 
 def _code(template) -> list[ast.AST]:

@@ -201,3 +201,11 @@ def test_the_about_page_states_its_run_and_the_range_of_agreement():
     ag = pd.DataFrame({"model": ["org/a", "org/b"], "rho": [0.612, 0.104]})
     assert render("about", "agreement", best=ag.iloc[0], worst=ag.iloc[-1]) == (
         "Agreement ranges from ρ = 0.10 (org/b) to ρ = 0.61 (org/a).")
+
+
+def test_one_model_has_no_spread_and_says_so():
+    """A compute-mode rerun with one model crashed here (the SD over one model is undefined: idxmax of all-NaN)."""
+    spread = pd.Series([float("nan")] * 3, index=["Cats", "Taxes", "Music"])
+    s = results.trajectories({"spread": spread, "chosen": ["Cats"], "prompt_key": "greatest"})
+    assert s.widest_item is None and s.median_sd is None
+    assert _say("spread", s=s).startswith("With one model there is no spread of an item's rank over models")

@@ -2,7 +2,7 @@
 that build them, one module per results module (``method.py``, ``distributions.py``, ``heterogeneity.py``,
 ``elo_misalignment.py``, ``identity_terms.py``, ``framing.py``, ``mere_exposure.py``, ``value_profiles.py``,
 ``implicit_rewards.py``, ``finetuning.py``, ``longer_answers.py``, ``good_teachers.py``, ``implicit_vs_explicit.py``,
-``blinding.py``).
+``blinding.py``), and ``beside.py``, a section several chapters' types hold (no chapter's own).
 
 A type imports no chapter's analysis (only :mod:`rmbook.analysis.choices`, the claims rules and storage), so the claims
 page, which reads every chapter's typed results (:func:`rmbook.analysis.results.result_type`), does not import every

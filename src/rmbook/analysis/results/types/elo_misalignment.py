@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 from rmbook.analysis.choices import AGGREGATES, PUBLISHED_OR_COMPUTE
+from rmbook.analysis.results.types.beside import Beside
 from rmlib.storage import ChapterResults, JsonData, Num, Record, Section, Table
 
 __all__ = ["Agreement", "ThemeByPrompt", "Run", "AgreementSummary", "WeakList", "Robustness", "Band", "Forms",
@@ -176,7 +177,7 @@ class Trajectories(Section):
     prompt_key: str
     n_items: int
     median_sd: Num  # median over all items of the SD of the models' rank percentiles
-    widest_item: str
+    widest_item: str | None  # None with one model: no spread over models
     widest_sd: Num
 
 
@@ -200,3 +201,4 @@ class EloMisalignmentResults(ChapterResults):
     forms: Forms
     topics: TopicsResults
     trajectories: Trajectories
+    beside: Beside | None = None  # compute mode: each computed model placed among the paper RMs (rmbook.analysis.beside)

@@ -12,6 +12,7 @@ from typing import Literal
 
 from rmbook.analysis.choices import FRAMING_HALVES, PUBLISHED_OR_COMPUTE, RESPONSES
 from rmbook.analysis.claims.rules import OUTCOMES
+from rmbook.analysis.results.types.beside import Beside
 from rmlib.data import AFFECT_SOURCES
 from rmlib.storage import ChapterResults, Num, Record, Section, Table
 
@@ -157,3 +158,4 @@ class FramingResults(ChapterResults):
     slopes: Slopes
     disagreement: Disagreement
     top_words: TopWords
+    beside: Beside | None = None  # compute mode: each computed model placed among the paper RMs (rmbook.analysis.beside)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
+from rmbook.analysis.results.types.beside import Beside
 from rmlib.storage import ChapterResults, Num, Section, Table
 
 __all__ = ["Terms", "BinCounts", "OtherBins", "ItemGap", "EloResults", "ValenceGap", "Fragile", "WordsResults",
@@ -121,3 +122,4 @@ class IdentityTermsResults(ChapterResults):
     words: WordsResults
     models: list[str]
     reward_kinds: list[str]
+    beside: Beside | None = None  # compute mode: each computed model placed among the paper RMs (rmbook.analysis.beside)

@@ -13,6 +13,7 @@ from typing import Literal
 
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmbook.analysis.claims.rules import OUTCOMES
+from rmbook.analysis.results.types.beside import Beside
 from rmlib.data import AFFECT_SOURCES, FREQUENCY_SOURCES
 from rmlib.storage import ChapterResults, Num, Record, Section, Table
 
@@ -183,3 +184,4 @@ class MereExposureResults(ChapterResults):
     verdicts: Verdicts
     agreement: Agreement
     lm_control: LmControl
+    beside: Beside | None = None  # compute mode: each computed model placed among the paper RMs (rmbook.analysis.beside)
