@@ -43,8 +43,8 @@ book: $(STAMP) data book-vendor
 	$(BOOK) html
 
 chapter: $(STAMP) data book-vendor
-	@test -n "$(NB)" || { echo "usage: make chapter NB=<name> [MODELS='[\"org/model\"]'] [PARAMS=file.yaml] [ARGS='-p KEY VALUE']" >&2; exit 2; }
-	$(BOOK) run $(NB) $(if $(FORCE),--force) $(if $(PARAMS),--params "$(PARAMS)") $(if $(MODELS),-p MODELS '$(MODELS)') $(ARGS)
+	@test -n "$(NB)" || { echo "usage: make chapter NB=<name> [MODELS='[\"org/model\"]'] [TRUST_REMOTE_CODE='[\"org/model\"]'] [PARAMS=file.yaml] [ARGS='-p KEY VALUE']" >&2; exit 2; }
+	$(BOOK) run $(NB) $(if $(FORCE),--force) $(if $(PARAMS),--params "$(PARAMS)") $(if $(MODELS),-p MODELS '$(MODELS)') $(if $(TRUST_REMOTE_CODE),-p TRUST_REMOTE_CODE '$(TRUST_REMOTE_CODE)') $(ARGS)
 	$(BOOK) html
 
 # The course: every chapter with exercises, as student notebooks (stubs, no solutions) and instructor notebooks,

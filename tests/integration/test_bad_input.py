@@ -435,3 +435,22 @@ def test_a_pickle_that_would_run_code_is_refused_even_with_allow_pickle(tmp_path
                                          r"\(.*GLOBAL [^.]*\)\. Even with allow_pickle"):
         load_model(f"local:{folder}", dtype="float32", allow_pickle=True)
     assert not _RunsCode.ran
+
+
+def test_a_model_named_in_trust_remote_code_runs_its_own_code_and_no_other(tmp_path, monkeypatch):
+    """#43 item 7: the chapters' TRUST_REMOTE_CODE opt-in (rmlib.models.trust_remote_code) lets exactly the named
+    models' own code run: here the folder's code runs (and stops the load, as it was written to), while a folder not
+    named is refused as before."""
+    from rmlib.models import trust_remote_code
+
+    monkeypatch.setenv("HF_MODULES_CACHE", str(tmp_path / "modules"))
+    named = _local_model_with_own_code(tmp_path / "named", "rmlib-custom")
+    other = _local_model_with_own_code(tmp_path / "other", "rmlib-custom")
+    try:
+        trust_remote_code([f"local:{named}"])
+        with pytest.raises(SystemExit, match="this code must not run without an opt-in"):
+            load_model(f"local:{named}", dtype="float32")
+        with pytest.raises(RemoteCodeError, match="TRUST_REMOTE_CODE"):
+            load_model(f"local:{other}", dtype="float32")
+    finally:
+        trust_remote_code([])

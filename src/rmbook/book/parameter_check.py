@@ -14,6 +14,10 @@ injects is recognised by its first line, `# Parameters` (papermill's own comment
 * a value whose type contradicts its default: a string where the default is a list (`-p MODELS '["a"]'`
   passes a string; lists need `-y`), a string for a number, a number for a flag. None is always allowed: the
   chapters use it for "all" or "automatic".
+
+A chapter that takes ``MODELS`` also declares ``TRUST_REMOTE_CODE`` (``[]``): the models whose own code may run in
+this run, which :func:`check_parameters` hands to :func:`rmlib.models.trust_remote_code` once the checks pass. It is
+a parameter like the others, so the page's parameter table shows it and a rerun with it gets a page of its own.
 """
 from __future__ import annotations
 
@@ -21,6 +25,9 @@ import ast
 import difflib
 import math
 from rmlib.errors import RmlibError
+from rmlib.models import trust_remote_code
+
+TRUST_PARAMETER = "TRUST_REMOTE_CODE"  # the models whose own code may run in this chapter's run (none by default)
 
 PAPERMILL_COMMENT = "# Parameters"   # first line of the cell papermill injects (papermill.translators)
 PAPERMILL_BUILTINS = {"pm"}          # papermill's own injected names
@@ -165,3 +172,5 @@ def check_parameters(namespace: dict | None = None, *, history: list[str] | None
             problems.append(problem)
     if problems:
         raise ParameterError("; ".join(problems) + f". Declared parameters: {', '.join(sorted(declared))}")
+    if TRUST_PARAMETER in declared:
+        trust_remote_code(list(namespace.get(TRUST_PARAMETER) or []))  # [] (the default) trusts none

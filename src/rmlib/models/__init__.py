@@ -5,7 +5,8 @@
 * one module per source, listed in :data:`SOURCES`: ``hub.py``, ``embedded.py`` (+ ``gguf.py``), ``tiny.py``,
   ``local.py`` (checkpoints rmlib trained, including the partial ``last_n`` format);
 * :func:`cached_model` (``cache.py``): the process-wide cache the engine and the chapters use;
-* ``templates.py`` (chat templates and the answer slot), ``devices.py``, ``policy.py`` (remote code, pickles);
+* ``templates.py`` (chat templates and the answer slot), ``devices.py``, ``policy.py`` (remote code, pickles), ``trust.py`` (:func:`trust_remote_code`: the
+  per-model opt-in a chapter's ``TRUST_REMOTE_CODE`` parameter gives);
 * ``layout.py``: a native head's layout against the hub's safetensors headers, before the weights download;
 * ``files.py``: a saved model's files that cannot be read (damaged weights or tokenizer, a config that is not an
   object, a pickle that would run code) as a :class:`ModelError` naming the file;
@@ -25,6 +26,7 @@ _WHERE = {
     **dict.fromkeys(["DTYPE_BY_NAME", "dtype_name", "resolve_device", "resolve_dtype"], "devices"),
     **dict.fromkeys(["instruct_evidence"], "evidence"),
     **dict.fromkeys(["SOURCES", "load_model", "load_tokenizer"], "loading"),
+    **dict.fromkeys(["trust_remote_code", "trusted_models"], "trust"),
     **dict.fromkeys(["AnswerSlot", "TemplateError", "answer_slot", "chat_template_of"], "templates"),
 }
 __getattr__, __dir__ = lazy_face(__name__, _WHERE)
@@ -32,4 +34,4 @@ __getattr__, __dir__ = lazy_face(__name__, _WHERE)
 __all__ = ["load_model", "load_tokenizer", "LoadOptions", "LoadedModel", "cached_model", "release", "clear",
            "SOURCES", "Source", "ModelError", "RemoteCodeError", "HubUnavailableError", "CacheWarning",
            "resolve_device", "resolve_dtype", "DTYPE_BY_NAME", "dtype_name", "instruct_evidence", "AnswerSlot",
-           "TemplateError", "answer_slot", "chat_template_of"]
+           "TemplateError", "answer_slot", "chat_template_of", "trust_remote_code", "trusted_models"]

@@ -7,10 +7,13 @@ policy, device and dtype, pad token, chat template, the weights' revision for ca
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rmlib.models import embedded, hub, local, tiny
 from rmlib.models.base import LoadedModel, LoadOptions, ModelError, Source
 from rmlib.models.devices import input_device, model_devices, place, resolve_device, resolve_dtype
 from rmlib.models.policy import check_remote_code
+from rmlib.models.trust import is_trusted
 from rmlib.models.reward_heads import reader_name
 from rmlib.models.templates import chat_template_of
 from rmlib.registry import spec_at
@@ -21,8 +24,9 @@ def load_tokenizer(model_id: str, options: LoadOptions | None = None, **fields):
     """The tokenizer alone (no weights), under the same remote-code policy as :func:`load_model`."""
     opts = LoadOptions.of(options, **fields)
     spec = spec_at(model_id, opts.revision)
-    check_remote_code(spec, opts.trust_remote_code)
-    return SOURCES[spec.source].tokenizer(spec, opts.trust_remote_code)
+    trusted = is_trusted(spec, model_id, opts.trust_remote_code)
+    check_remote_code(spec, trusted)
+    return SOURCES[spec.source].tokenizer(spec, trusted)
 
 
 def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> LoadedModel:
@@ -41,6 +45,7 @@ def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> L
     head = opts.head or spec.kind
     if head not in ("rm", "lm"):
         raise ModelError(f"head must be 'rm' or 'lm', not {head!r}")
+    opts = replace(opts, trust_remote_code=is_trusted(spec, model_id, opts.trust_remote_code))
     check_remote_code(spec, opts.trust_remote_code)
     reader = reader_name(spec, opts.score_reader)  # None: the loaded model's own default (native head or logits0)
     untrained = head == "rm" and spec.kind == "lm"

@@ -17,8 +17,6 @@ from rmlib.registry import ModelSpec
 __all__ = ["check_remote_code", "has_own_code", "pickle_refused", "quiet_transformers"]
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
-
-
 def has_own_code(folder: Path) -> bool:
     """A local folder whose config or tokenizer config maps to Python files of its own (auto_map) that would run:
     not a model whose architecture rmlib implements itself (:data:`rmlib.models.native_rms.NATIVE_ARCHITECTURES`),
@@ -47,7 +45,8 @@ def check_remote_code(spec: ModelSpec, trust_remote_code: bool) -> None:
         raise RemoteCodeError(
             f"{spec.id} runs its own Python code from {where} (auto_map / its registry entry says trust_remote_code). "
             "rmlib never enables that implicitly. Read the code first, then opt in with "
-            "load_model(..., trust_remote_code=True) or `rmlib sweep --trust-remote-code`.")
+            "load_model(..., trust_remote_code=True), `rmlib sweep --trust-remote-code`, or, for a chapter, its "
+            f"TRUST_REMOTE_CODE parameter (make chapter ... TRUST_REMOTE_CODE='[\"{spec.id}\"]').")
     if trust_remote_code and spec.source == "hub" and not _COMMIT.match(spec.revision or ""):
         raise RemoteCodeError(
             f"{spec.id}: hub code runs only at a pinned commit, and {spec.id} has none "

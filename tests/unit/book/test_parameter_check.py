@@ -74,3 +74,55 @@ def test_a_non_finite_number_is_named_not_taken_for_a_misplaced_call(value, show
     exec(injected, ns)
     with pytest.raises(ParameterError, match=rf"RATE={shown} should be a finite number, like its default 0.5"):
         check_parameters(ns, history=_history(PARAMS, injected), MODE=["published", "compute"])
+
+
+@pytest.fixture
+def no_trust():
+    from rmlib.models import trust_remote_code
+    trust_remote_code([])
+    yield
+    trust_remote_code([])
+
+
+def test_trust_remote_code_is_handed_to_the_loader_only_when_given(no_trust):
+    """#43 item 7: a chapter's TRUST_REMOTE_CODE names the models whose own code may run; the default trusts none,
+    and a chapter without the parameter changes nothing."""
+    from rmlib.models import trusted_models
+
+    params = PARAMS + "TRUST_REMOTE_CODE = []\n"
+    for values, expected in (({}, []), ({"TRUST_REMOTE_CODE": ["local:/my/rm"]}, ["local:/my/rm"])):
+        ns, injected = {}, _injected(values) if values else None
+        exec(params, ns)
+        if injected:
+            exec(injected, ns)
+        check_parameters(ns, history=_history(params, *([injected] if injected else [])))
+        assert trusted_models() == expected
+    ns = {}
+    exec(PARAMS, ns)
+    check_parameters(ns, history=_history(PARAMS))
+    assert trusted_models() == ["local:/my/rm"]  # a chapter without the parameter leaves the list alone
+    bad = _injected({"TRUST_REMOTE_CODE": "local:/my/rm"})
+    ns = {}
+    exec(params, ns)
+    exec(bad, ns)
+    with pytest.raises(ParameterError, match="TRUST_REMOTE_CODE='local:/my/rm' should be a list"):
+        check_parameters(ns, history=_history(params, bad))
+
+
+def test_every_chapter_that_loads_its_models_declares_trust_remote_code():
+    """A chapter that takes MODELS and loads them declares TRUST_REMOTE_CODE, so a model with its own code can be
+    rerun there (about shows published RMs only and loads none)."""
+    import ast
+    import json
+
+    from rmbook.book.chapters import NOTEBOOKS
+
+    missing = []
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        params = next(("".join(c["source"]) for c in cells if "parameters" in c["metadata"].get("tags", [])), "")
+        names = {t.id for n in ast.parse(params).body if isinstance(n, ast.Assign) for t in n.targets
+                 if isinstance(t, ast.Name)}
+        if "MODELS" in names and "TRUST_REMOTE_CODE" not in names and path.stem != "about":
+            missing.append(path.stem)
+    assert missing == []
