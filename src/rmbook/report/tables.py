@@ -88,21 +88,23 @@ def _value_text(v):
 
 
 def number_text(x) -> str:
-    """A float as a table shows it: four significant digits (12.35, 0.1235, 1.234e-05), a whole number of four or
+    """A float as a table shows it: three significant digits (12.3, 0.123, 1.23e-05), a whole number of four or
     more digits with separators (12,346), and ``—`` for a missing value; not pandas' six decimals."""
     if _missing(x):
         return MISSING
     x = float(x)
     if abs(x) >= 1000 and abs(x) < 1e15:
         return f"{x:,.0f}"
-    return f"{x:.4g}"
+    return f"{x:.3g}"
 
 
 def p_text(p) -> str:
-    """A p-value: two significant digits, and a p that underflowed to 0 as ``< 1e-300`` (not ``0.000e+00``)."""
+    """A p-value as papers print it: two significant digits (0.012, 0.34), and ``< 0.001`` below that (not
+    ``0.000e+00`` for a p that underflowed, nor 3.1e-17: the tables' p-values are read against 0.05, not compared
+    by their exponents)."""
     if _missing(p):
         return MISSING
-    return "< 1e-300" if float(p) == 0 else f"{float(p):.2g}"
+    return "< 0.001" if float(p) < 0.001 else f"{float(p):.2g}"
 
 
 def _is_p(name) -> bool:
@@ -124,7 +126,7 @@ def styler_view(styler):
 
 
 def reader_view(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` as a page shows it (the data and the stored results are untouched): headers in words, floats to four
+    """``df`` as a page shows it (the data and the stored results are untouched): headers in words, floats to three
     significant digits (:func:`number_text`), p-values by :func:`p_text` (a column named ``p``, ``p_*`` or ``*_p``),
     ``—`` for every missing value (NaN, None, ``<NA>``), and stored identifiers in words (:data:`VALUE_WORDS`), in
     cells and row labels alike."""

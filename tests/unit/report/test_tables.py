@@ -75,13 +75,14 @@ def test_a_page_shows_a_table_in_words_and_readable_numbers_and_leaves_the_data_
     """#43 item 5: snake_case headers, NaN and <NA>, six decimals and a p of 0.000e+00 on the pages."""
     from rmbook.report.tables import reader_view, table_html
     df = pd.DataFrame({"share_truncated": [0.123456789, np.nan], "p_fdr_within": [0.0, 0.0123456],
+                       "p": [3.1e-17, 0.4567],
                        "size_b": pd.array([8, None], dtype="Int64"), "n": [3, 4], "item": ["a", None],
                        "elo": [1234.5678, 2e-5]})
     before = df.copy()
     view = reader_view(df)
-    assert list(view.columns) == ["share truncated", "p fdr within", "size b", "n", "item", "elo"]
-    assert list(view["share truncated"]) == ["0.1235", "—"]
-    assert list(view["p fdr within"]) == ["< 1e-300", "0.012"]
+    assert list(view.columns) == ["share truncated", "p fdr within", "p", "size b", "n", "item", "elo"]
+    assert list(view["share truncated"]) == ["0.123", "—"]  # three significant digits
+    assert list(view["p fdr within"]) == ["< 0.001", "0.012"] and list(view["p"]) == ["< 0.001", "0.46"]
     assert list(view["size b"]) == [8, "—"] and list(view["item"]) == ["a", "—"]
     assert list(view["n"]) == [3, 4] and list(view["elo"]) == ["1,235", "2e-05"]
     html = table_html(df)
