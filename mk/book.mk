@@ -38,6 +38,7 @@ book-html: $(STAMP) book-vendor
 # Every chapter writes its numbers to book/_executed/results/; the claims page reads them, so `rmlib book run`
 # puts it after the chapters it reads (whatever its place in _toc.yml) and reruns it when their results change.
 book: $(STAMP) data book-vendor
+	$(BOOK) run --estimate $(if $(FORCE),--force)
 	$(BOOK) run finetuning $(if $(FORCE),--force)
 	$(BOOK) run $(if $(FORCE),--force)
 	$(BOOK) html

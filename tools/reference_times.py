@@ -9,8 +9,13 @@ the file (if any); pass --only-new to start from an empty table. Run it after a 
 commit the file. Each entry says where it was measured (``measured``): the stamp's date and folder and the CPU count;
 the load average is not known afterwards, so note it in the commit message.
 
+``--calibrate`` also records this machine's speed (:func:`rmbook.book.speed.matmul_gflops`: about a second of matrix
+products in the dtype it trains in), against which another machine's first `make book` scales these times. Give it
+on the machine that made the stamps, with nothing else running; without it the recorded calibration is kept.
+
     python tools/reference_times.py                       # from book/_executed
     python tools/reference_times.py --executed /tmp/fresh/book/_executed
+    python tools/reference_times.py --calibrate             # and measure this machine's speed (quiet machine)
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from rmbook import book  # noqa: E402
-from rmbook.book import runner  # noqa: E402
+from rmbook.book import runner, speed  # noqa: E402
 from rmbook.report.prose.render import plural  # noqa: E402
 
 HEADER = """\
@@ -36,6 +41,8 @@ HEADER = """\
 # has never run on this machine (its own stamps are used once it has).
 # Written by tools/reference_times.py from a cold build's stamps; do not edit by hand. A chapter missing here is
 # reported as "never timed". Times depend on the machine and its load (`measured` says where each came from): a rough guide.
+# `calibration` is the same machine's matrix-product speed (tools/reference_times.py --calibrate): another machine's
+# first `make book` measures its own and scales these times by the ratio (rmbook.book.speed).
 """
 
 
@@ -67,6 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--executed", type=Path, default=book.EXECUTED, help="the executed chapters' folder")
     ap.add_argument("--out", type=Path, default=runner.REFERENCE_TIMES)
     ap.add_argument("--only-new", action="store_true", help="drop chapters that have no full-run stamp here")
+    ap.add_argument("--calibrate", action="store_true", help="record this machine's matrix-product speed too")
     args = ap.parse_args(argv)
     found = full_run_seconds(args.executed)
     if not found:
@@ -78,8 +86,13 @@ def main(argv=None) -> int:
             for n in found}
     measured = {**(previous.get("measured") or {}),
                 **{n: f"stamp of {when[n]}, {os.cpu_count()} CPUs" for n in found}}
+    calibration = previous.get("calibration")
+    if args.calibrate:
+        calibration = {**speed.matmul_gflops(), "measured": f"{dt.date.today().isoformat()}, {os.cpu_count()} CPUs, "
+                                                            f"load {os.getloadavg()[0]:.2f}"}
     body = yaml.safe_dump({"seconds": dict(sorted(seconds.items())),
-                           "measured": {n: measured[n] for n in sorted(seconds) if n in measured}},
+                           "measured": {n: measured[n] for n in sorted(seconds) if n in measured},
+                           **({"calibration": calibration} if calibration else {})},
                           sort_keys=False, width=200)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(HEADER + body, encoding="utf-8")

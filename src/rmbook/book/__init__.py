@@ -6,6 +6,7 @@
 * ``stamps.py``: what an executed chapter depends on, and whether it is stale;
 * ``imported.py``: what a chapter's kernel imported, recorded as it ran, so its stamp hashes only those files;
 * ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill, progress and time left);
+* ``speed.py``: this machine's speed against the reference machine's, which scales the reference timings;
 * ``reruns.py``: a chapter run with parameters of its own goes to a page of its own, beside the book's;
 * ``parameters_table.py``: the parameters of a run shown once on its page;
 * ``in_brief.py``: findings first: the brief a chapter computes last, moved under its title;

@@ -20,11 +20,12 @@ from rmbook.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, 
 from rmbook.book.imported import RECORD_ENV, drop_recording, read_record, recording_cell
 from rmbook.book.in_brief import lift_in_brief
 from rmbook.book.parameters_table import show_parameters_once
+from rmbook.book.speed import calibration_text, matmul_gflops, speed_factor
 from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
 from rmbook.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
 
 __all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "reference_seconds",
-           "REFERENCE_TIMES", "previous_seconds", "remaining_estimate",
+           "REFERENCE_TIMES", "previous_seconds", "remaining_estimate", "reference_calibration", "calibrated_reference",
            "glued", "cell_errors"]
 
 REFERENCE_TIMES = ROOT / "book" / "reference_times.yaml"  # full-parameter chapter times on a reference machine
@@ -185,10 +186,42 @@ def reference_seconds(path: str | os.PathLike | None = None) -> dict[str, float]
         return {}
 
 
+def reference_calibration(path: str | os.PathLike | None = None) -> dict | None:
+    """The reference machine's own speed measurement (``calibration`` in :data:`REFERENCE_TIMES`: dtype, gflops),
+    against which :func:`calibrated_reference` scales the timings; None when the file has none."""
+    try:
+        data = yaml.safe_load(Path(path or REFERENCE_TIMES).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    found = data.get("calibration") if isinstance(data, dict) else None
+    return found if isinstance(found, dict) and "gflops" in found else None
+
+
+def calibrated_reference(names: list[str], seconds: dict[str, float | None], reference: dict[str, float], log=print,
+                         measure=None, calibration: dict | None = None) -> tuple[dict[str, float], float | None]:
+    """The reference timings scaled to this machine (:mod:`rmbook.book.speed`), measured only when a chapter still to
+    run has no timing of its own here; the calibration is logged. Unscaled (factor None) when the reference file has
+    no calibration or the measurement is implausible, and said so."""
+    if not any(seconds.get(n) is None and n in reference for n in names):
+        return reference, None
+    calibration = calibration if calibration is not None else reference_calibration()
+    if calibration is None:
+        return reference, None
+    here = (measure or matmul_gflops)()
+    factor = speed_factor(calibration, here)
+    if factor is None:
+        log(f"[book] this machine's speed could not be compared with the reference machine's ({here}): the "
+            "estimates below are the reference machine's times")
+        return reference, None
+    log(f"[book] estimates for chapters never run here are {calibration_text(calibration, here, factor)}")
+    return {n: s * factor for n, s in reference.items()}, factor
+
+
 def remaining_estimate(names: list[str], seconds: dict[str, float | None],
-                       reference: dict[str, float] | None = None) -> str:
+                       reference: dict[str, float] | None = None, factor: float | None = None) -> str:
     """The time left for the chapters still to run (``about 12 min left``), from their last run times here, else
-    from ``reference`` (said so: ``2 by the reference timings``); a chapter timed nowhere is named, not guessed."""
+    from ``reference`` (said so: ``2 by the reference timings``, and ``× 1.3 for this machine`` when ``factor``
+    scaled them, :func:`calibrated_reference`); a chapter timed nowhere is named, not guessed."""
     reference = reference or {}
     own = {n: seconds[n] for n in names if seconds.get(n) is not None}
     ref = {n: reference[n] for n in names if n not in own and n in reference}
@@ -199,19 +232,23 @@ def remaining_estimate(names: list[str], seconds: dict[str, float | None],
         parts.append(f"about {total / 60:.0f} min left" if total >= 60 else f"about {total:.0f} s left")
         if ref:
             counted = f"{plural(len(ref), 'chapter')} " if own else ""
-            parts[-1] += f" ({counted}by the reference timings)"
+            scaled = f" × {factor:.1f} for this machine" if factor is not None else ""
+            parts[-1] += f" ({counted}by the reference timings{scaled})"
     if unknown:
         parts.append(f"never timed: {', '.join(unknown)}")
     return " + ".join(parts) if parts else "nothing left"
 
 
-def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **kwargs) -> list[RunResult]:
+def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, estimate_only: bool = False,
+                 **kwargs) -> list[RunResult]:
     """Run the given chapters (default: every chapter in _toc.yml), each only if stale; chapters that read
     others' results (the claims page) run after them.
 
     Before each stale chapter it logs ``chapter i/N`` and the estimated time left (the stale chapters' durations
     from their last stamps), so a cold ``make book`` never looks hung.
     With ``keep_going`` a failing chapter does not stop the others; one BookError lists all failures at the end.
+    ``estimate_only`` logs what would run and how long it would take, and runs nothing (``make book`` says it first,
+    before fine-tuning, which runs on its own, hides the rest).
     """
     log = kwargs.get("log", print)
     output_dir = kwargs.get("output_dir", EXECUTED)
@@ -220,9 +257,12 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
     stale = [n for n in order if _is_stale(resolved[n], output_dir, kwargs)]
     seconds = {n: previous_seconds(n, output_dir) for n in stale}
     reference = {} if kwargs.get("tiny") or kwargs.get("params_file") or kwargs.get("overrides") else reference_seconds()
+    reference, factor = calibrated_reference(stale, seconds, reference, log)
     if stale:
         log(f"[book] {len(stale)} of {plural(len(order), 'chapter')} to run, "
-            f"{remaining_estimate(stale, seconds, reference)}")
+            f"{remaining_estimate(stale, seconds, reference, factor)}")
+    if estimate_only:
+        return []
     results, failures = [], []
     for i, n in enumerate(order, 1):
         if n not in stale and _is_stale(resolved[n], output_dir, kwargs):  # e.g. claims, once the results it reads changed
@@ -230,7 +270,7 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, **
             seconds[n] = previous_seconds(n, output_dir)
         todo = [m for m in stale if order.index(m) >= i - 1]
         if n in stale:
-            log(f"[book] chapter {i}/{len(order)}: {n}, {remaining_estimate(todo, seconds, reference)}")
+            log(f"[book] chapter {i}/{len(order)}: {n}, {remaining_estimate(todo, seconds, reference, factor)}")
         try:
             results.append(run_chapter(resolved[n], **kwargs))
         except BookError as e:

@@ -44,6 +44,9 @@ def _run(args: argparse.Namespace) -> int:
     if not args.names and (args.tiny or args.params or overrides):
         raise BookError("name the chapters to rerun with these parameters (rmlib book run NAME ...): a rerun gets "
                         "a page of its own, and the book's chapters keep the parameters of `make book`")
+    if args.estimate:
+        run_chapters(args.names or None, force=args.force, estimate_only=True, **own)
+        return 0
     folders = {n: rerun_dir(n, **own) for n in args.names}
     book_names = [n for n, folder in folders.items() if folder is None]
     if book_names or not args.names:
@@ -91,6 +94,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
                    help="one parameter; VALUE is parsed as YAML, e.g. -p MODELS '[\"org/model\"]'")
     r.add_argument("--tiny", action="store_true", help="use the template's tiny defaults (as the tests do)")
     r.add_argument("--force", action="store_true", help="rerun even if the stamp is current")
+    r.add_argument("--estimate", action="store_true", help="say which chapters would run and how long they would "
+                                                           "take on this machine; run nothing")
     r.set_defaults(func=_run)
     c = sub.add_parser("course", help="write the course's student and instructor notebooks (solutions stripped "
                                       "from the student's)")

@@ -129,3 +129,61 @@ def test_a_running_chapter_echoes_its_progress_bars(tmp_path, monkeypatch):
     echoed = [line for line in lines if line.startswith("[book] about: training demo")]
     assert echoed and "4/4" in echoed[-1]
     assert config.PROGRESS_FILE_ENV not in __import__("os").environ  # restored after the run
+
+
+def test_reference_timings_are_scaled_by_this_machines_measured_speed(tmp_path, monkeypatch):
+    """#43 item 8: a newcomer's first `make book` showed the AMX reference machine's minutes on any machine; the
+    estimate is now calibrated by a short matrix-product measurement against the one recorded with the timings."""
+    ref = tmp_path / "reference_times.yaml"
+    ref.write_text("seconds: {about: 60, heterogeneity: 540.0}\ncalibration: {dtype: bfloat16, gflops: 1200.0}\n")
+    monkeypatch.setattr(runner, "REFERENCE_TIMES", ref)
+    monkeypatch.setattr(runner, "run_chapter", lambda ch, **kw: runner.RunResult(ch.name, tmp_path, True, 0.0, {}))
+    measured = []
+    monkeypatch.setattr(runner, "matmul_gflops", lambda: measured.append(1) or {"dtype": "float32", "gflops": 300.0})
+    lines = []
+    runner.run_chapters(["about", "heterogeneity"], output_dir=tmp_path, log=lines.append)
+    assert lines[0] == ("[book] estimates for chapters never run here are calibrated by a 1-second float32 matrix "
+                        "product: 300 GFLOP/s here against 1,200 (bfloat16) on the reference machine, so 4.0× its times")
+    assert lines[1] == "[book] 2 of 2 chapters to run, about 40 min left (by the reference timings × 4.0 for this machine)"
+    assert measured == [1]  # measured once per run, not per chapter
+
+
+def test_no_measurement_when_every_chapter_has_its_own_timing_or_no_calibration(tmp_path):
+    def measure():
+        raise AssertionError("measured although nothing needed it")
+
+    ref = {"about": 60.0}
+    cal = {"dtype": "bfloat16", "gflops": 1000.0}
+    assert runner.calibrated_reference(["about"], {"about": 12.0}, ref, measure=measure, calibration=cal) == (ref, None)
+    assert runner.calibrated_reference(["x"], {"x": None}, ref, measure=measure, calibration=cal) == (ref, None)
+    logged = []
+    implausible = runner.calibrated_reference(["about"], {"about": None}, ref, logged.append,
+                                              measure=lambda: {"dtype": "float32", "gflops": 0.001}, calibration=cal)
+    assert implausible == (ref, None) and "could not be compared" in logged[0]
+
+
+def test_the_speed_measurement_and_factor():
+    from rmbook.book import speed
+
+    got = speed.matmul_gflops("float32", seconds=0.05)
+    assert got["dtype"] == "float32" and got["gflops"] > 0
+    assert speed.speed_factor({"gflops": 1000.0}, {"gflops": 250.0}) == 4.0
+    assert speed.speed_factor({"gflops": 1000.0}, {"gflops": 0.0}) is None
+    assert speed.speed_factor(None, {"gflops": 1.0}) is None and speed.speed_factor({"gflops": 1e6}, {"gflops": 1.0}) is None
+
+
+def test_an_estimate_runs_nothing_and_says_the_whole_books_time(tmp_path, monkeypatch):
+    """`make book` says at the start what the whole book will take: before, its first line covered fine-tuning alone
+    (`rmlib book run finetuning`), about half of a cold build."""
+    ref = tmp_path / "reference_times.yaml"
+    ref.write_text("seconds: {about: 60, heterogeneity: 540.0}\n")
+    monkeypatch.setattr(runner, "REFERENCE_TIMES", ref)
+
+    def run(ch, **kw):
+        raise AssertionError("an estimate ran a chapter")
+
+    monkeypatch.setattr(runner, "run_chapter", run)
+    lines = []
+    assert runner.run_chapters(["about", "heterogeneity"], output_dir=tmp_path, log=lines.append,
+                               estimate_only=True) == []
+    assert lines == ["[book] 2 of 2 chapters to run, about 10 min left (by the reference timings)"]

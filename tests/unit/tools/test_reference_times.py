@@ -37,3 +37,16 @@ def test_no_full_run_stamps_is_an_error_and_writes_nothing(tmp_path):
     out = tmp_path / "reference_times.yaml"
     assert rt.main(["--executed", str(tmp_path), "--out", str(out)]) == 1
     assert not out.exists()
+
+
+def test_calibrate_records_this_machines_speed_and_a_later_run_keeps_it(tmp_path, monkeypatch):
+    executed, out = tmp_path / "executed", tmp_path / "reference_times.yaml"
+    executed.mkdir()
+    _stamp(executed, "heterogeneity", book.parameters("heterogeneity", validate=False), 42.0)
+    monkeypatch.setattr(rt.speed, "matmul_gflops", lambda: {"dtype": "bfloat16", "gflops": 1234.5})
+    assert rt.main(["--executed", str(executed), "--out", str(out), "--calibrate"]) == 0
+    cal = runner.reference_calibration(out)
+    assert cal["gflops"] == 1234.5 and cal["dtype"] == "bfloat16" and "load" in cal["measured"]
+    monkeypatch.setattr(rt.speed, "matmul_gflops", lambda: {"dtype": "bfloat16", "gflops": 1.0})
+    assert rt.main(["--executed", str(executed), "--out", str(out)]) == 0  # without --calibrate: kept
+    assert runner.reference_calibration(out)["gflops"] == 1234.5
