@@ -3,6 +3,12 @@
 Each file is written to a temporary name, verified, then renamed, so an interrupted fetch never leaves a
 half-written file under the final name. Files already present and verified are skipped; a present file with
 the wrong checksum is treated as corrupt and fetched again.
+
+Why not pooch (#41 item 5 asked): pooch verifies the file it downloaded, but the manifest's sha256 is that of the
+file the mirror holds, which for some entries is a member of a wheel or a Debian package, or the download with its
+line endings or field spacing normalised (``member``, ``transform``); the mirror copy, the host probe that fails in
+seconds with no network, and the Git LFS redirect are not pooch's either. What pooch would replace here is the
+download and the atomic, verified write (about 20 lines); the rest would stay, as custom processors.
 """
 from __future__ import annotations
 
