@@ -7,6 +7,7 @@ import html
 import statistics
 from collections import Counter
 
+import pandas as pd
 from markdown_it import MarkdownIt
 
 from rmbook.analysis.card import GREATEST_PROMPT, IDENTITY_K, ValueCard
@@ -173,15 +174,27 @@ def card_html(card: ValueCard) -> str:
 
 
 def cards_table(rows) -> "pd.DataFrame":
-    """The "Value cards" page's table: one row per card, with the columns a reader needs and named for a reader."""
-    shown = rows.assign(love_freedom=[f"{_rank(a)} / {_rank(b)}" for a, b in zip(rows["love"], rows["freedom"])])
-    return shown[["label", "source", "reward_kind", "gap_negative", "side_negative", "gap_positive", "side_positive",
-                  "love_freedom", "n_foundations_beyond", "nearest", "nearest_tau", "elo_rho"]].rename(columns={
-        "label": "model", "source": "rewards", "reward_kind": "reward kind", "gap_negative": "gap, negative prompts",
-        "side_negative": "placement, negative", "gap_positive": "gap, positive prompts",
-        "side_positive": "placement, positive", "love_freedom": "rank of love / freedom",
-        "n_foundations_beyond": "foundation numbers beyond the range (of 10)", "nearest": "most alike paper RM",
-        "nearest_tau": "its τ", "elo_rho": "ρ with people's Elo ratings"})
+    """The "Value cards" page's table: one row per card, eight short columns named for a reader, so it fits the text
+    column (#43 item 3: twelve columns ran past it). A gap and its placement share a cell ("−12.3, among them"); the
+    reward kind goes with where the rewards came from; the most alike paper RM carries its τ."""
+    def gap(value, side) -> str:
+        return "–" if value is None or value != value else f"{value:+.1f}, {side}"
+
+    def rewards(source, kind) -> str:
+        return source if source == "released scores" or kind is None or kind != kind else f"{source}: {kind}"
+
+    def nearest(name, tau) -> str:
+        return "–" if name is None or name != name else f"{name} (τ {tau:.2f})"
+
+    return pd.DataFrame({
+        "model": rows["label"],
+        "rewards": [rewards(s, k) for s, k in zip(rows["source"], rows["reward_kind"])],
+        "gap, negative prompts": [gap(g, s) for g, s in zip(rows["gap_negative"], rows["side_negative"])],
+        "gap, positive prompts": [gap(g, s) for g, s in zip(rows["gap_positive"], rows["side_positive"])],
+        "rank of love / freedom": [f"{_rank(a)} / {_rank(b)}" for a, b in zip(rows["love"], rows["freedom"])],
+        "foundation numbers beyond the range (of 10)": rows["n_foundations_beyond"],
+        "most alike paper RM": [nearest(n, t) for n, t in zip(rows["nearest"], rows["nearest_tau"])],
+        "ρ with people's Elo ratings": rows["elo_rho"]})
 
 
 def card_links(cards) -> str:
