@@ -30,6 +30,7 @@ from rmlib.errors import as_list
 from rmlib import engine
 
 __all__ = ["EloScores", "MODES", "AGGREGATES", "elo_scores", "human_agreement", "mean_agreement", "beside_paper_rms",
+           "first_items",
            "consensus_tables", "method_robustness", "form_summary", "undervalued_topics", "theme_prompts",
            "topics_summary", "rank_trajectories"]
 
@@ -143,6 +144,16 @@ def beside_paper_rms(elo: EloScores, n_items: int | None) -> dict:
     own, reference = own.assign(measure=measure, n_words=len(elo.items)), reference.assign(measure=measure)
     return {"own": own, "reference": reference, "placements": beside.placements(own, reference),
             "prompts": list(elo.prompt_keys), "missing": []}
+
+
+def first_items(df: pd.DataFrame, models, n: int = 5) -> pd.DataFrame:
+    """The first ``n`` items of a wide EloEverything table as a reader scans them: one column per item, one row per
+    human number (Elo rank, score, matches) and per RM (by nickname), so ten RMs make rows, not columns that run past
+    the page (#43 item 3)."""
+    head = df.head(n).set_index("item")[["elo_rank", "elo_score", "elo_matches", *models]]
+    names = {m: get_spec(m).nickname or m for m in models}
+    return head.rename(columns={"elo_rank": "Elo rank", "elo_score": "Elo score", "elo_matches": "matches",
+                                **names}).T.rename_axis(index=None, columns="item")
 
 
 def consensus_tables(elo: EloScores) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:

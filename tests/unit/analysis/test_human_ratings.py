@@ -263,3 +263,18 @@ def test_rank_trajectories_choose_the_planted_items_and_the_widest_spread():
     assert t[(OVER, "A")] == pytest.approx(100 / N) and len(traj["traj"]) == 2 * 4
     assert traj["spread"].idxmax() == SPLIT and traj["spread"][OVER] == pytest.approx(0)
     assert len(hr.rank_trajectories(elo, consensus, 1)["chosen"]) == 2   # at least one of each kind
+
+
+def test_first_items_puts_items_in_columns_and_models_in_rows():
+    """#43 item 3: the about page showed the data's first rows with 14 columns, ten of them RM ids."""
+    import pandas as pd
+
+    from rmbook.analysis.human_ratings import first_items
+
+    models = ["Ray2333/GRM-gemma2-2B-rewardmodel-ft", "Skywork/Skywork-Reward-Llama-3.1-8B-v0.2"]
+    df = pd.DataFrame({"item": [f"i{k}" for k in range(7)], "elo_rank": range(1, 8), "elo_score": [1.0] * 7,
+                       "elo_matches": [3] * 7, models[0]: range(7), models[1]: range(7)})
+    view = first_items(df, models)
+    assert list(view.columns) == ["i0", "i1", "i2", "i3", "i4"]
+    assert list(view.index) == ["Elo rank", "Elo score", "matches", "R-Gem-2B", "S-Lla-8B-v0.2"]
+    assert view.loc["R-Gem-2B", "i3"] == 3
