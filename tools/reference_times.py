@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     ap.add_argument("--calibrate", action="store_true", help="record this machine's matrix-product speed too")
     args = ap.parse_args(argv)
     found = full_run_seconds(args.executed)
-    if not found:
+    if not found and not args.calibrate:
         print(f"no full-parameter stamps in {args.executed}: run `make book` first", file=sys.stderr)
         return 1
     previous = {} if args.only_new else _read(args.out)
@@ -97,7 +97,9 @@ def main(argv=None) -> int:
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(HEADER + body, encoding="utf-8")
     os.replace(tmp, args.out)
-    print(f"wrote {args.out}: {plural(len(found), 'chapter')} from {args.executed}, {len(seconds)} in all")
+    print(f"wrote {args.out}: {plural(len(found), 'chapter')} from {args.executed}, {len(seconds)} in all"
+          + (f"; this machine's speed {calibration['gflops']:,.0f} GFLOP/s ({calibration['dtype']})" if args.calibrate
+             else ""))
     return 0
 
 

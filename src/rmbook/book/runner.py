@@ -206,6 +206,9 @@ def calibrated_reference(names: list[str], seconds: dict[str, float | None], ref
         return reference, None
     calibration = calibration if calibration is not None else reference_calibration()
     if calibration is None:
+        log("[book] the reference timings come from another machine and are not scaled to this one: "
+            "book/reference_times.yaml records no speed measurement (tools/reference_times.py --calibrate, run on the "
+            "machine that timed the chapters, adds it)")
         return reference, None
     here = (measure or matmul_gflops)()
     factor = speed_factor(calibration, here)

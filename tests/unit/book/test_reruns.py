@@ -74,7 +74,7 @@ def test_a_rerun_page_opens_with_what_it_changed_once(tmp_path):
 
 
 def _run_args(names, **kw):
-    return SimpleNamespace(names=names, tiny=False, params=None, parameter=None, force=False, **kw)
+    return SimpleNamespace(names=names, tiny=False, params=None, parameter=None, force=False, estimate=False, **kw)
 
 
 def test_rmlib_book_run_sends_a_rerun_to_its_own_folder_and_the_books_chapters_to_the_book(monkeypatch, capsys):
@@ -96,7 +96,8 @@ def test_rmlib_book_run_sends_a_rerun_to_its_own_folder_and_the_books_chapters_t
     out = capsys.readouterr().out
     assert "the book's own page is unchanged" in out and "book/_executed/reruns/heterogeneity-" in out
     with pytest.raises(book.BookError, match="name the chapters to rerun"):
-        cli_book._run(SimpleNamespace(names=[], tiny=False, params=None, parameter=[["MODE", "compute"]], force=False))
+        cli_book._run(SimpleNamespace(names=[], tiny=False, params=None, parameter=[["MODE", "compute"]], force=False,
+                                      estimate=False))
 
 
 def test_the_html_build_is_given_the_toc_with_the_reruns(tmp_path, monkeypatch):
@@ -127,3 +128,11 @@ def test_the_html_build_is_given_the_toc_with_the_reruns(tmp_path, monkeypatch):
     toc = yaml.safe_load((tmp_path / "out" / "_build" / "_toc_with_reruns.yml").read_text())
     assert cmd[cmd.index("--toc") + 1] == str(tmp_path / "out" / "_build" / "_toc_with_reruns.yml")
     assert toc["parts"][-1]["chapters"] == [{"file": "book/_executed/reruns/heterogeneity-0a1b2c3d/heterogeneity"}]
+
+
+def test_rmlib_book_run_estimate_asks_for_an_estimate_of_the_whole_book_and_runs_nothing(monkeypatch):
+    calls = []
+    monkeypatch.setattr(cli_book, "run_chapters", lambda names, **kw: calls.append((names, kw)) or [])
+    args = SimpleNamespace(names=[], tiny=False, params=None, parameter=None, force=False, estimate=True)
+    assert cli_book._run(args) == 0
+    assert len(calls) == 1 and calls[0][0] is None and calls[0][1]["estimate_only"] is True

@@ -38,7 +38,8 @@ def test_a_cold_build_shows_the_time_left_from_the_reference_file(tmp_path, monk
     monkeypatch.setattr(runner, "run_chapter", lambda ch, **kw: runner.RunResult(ch.name, tmp_path, True, 0.0, {}))
     lines = []
     runner.run_chapters(["about", "heterogeneity", "method"], output_dir=tmp_path, log=lines.append)
-    assert lines[0] == ("[book] 3 of 3 chapters to run, about 10 min left (by the reference timings) "
+    assert "not scaled to this one" in lines[0]  # this file records no calibration
+    assert lines[1] == ("[book] 3 of 3 chapters to run, about 10 min left (by the reference timings) "
                         "+ never timed: method")
     lines.clear()  # a tiny run is not what the reference timed
     runner.run_chapters(["about"], output_dir=tmp_path, log=lines.append, tiny=True, force=True)
@@ -186,4 +187,12 @@ def test_an_estimate_runs_nothing_and_says_the_whole_books_time(tmp_path, monkey
     lines = []
     assert runner.run_chapters(["about", "heterogeneity"], output_dir=tmp_path, log=lines.append,
                                estimate_only=True) == []
-    assert lines == ["[book] 2 of 2 chapters to run, about 10 min left (by the reference timings)"]
+    assert lines[1:] == ["[book] 2 of 2 chapters to run, about 10 min left (by the reference timings)"]
+
+
+def test_an_uncalibrated_reference_says_so_and_measures_nothing():
+    logged = []
+    got = runner.calibrated_reference(["about"], {"about": None}, {"about": 60.0}, logged.append,
+                                      measure=lambda: (_ for _ in ()).throw(AssertionError("measured")),
+                                      calibration=None)
+    assert got == ({"about": 60.0}, None) and "not scaled to this one" in logged[0]
