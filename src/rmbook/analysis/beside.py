@@ -67,23 +67,28 @@ def _sized(measured: pd.DataFrame, n_words: int, n_prompts: int) -> pd.DataFrame
 
 
 def measure_beside(scores: pd.DataFrame, reference: pd.DataFrame,
-                   measure: Callable[[pd.DataFrame], pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+                   measure: Callable[[pd.DataFrame], pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """For each computed model (``label`` in ``scores``, one row per prompt and word), ``measure`` (frame -> label,
     measure, estimate, and optionally n_words: the words it used) of it and of every paper RM in ``reference``, both
     restricted to the prompt keys and words they share (so each computed model is compared on its own words).
     Returns (own, reference rows with ``for_label``: the computed model they were measured beside, and n_words,
-    n_prompts)."""
+    n_prompts; and {label: why} for the models that share no word with the paper RMs, which are not placed)."""
     require_columns(scores, ["label", "prompt_key", "word", "reward"], "scores")
     require_columns(reference, ["label", "prompt_key", "word", "reward"], "reference")
-    own, ref = [], []
+    own, ref, unplaced = [], [], {}
     for label, mine in scores.groupby("label", sort=False):
         keys = set(mine["prompt_key"]) & set(reference["prompt_key"])
         words = set(mine["word"]) & set(reference["word"])
+        if not words or not keys:
+            unplaced[label] = "it scored none of the words the paper RMs' released scores hold"
+            continue
         mine = mine[mine["prompt_key"].isin(keys) & mine["word"].isin(words)]
         theirs = reference[reference["prompt_key"].isin(keys) & reference["word"].isin(words)]
         own.append(_sized(measure(mine), len(words), len(keys)))
         ref.append(_sized(measure(theirs), len(words), len(keys)).assign(for_label=label))
-    return pd.concat(own, ignore_index=True), pd.concat(ref, ignore_index=True)
+    empty = pd.DataFrame(columns=["label", "measure", "estimate", "n_words", "n_prompts"])
+    return (pd.concat(own, ignore_index=True) if own else empty,
+            pd.concat(ref, ignore_index=True) if ref else empty.assign(for_label=[]), unplaced)
 
 
 def placements(own: pd.DataFrame, reference: pd.DataFrame, sides: tuple[str, str] = SIDES) -> pd.DataFrame:
@@ -114,12 +119,13 @@ def beside_words(scores: pd.DataFrame, measure: Callable[[pd.DataFrame], pd.Data
     """A word-level chapter's compute-mode models beside the paper RMs: ``measure`` (frame -> label, measure,
     estimate) of each computed model in ``scores`` and of the paper RMs on the same prompt wordings and words, and
     the placements. Returns own, reference, placements, prompts (the run's keys placed) and missing (those the paper
-    RMs were not scored under); nothing is placed when no wording matches."""
+    RMs were not scored under) and unplaced (models that share no word with them); nothing is placed when no
+    wording matches."""
     reference, missing = reference_scores(scores)
     if reference.empty:
         empty = pd.DataFrame(columns=["label", "measure", "estimate", "n_words", "n_prompts"])
         return {"own": empty, "reference": empty, "placements": placements(empty, empty), "prompts": [],
-                "missing": missing}
-    own, ref = measure_beside(scores, reference, measure)
+                "missing": missing, "unplaced": {}}
+    own, ref, unplaced = measure_beside(scores, reference, measure)
     return {"own": own, "reference": ref, "placements": placements(own, ref),
-            "prompts": sorted(set(reference["prompt_key"])), "missing": missing}
+            "prompts": sorted(set(reference["prompt_key"])), "missing": missing, "unplaced": unplaced}

@@ -107,3 +107,13 @@ def test_identity_gaps_of_a_copied_paper_rm_equal_its_own(copied):
     ref = found["reference"]
     mine = ref[ref["label"] == "R-Gem-2B"].set_index("measure")["estimate"]
     assert np.allclose(rows.set_index("measure")["estimate"], mine.reindex(rows["measure"]))
+
+
+def test_a_model_that_shares_no_word_with_the_paper_rms_is_named_not_placed(copied):
+    """A computed model whose words the released scores do not hold (a tiny or non-English vocabulary) made the
+    measure run on an empty frame; it is now listed as not placed, and the others are placed."""
+    alien = copied.assign(label="alien", model="alien", word="zz" + copied["word"])
+    found = fs.beside_paper_rms(pd.concat([copied, alien]), "afinn")
+    assert set(found["placements"]["label"]) == {"copy"} and list(found["unplaced"]) == ["alien"]
+    only = fs.beside_paper_rms(alien, "afinn")
+    assert only["placements"].empty and only["prompts"] == ["greatest", "worst"] and "alien" in only["unplaced"]

@@ -13,4 +13,4 @@ def beside_section(found: dict | None, what: str, unit: str = "words") -> Beside
     if found is None:
         return None
     return Beside(what=what, prompts=list(found["prompts"]), missing=list(found["missing"]), unit=unit,
-                  rows=found["placements"].to_dict("records"))
+                  rows=found["placements"].to_dict("records"), unplaced=dict(found.get("unplaced", {})))

@@ -40,3 +40,11 @@ def test_a_run_the_paper_rms_were_not_scored_under_says_so():
 
 def test_published_mode_has_no_section():
     assert beside_section(None, "anything") is None
+
+
+def test_a_model_not_placed_is_named_with_the_reason():
+    found = {"own": OWN, "placements": ROWS.iloc[:1], "prompts": ["greatest", "worst"], "missing": [],
+             "unplaced": {"alien": "it scored none of the words the paper RMs' released scores hold"}}
+    text = _say(found)
+    assert "- **alien** is not placed: it scored none of the words the paper RMs' released scores hold." in text
+    assert "- **mine**, h+ (positive prompts)" in text

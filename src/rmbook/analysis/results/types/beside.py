@@ -35,3 +35,4 @@ class Beside(Section):
     missing: list[str]
     unit: str  # "words" or "EloEverything items"
     rows: list[Placed]
+    unplaced: dict[str, str] = {}  # computed models not placed, and why (no word in common with the paper RMs)
