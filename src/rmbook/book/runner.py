@@ -175,25 +175,29 @@ def previous_seconds(name: str, output_dir: str | os.PathLike = EXECUTED) -> flo
         return None
 
 
+def _reference_file(path: str | os.PathLike | None = None) -> dict:
+    """:data:`REFERENCE_TIMES` (or ``path``) parsed; {} when it is missing or unreadable."""
+    try:
+        data = yaml.safe_load(Path(path or REFERENCE_TIMES).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def reference_seconds(path: str | os.PathLike | None = None) -> dict[str, float]:
     """Each chapter's full-parameter run time on a reference machine (:data:`REFERENCE_TIMES`, written by
     ``tools/reference_times.py`` from a cold build's stamps): the estimate for a chapter that never ran here, so a
     fresh clone's first ``make book`` shows a time left too. {} when the file is missing or unreadable."""
     try:
-        data = yaml.safe_load(Path(path or REFERENCE_TIMES).read_text(encoding="utf-8")) or {}
-        return {str(k): float(v) for k, v in (data.get("seconds") or {}).items()}
-    except (OSError, yaml.YAMLError, AttributeError, TypeError, ValueError):
+        return {str(k): float(v) for k, v in (_reference_file(path).get("seconds") or {}).items()}
+    except (AttributeError, TypeError, ValueError):
         return {}
 
 
 def reference_calibration(path: str | os.PathLike | None = None) -> dict | None:
     """The reference machine's own speed measurement (``calibration`` in :data:`REFERENCE_TIMES`: dtype, gflops),
     against which :func:`calibrated_reference` scales the timings; None when the file has none."""
-    try:
-        data = yaml.safe_load(Path(path or REFERENCE_TIMES).read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
-        return None
-    found = data.get("calibration") if isinstance(data, dict) else None
+    found = _reference_file(path).get("calibration")
     return found if isinstance(found, dict) and "gflops" in found else None
 
 
