@@ -34,12 +34,13 @@ help:
 	@echo "make sweeps PLAN=plans/x.yaml [RUN_ARGS='--ray auto --gpus-per-worker 1']   run a plan of many sweeps"
 	@echo "make card MODEL=<id> [ARGS='--quick']   a value card of any RM in _build/cards/<id>/"
 
-$(STAMP): environment.yml tools/env_to_requirements.py pyproject.toml
+# uv (this version) installs environment.yml's pins in seconds; tools/install_venv.sh falls back to pip
+UV_VERSION := 0.13.9
+
+$(STAMP): environment.yml tools/env_to_requirements.py tools/install_venv.sh pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(PY) tools/env_to_requirements.py environment.yml $(VENV)/requirements.txt $(VENV)/requirements-nodeps.txt
-	$(BIN)/pip install --disable-pip-version-check -q -r $(VENV)/requirements.txt
-	$(BIN)/pip install --disable-pip-version-check -q --no-deps -r $(VENV)/requirements-nodeps.txt
-	$(BIN)/pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e ".[book,ray]"
+	tools/install_venv.sh $(VENV) $(UV_VERSION)
 	@touch $(STAMP)
 
 venv: $(STAMP)

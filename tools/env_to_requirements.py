@@ -5,8 +5,13 @@ every machine, so the Makefile installs the same pins into a plain venv.
 Writes two files: one installed normally, one with `pip --no-deps` (entries
 marked `# no-deps`).  Uses only the standard library, as it runs before the
 venv exists.
+
+``--uv-options`` prints the flags that give uv what pip's configuration gives pip
+(the Makefile installs with uv, which takes seconds where pip takes minutes).
 """
 import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -59,5 +64,29 @@ def main(env_file, out_deps, out_nodeps):
     Path(out_nodeps).write_text("".join(f"{p}\n" for p, nd in entries if nd))
 
 
+def uv_options(pip_config: str) -> list[str]:
+    """uv flags for the find-links and constraints in ``pip config list`` output (lines ``scope.key='value'``).
+
+    uv does not read pip's configuration. The find-links matter most: this kind of machine keeps the CPU build of
+    torch on local disk there, and without them the pinned ``torch==2.13.0`` would come from PyPI as a multi-GB CUDA
+    build. pip's extra index URLs are left out on purpose: uv takes each package from the first index that has it,
+    and the partial local indexes would hide the pinned releases that PyPI has."""
+    flags: list[str] = []
+    for line in pip_config.splitlines():
+        key, sep, value = line.partition("=")
+        option = key.rsplit(".", 1)[-1]
+        if not sep or option not in ("find-links", "constraint"):
+            continue
+        for item in shlex.split(value.strip().strip("'\"")):
+            flag = [f"--{option}", item]
+            if not any(flags[i:i + 2] == flag for i in range(0, len(flags), 2)):
+                flags += flag
+    return flags
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    if sys.argv[1:2] == ["--uv-options"]:  # argv[2]: the venv's pip
+        config = subprocess.run([sys.argv[2], "config", "list"], capture_output=True, text=True).stdout
+        print(shlex.join(uv_options(config)))
+    else:
+        main(*sys.argv[1:4])

@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from env_to_requirements import canonical as _canonical, declared, pinned  # noqa: E402  (the Makefile's reader)
+from env_to_requirements import canonical as _canonical, declared, pinned, uv_options  # noqa: E402  (the Makefile's reader)
 
 
 def _declared() -> dict[str, set[str]]:
@@ -84,3 +84,17 @@ def test_the_checker_sees_an_undeclared_import():
     assert "torch" in _third_party_imports("rmlib") and "torch" in _declared()["rmlib"]
     assert {"papermill", "jupyter-book", "altair"} <= _declared()["book"]
     assert not ({"papermill", "jupyter-book", "altair", "jinja2"} & _declared()["rmlib"])
+
+
+def test_uv_is_given_pips_find_links_and_constraints_but_not_its_partial_indexes():
+    """`make venv` installs with uv, which does not read pip's configuration: without pip's find-links the pinned
+    torch would come from PyPI as a CUDA build, and pip's local indexes, which uv would search first, lack releases."""
+    config = ("global.cert='/etc/ssl/certs/ca.crt'\n"
+              "global.constraint='/etc/xdg/pip/constraints.txt'\n"
+              "global.extra-index-url='file:///opt/pypi/simple file:///opt/pypi-more/simple'\n"
+              "global.find-links='/opt/wheels'\n"
+              ":env:.find-links='/opt/wheels /srv/more wheels'\n")
+    assert uv_options(config) == ["--constraint", "/etc/xdg/pip/constraints.txt", "--find-links", "/opt/wheels",
+                                  "--find-links", "/srv/more", "--find-links", "wheels"]
+    assert uv_options("global.index-url='https://example.org/simple'\n") == []
+
