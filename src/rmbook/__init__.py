@@ -15,3 +15,10 @@ layer of ``rmlib``):
 | 8 | ``book/`` | the chapters run with papermill when stale, the offline HTML build, the course editions |
 | 9 | ``cli/`` | the ``rmlib book`` and ``rmlib card`` commands, which the ``rmlib`` command finds as plug-ins |
 """
+import sys
+
+# jsonschema (which altair and nbformat import in every chapter's kernel and every build process) loads the optional
+# rfc3987_syntax when it is installed (jupyter-events asks for it), and that module compiles ~35 Earley grammars on
+# import: 1.3 s of a 2.7 s kernel start on 2 cores (python-jsonschema/jsonschema#1428). It only checks the "iri"
+# formats, which no schema of the book (Vega-Lite's, nbformat's) uses; marked absent, jsonschema leaves them out.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
