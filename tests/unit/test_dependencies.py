@@ -98,3 +98,13 @@ def test_uv_is_given_pips_find_links_and_constraints_but_not_its_partial_indexes
                                   "--find-links", "/srv/more", "--find-links", "wheels"]
     assert uv_options("global.index-url='https://example.org/simple'\n") == []
 
+
+
+def test_the_installed_packages_come_with_their_bytecode():
+    """`make venv` compiles what it installs (uv does not by default, pip does): where PYTHONDONTWRITEBYTECODE is set,
+    as on the project's machines, every process would otherwise compile torch, pandas and the rest from source."""
+    import importlib.util
+
+    for module in ("torch", "pandas", "transformers", "altair"):
+        source = importlib.util.find_spec(module).origin
+        assert Path(importlib.util.cache_from_source(source)).is_file(), f"{module} was installed without its .pyc"
