@@ -60,9 +60,12 @@ def test_every_claim_has_a_verdict_and_a_reason(page):
 def test_every_number_is_one_a_chapter_produced(page):
     _, out, results = page
     from rmbook.analysis.claims.implicit_explicit import DOMAIN_MARGIN
+    from rmbook.report.tables import P_FLOOR
 
-    # the rules' constants, and the non-inferiority margin of implicit vs explicit RMs (stated as ±)
-    constants = [claims.MOST, claims.ALPHA, claims.TAU_HETEROGENEOUS, claims.MULTIPLE, DOMAIN_MARGIN, -DOMAIN_MARGIN]
+    # the rules' constants, the non-inferiority margin of implicit vs explicit RMs (stated as ±), and the floor below
+    # which a p is printed as "< 0.001"
+    constants = [claims.MOST, claims.ALPHA, claims.TAU_HETEROGENEOUS, claims.MULTIPLE, DOMAIN_MARGIN, -DOMAIN_MARGIN,
+                 P_FLOOR]
     n_refs = 0
     for key, parts in out["parts"].items():
         for p in parts:

@@ -3,6 +3,7 @@ sentences (``prose/``: one Jinja template per chapter, rendered from the chapter
 page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mod:`rmbook.analysis` returns.
 
 * ``value_tables.py``: the value chapters' test tables in a few named columns;
+* ``compact_tables.py``: the other chapters' widest tables folded the same way (related numbers in one cell);
 * ``card.py``: a value card's ``card.md``, the sentences a model's author can paste into a model card;
 * ``brief.py``: a chapter's "In brief", its claims judged by the claims page's rules on its own numbers;
 * ``page.py``: :func:`setup_page`, the one call at the top of a chapter (charts offline, tables as a reader sees them);

@@ -98,13 +98,16 @@ def number_text(x) -> str:
     return f"{x:.3g}"
 
 
+P_FLOOR = 0.001  # the smallest p printed as a number; below it, "< 0.001"
+
+
 def p_text(p) -> str:
     """A p-value as papers print it: two significant digits (0.012, 0.34), and ``< 0.001`` below that (not
     ``0.000e+00`` for a p that underflowed, nor 3.1e-17: the tables' p-values are read against 0.05, not compared
     by their exponents)."""
     if _missing(p):
         return MISSING
-    return "< 0.001" if float(p) < 0.001 else f"{float(p):.2g}"
+    return f"< {P_FLOOR}" if float(p) < P_FLOOR else f"{float(p):.2g}"
 
 
 def _is_p(name) -> bool:

@@ -16,9 +16,9 @@ import re
 
 import jinja2
 
-from rmbook.report.tables import show_whitespace
+from rmbook.report.tables import p_text, show_whitespace
 
-__all__ = ["render", "num", "pct", "count", "plural", "signed", "whitespace", "FILTERS"]
+__all__ = ["render", "num", "pct", "count", "plural", "signed", "whitespace", "term", "p_value", "FILTERS"]
 
 
 def _finite(x) -> bool:
@@ -56,7 +56,25 @@ def whitespace(text: str) -> str:
     return show_whitespace(text)
 
 
-FILTERS = {"num": num, "pct": pct, "count": count, "plural": plural, "signed": signed, "whitespace": whitespace}
+_LEVEL = re.compile(r"^\w+\[T\.(.+)\]$")
+
+
+def term(name: str) -> str:
+    """A regression term as a sentence names it: its levels joined by ``×``
+    (``family[T.Llama]:category[T.Communion]`` -> ``Llama × Communion``), not patsy's coding, which a reader cannot
+    parse and a phone cannot wrap (one 60-character word pushed the page sideways at 390 px)."""
+    parts = [_LEVEL.match(p) for p in str(name).split(":")]
+    return " × ".join(m.group(1) if m else p for m, p in zip(parts, str(name).split(":")))
+
+
+def p_value(x) -> str:
+    """``p = 0.012`` or ``p < 0.001``, as the tables print p (:func:`rmbook.report.tables.p_text`), not ``1.68e-06``."""
+    text = p_text(x)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+FILTERS = {"num": num, "pct": pct, "count": count, "plural": plural, "signed": signed, "whitespace": whitespace,
+           "term": term, "p_value": p_value}
 
 
 LOADED_TEMPLATES: set[str] = set()  # the templates this process rendered: a chapter's stamp hashes only these

@@ -1,6 +1,6 @@
 """render.py's paragraph joiner: template lines join into one paragraph, a list stays a tight list, and an item
 indented under another stays nested (the value chapters' smallest-p panels under the permutation bullet)."""
-from rmbook.report.prose.render import _paragraphs
+from rmbook.report.prose.render import _paragraphs, p_value, term
 
 
 def test_lines_join_and_items_start_lines():
@@ -39,3 +39,9 @@ def test_no_template_writes_a_noun_with_s_in_parentheses():
             text = re.sub(r"\{%.*?%\}|\{\{.*?\}\}", "", t.read_text(encoding="utf-8"), flags=re.S)
             found += [f"{t.name}: {m.group(0)}" for m in re.finditer(r"[A-Za-z]+\(s\)", text)]
     assert found == []
+
+
+def test_a_model_term_is_named_by_its_levels_and_p_as_the_tables_print_it():
+    assert term("family[T.Llama]:category[T.Communion]:valence[T.positive]") == "Llama × Communion × positive"
+    assert term("family[T.Llama]:x") == "Llama × x" and term("Intercept") == "Intercept"
+    assert (p_value(1.68e-06), p_value(0.0123), p_value(0.5)) == ("p < 0.001", "p = 0.012", "p = 0.5")

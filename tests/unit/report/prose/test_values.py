@@ -128,9 +128,15 @@ def test_pooled_foundations_are_labelled_and_several_three_way_terms_counted(pla
     s = results.foundation_summary(pooled, scores, FAMILIES)
     assert _say("findings", s=s).startswith("**Published RM scores, virtue and vice pooled per foundation**")
     many = s.model_copy(update={"mixed_three_way": results.MixedThreeWay(
-        n_terms=9, n_below_alpha=8, term="family[T.Llama]:x:y", estimate=3.84, ci_low=2.5, ci_high=5.2, p=0.001)})
+        n_terms=9, n_below_alpha=8, term="family[T.Llama]:foundation[T.loyalty.vice]:valence[T.positive]",
+        estimate=3.84, ci_low=2.5, ci_high=5.2, p=0.001)})
     assert ("Mixed model (random intercept per model): 8 of 9 family × foundation × valence terms have p < 0.05 "
-            "(largest: family[T.Llama]:x:y, 3.8 rank points [95% CI 2.5, 5.2]).") in _say("findings", s=many)
+            "(largest: Llama × loyalty.vice × positive, 3.8 rank points [95% CI 2.5, 5.2]).") in _say("findings",
+                                                                                                  s=many)
+    one = s.model_copy(update={"mixed_three_way": many.mixed_three_way.model_copy(update={"n_terms": 1,
+                                                                                          "p": 1.7e-6})})
+    assert "family × foundation × valence term: 3.8 rank points [95% CI 2.5, 5.2], p < 0.001." in _say("findings",
+                                                                                                      s=one)
 
 
 def test_no_effect_reads_as_no_family_effect(family_scores):
