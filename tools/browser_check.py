@@ -82,10 +82,12 @@ _OVERFLOW_JS = """() => {
   const width = column.getBoundingClientRect().width;
   const charts = [...column.querySelectorAll('.rmlib-chart svg.marks, .rmlib-chart canvas.marks')]
       .map((el) => Math.round(el.getBoundingClientRect().width - width)).filter((px) => px > 1);
-  // at a desktop width a table is judged whole too (#43 item 3): its content may not be wider than its box, so that no
-  // column (a claims page's reason, a verdict) is scrolled out of sight; on a phone a table may scroll in its box
+  // at a desktop width a table is judged whole too (#43 item 3): its content may not be wider than its box (a notebook
+  // output's box is narrower than the column) nor its box than the column, so that no column (a claims page's reason,
+  // a verdict) is scrolled out of sight; on a phone a table may scroll in its box
   const tables = window.innerWidth < TABLE_MIN_VIEWPORT ? [] : [...column.querySelectorAll('table')]
-      .map((el) => ({px: Math.round(Math.max(el.scrollWidth, el.getBoundingClientRect().width) - width),
+      .map((el) => ({px: Math.round(Math.max(el.scrollWidth - el.clientWidth,
+                                             el.getBoundingClientRect().width - width)),
                      text: (el.querySelector('th, td') ? [...el.querySelectorAll('thead th, tr:first-child th')]
                          .map((h) => h.innerText.trim()).filter(Boolean).slice(0, 4).join(' | ') : '').slice(0, 60)}))
       .filter((t) => t.px > 1);

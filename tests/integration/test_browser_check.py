@@ -82,7 +82,10 @@ BOXED = "<style>div.cell_output table { display: block; max-width: 100%; overflo
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory):
     root = tmp_path_factory.mktemp("tables")
-    for name, body in {"wordy": BOXED + NOWRAP + WORDY,
+    # a notebook output's box is narrower than the column: a table scrolled inside it hides columns all the same
+    narrow = ('<div style="width: 600px">' + BOXED + '<div class="cell_output"><table><tr><td><div style="width: 700px">700 px of columns</div></td></tr>'
+              '</table></div></div>')
+    for name, body in {"wordy": BOXED + NOWRAP + WORDY, "narrow_box": narrow,
                        "wordy_styled": f"{NOWRAP}<style>{BOOK_CSS.read_text()}</style>{WORDY}"}.items():
         (root / f"{name}.html").write_text(COLUMN.format(body))
     pages = sorted(root.glob("*.html"))
@@ -105,3 +108,11 @@ def test_the_books_css_wraps_a_wordy_table_into_the_column(tables):
 
 def test_with_lenient_tables_a_boxed_wide_table_passes(tables):
     assert tables[1]["wordy"] == []
+
+
+def test_a_table_wider_than_its_own_narrower_box_fails_too(tables):
+    """Found on the book's pages: a table 14-54 px wider than its output box, which is narrower than the column,
+    passed while its last column was scrolled out of sight."""
+    bad = tables[0]["narrow_box"]
+    assert len(bad) == 1 and bad[0].startswith("a table wider than the text column by "), bad
+

@@ -1,8 +1,10 @@
 """The offline HTML: ``jupyter-book build`` of the executed chapters, skipped when none of its inputs changed."""
 from __future__ import annotations
 
+import filecmp
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +49,7 @@ def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = N
     stamp = out / "_build" / "html.stamp"
     digest = _html_inputs_hash(root)
     if not force and (html / "index.html").is_file() and stamp.is_file() and stamp.read_text() == digest:
+        sync_static(root / "book" / "_static", html / "_static")  # repairs a build made before the sync existed
         return html
     cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(root),
            "--path-output", str(out)]
@@ -59,5 +62,20 @@ def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = N
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise BookError(f"jupyter-book build failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    sync_static(root / "book" / "_static", html / "_static")
     stamp.write_text(digest)
     return html
+
+
+def sync_static(source: Path, dest: Path) -> list[Path]:
+    """Copy each file of the book's static folder that the built HTML lacks or holds in another version; returns
+    the files copied. Why: when no page changed, Sphinx 7.4 reports "no targets are out of date" and stops before it
+    copies static files, so an edit to ``book/_static/rmlib.css`` alone never reached the pages (seen 2026-12-06)."""
+    copied = []
+    for f in sorted(p for p in source.rglob("*") if p.is_file()):
+        target = dest / f.relative_to(source)
+        if not target.is_file() or not filecmp.cmp(f, target):  # same size and mtime, or same bytes
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, target)
+            copied.append(target)
+    return copied
