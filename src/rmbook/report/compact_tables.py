@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.report.tables import number_text, p_text
+from rmbook.report.tables import MISSING, _missing as _one_missing, number_text, p_text
 from rmlib.stats import require_columns
 
 __all__ = ["answering_view", "contrast_view", "run_orders_view", "share_view", "slower_pairs_view", "topic_view"]
 
-MISSING = "—"
-
 
 def _missing(*values) -> bool:
-    return any(v is None or (not isinstance(v, str) and pd.isna(v)) for v in values)
+    return any(_one_missing(v) for v in values)
 
 
 def _with(value, extra, fmt=number_text, extra_fmt=None) -> str:
@@ -37,10 +35,6 @@ def _versus(a, b, fmt=number_text) -> str:
     return MISSING if _missing(a, b) else f"{fmt(a)} vs {fmt(b)}"
 
 
-def _count(x) -> str:
-    return MISSING if _missing(x) else f"{int(x):,}"
-
-
 def _cells(df: pd.DataFrame, fn, *columns) -> list[str]:
     """``fn`` applied to each row's ``columns`` (a column the table lacks is missing in every row)."""
     cols = [df[c] if c in df else pd.Series([None] * len(df), index=df.index) for c in columns]
@@ -54,12 +48,12 @@ def answering_view(behaviour: pd.DataFrame) -> pd.DataFrame:
     and counterfactual (with the replica answer's mean probability)."""
     require_columns(behaviour, ["model", "reward_kind", "n_prompts"], "behaviour")
     out = pd.DataFrame({"model": behaviour["model"], "reward kind": behaviour["reward_kind"],
-                        "prompts": behaviour["n_prompts"].map(_count)})
+                        "prompts": behaviour["n_prompts"].map(number_text)})
     out["P(yes) + P(no) (min)"] = _cells(behaviour, _with, "yes_no_mass", "yes_no_mass_min")
     out["blinded P(yes) ± SD over templates"] = _cells(
         behaviour, lambda m, s: MISSING if _missing(m) else f"{number_text(m)} ± {number_text(s)}",
         "blinded_p_yes", "blinded_template_sd")
-    out["decisiveness"] = _cells(behaviour, lambda d: MISSING if _missing(d) else number_text(d), "decisiveness")
+    out["decisiveness"] = _cells(behaviour, number_text, "decisiveness")
     out["shift when told to ignore (mean |shift|)"] = _cells(behaviour, _with, "ignore_shift", "ignore_abs_shift")
     for name in ("informed", "counterfactual"):
         out[f"agrees with the replica, {name} (its P)"] = _cells(behaviour, _with, f"agree_{name}",
@@ -76,9 +70,9 @@ def topic_view(enrichment: pd.DataFrame) -> pd.DataFrame:
                                  "p_fdr"], "topic enrichment")
     lead = [c for c in ("prompt", "topic") if c in enrichment]
     out = enrichment[lead].copy()
-    out["items"] = enrichment["n_items"].map(_count)
+    out["items"] = enrichment["n_items"].map(number_text)
     out["flagged (null: mean [95%])"] = _cells(
-        enrichment, lambda n, e, lo, hi: MISSING if _missing(n) else f"{_count(n)} ({_interval(e, lo, hi)})",
+        enrichment, lambda n, e, lo, hi: MISSING if _missing(n) else f"{number_text(n)} ({_interval(e, lo, hi)})",
         "n_flagged", "expected", "null_low", "null_high")
     out["ratio"] = enrichment["ratio"]
     if "direction" in enrichment:
@@ -103,7 +97,7 @@ def run_orders_view(runs: pd.DataFrame) -> pd.DataFrame:
             return "holds" if holds else "never holds"
         return f"flips at step {int(flip):,}" + (", for good" if persistent else ", then holds again")
 
-    out = pd.DataFrame({"run": runs["run"], "checkpoints": runs["checkpoints"].map(_count)})
+    out = pd.DataFrame({"run": runs["run"], "checkpoints": runs["checkpoints"].map(number_text)})
     out["order: first → final"] = _cells(runs, lambda a, b: a if a == b else f"{a} → {b}", "first_order",
                                          "final_order")
     out["Kendall's W (pair flips)"] = _cells(
@@ -156,17 +150,18 @@ def contrast_view(tests: pd.DataFrame) -> pd.DataFrame:
 
 def share_view(shares: pd.DataFrame) -> pd.DataFrame:
     """mere_exposure: per word-frequency source and prompt valence, the share of (model, prompt) cells whose
-    frequency slope is positive (:func:`rmbook.analysis.exposure.slopes.exposure_shares`), with its 95% CI and count, the
-    cells significant each way, the share under the null with its 95% range, and the p of a share that large."""
+    frequency slope is positive (:func:`rmbook.analysis.exposure.slopes.exposure_shares`), with its 95% CI and
+    count, the cells significant each way, the share under the null with its 95% range, and the p of a share that
+    large."""
     require_columns(shares, ["source", "prompts", "n_words", "n_cells", "n_positive", "share", "ci_low", "ci_high",
                              "n_sig_positive", "n_sig_negative"], "shares")
     out = pd.DataFrame({"source": shares["source"], "prompts": shares["prompts"],
-                        "words": shares["n_words"].map(_count), "cells": shares["n_cells"].map(_count)})
+                        "words": shares["n_words"].map(number_text), "cells": shares["n_cells"].map(number_text)})
     out["positive slopes: share [95% CI]"] = _cells(
         shares, lambda s, lo, hi, k, n: f"{_interval(s, lo, hi)} ({int(k)} of {int(n)})",
         "share", "ci_low", "ci_high", "n_positive", "n_cells")
     out["significant + / −"] = _cells(shares, lambda a, b: f"{int(a)} / {int(b)}", "n_sig_positive",
                                       "n_sig_negative")
     out["null share [95%]"] = _cells(shares, _interval, "null_mean", "null_low", "null_high")
-    out["p (share ≥ observed)"] = _cells(shares, lambda p: MISSING if _missing(p) else p_text(p), "p_greater")
+    out["p (share ≥ observed)"] = _cells(shares, p_text, "p_greater")
     return out
