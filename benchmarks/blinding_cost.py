@@ -53,8 +53,8 @@ def chapter_calls(design, lm) -> list[list[str]]:
     """The prompts of the chapter's three `score_answers` calls for one usable model, as `score_model` makes them:
     the blinded prompts, then informed and told-to-ignore, then the counterfactual prompts (built here from the
     replica's P(yes) under `lm`, float32, as the chapter does)."""
-    from rmbook.analysis.blinding.prompts import counterfactual_prompts, decision_prompts, replica_answers
-    from rmbook.analysis.blinding.scores import p_yes
+    from rmbook.chapters.blinding.prompts import counterfactual_prompts, decision_prompts, replica_answers
+    from rmbook.chapters.blinding.scores import p_yes
     from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
     from rmlib.engine import score_answers
 
@@ -108,8 +108,8 @@ def old_vs_new(lm, calls, answers, rev: str, repeats: int = 2) -> dict:
 def one(model: str, per_domain: int, axes: list[str], dtypes: list[str], baseline: str | None = None) -> dict:
     import numpy as np
 
-    from rmbook.analysis.blinding.prompts import decision_prompts, load_design
-    from rmbook.analysis.blinding.scores import p_yes
+    from rmbook.chapters.blinding.prompts import decision_prompts, load_design
+    from rmbook.chapters.blinding.scores import p_yes
     from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
     from rmlib.engine import score_answers
     from rmlib.models import LoadOptions, cached_model

@@ -37,7 +37,7 @@ def fresh_cache(root: Path, real: Path) -> Path:
 
 
 def timed_card(model: str, kind: str, cache: Path) -> float:
-    from rmbook.analysis.card import value_card
+    from rmbook.chapters.value_cards.analysis import value_card
 
     os.environ["RMLIB_CACHE_DIR"] = str(cache)
     t0 = time.perf_counter()
@@ -47,7 +47,7 @@ def timed_card(model: str, kind: str, cache: Path) -> float:
 
 def answer_flops(model: str, kind: str, n_params: int) -> float:
     """2 x non-embedding parameters x (each answer's tokens + 1 closing position, and each prompt's positions once)."""
-    from rmbook.analysis.card.build import card_answers
+    from rmbook.chapters.value_cards.build import card_answers
     from rmlib import engine
 
     total = 0.0
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="smollm2-135m-instruct")
     args = ap.parse_args(argv)
-    from rmbook.analysis.card.build import card_answers, card_estimate
+    from rmbook.chapters.value_cards.build import card_answers, card_estimate
     from rmlib import engine
     from rmlib.config import cache_dir
     from rmlib.models import cached_model

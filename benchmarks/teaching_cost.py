@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rmbook.analysis import teaching as tg
-from rmbook.analysis.teaching import settings as ts
-from rmbook.analysis.teaching import stats as teaching_stats
+from rmbook.chapters.good_teachers import analysis as tg
+from rmbook.chapters.good_teachers import settings as ts
+from rmbook.chapters.good_teachers import stats as teaching_stats
 
 PARAMS = dict(beta=1.0, lr=0.002, steps=400, gain_steps=100, gain_target=0.25)
 DEFAULT = tg.ascend.__kwdefaults__["substep"]

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 EMBEDDED = ["smollm2-135m-instruct", "gemma3-270m", "qwen2.5-coder-0.5b-instruct"]
-# (chapter, dictionary, words, prompts) of the full-run defaults in notebooks/params/*.yaml
+# (chapter, dictionary, words, prompts) of the full-run defaults in src/rmbook/chapters/*/params.yaml
 DEFAULTS = [("big_two", "big2", 263, 4), ("moral_foundations", "mfd2", 200, 4),
             ("implicit_rewards (cold; warm: cached)", "big2+mfd2", 463, 4)]
 PROMPTS = ["best_ever_one", "worst_ever_one", "greatest_ever_one", "bad_ever_one", "good_ever_one",

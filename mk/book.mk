@@ -49,7 +49,7 @@ chapter: $(STAMP) data book-vendor
 	$(BOOK) html
 
 # The course: every chapter with exercises, as student notebooks (stubs, no solutions) and instructor notebooks,
-# each with the chapter's small course parameters (notebooks/params/<name>.course.yaml). Offline, and quick: nothing
+# each with the chapter's small course parameters (src/rmbook/chapters/<name>/params.course.yaml). Offline, and quick: nothing
 # is executed here (book/course.md says what each notebook takes to run).
 course: $(STAMP) data
 	$(BOOK) course

@@ -58,7 +58,7 @@ def times_table() -> str:
     data = yaml.safe_load(TIMES.read_text(encoding="utf-8"))
     rows = [f"Measured on {data['machine']} (load average {data['load_before']} before the runs), "
             f"{data['date']}, one notebook at a time, with the course parameters "
-            "(`notebooks/params/<chapter>.course.yaml`). Each student notebook ran first, on the cache the book's "
+            "(`src/rmbook/chapters/<chapter>/params.course.yaml`). Each student notebook ran first, on the cache the book's "
             "runs had left (the embedded models already unpacked), and swept what the course parameters add; its "
             "instructor notebook then reused those sweeps. "
             f"The largest kernel took {data['peak_kernel_memory_gib']} GiB of memory.\n",

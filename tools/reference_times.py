@@ -3,7 +3,7 @@
 a cold `make book` (book/_executed/<chapter>.stamp), so that a fresh clone's first `make book` can show the time left
 for chapters that never ran on that machine (rmbook.book.runner.reference_seconds).
 
-Only stamps whose parameters are the chapter's full-run parameters (notebooks/params/<chapter>.yaml) count: a tiny
+Only stamps whose parameters are the chapter's full-run parameters (src/rmbook/chapters/<chapter>/params.yaml) count: a tiny
 or hand-parameterised run says nothing about the book's cost. Chapters without such a stamp keep the value already in
 the file (if any); pass --only-new to start from an empty table. Run it after a cold build on a quiet machine, and
 commit the file. Each entry says where it was measured (``measured``): the stamp's date and folder and the CPU count;
@@ -36,7 +36,7 @@ from rmbook.book import runner, speed  # noqa: E402
 from rmbook.report.prose.render import plural  # noqa: E402
 
 HEADER = """\
-# Seconds each chapter took with its full-run parameters (notebooks/params/<chapter>.yaml) in a cold `make book` (the
+# Seconds each chapter took with its full-run parameters (src/rmbook/chapters/<chapter>/params.yaml) in a cold `make book` (the
 # caches of the chapters before it present, as the book runs them): the estimate `make book` shows for a chapter that
 # has never run on this machine (its own stamps are used once it has).
 # Written by tools/reference_times.py from a cold build's stamps; do not edit by hand. A chapter missing here is

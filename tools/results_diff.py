@@ -5,7 +5,7 @@ Each side is a commit of this repository (checked out into a temporary worktree)
 run with that side's own code, notebooks and parameter files, with this checkout's Python environment, in two sets:
 
 * ``tiny``: every chapter with the defaults of its own parameters cell (what the tests run);
-* ``full``: the published-mode chapters with their full-run parameters (``notebooks/params/<name>.yaml``, with
+* ``full``: the published-mode chapters with their full-run parameters (``src/rmbook/chapters/<name>/params.yaml``, with
   ``MODE: published`` where a chapter has modes). Chapters that need trained RMs or whole-vocabulary sweeps of the
   embedded models are skipped, with the reason (:data:`FULL_SKIP`); the claims page then reads their tiny results.
 

@@ -9,7 +9,8 @@ layer of ``rmlib``):
 
 | layer | package | holds |
 |---|---|---|
-| 6 | ``analysis/`` | one module per finding, the claims of the papers, each chapter's typed results |
+| 6 | ``chapters/`` | one folder per chapter: its analysis, results type, sentences, exercise checks (layer 7) and parameters |
+| 6 | ``analysis/`` | analysis that several chapters share, and where a chapter's results type is found |
 | 7 | ``report/`` | showing results: charts, tables, findings in sentences, page set-up |
 | 7 | ``course/`` | the course edition's exercises: labelled checks of a student's function on planted data |
 | 8 | ``book/`` | the chapters run with papermill when stale, the offline HTML build, the course editions |

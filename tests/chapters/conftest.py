@@ -3,7 +3,7 @@ runner (as `make book` does, with RESULTS_DIR set by the runner) and hands back 
 the markdown the notebook displayed, the number of charts drawn, the executed notebook.
 
 * ``chapter(name, **overrides)`` runs the chapter with its standard test parameters (its tiny defaults plus
-  ``notebooks/params/<name>.test.yaml``: :attr:`rmbook.book.chapters.Chapter.test_parameters`);
+  ``src/rmbook/chapters/<name>/params.test.yaml``: :attr:`rmbook.book.chapters.Chapter.test_parameters`);
 * ``chapter.tiny(name, **overrides)`` runs it with the template's own defaults.
 
 A test about what one execution prints or leaves behind runs the chapter itself (``rmbook.book.run_chapter`` into
@@ -167,7 +167,7 @@ class _Harness:
         return {n: runs[n] or self._run(n, True) for n in names}
 
     def __call__(self, name: str, **overrides) -> ChapterRun:
-        """The chapter with its standard test parameters (notebooks/params/<name>.test.yaml) and ``overrides``."""
+        """The chapter with its standard test parameters (src/rmbook/chapters/<name>/params.test.yaml) and ``overrides``."""
         return self._run(name, True, **overrides)
 
     def tiny(self, name: str, **overrides) -> ChapterRun:

@@ -5,7 +5,7 @@ import hashlib
 
 import pytest
 
-from rmbook.analysis.blinding.prompts import CONDITIONS
+from rmbook.chapters.blinding.prompts import CONDITIONS
 from rmlib.config import PROJECT_ROOT
 
 SMOLLM2 = "smollm2-135m-instruct"

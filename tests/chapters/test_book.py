@@ -88,17 +88,17 @@ def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
     stamp = json.loads(book.stamp_path(CHAPTER, out_dir).read_text())
     ran = sorted(stamp["dependencies"]["source"])  # the source files its kernel ran (rmbook.book.imported)
     assert stamp["hash"] == book.content_hash(CHAPTER, {}, ran)
-    assert "rmbook/analysis/human_ratings.py" in ran and "rmbook/report/prose/templates/about.md.j2" in ran
+    assert "rmbook/chapters/elo_misalignment/analysis.py" in ran and "rmbook/chapters/about/prose.md.j2" in ran
     assert "rmlib/storage/results.py" in ran
-    assert "rmbook/analysis/heterogeneity.py" not in ran and "rmbook/book/runner.py" not in ran
+    assert "rmbook/chapters/heterogeneity/analysis.py" not in ran and "rmbook/book/runner.py" not in ran
 
 
 def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, chapter, tmp_path, monkeypatch):
     """#41: staleness follows what a chapter ran. The book's standard runs, checked against a copy of the package
     with one chapter's files edited: only the chapters whose kernels imported them must run again. The claims page
-    reads every source chapter's results through their types alone (``analysis/results/types/``), so it reruns
+    reads every source chapter's results through their types alone (each chapter folder's ``types.py``), so it reruns
     only when the results it reads change (the results hashes in its stamp), not when a chapter's code does."""
-    from rmbook.analysis import claims
+    from rmbook.chapters.claims import analysis as claims
     from rmbook.book import stamps
 
     runs = chapter.standard_runs([CHAPTER, *claims.source_chapters(), "claims"])  # run already by tiny_book
@@ -119,16 +119,22 @@ def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, 
         shutil.copy2(original / relative, copy / relative)
 
     assert stale() == {}
-    edit("rmbook/report/charts/similarity.py")  # heterogeneity's MDS map and heatmaps
-    assert stale() == {"heterogeneity": "source changed: rmbook/report/charts/similarity.py"}
-    undo("rmbook/report/charts/similarity.py")
-    edit("rmbook/report/prose/templates/heterogeneity.md.j2")  # its sentences
-    assert stale() == {"heterogeneity": "source changed: rmbook/report/prose/templates/heterogeneity.md.j2"}
-    undo("rmbook/report/prose/templates/heterogeneity.md.j2")
+    edit("rmbook/chapters/heterogeneity/charts.py")  # heterogeneity's MDS map and heatmaps
+    assert stale() == {"heterogeneity": "source changed: rmbook/chapters/heterogeneity/charts.py"}
+    undo("rmbook/chapters/heterogeneity/charts.py")
+    edit("rmbook/chapters/heterogeneity/course.py")  # its exercises' checks: no other chapter's page runs them
+    assert stale() == {"heterogeneity": "source changed: rmbook/chapters/heterogeneity/course.py"}
+    undo("rmbook/chapters/heterogeneity/course.py")
+    edit("rmbook/chapters/framing/params.yaml")  # another chapter's full-run values: not what these runs used
     assert stale() == {}
-    edit("rmbook/analysis/heterogeneity.py")
-    assert stale() == {"heterogeneity": "source changed: rmbook/analysis/heterogeneity.py"}
-    edit("rmbook/analysis/results/types/heterogeneity.py")  # the results type the claims page reads
+    undo("rmbook/chapters/framing/params.yaml")
+    edit("rmbook/chapters/heterogeneity/prose.md.j2")  # its sentences
+    assert stale() == {"heterogeneity": "source changed: rmbook/chapters/heterogeneity/prose.md.j2"}
+    undo("rmbook/chapters/heterogeneity/prose.md.j2")
+    assert stale() == {}
+    edit("rmbook/chapters/heterogeneity/analysis.py")
+    assert stale() == {"heterogeneity": "source changed: rmbook/chapters/heterogeneity/analysis.py"}
+    edit("rmbook/chapters/heterogeneity/types.py")  # the results type the claims page reads
     assert set(stale()) == {"heterogeneity", "claims"}
     edit("rmlib/storage/results.py")  # every chapter writes (and the claims page reads) results through it
     assert set(stale()) == set(runs)

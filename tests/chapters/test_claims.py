@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from rmbook.analysis import claims
-from rmbook.analysis.claims import follow
 from rmbook.book import cell_errors
+from rmbook.chapters.claims import analysis as claims
+from rmbook.chapters.claims.analysis import follow
 
 
 NUMBER = re.compile(r"(?<![\w.\-−])[-+−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?(?![\w.])")
@@ -59,7 +59,7 @@ def test_every_claim_has_a_verdict_and_a_reason(page):
 
 def test_every_number_is_one_a_chapter_produced(page):
     _, out, results = page
-    from rmbook.analysis.claims.implicit_explicit import DOMAIN_MARGIN
+    from rmbook.chapters.claims.implicit_explicit import DOMAIN_MARGIN
     from rmbook.report.tables import P_FLOOR
 
     # the rules' constants, the non-inferiority margin of implicit vs explicit RMs (stated as ±), and the floor below

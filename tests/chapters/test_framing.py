@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import framing
 import rmlib.data as data
+from rmbook.chapters.framing import analysis as framing
 
 
 SMOLLM2 = "smollm2-135m-instruct"

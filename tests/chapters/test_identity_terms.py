@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import identity, words
 import rmlib.data as data
+from rmbook.analysis import words
+from rmbook.chapters.identity_terms import analysis as identity
 
 
 SMOLLM2 = "smollm2-135m-instruct"

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import exposure, words
 import rmlib.data as data
+from rmbook.analysis import words
+from rmbook.chapters.mere_exposure import analysis as exposure
 
 
 SMOLLM2 = "smollm2-135m-instruct"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import card
-from rmbook.analysis.card import gallery
-from rmbook.analysis.human_ratings import elo_scores
+from rmbook.chapters.elo_misalignment.analysis import elo_scores
+from rmbook.chapters.value_cards import analysis as card
+from rmbook.chapters.value_cards import gallery
 
 
 def test_value_cards_paper_rms_and_a_computed_card(chapter):

@@ -88,7 +88,7 @@ def test_smollm2_blinding_prompts_batched_equal_per_prompt(smollm2_lm, tmp_path)
     per-prompt path's to 1e-5 (float32 rounding: of the LM head run on one row, over 36 prompts up to 5.1e-6, and
     since the shared openings (test_answers_prefix.py) of attention split between an opening and the rest, up to
     3.8e-6 on these six; see benchmarks/README.md)."""
-    from rmbook.analysis.blinding.prompts import decision_prompts, load_design
+    from rmbook.chapters.blinding.prompts import decision_prompts, load_design
 
     design = load_design().select(1, ["religion"])
     prompts = list(dict.fromkeys(decision_prompts(design)["prompt"]))[:6]

@@ -92,7 +92,8 @@ def test_smollm2_blinding_prompts_shared_equal_whole(smollm2_lm, tmp_path, monke
     """SmolLM2 in float32 on a handful of the blinding chapter's own prompts (one template: its blinded prompt and
     two descriptors' informed and told-to-ignore prompts, then their counterfactual prompts): P(yes) of the
     shared-opening path equals the whole-prompt path's to 1e-5."""
-    from rmbook.analysis.blinding.prompts import counterfactual_prompts, decision_prompts, load_design, replica_answers
+    from rmbook.chapters.blinding.prompts import (counterfactual_prompts, decision_prompts, load_design,
+                                                  replica_answers)
 
     design = load_design().select(1, ["religion"])
     design = replace(design, templates=design.templates.iloc[:1], descriptors=design.descriptors.iloc[:2])

@@ -48,7 +48,7 @@ def test_a_bare_string_of_models_or_prompts_is_refused_by_the_reward_entry_point
 
 
 def test_a_bare_string_is_refused_by_the_analysis_entry_points():
-    from rmbook.analysis.misalignment import misalignment
+    from rmbook.chapters.elo_misalignment.misalignment import misalignment
     from rmlib.data import prompt_table
     from rmlib.registry import model_info
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rmbook.analysis.blinding.prompts import CONDITIONS, load_design
-from rmbook.analysis.blinding.scores import answer_tokens, engine_scorer, score_model
+from rmbook.chapters.blinding.prompts import CONDITIONS, load_design
+from rmbook.chapters.blinding.scores import answer_tokens, engine_scorer, score_model
 from rmlib.models import LoadOptions, answer_slot, cached_model
 
 DESIGN = """

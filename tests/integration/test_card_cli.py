@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import card as rmcard
-from rmbook.analysis.card import ValueCard
-from rmbook.analysis.card.build import card_answers
+from rmbook.chapters.value_cards import analysis as rmcard
+from rmbook.chapters.value_cards.analysis import ValueCard
+from rmbook.chapters.value_cards.build import card_answers
 from rmlib.cli import main
 from rmlib.storage import read_results
 from tests.integration.test_cli_output import _refuse_loading
@@ -74,7 +74,7 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
 
 
 def test_a_vocab_card_lists_the_extremes_of_each_prompts_whole_vocabulary_sweep(cache, tmp_path, capsys, monkeypatch):
-    from rmbook.analysis.card import VOCAB_K, VOCAB_PROMPTS
+    from rmbook.chapters.value_cards.analysis import VOCAB_K, VOCAB_PROMPTS
     from rmlib import engine
     from rmlib.models import LoadOptions
 

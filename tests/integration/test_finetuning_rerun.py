@@ -1,6 +1,6 @@
 """A rerun of the finetuning chapter with another learning rate, tested below the notebook (#37 item 3): the chapter
-trains through :func:`rmbook.analysis.finetuning.train_runs` and says what
-:func:`~rmbook.analysis.finetuning.renamed_runs` finds, so those two and the training sentence decide it.
+trains through :func:`rmbook.chapters.finetuning.analysis.train_runs` and says what
+:func:`~rmbook.chapters.finetuning.analysis.renamed_runs` finds, so those two and the training sentence decide it.
 
 A run's name leaves out the learning rate, so a rerun with another one met the first run's RMs under the same names
 and stopped ("holds a different run"); nothing in the chapter lets a reader choose a name. Now each such run is stored
@@ -11,9 +11,9 @@ import ast
 
 import pytest
 
-from rmbook.analysis import finetuning as ft
-from rmbook.analysis.results import finetuning as results
 from rmbook.book import declared_parameters
+from rmbook.chapters.finetuning import analysis as ft
+from rmbook.chapters.finetuning import results
 from rmbook.report import prose
 from rmlib.train import TrainConfig
 

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 import torch
 
-from rmlib import engine
-from rmbook.analysis import exposure
 from rmbook.analysis import values as vp
 from rmbook.analysis.values import value_profile
+from rmbook.chapters.mere_exposure import analysis as exposure
+from rmlib import engine
 from rmlib.data import LM_LOGPROB
 from rmlib.engine import score_answers
 from rmlib.engine import score_answers

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
-from rmbook.analysis.finetuning import evaluate_run
+from rmbook.chapters.finetuning.analysis import evaluate_run
 from rmlib.engine import sweep
 from rmlib.models import LoadOptions, ModelError, load_model
 from rmlib.registry import get_spec, local_rm_dir

@@ -115,7 +115,7 @@ def test_train_both_gives_a_changed_config_a_name_of_its_own_instead_of_stopping
     """A rerun of the implicit_vs_explicit chapter with one parameter changed (here the learning rate) met the first
     run's RMs under the same names and stopped with "holds a different run". Each config now trains under a name of
     its own (the RM's name, then with its run hash), and a rerun of the same config reuses its RMs."""
-    from rmbook.analysis.implicit_explicit import train_both
+    from rmbook.chapters.implicit_vs_explicit.analysis import train_both
 
     base = marker_config("unused", steps=2, save_every=2)
     first = train_both(base, 0.1, progress=False)

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis.blinding.prompts import load_design
-from rmbook.analysis.blinding.scores import score_model
+from rmbook.chapters.blinding.prompts import load_design
+from rmbook.chapters.blinding.scores import score_model
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ rewards alike) and returns tables a test can check: permutation tests with the m
 effect sizes, ANOVA, post-hoc tests and a mixed model (:func:`family_analysis`); the same comparison for every
 table of a run (:func:`family_analyses`); a word-level contrast inside one (pseudo-)model (:func:`word_contrast`);
 and whether freshly computed scores point the same way as the published ones (:func:`compare_with_published`).
-The chapters' results type is :mod:`rmbook.analysis.results.value_profiles`.
+The chapters' results type is :mod:`rmbook.chapters.value_profiles.results`.
 """
 from __future__ import annotations
 

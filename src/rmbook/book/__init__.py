@@ -16,8 +16,8 @@
 * ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build (the command is ``rmlib book``:
   :mod:`rmbook.cli.book`).
 """
-from rmbook.book.chapters import (CHAPTER_PARAMETER, EXECUTED, NOTEBOOKS, PARAMS, RESULTS_PARAMETER, ROOT, TOC,
-                                 BookError, Chapter, chapter, chapter_cells, chapter_defaults, chapters, declared_parameters,
+from rmbook.book.chapters import (CHAPTER_PARAMETER, CHAPTERS, EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, TOC,
+                                 param_file, BookError, Chapter, chapter, chapter_cells, chapter_defaults, chapters, declared_parameters,
                                  declares_results, in_run_order, missing_results, parameters, reads_results,
                                  results_dir, template, with_results_dir)
 from rmlib.lazy import lazy_face
@@ -36,8 +36,8 @@ _WHERE = {
     **dict.fromkeys(["PAGE_JS", "VEGA_BUNDLE", "VENDOR", "VENDOR_FILES", "write_vendor"], "vendor"),
 }
 
-__all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER", "BookError",
-           "Chapter", "chapter", "chapters", "template", "chapter_defaults", "chapter_cells", "declared_parameters", "declares_results",
+__all__ = ["ROOT", "NOTEBOOKS", "CHAPTERS", "param_file", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER",
+           "BookError", "Chapter", "chapter", "chapters", "template", "chapter_defaults", "chapter_cells", "declared_parameters", "declares_results",
            "reads_results", "results_dir", "parameters",
            "with_results_dir", "missing_results", "in_run_order", "check_parameters", "ParameterError",
            "content_hash", "dependencies", "stale_reason", "is_current", "stamp_path", "RunResult", "run_chapter",

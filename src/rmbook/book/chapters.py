@@ -3,8 +3,10 @@
 Layout (all paths relative to the repository root):
 
 * ``notebooks/<template>.ipynb``       a chapter template; its ``parameters`` cell holds tiny defaults (tests)
-* ``notebooks/params/<name>.yaml``     full-run values of chapter ``<name>``, used by ``make book``
-* ``notebooks/params/<name>.test.yaml``  what its tests run it with, on top of the tiny defaults (optional)
+* ``src/rmbook/chapters/<name>/``      the chapter's own folder (:mod:`rmbook.chapters`), holding among others
+* ``.../<name>/params.yaml``           full-run values of chapter ``<name>``, used by ``make book``
+* ``.../<name>/params.test.yaml``      what its tests run it with, on top of the tiny defaults (optional)
+* ``.../<name>/params.course.yaml``    the course edition's values (optional, :mod:`rmbook.book.course`)
 * ``book/_executed/<name>.ipynb``      papermill output, rendered by the book (git-ignored)
 * ``book/_executed/results/<name>.json``  the chapter's numbers (``RESULTS_DIR``, :mod:`rmlib.storage.results`)
 
@@ -32,17 +34,19 @@ from pathlib import Path
 import yaml
 
 from rmbook.book.parameter_check import unknown_parameter_hint
+from rmbook.chapters import FOLDER
 from rmlib.config import BOOK_EXECUTED, PROJECT_ROOT, RESULTS_SUBDIR
 from rmlib.errors import RmlibError
 from rmlib.storage.results import results_path
 
-__all__ = ["ROOT", "NOTEBOOKS", "PARAMS", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER", "BookError",
+__all__ = ["ROOT", "NOTEBOOKS", "CHAPTERS", "param_file", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER",
+           "BookError",
            "Chapter", "chapter", "chapters", "template", "chapter_defaults", "chapter_cells", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
            "with_results_dir", "missing_results", "in_run_order"]
 
 ROOT = PROJECT_ROOT
 NOTEBOOKS = ROOT / "notebooks"
-PARAMS = NOTEBOOKS / "params"
+CHAPTERS = FOLDER  # src/rmbook/chapters/: one folder per chapter
 EXECUTED = BOOK_EXECUTED
 TOC = ROOT / "_toc.yml"
 RESULTS_PARAMETER = "RESULTS_DIR"  # the one parameter through which every chapter writes its results
@@ -51,6 +55,12 @@ CHAPTER_PARAMETER = "CHAPTER"      # a template serving several chapters learns 
 
 class BookError(RmlibError, RuntimeError):
     """A notebook, its parameters or the book build failed; the message says how to fix it."""
+
+
+def param_file(name: str, kind: str = "") -> Path:
+    """Chapter ``name``'s parameter file in its folder: ``params.yaml`` (the full run), or ``params.<kind>.yaml``
+    (``kind`` ``test`` or ``course``); the path, whether or not the file exists."""
+    return CHAPTERS / name / ("params.yaml" if not kind else f"params.{kind}.yaml")
 
 
 def chapters(toc: Path = TOC) -> list[str]:
@@ -147,7 +157,7 @@ class Chapter:
     """One chapter, resolved once: its template (and the notebook JSON), its own defaults when it shares the
     template, its full-run and test parameter files, whether it writes results and which chapters' results it reads.
 
-    ``test_parameters`` and ``test_isolated_cache`` come from ``notebooks/params/<name>.test.yaml``
+    ``test_parameters`` and ``test_isolated_cache`` come from the chapter's ``params.test.yaml``
     (``parameters:`` a mapping on top of the tiny defaults; ``isolated_cache: true`` when the tests must point
     ``RMLIB_CACHE_DIR`` at a cache folder of the run's own, emptied whenever the run executes, for chapters that
     sweep or train tiny random models: tests/chapters/conftest.py)."""
@@ -226,12 +236,12 @@ def chapter(name: str) -> Chapter:
     reads = nb.get("metadata", {}).get("rmlib", {}).get("reads_results", [])
     if not isinstance(reads, list) or not all(isinstance(n, str) for n in reads):
         raise BookError(f"{path}: metadata rmlib.reads_results must be a list of chapter names")
-    test_file = PARAMS / f"{name}.test.yaml"
+    test_file = param_file(name, "test")
     test = _read_yaml(test_file) if test_file.is_file() else {}
     if set(test) - TEST_KEYS or not isinstance(test.get("parameters", {}), dict):
         raise BookError(f"{test_file} may hold only `parameters:` (a mapping) and `isolated_cache:`; "
                         f"found {sorted(test)}")
-    params_file = PARAMS / f"{name}.yaml"
+    params_file = param_file(name)
     if _declares(nb, CHAPTER_PARAMETER) and CHAPTER_PARAMETER not in defaults:
         defaults = {**defaults, CHAPTER_PARAMETER: name}
     return Chapter(name, path, nb, defaults, params_file if params_file.is_file() else None,
@@ -277,7 +287,7 @@ def declared_parameters(name: str) -> dict:
 def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike | None = None,
                overrides: dict | None = None, validate: bool = True) -> dict:
     """Parameters for one run: the chapter's own defaults when it shares a template (:func:`chapter_defaults`,
-    with ``CHAPTER`` set to its name when the template declares it), notebooks/params/<name>.yaml (unless ``tiny``),
+    with ``CHAPTER`` set to its name when the template declares it), its ``params.yaml`` (unless ``tiny``),
     then ``params_file``, then ``overrides``. With ``validate`` every key must be declared in the template's
     parameters cell."""
     return chapter(name).parameters(tiny=tiny, params_file=params_file, overrides=overrides, validate=validate)

@@ -11,7 +11,7 @@ An exercise is a run of cells in a chapter, marked in cell metadata ``rmlib.exer
   cell defines, so a student notebook whose stub is still empty runs on past it.
 
 :func:`build_course` writes ``<out>/student/<chapter>.ipynb`` (solutions stripped) and ``<out>/instructor/`` (all
-cells), each with the chapter's course parameters (``notebooks/params/<name>.course.yaml``) injected by papermill.
+cells), each with the chapter's course parameters (``rmbook/chapters/<name>/params.course.yaml``) injected by papermill.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import copy
 import json
 from pathlib import Path
 
-from rmbook.book.chapters import PARAMS, ROOT, BookError, Chapter, _read_yaml, chapter, chapters
+from rmbook.book.chapters import ROOT, BookError, Chapter, _read_yaml, chapter, chapters, param_file
 from rmbook.course import catalogue
 from rmlib.storage import atomic
 
@@ -142,9 +142,9 @@ def course_chapters() -> list[str]:
 
 
 def course_parameters(ch: Chapter) -> dict:
-    """The chapter's course configuration: its defaults, then ``notebooks/params/<name>.course.yaml``'s
+    """The chapter's course configuration: its defaults, then ``rmbook/chapters/<name>/params.course.yaml``'s
     ``parameters:`` (small, published mode or the embedded models), and a results folder next to the notebook."""
-    path = PARAMS / f"{ch.name}.course.yaml"
+    path = param_file(ch.name, "course")
     data = _read_yaml(path) if path.is_file() else {}  # a clear error for a file that is not YAML or no mapping
     if set(data) - {"parameters"} or not isinstance(data.get("parameters", {}), dict):
         raise BookError(f"{path} may hold only `parameters:`, a mapping of NAME: value")

@@ -25,8 +25,8 @@ RECORD_ENV = "RMLIB_IMPORTED_FILE"  # where the recording cell writes; set by th
 RECORD_TAG = "rmlib-record-imports"  # the cell's tag, by which the runner removes it from the page
 
 # Plain Python with no import of the packages (importing rmbook.book here would record the whole book package).
-# Files are relative to the folder that holds both packages (src/, rmbook.book.stamps.SOURCE_ROOT); prose
-# templates under rmbook/report/prose/templates/.
+# Files are relative to the folder that holds both packages (src/, rmbook.book.stamps.SOURCE_ROOT), prose templates
+# included (rmbook.report.prose.render records them by that path as it reads them).
 RECORD_SOURCE = '''\
 import json as _json, os as _os, sys as _sys
 _target = _os.environ.get("RMLIB_IMPORTED_FILE")
@@ -39,7 +39,7 @@ if _target and "rmlib" in _sys.modules:
             _files.add(_os.path.relpath(_os.path.abspath(_f), _root))
     _render = _sys.modules.get("rmbook.report.prose.render")
     for _t in (getattr(_render, "LOADED_TEMPLATES", ()) if _render else ()):
-        _files.add(_os.path.join("rmbook", "report", "prose", "templates", _t))
+        _files.add(_t)
     _record = {"files": sorted(_files), "complete": "ray" not in _sys.modules}
     with open(_target, "w", encoding="utf-8") as _out:
         _json.dump(_record, _out)

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from rmbook.analysis.results import claims as claims_results
 from rmbook.analysis.results import result_type
 from rmbook.book.chapters import EXECUTED, ROOT, results_dir
+from rmbook.chapters.claims import results as claims_results
+from rmbook.chapters.claims.charts import verdict_chart
 from rmbook.report import charts, prose
 from rmlib.storage import ResultsError, atomic, read_results
 
@@ -34,7 +35,7 @@ def landing_markdown(results: str | os.PathLike) -> str:
                 "`make book`.")
     rows = pd.DataFrame(page.rows)
     tally = prose.render("claims", "at_a_glance", s=claims_results.glance(rows))
-    chart = charts.render_html(charts.verdict_chart(rows).to_dict())
+    chart = charts.render_html(verdict_chart(rows).to_dict())
     chart = _CHART_ID.sub("rmlib-vis-landing", chart)  # the same results write the same page
     return (f"**What replicates.** {tally} Each square below is one claim of the papers (hover it); "
             "{doc}`What replicates </book/_executed/claims>` gives each verdict's reason, by one stated rule.\n\n"

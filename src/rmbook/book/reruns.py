@@ -2,7 +2,7 @@
 
 `make chapter NB=heterogeneity MODELS='["local:/path/my-rm"]'` used to execute into the book's own page and write
 the results the claims page reads: a researcher's model replaced the book's, and the claims judged it. A rerun whose
-parameters differ from the book's (`make book`'s: the template's defaults and ``notebooks/params/<name>.yaml``) now
+parameters differ from the book's (`make book`'s: the template's defaults and the chapter's ``params.yaml``) now
 goes into ``book/_executed/reruns/<name>-<key>/`` (the executed notebook, its stamp and its results), where ``key``
 hashes the parameters, so the same rerun again is up to date and another gets a folder of its own. The HTML build
 lists every rerun under "Your reruns" (:func:`toc_with_reruns`), each page opening with what it changed
@@ -47,8 +47,8 @@ def rerun_dir(name: str, *, tiny: bool = False, params_file=None, overrides: dic
         return None
     if reads_results(name):
         raise BookError(f"{name} judges the results of the book's own chapters ({', '.join(reads_results(name))}); "
-                        "it is not rerun apart from them. Change its parameters in notebooks/params/"
-                        f"{name}.yaml and run `make book`")
+                        "it is not rerun apart from them. Change its parameters in src/rmbook/chapters/"
+                        f"{name}/params.yaml and run `make book`")
     return reruns / f"{name}-{hashlib.sha256(_canonical(mine).encode()).hexdigest()[:8]}"
 
 

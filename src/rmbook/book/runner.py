@@ -13,8 +13,6 @@ from pathlib import Path
 
 import yaml
 
-from rmlib.config import PROGRESS_FILE_ENV, latest_progress
-from rmlib.storage.atomic import write_bytes
 from rmbook.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, Chapter, chapter, chapters,
                                  in_run_order, merge_sources, missing_results, with_results_dir)
 from rmbook.book.imported import RECORD_ENV, drop_recording, read_record, recording_cell
@@ -23,6 +21,8 @@ from rmbook.book.parameters_table import show_parameters_once
 from rmbook.book.speed import calibration_text, matmul_gflops, speed_factor
 from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
 from rmbook.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
+from rmlib.config import PROGRESS_FILE_ENV, latest_progress
+from rmlib.storage.atomic import write_bytes
 
 __all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "reference_seconds",
            "REFERENCE_TIMES", "previous_seconds", "remaining_estimate", "reference_calibration", "calibrated_reference",
@@ -46,7 +46,7 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     """Execute chapter ``name`` (its template: :func:`rmbook.book.chapters.template`) into
     ``output_dir/<name>.ipynb`` unless its stamp is current.
 
-    ``tiny=True`` uses the template's own (tiny) defaults instead of notebooks/params/<name>.yaml. ``name`` may be
+    ``tiny=True`` uses the template's own (tiny) defaults instead of the chapter's params.yaml. ``name`` may be
     a :class:`~rmbook.book.chapters.Chapter` already resolved.
     """
     ch = name if isinstance(name, Chapter) else chapter(name)

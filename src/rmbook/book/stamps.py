@@ -22,7 +22,7 @@ __all__ = ["SOURCE_ROOT", "PACKAGES", "PROJECT_DATA", "source_files", "project_d
 SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding both packages (src/): files are named from it
 PACKAGES = ("rmlib", "rmbook")  # the library and the book: a chapter may run source of either
 # what a chapter's kernel reads from the package: code, the registry and other YAML, and the prose templates
-# (report/prose/templates/*.md.j2, rendered while the chapter runs: an edited sentence must rerun its page)
+# (chapters/<name>/prose.md.j2, rendered while the chapter runs: an edited sentence must rerun its page)
 SOURCE_SUFFIXES = {".py", ".yaml", ".yml", ".j2"}
 PROJECT_DATA = ROOT / "data"  # files the project writes (data/*.yaml, e.g. the blinding decisions); not data/external
 
@@ -30,16 +30,24 @@ PROJECT_DATA = ROOT / "data"  # files the project writes (data/*.yaml, e.g. the 
 def source_files() -> list[Path]:
     """Every source file of the two packages (what a stamp hashes when no complete record says which ran)."""
     return sorted(p for package in PACKAGES for p in (SOURCE_ROOT / package).rglob("*")
-                  if p.is_file() and p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts)
+                  if p.is_file() and p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts
+                  and not _parameter_file(p))
+
+
+def _parameter_file(path: Path) -> bool:
+    """A chapter's parameter file (``rmbook/chapters/<name>/params*.yaml``): the runner reads it and the stamp hashes
+    the values it gives, not the file (an edit to one chapter's parameters leaves the others current)."""
+    return path.name.startswith("params.") and path.parent.parent == SOURCE_ROOT / "rmbook" / "chapters"
 
 
 def ran_files(recorded: list[str] | None) -> list[str] | None:
     """The source files a chapter's stamp hashes, relative to :data:`SOURCE_ROOT`: the files its kernel recorded
-    (:mod:`rmbook.book.imported`) and every YAML file of the packages (data the code reads, not imported); None
-    (every file) when nothing complete was recorded."""
+    (:mod:`rmbook.book.imported`) and every YAML file of the packages (data the code reads, not imported) other than
+    the chapters' parameter files; None (every file) when nothing complete was recorded."""
     if recorded is None:
         return None
-    yaml_files = [str(p.relative_to(SOURCE_ROOT)) for p in source_files() if p.suffix in {".yaml", ".yml"}]
+    yaml_files = [str(p.relative_to(SOURCE_ROOT)) for p in source_files()
+                  if p.suffix in {".yaml", ".yml"} and not _parameter_file(p)]
     return sorted(set(recorded) | set(yaml_files))
 
 

@@ -1,5 +1,5 @@
 """The book's subcommands of the ``rmlib`` command (layer 9): ``card`` (``card.py``: a value card of any RM, placed
-among the paper RMs, :mod:`rmbook.analysis.card`) and ``book vendor``/``book run``/``book html``/``book course``
+among the paper RMs, :mod:`rmbook.chapters.value_cards.analysis`) and ``book vendor``/``book run``/``book html``/``book course``
 (``book.py``: :mod:`rmbook.book`, what the Makefile calls).
 
 ``rmlib`` imports nothing of the book: its parser finds these two through the ``rmlib.commands`` entry points that

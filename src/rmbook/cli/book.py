@@ -89,7 +89,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     sub.add_parser("vendor", help="write the offline JS into book/_static/vendor").set_defaults(func=_vendor)
     r = sub.add_parser("run", help="execute chapters with papermill (only the stale ones)")
     r.add_argument("names", nargs="*", help="chapter names (default: every chapter in _toc.yml)")
-    r.add_argument("--params", help="YAML file of parameter values (applied after notebooks/params/<name>.yaml)")
+    r.add_argument("--params", help="YAML file of parameter values (applied after the chapter's params.yaml)")
     r.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
                    help="one parameter; VALUE is parsed as YAML, e.g. -p MODELS '[\"org/model\"]'")
     r.add_argument("--tiny", action="store_true", help="use the template's tiny defaults (as the tests do)")

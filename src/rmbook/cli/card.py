@@ -1,16 +1,16 @@
 """``rmlib card MODEL [--quick] [--vocab]``: a value card of any reward model (or an LM as an implicit reward), placed among the
-ten paper RMs (:mod:`rmbook.analysis.card`), written as ``card.json`` (typed, checked when read), ``card.md`` and ``card.html`` (offline)."""
+ten paper RMs (:mod:`rmbook.chapters.value_cards.analysis`), written as ``card.json`` (typed, checked when read), ``card.md`` and ``card.html`` (offline)."""
 from __future__ import annotations
 
 import re
 import sys
 from pathlib import Path
 
-from rmbook.analysis.card import ValueCard, diff_cards, value_card
-from rmlib.cli.commands import _options
-from rmlib.cli.show import on_terminal, quiet_libraries
+from rmbook.chapters.value_cards.analysis import ValueCard, diff_cards, value_card
 from rmbook.report.card import MAP_SIDES, card_html, card_markdown, shown_token
 from rmbook.report.masking import mask_text
+from rmlib.cli.commands import _options
+from rmlib.cli.show import on_terminal, quiet_libraries
 from rmlib.storage import atomic, read_results, write_results
 
 __all__ = ["add_card_command", "default_folder"]

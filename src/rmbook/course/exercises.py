@@ -2,19 +2,19 @@
 
 Each exercise asks a student to write one function that the chapter then uses. Its check runs that function on
 planted inputs whose right answer is known, and fails with a message that says what went wrong ("τ is 0.33; for tied
-pairs use τ-b"), not just "wrong". Checks live here, not in the notebooks, so that unit tests can prove each one
-passes on the reference solution and fails on planted wrong answers (``tests/unit/course``).
+pairs use τ-b"), not just "wrong". Each chapter's checks live in its folder's ``course.py`` (:mod:`rmbook.chapters`),
+not in the notebooks, so that unit tests can prove each one passes on the reference solution and fails on planted
+wrong answers (``tests/unit/course``); they register here by exercise id, ``<chapter>.<name>``.
 """
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-import rmbook.course as package
+from rmbook.chapters import FOLDER
 from rmlib.errors import RmlibError
 
 __all__ = ["Exercise", "CheckFailed", "Passed", "exercise", "catalogue", "check", "expect", "close"]
@@ -68,12 +68,16 @@ def exercise(id: str, *, title: str, difficulty: int, importance: int, minutes: 
     return register
 
 
+def _load(chapter: str) -> None:
+    """Import chapter ``chapter``'s checks (its folder's ``course.py``), which register its exercises."""
+    if (FOLDER / chapter / "course.py").is_file():
+        importlib.import_module(f"rmbook.chapters.{chapter}.course")
+
+
 def catalogue() -> dict[str, Exercise]:
-    """Every exercise of the course, by id (imports each chapter's module of checks: every module of the package
-    but this one)."""
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name != "exercises":
-            importlib.import_module(f"rmbook.course.{info.name}")
+    """Every exercise of the course, by id (imports every chapter's checks)."""
+    for folder in sorted(FOLDER.glob("*/course.py")):
+        _load(folder.parent.name)
     return dict(_CATALOGUE)
 
 
@@ -97,9 +101,10 @@ def check(exercise_id: str, fn: Callable) -> Passed:
 
     A stub that is not written yet raises its ``NotImplementedError`` here, unchanged: a notebook run as it is stops
     at the first exercise left to do. A wrong answer raises :class:`CheckFailed` with a hint."""
-    found = catalogue()
+    _load(exercise_id.split(".")[0])  # only this chapter's checks: a chapter's page depends on its own alone
+    found = dict(_CATALOGUE)
     if exercise_id not in found:
-        raise KeyError(f"no exercise {exercise_id!r}; the course has {sorted(found)}")
+        raise KeyError(f"no exercise {exercise_id!r}; the course has {sorted(catalogue())}")
     if not callable(fn):
         raise CheckFailed(f"{exercise_id}: pass the function itself (e.g. `kendall_tau_b`), not {type(fn).__name__}")
     ex = found[exercise_id]

@@ -5,7 +5,7 @@ last. So a chapter shows its brief in its last cell, tagged ``in-brief``, once e
 runner moves that text under the page's title (:func:`rmbook.book.in_brief.lift_in_brief`).
 
 A chapter that the claims page reads judges its own claims here, by the same code and rules as that page
-(:func:`rmbook.analysis.claims.claims_table`), on the numbers it has just written, so its brief uses the page's
+(:func:`rmbook.chapters.claims.analysis.claims_table`), on the numbers it has just written, so its brief uses the page's
 verdict words and cannot disagree with it on the same run. Any other chapter words its brief from its own results
 (the ``brief`` macro of its prose template).
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from rmbook.analysis import claims
-from rmbook.analysis.results import claims as claims_results
+from rmbook.chapters.claims import analysis as claims
+from rmbook.chapters.claims import results as claims_results
 from rmbook.report import prose
 
 __all__ = ["claims_brief"]

@@ -1,6 +1,6 @@
 """A value card as a reader sees it: ``card.md``, a short section a model's author can paste into a model card, and
 ``card.html``, one offline page with the same sentences and the card's chart (Vega inlined, no network); every
-number read from the typed card (:class:`rmbook.analysis.card.ValueCard`)."""
+number read from the typed card (:class:`rmbook.chapters.value_cards.analysis.ValueCard`)."""
 from __future__ import annotations
 
 import html
@@ -10,13 +10,13 @@ from collections import Counter
 import pandas as pd
 from markdown_it import MarkdownIt
 
-from rmbook.analysis.card import GREATEST_PROMPT, IDENTITY_K, ValueCard
-from rmbook.analysis.identity import flag
-from rmlib.data import design_prompts, prompt_table, prompt_text
-from rmbook.report.masking import mask_text
+from rmbook.chapters.identity_terms.analysis import flag
+from rmbook.chapters.value_cards.analysis import GREATEST_PROMPT, IDENTITY_K, ValueCard
 from rmbook.report.charts import (card_agreement_chart, card_chart, card_foundations_chart, card_map_chart,
                                   render_html)
+from rmbook.report.masking import mask_text
 from rmbook.report.prose import render
+from rmlib.data import design_prompts, prompt_table, prompt_text
 
 __all__ = ["card_markdown", "card_html", "cards_table", "card_links", "diffs_table", "shown_token", "ANCHORS",
            "MAP_SIDES"]

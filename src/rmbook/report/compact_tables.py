@@ -42,7 +42,7 @@ def _cells(df: pd.DataFrame, fn, *columns) -> list[str]:
 
 
 def answering_view(behaviour: pd.DataFrame) -> pd.DataFrame:
-    """blinding: how each model answers (:func:`rmbook.analysis.blinding.behaviour`), in nine columns: the mean
+    """blinding: how each model answers (:func:`rmbook.chapters.blinding.analysis.behaviour`), in nine columns: the mean
     P(yes) + P(no) with its minimum, the blinded replica's P(yes) ± its SD over templates, decisiveness, the mean
     shift when told to ignore the attribute (with the mean absolute shift), and agreement with the replica informed
     and counterfactual (with the replica answer's mean probability)."""
@@ -62,7 +62,7 @@ def answering_view(behaviour: pd.DataFrame) -> pd.DataFrame:
 
 
 def topic_view(enrichment: pd.DataFrame) -> pd.DataFrame:
-    """elo_misalignment: each topic among the most undervalued items (:func:`rmbook.analysis.human_ratings.
+    """elo_misalignment: each topic among the most undervalued items (:func:`rmbook.chapters.elo_misalignment.analysis.
     undervalued_topics`), by prompt or pooled: items, flagged with the null's mean and 95% range of that count, the
     ratio of the two, the direction, p (FDR-adjusted p), and the unstratified ratio (its adjusted p) where the table
     has it."""
@@ -86,7 +86,7 @@ def topic_view(enrichment: pd.DataFrame) -> pd.DataFrame:
 
 def run_orders_view(runs: pd.DataFrame) -> pd.DataFrame:
     """finetuning: each published run's family order across its checkpoints
-    (:func:`rmbook.analysis.durability.published_run_orders`): the first and final order, Kendall's W with the pair
+    (:func:`rmbook.chapters.finetuning.durability.published_run_orders`): the first and final order, Kendall's W with the pair
     flips, how many checkpoints hold the claimed order, and the run's verdict (where it flipped, and whether the flip
     persisted)."""
     require_columns(runs, ["run", "checkpoints", "first_order", "final_order", "kendall_w", "pair_flips", "pairs",
@@ -111,7 +111,7 @@ def run_orders_view(runs: pd.DataFrame) -> pd.DataFrame:
 
 def slower_pairs_view(pairs: pd.DataFrame) -> pd.DataFrame:
     """good_teachers: each pair of RMs where the more accurate one teaches more slowly
-    (:func:`rmbook.analysis.teaching.stats.slower_but_more_accurate`): the two RMs, then accuracy, speed and reward
+    (:func:`rmbook.chapters.good_teachers.stats.slower_but_more_accurate`): the two RMs, then accuracy, speed and reward
     variance under π0 as "more accurate vs less accurate", whether the slower (more accurate) RM's variance is the
     lower, the higher or equal to the other's, and the accuracy gap."""
     require_columns(pairs, ["pi0", "more_accurate", "less_accurate", "accuracy_more", "accuracy_less",
@@ -150,7 +150,7 @@ def contrast_view(tests: pd.DataFrame) -> pd.DataFrame:
 
 def share_view(shares: pd.DataFrame) -> pd.DataFrame:
     """mere_exposure: per word-frequency source and prompt valence, the share of (model, prompt) cells whose
-    frequency slope is positive (:func:`rmbook.analysis.exposure.slopes.exposure_shares`), with its 95% CI and
+    frequency slope is positive (:func:`rmbook.chapters.mere_exposure.slopes.exposure_shares`), with its 95% CI and
     count, the cells significant each way, the share under the null with its 95% range, and the p of a share that
     large."""
     require_columns(shares, ["source", "prompts", "n_words", "n_cells", "n_positive", "share", "ci_low", "ci_high",

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from rmbook.analysis.choices import HALF_WORDS
-from rmlib.data.tokens import show_whitespace
 from rmbook.report.masking import mask_frame, slurs_shown
+from rmlib.data.tokens import show_whitespace
 from rmlib.stats import require_columns, top_bottom
 
 __all__ = ["show_whitespace", "top_bottom_table", "top_bottom_panels", "table_html", "reader_view", "styler_view",
@@ -163,7 +163,7 @@ def table_html(df: pd.DataFrame, *, max_rows: int = MAX_ROWS_SHOWN) -> str:
 
 def gcg_extremes_table(comparison: pd.DataFrame) -> pd.DataFrame:
     """The best (max) and worst (min) response a GCG search found at each length, beside the one-token extreme
-    (``comparison``: :func:`rmbook.analysis.longer_answers.compare_with_one_token`), its columns named for a reader."""
+    (``comparison``: :func:`rmbook.chapters.longer_answers.analysis.compare_with_one_token`), its columns named for a reader."""
     cols = ["model", "prompt_key", "direction", "length", "best_text", "best", "one_token_text", "one_token_extreme",
             "n_beyond", "n_restarts"]
     require_columns(comparison, cols, "gcg_extremes_table")

@@ -78,7 +78,7 @@ def audit_summary(report: dict, n_ids: int = 8) -> str:
 
 def held_out_accuracy(row: dict) -> str:
     """A trained RM's held-out pairwise accuracy as recorded: in its run file, else the newest held-out evaluation
-    that :func:`rmbook.analysis.finetuning.evaluate_run` cached in a checkpoint's folder (latest step first);
+    that :func:`rmbook.chapters.finetuning.analysis.evaluate_run` cached in a checkpoint's folder (latest step first);
     "not recorded" when there is none."""
     for key in ("held_out_accuracy", "test_accuracy", "accuracy"):
         value = row["run"].get(key)

@@ -46,7 +46,7 @@ def published_word_scores(models: Sequence[str] | None = None, prompt_keys: Sequ
     Columns: level ('word'), model, nickname, reward_kind ('RM score'), prompt_key, prompt, prompt_valence, word,
     dictionary ('big2', 'mfd2' or 'both'), reward. Words in both dictionaries were scored in two runs whose scores
     differ slightly; they get the mean of the two and dictionary 'both'. (How many words each group holds is
-    computed where it is shown: see :func:`rmbook.analysis.framing.dictionary_word_counts`.)
+    computed where it is shown: see :func:`rmbook.chapters.framing.analysis.dictionary_word_counts`.)
     """
     cols = ["model", "nickname", "prompt_key", "prompt", "valence", "word", "reward"]
     b = load_dictionary_scores("big2")[cols].assign(dictionary="big2")

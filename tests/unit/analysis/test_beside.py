@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import beside, human_ratings as hr
-from rmbook.analysis.exposure import verdicts as ev
-from rmbook.analysis.framing import sources as fs
+from rmbook.analysis import beside
 from rmbook.analysis.words import published_scores
+from rmbook.chapters.elo_misalignment import analysis as hr
+from rmbook.chapters.framing import sources as fs
+from rmbook.chapters.mere_exposure import verdicts as ev
 
 GEM = "Ray2333/GRM-gemma2-2B-rewardmodel-ft"
 FACCT = {"greatest_ever_one": "greatest", "worst_ever_one": "worst"}  # the FAccT prompts are two design prompts
@@ -98,7 +99,7 @@ def test_elo_agreement_of_a_copied_paper_rm_equals_its_own():
 
 def test_identity_gaps_of_a_copied_paper_rm_equal_its_own(copied):
     """The identity words among the paper RMs' dictionary words are few; the placement says on how many it rests."""
-    from rmbook.analysis import identity
+    from rmbook.chapters.identity_terms import analysis as identity
 
     found = identity.beside_paper_rms(copied)
     rows = found["placements"]

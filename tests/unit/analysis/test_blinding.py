@@ -1,11 +1,11 @@
-"""rmbook.analysis.blinding: the disparity statistics on a planted bias, measured exactly; the paper's points."""
+"""rmbook.chapters.blinding.analysis: the disparity statistics on a planted bias, measured exactly; the paper's points."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import blinding as B
+from rmbook.chapters.blinding import analysis as B
 
 def test_planted_bias_is_measured_exactly(planted):
     small, scorer, run = planted
@@ -102,7 +102,7 @@ def test_a_model_pushed_away_from_its_replicas_answer_is_flagged():
     assert pts["defies_replica"] == True and pts["copies_replica"] == False  # noqa: E712
     shown = B.paper_points({"change": change, "contrast": contrast}, beh.assign(agree_counterfactual=0.6)).iloc[0]
     assert shown["defies_replica"] == False  # noqa: E712
-    from rmbook.analysis.results.blinding import points
+    from rmbook.chapters.blinding.results import points
     from rmbook.report.prose import render
     assert "pushes its answer away from the replica's" in render("blinding", "points", s=points(pd.DataFrame([pts])))
     assert "pushes its answer away" not in render("blinding", "points", s=points(pd.DataFrame([shown])))

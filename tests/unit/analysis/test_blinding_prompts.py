@@ -1,4 +1,4 @@
-"""rmbook.analysis.blinding.prompts: the design file and the prompts of the four conditions."""
+"""rmbook.chapters.blinding.prompts: the design file and the prompts of the four conditions."""
 from __future__ import annotations
 
 import re
@@ -7,7 +7,7 @@ import textwrap
 import pandas as pd
 import pytest
 
-from rmbook.analysis.blinding import prompts as B
+from rmbook.chapters.blinding import prompts as B
 
 ANSWERS = ("Yes", "No")
 

@@ -1,4 +1,4 @@
-"""rmbook.analysis.blinding.scores: the four conditions scored in order, P(yes) from LM log-probs and RM
+"""rmbook.chapters.blinding.scores: the four conditions scored in order, P(yes) from LM log-probs and RM
 rewards, usability, and RMs that do not exist yet."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis.blinding import scores as B
+from rmbook.chapters.blinding import scores as B
 
 ANSWERS = ("Yes", "No")
 

@@ -1,4 +1,4 @@
-"""rmbook.analysis.card (#42, the quick and the standard card): the paper RMs' numbers are the Big Two and
+"""rmbook.chapters.value_cards.analysis (#42, the quick and the standard card): the paper RMs' numbers are the Big Two and
 moral-foundations chapters' own, a planted model is placed by the stated rule, agreement is Kendall's τ within prompts,
 and card.json round-trips through its type and is refused when damaged or foreign."""
 from __future__ import annotations
@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import card
 from rmbook.analysis.families import family_analysis
-from rmbook.analysis.results.claims import ClaimsResults
+from rmbook.chapters.claims.results import ClaimsResults
+from rmbook.chapters.value_cards import analysis as card
 from rmbook.report.card import card_markdown
 from rmlib.storage import ResultsError, read_results, write_results
 
@@ -60,7 +60,7 @@ def test_a_copy_of_a_paper_rm_is_placed_among_them_next_to_itself(reference):
 
 
 def test_the_placement_rule():
-    from rmbook.analysis.card.measures import GAP_SIDES
+    from rmbook.chapters.value_cards.measures import GAP_SIDES
 
     ref = pd.Series({"a": -10.0, "b": 0.0, "c": 5.0})
     assert card.placement(-11, ref, sides=GAP_SIDES) == {"rank": 1, "n_reference": 3,
@@ -249,7 +249,7 @@ def test_a_standard_card_diff_finds_a_planted_shift_in_one_foundation(standard):
 
 
 def test_the_cost_estimate_counts_the_cards_answers_and_needs_an_architecture(elo):
-    from rmbook.analysis.card.build import card_answers, card_estimate
+    from rmbook.chapters.value_cards.build import card_answers, card_estimate
 
     rm = "Skywork/Skywork-Reward-Llama-3.1-8B-v0.2"
     quick, standard = card_estimate(rm, "quick"), card_estimate(rm, "standard")
@@ -264,7 +264,7 @@ def test_the_cost_estimate_counts_the_cards_answers_and_needs_an_architecture(el
 
 
 def test_the_framing_halves_are_the_framing_chapters_contrast_on_the_cards_words(standard):
-    from rmbook.analysis.framing import framing_contrast, framing_frame
+    from rmbook.chapters.framing.analysis import framing_contrast, framing_frame
 
     c = _standard(standard, copy="R-Gem-2B")
     words = pd.concat(standard, ignore_index=True)
@@ -296,7 +296,7 @@ def test_a_model_that_follows_the_prompts_valence_frames_beyond_every_paper_rm(s
 
 
 def test_the_frequency_slopes_are_the_mere_exposure_chapters_on_the_cards_words(standard):
-    from rmbook.analysis.exposure import exposure_frame, pooled_frequency_slopes
+    from rmbook.chapters.mere_exposure.analysis import exposure_frame, pooled_frequency_slopes
 
     c = _standard(standard, copy="R-Gem-2B")
     words = pd.concat(standard, ignore_index=True).rename(columns={"valence": "prompt_valence"})
@@ -310,7 +310,7 @@ def test_the_frequency_slopes_are_the_mere_exposure_chapters_on_the_cards_words(
 
 
 def test_a_model_that_rewards_frequent_words_lands_above_every_paper_rm(standard):
-    from rmbook.analysis.exposure import exposure_frame
+    from rmbook.chapters.mere_exposure.analysis import exposure_frame
 
     big, mfd = standard
     planted = []
@@ -328,7 +328,7 @@ def test_a_model_that_rewards_frequent_words_lands_above_every_paper_rm(standard
 
 @pytest.fixture(scope="module")
 def elo():
-    from rmbook.analysis.human_ratings import elo_scores
+    from rmbook.chapters.elo_misalignment.analysis import elo_scores
 
     return elo_scores("published", None, n_items=card.ELO_ITEMS)
 
@@ -345,7 +345,7 @@ def _elo_card(standard, elo, reward) -> card.ValueCard:
 
 
 def test_the_elo_agreement_is_the_elo_chapters_spearman_averaged_over_its_prompts(standard, elo):
-    from rmbook.analysis.human_ratings import human_agreement
+    from rmbook.chapters.elo_misalignment.analysis import human_agreement
 
     ours = card.elo_agreement(elo.scores, elo.models, elo.label).set_index("model")
     chapter = human_agreement(elo.scores, elo.models, elo.label).groupby("model")["rho"]
@@ -419,7 +419,7 @@ def test_a_vocab_card_lists_each_prompts_extremes_with_slurs_masked_and_lookalik
 
 def test_the_most_misvalued_items_are_the_misalignment_chapters_rank_differences_averaged(standard, elo):
     """A model that agrees with people except for two planted items lists exactly those, one on each side."""
-    from rmbook.analysis.misalignment import misalignment
+    from rmbook.chapters.elo_misalignment.misalignment import misalignment
 
     top, bottom = elo.items[0], elo.items[-1]  # people's favourite and least liked of the card's items
     planted = elo.scores["elo_score"].where(~elo.scores["item"].isin([top, bottom]),
@@ -442,7 +442,7 @@ def test_the_most_misvalued_items_are_the_misalignment_chapters_rank_differences
 def test_the_map_places_the_model_by_kendalls_tau_on_the_heterogeneity_chapters_prompt(standard, elo):
     from scipy import stats
 
-    from rmbook.analysis.heterogeneity import published_run, similarities
+    from rmbook.chapters.heterogeneity.analysis import published_run, similarities
 
     copied = next(m for m in elo.models if elo.label[m] == "R-Lla-8B")
     c = _elo_card(standard, elo, elo.scores[copied])  # a copy of R-Lla-8B's rewards
@@ -488,7 +488,7 @@ def test_the_map_chart_draws_the_paper_rms_by_family_and_the_model_as_a_diamond(
 
 @pytest.fixture(scope="module")
 def elo_identity():
-    from rmbook.analysis.human_ratings import elo_scores
+    from rmbook.chapters.elo_misalignment.analysis import elo_scores
 
     return elo_scores("published", None, n_items=card.ELO_ITEMS, extra_items=card.identity_elo_items())
 
@@ -503,7 +503,7 @@ def _identity_card(standard, elo, reward) -> card.ValueCard:
 
 
 def test_the_identity_items_are_the_chapters_matches_scored_beside_the_spread(elo_identity):
-    from rmbook.analysis.identity import match_identity_items
+    from rmbook.chapters.identity_terms.analysis import match_identity_items
 
     ids = card.identity_elo_items()
     assert len(ids) == len(set(ids)) >= 20 and "Black people" in ids and "Black hole" not in ids
@@ -511,7 +511,7 @@ def test_the_identity_items_are_the_chapters_matches_scored_beside_the_spread(el
     assert len(elo_identity.items) == card.ELO_ITEMS  # the spread stays the spread ...
     assert set(elo_identity.scores["item"]) == set(elo_identity.items) | set(ids)  # ... the scores hold both
     with pytest.raises(ValueError, match="not EloEverything items"):
-        from rmbook.analysis.human_ratings import elo_scores
+        from rmbook.chapters.elo_misalignment.analysis import elo_scores
         elo_scores("published", None, n_items=card.ELO_ITEMS, extra_items=["no such item"])
 
 

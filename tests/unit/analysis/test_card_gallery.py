@@ -1,12 +1,12 @@
-"""rmbook.analysis.card.gallery: each paper RM's card from its released scores, placed among the other nine, and one
+"""rmbook.chapters.value_cards.gallery: each paper RM's card from its released scores, placed among the other nine, and one
 row per card for the "Value cards" page; the page's overview chart marks each computed model apart."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmbook.analysis import card
-from rmbook.analysis.card import gallery
+from rmbook.chapters.value_cards import analysis as card
+from rmbook.chapters.value_cards import gallery
 from rmbook.report.charts import cards_overview_chart
 
 
@@ -42,15 +42,15 @@ def test_the_overview_chart_draws_paper_rms_as_dots_and_each_computed_model_as_a
 
 
 def test_the_books_trained_rms_are_the_finetuning_chapters_first_seed_main_runs():
-    """notebooks/params/value_cards.yaml names the RMs by hand; a change to the finetuning chapter's design that
+    """src/rmbook/chapters/value_cards/params.yaml names the RMs by hand; a change to the finetuning chapter's design that
     renames its runs fails here rather than leaving the page to report them missing."""
     import yaml
 
-    from rmbook.analysis.finetuning import run_name
+    from rmbook.chapters.finetuning.analysis import run_name
     from rmlib.config import PROJECT_ROOT
 
-    ft = yaml.safe_load((PROJECT_ROOT / "notebooks/params/finetuning.yaml").read_text())
-    cards = yaml.safe_load((PROJECT_ROOT / "notebooks/params/value_cards.yaml").read_text())
+    ft = yaml.safe_load((PROJECT_ROOT / "src/rmbook/chapters/finetuning/params.yaml").read_text())
+    cards = yaml.safe_load((PROJECT_ROOT / "src/rmbook/chapters/value_cards/params.yaml").read_text())
     expected = [f"local:{run_name(b, ft['SOURCES'], ft['SEEDS'][0], ft['N_PAIRS'], ft['STEPS'], ft['BATCH_SIZE'], ft['TUNING'])}"
                 for b in ft["BASES"]]
     assert cards["TRAINED"] == expected and set(cards["MODELS"]) == set(ft["BASES"])

@@ -1,11 +1,12 @@
-"""rmbook.analysis.distributions: tail composition with Wilson intervals, shared vocabularies across tokenizers."""
+"""rmbook.chapters.distributions.analysis: tail composition with Wilson intervals, shared vocabularies across tokenizers."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import categories, distributions
+from rmbook.analysis import categories
+from rmbook.chapters.distributions import analysis as distributions
 
 
 def test_tail_composition_planted():

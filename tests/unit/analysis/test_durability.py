@@ -1,4 +1,4 @@
-"""rmbook.analysis.durability: Kendall's W, family orders, planted flips and the published checkpoint gaps."""
+"""rmbook.chapters.finetuning.durability: Kendall's W, family orders, planted flips and the published checkpoint gaps."""
 from __future__ import annotations
 
 from scipy import stats
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import durability as du
+from rmbook.chapters.finetuning import durability as du
 
 
 def test_kendall_w_matches_friedman_and_its_extremes():

@@ -1,11 +1,11 @@
-"""rmbook.analysis.exposure on synthetic data with a planted frequency effect and a planted null."""
+"""rmbook.chapters.mere_exposure.analysis on synthetic data with a planted frequency effect and a planted null."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import exposure
+from rmbook.chapters.mere_exposure import analysis as exposure
 
 
 def _planted_exposure(b_pos: float, b_neg: float, n_words: int = 300, n_prompts: int = 6, seed: int = 0):

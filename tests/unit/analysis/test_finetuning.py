@@ -1,4 +1,4 @@
-"""rmbook.analysis.finetuning: plans, gaps, the imprint table and the ablation statistics from known frames (training
+"""rmbook.chapters.finetuning.analysis: plans, gaps, the imprint table and the ablation statistics from known frames (training
 and evaluation of tiny RMs run in tests/integration and tests/chapters/test_finetuning.py)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from rmbook.analysis import finetuning as ft
+from rmbook.chapters.finetuning import analysis as ft
 
 
 def test_training_plan_main_runs_then_ablations_of_the_first_base():

@@ -1,12 +1,12 @@
-"""rmbook.analysis.framing on synthetic data with a planted framing effect and a planted null."""
+"""rmbook.chapters.framing.analysis on synthetic data with a planted framing effect and a planted null."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import framing
 import rmlib.data as data
+from rmbook.chapters.framing import analysis as framing
 
 
 def _planted_framing(slopes: dict, n_words: int = 120, n_prompts: int = 4, noise: float = 0.3, seed: int = 0):
@@ -138,7 +138,7 @@ def test_framing_cell_slopes_per_cell():
 
 def test_lexicon_counts_name_each_half_in_words():
     """The lexicon table's rows read 'h+ (positive prompts)', not the column name pos_half (#43 item 5)."""
-    from rmbook.analysis.framing.sources import lexicon_counts
+    from rmbook.chapters.framing.sources import lexicon_counts
 
     def contrast(pos_low, neg_low):
         return pd.DataFrame({"label": ["a", "b"], "pos_prompts": [1.0, 1.0], "pos_prompts_ci_low": [pos_low, -1.0],

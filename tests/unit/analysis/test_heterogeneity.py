@@ -1,11 +1,11 @@
-"""rmbook.analysis.heterogeneity: partial Mantel tests of the τ matrix, on a planted run where base is a proxy of size."""
+"""rmbook.chapters.heterogeneity.analysis: partial Mantel tests of the τ matrix, on a planted run where base is a proxy of size."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import heterogeneity as het
+from rmbook.chapters.heterogeneity import analysis as het
 from rmlib.stats import similarity
 
 

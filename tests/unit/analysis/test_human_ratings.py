@@ -1,4 +1,4 @@
-"""rmbook.analysis.human_ratings: planted scores of three models under two prompts. The agreement with people, the
+"""rmbook.chapters.elo_misalignment.analysis: planted scores of three models under two prompts. The agreement with people, the
 consensus (median robust to one model, mean not), the top lists' robustness, the item forms, the topic test's
 bookkeeping and the rank trajectories come out as planted; elo_scores reads the published files (skipped without
 data) and, in compute mode, pivots a stub scorer's rewards."""
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import human_ratings as hr
+from rmbook.chapters.elo_misalignment import analysis as hr
 
 MODELS = ["org/a", "org/b", "org/c"]
 LABEL = {m: m.split("/")[1].upper() for m in MODELS}
@@ -208,7 +208,7 @@ def test_theme_prompts_and_the_summary_records():
 
 
 def _planted_topics(nouns: list[str], nature: list[str]):
-    """A stand-in for :func:`rmbook.analysis.topics.item_topics` (no WordNet): nouns get a supersense, ``nature``
+    """A stand-in for :func:`rmbook.chapters.elo_misalignment.topics.item_topics` (no WordNet): nouns get a supersense, ``nature``
     nouns the theme too, anything else no topic."""
     def item_topics(items, wn=None):
         rows = [{"item": i, "head": i.lower() if i in nouns else None,
@@ -269,7 +269,7 @@ def test_first_items_puts_items_in_columns_and_models_in_rows():
     """#43 item 3: the about page showed the data's first rows with 14 columns, ten of them RM ids."""
     import pandas as pd
 
-    from rmbook.analysis.human_ratings import first_items
+    from rmbook.chapters.elo_misalignment.analysis import first_items
 
     models = ["Ray2333/GRM-gemma2-2B-rewardmodel-ft", "Skywork/Skywork-Reward-Llama-3.1-8B-v0.2"]
     df = pd.DataFrame({"item": [f"i{k}" for k in range(7)], "elo_rank": range(1, 8), "elo_score": [1.0] * 7,

@@ -1,12 +1,12 @@
-"""rmbook.analysis.identity: strict matching of identity items, percentile gaps, spellings of a word."""
+"""rmbook.chapters.identity_terms.analysis: strict matching of identity items, percentile gaps, spellings of a word."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import identity
 import rmlib.data as data
+from rmbook.chapters.identity_terms import analysis as identity
 
 
 def test_match_identity_items_uses_strict_rules():
@@ -121,7 +121,7 @@ def test_bin_sensitivity_counts_the_adjusted_verdicts_per_bin_width():
 
 
 def test_the_verdict_sentence_uses_the_adjusted_counts_and_states_the_raw_ones():
-    from rmbook.analysis.results import identity_terms as results
+    from rmbook.chapters.identity_terms import results
     from rmbook.report.prose import render
 
     per_item, items = identity.identity_items(elo=_regression_to_the_mean_scores())

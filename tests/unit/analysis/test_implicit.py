@@ -1,13 +1,13 @@
-"""rmbook.analysis.implicit: MWLR and DPO log-ratios from known values, and implicit-reward tables."""
+"""rmbook.chapters.implicit_rewards.analysis: MWLR and DPO log-ratios from known values, and implicit-reward tables."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import implicit
-from rmlib.data import LM_LOGPROB
 import rmlib.data as data
+from rmbook.chapters.implicit_rewards import analysis as implicit
+from rmlib.data import LM_LOGPROB
 
 
 PROMPTS = ["best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one"]  # as in the family_scores fixture

@@ -1,4 +1,4 @@
-"""rmbook.analysis.implicit_explicit on planted scores: accuracy CIs, paired gaps, overlap reliance, displacement and
+"""rmbook.chapters.implicit_vs_explicit.analysis on planted scores: accuracy CIs, paired gaps, overlap reliance, displacement and
 the verdict on the published pattern."""
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis.implicit_explicit import (accuracy_table, displacement, displacement_summary, heldout_logratios,
-                                              overlap_correlations, paired_gaps, pattern_verdict)
+from rmbook.chapters.implicit_vs_explicit.analysis import (accuracy_table, displacement, displacement_summary,
+                                                           heldout_logratios, overlap_correlations, paired_gaps,
+                                                           pattern_verdict)
 
 
 def planted(n=200, im_token_loss=0.5, im_domain=0.0, seed=0):

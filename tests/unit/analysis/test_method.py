@@ -1,4 +1,4 @@
-"""rmbook.analysis.method: the method chapter's tables from known sweeps (the model-loading paths run in
+"""rmbook.chapters.method.analysis: the method chapter's tables from known sweeps (the model-loading paths run in
 tests/chapters/test_method.py)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import method
+from rmbook.chapters.method import analysis as method
 
 
 def _sweeps(kind="LM log-prob"):

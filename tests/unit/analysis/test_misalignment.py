@@ -1,11 +1,11 @@
-"""rmbook.analysis.misalignment: planted misaligned items, cluster bootstrap intervals, a consensus robust to one model."""
+"""rmbook.chapters.elo_misalignment.misalignment: planted misaligned items, cluster bootstrap intervals, a consensus robust to one model."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import misalignment
+from rmbook.chapters.elo_misalignment import misalignment
 
 
 def test_misalignment_finds_planted_items():

@@ -1,11 +1,11 @@
-"""rmbook.analysis.teaching: the exact policy-gradient dynamics, accuracy and variance over a finite response set."""
+"""rmbook.chapters.good_teachers.analysis: the exact policy-gradient dynamics, accuracy and variance over a finite response set."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import teaching as tg
+from rmbook.chapters.good_teachers import analysis as tg
 
 
 def _problem(n=12, seed=0):

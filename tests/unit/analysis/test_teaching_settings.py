@@ -1,12 +1,12 @@
-"""rmbook.analysis.teaching.settings: the two response sets (EloEverything, a policy's vocabulary) and their π_0."""
+"""rmbook.chapters.good_teachers.settings: the two response sets (EloEverything, a policy's vocabulary) and their π_0."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import teaching as tg
-from rmbook.analysis.teaching import settings as ts
+from rmbook.chapters.good_teachers import analysis as tg
+from rmbook.chapters.good_teachers import settings as ts
 
 
 def test_elo_setting_builds_the_three_initial_policies(data_ready):

@@ -1,11 +1,11 @@
-"""rmbook.analysis.teaching.stats: does accuracy or variance predict teaching speed, across reward models?"""
+"""rmbook.chapters.good_teachers.stats: does accuracy or variance predict teaching speed, across reward models?"""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis.teaching import stats as tstats
+from rmbook.chapters.good_teachers import stats as tstats
 
 
 # --------------------------------------------------------------------------- the test of the claim

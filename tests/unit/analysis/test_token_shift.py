@@ -1,10 +1,10 @@
-"""rmbook.analysis.token_shift: each rewrite on known text, deterministic, applied to both responses alike."""
+"""rmbook.chapters.implicit_vs_explicit.token_shift: each rewrite on known text, deterministic, applied to both responses alike."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmbook.analysis.token_shift import jaccard, rewrite, shift_pairs
+from rmbook.chapters.implicit_vs_explicit.token_shift import jaccard, rewrite, shift_pairs
 
 TEXT = "I do not think it is a good idea! Be careful; it's unlikely to work."
 

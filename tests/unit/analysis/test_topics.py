@@ -1,11 +1,11 @@
-"""rmbook.analysis.topics: head nouns, WordNet supersenses and the paper's themes."""
+"""rmbook.chapters.elo_misalignment.topics: head nouns, WordNet supersenses and the paper's themes."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import topics
+from rmbook.chapters.elo_misalignment import topics
 
 
 @pytest.mark.parametrize("item, head, rule", [
@@ -68,7 +68,7 @@ def _nature_and_plain_words(wn, n_nature=40, n_plain=160):
 def test_a_theme_undervalued_on_one_prompt_and_overvalued_on_another_is_reported_per_prompt(wn):
     """Planted: nature items are the most undervalued under p1 and the least under p2. Pooled, the two cancel; per
     prompt, nature is over-represented on p1 and under-represented on p2."""
-    from rmbook.analysis import human_ratings as hr
+    from rmbook.chapters.elo_misalignment import analysis as hr
 
     nat, plain = _nature_and_plain_words(wn)
     items = nat + plain

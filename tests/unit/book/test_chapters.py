@@ -225,13 +225,12 @@ def test_a_bad_test_parameter_file_is_a_clear_error(tmp_path, monkeypatch):
     import importlib
 
     chapters = importlib.import_module("rmbook.book.chapters")  # the module (the package exports a function of that name)
-    params = tmp_path / "params"
-    params.mkdir()
-    monkeypatch.setattr(chapters, "PARAMS", params)
-    (params / "about.test.yaml").write_text("MODE: compute\n")  # not under `parameters:`
+    (tmp_path / "about").mkdir()
+    monkeypatch.setattr(chapters, "CHAPTERS", tmp_path)
+    (tmp_path / "about" / "params.test.yaml").write_text("MODE: compute\n")  # not under `parameters:`
     with pytest.raises(book.BookError, match="may hold only `parameters:`"):
         book.chapter("about")
-    (params / "about.test.yaml").write_text("parameters: {MODLES: [x]}\n")
+    (tmp_path / "about" / "params.test.yaml").write_text("parameters: {MODLES: [x]}\n")
     ch = book.chapter("about")
     with pytest.raises(book.BookError, match="MODLES"):
         ch.check([("about.test.yaml", ch.test_parameters)])

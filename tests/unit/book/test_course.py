@@ -108,17 +108,21 @@ def test_only_the_stubs_own_not_implemented_error_counts_as_reaching_it():
 
 
 def test_course_parameters_are_checked_like_any_other(tmp_path, monkeypatch):
-    monkeypatch.setattr(edition, "PARAMS", tmp_path)
-    (tmp_path / "heterogeneity.course.yaml").write_text("parameters: {N_ITEMZ: 3}\n")
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("rmbook.book.chapters"), "CHAPTERS", tmp_path)
+    (tmp_path / "heterogeneity").mkdir()
+    course_yaml = tmp_path / "heterogeneity" / "params.course.yaml"
+    course_yaml.write_text("parameters: {N_ITEMZ: 3}\n")
     with pytest.raises(book.BookError, match="N_ITEMZ"):
         edition.course_parameters(book.chapter("heterogeneity"))
-    (tmp_path / "heterogeneity.course.yaml").write_text("parameters: {N_ITEMS: [3\n")
+    course_yaml.write_text("parameters: {N_ITEMS: [3\n")
     with pytest.raises(book.BookError, match="not valid YAML"):
         edition.course_parameters(book.chapter("heterogeneity"))
-    (tmp_path / "heterogeneity.course.yaml").write_text("N_ITEMS: 3\n")
+    course_yaml.write_text("N_ITEMS: 3\n")
     with pytest.raises(book.BookError, match="only `parameters:`"):
         edition.course_parameters(book.chapter("heterogeneity"))
-    (tmp_path / "heterogeneity.course.yaml").write_text("parameters: {N_ITEMS: 3}\n")
+    course_yaml.write_text("parameters: {N_ITEMS: 3}\n")
     params = edition.course_parameters(book.chapter("heterogeneity"))
     assert params["N_ITEMS"] == 3 and params["RESULTS_DIR"] == "results"
 

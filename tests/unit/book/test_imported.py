@@ -24,13 +24,13 @@ def _record(tmp_path, code: str) -> dict | None:
 def test_the_recording_cell_lists_the_modules_and_templates_the_kernel_used(tmp_path):
     record = _record(tmp_path, "import importlib\n"
                                "render = importlib.import_module('rmbook.report.prose.render')\n"
-                               "render._environment().get_template('about.md.j2')\n")
+                               "render._environment().get_template(render._template_name('about'))\n")
     assert record["complete"] is True
     files = set(record["files"])
     assert {"rmlib/__init__.py", "rmbook/__init__.py", "rmbook/report/prose/render.py",
-            "rmbook/report/prose/templates/about.md.j2"} <= files
-    assert ("rmbook/analysis/heterogeneity.py" not in files
-            and "rmbook/report/prose/templates/framing.md.j2" not in files)
+            "rmbook/chapters/about/prose.md.j2"} <= files
+    assert ("rmbook/chapters/heterogeneity/analysis.py" not in files
+            and "rmbook/chapters/framing/prose.md.j2" not in files)
     assert all((stamps.SOURCE_ROOT / f).is_file() for f in files)
     assert imported.read_record(tmp_path / "imported.json") == sorted(files)
 
@@ -58,10 +58,12 @@ def test_the_page_never_shows_the_recording_cell(tmp_path):
 
 def test_a_chapter_is_stale_when_a_file_it_ran_changed_and_only_then(tmp_path, monkeypatch):
     src = tmp_path / "src"
-    (src / "rmbook" / "analysis").mkdir(parents=True)
-    (src / "rmlib").mkdir()
-    for f in ["rmbook/__init__.py", "rmbook/analysis/framing.py", "rmbook/analysis/heterogeneity.py",
-              "rmlib/registry.yaml"]:
+    for folder in ["rmbook/chapters/framing", "rmbook/chapters/heterogeneity", "rmbook/analysis", "rmlib"]:
+        (src / folder).mkdir(parents=True)
+    framing = "rmbook/chapters/framing/analysis.py"
+    other = src / "rmbook" / "chapters" / "heterogeneity" / "analysis.py"
+    for f in ["rmbook/__init__.py", framing, "rmbook/chapters/heterogeneity/analysis.py", "rmlib/registry.yaml",
+              "rmbook/chapters/heterogeneity/params.yaml"]:
         (src / f).write_text(f"# {f}\n")
     monkeypatch.setattr(stamps, "SOURCE_ROOT", src)
     out = tmp_path / "executed"
@@ -73,22 +75,23 @@ def test_a_chapter_is_stale_when_a_file_it_ran_changed_and_only_then(tmp_path, m
         before = stamps.dependencies("framing", params)
         stamps.stamp_path("framing", out).write_text(json.dumps(stamps.new_stamp(before, recorded, params, 1.0)))
 
-    stamp(["rmbook/__init__.py", "rmbook/analysis/framing.py"])  # what framing's kernel imported
+    stamp(["rmbook/__init__.py", framing])  # what framing's kernel imported
     assert sorted(json.loads(stamps.stamp_path("framing", out).read_text())["dependencies"]["source"]) == [
-        "rmbook/__init__.py", "rmbook/analysis/framing.py", "rmlib/registry.yaml"]  # the packages' YAML is data the code reads: always
+        "rmbook/__init__.py", framing, "rmlib/registry.yaml"]  # the packages' YAML is data the code reads: always
     assert book.stale_reason("framing", params, out) is None
-    (src / "rmbook" / "analysis" / "heterogeneity.py").write_text("# another chapter's analysis, edited\n")
+    other.write_text("# another chapter's analysis, edited\n")
     (src / "rmbook" / "analysis" / "new_module.py").write_text("# a module no one imports yet\n")
+    (src / "rmbook" / "chapters" / "heterogeneity" / "params.yaml").write_text("# another chapter's parameters\n")
     assert book.stale_reason("framing", params, out) is None
     (src / "rmlib" / "registry.yaml").write_text("# edited\n")
     assert book.stale_reason("framing", params, out) == "source changed: rmlib/registry.yaml"
-    stamp(["rmbook/__init__.py", "rmbook/analysis/framing.py"])
-    (src / "rmbook" / "analysis" / "framing.py").write_text("# framing's own analysis, edited\n")
-    assert book.stale_reason("framing", params, out) == "source changed: rmbook/analysis/framing.py"
-    stamp(["rmbook/__init__.py", "rmbook/analysis/framing.py"])
-    (src / "rmbook" / "analysis" / "framing.py").unlink()  # a file it ran, removed
-    assert book.stale_reason("framing", params, out) == "source changed: rmbook/analysis/framing.py"
-    (src / "rmbook" / "analysis" / "framing.py").write_text("# back\n")
-    stamp(None)  # no complete record: every file counts, as before
-    (src / "rmbook" / "analysis" / "heterogeneity.py").write_text("# edited again\n")
-    assert book.stale_reason("framing", params, out) == "source changed: rmbook/analysis/heterogeneity.py"
+    stamp(["rmbook/__init__.py", framing])
+    (src / framing).write_text("# framing's own analysis, edited\n")
+    assert book.stale_reason("framing", params, out) == f"source changed: {framing}"
+    stamp(["rmbook/__init__.py", framing])
+    (src / framing).unlink()  # a file it ran, removed
+    assert book.stale_reason("framing", params, out) == f"source changed: {framing}"
+    (src / framing).write_text("# back\n")
+    stamp(None)  # no complete record: every file counts, as before (a chapter's parameter file is its values)
+    other.write_text("# edited again\n")
+    assert book.stale_reason("framing", params, out) == "source changed: rmbook/chapters/heterogeneity/analysis.py"

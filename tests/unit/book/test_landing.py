@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from rmbook.analysis.results.claims import ClaimsResults
 from rmbook.book import landing
 from rmbook.book.chapters import results_dir
+from rmbook.chapters.claims.results import ClaimsResults
 from rmlib.storage import write_results
 
 ROWS = [{"key": k, "paper": paper, "claim": f"Claim {k}.", "chapter": ch, "verdict": v, "reason": "r"}

@@ -9,7 +9,7 @@ from rmbook import book
 
 
 def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path):
-    from rmbook.analysis import claims
+    from rmbook.chapters.claims import analysis as claims
 
     sources = book.reads_results("claims")
     assert sources == claims.source_chapters()
@@ -70,9 +70,9 @@ def test_editing_a_prose_template_makes_a_chapter_stale(tmp_path, monkeypatch):
     from rmbook.book import stamps
 
     src = tmp_path / "src"
-    (src / "rmbook" / "report" / "prose" / "templates").mkdir(parents=True)
+    (src / "rmbook" / "chapters" / "framing").mkdir(parents=True)
     (src / "rmbook" / "__init__.py").write_text("")
-    template = src / "rmbook" / "report" / "prose" / "templates" / "framing.md.j2"
+    template = src / "rmbook" / "chapters" / "framing" / "prose.md.j2"
     template.write_text("{% macro level(s) %}Old sentence.{% endmacro %}\n")
     monkeypatch.setattr(stamps, "SOURCE_ROOT", src)
     assert template in stamps.source_files()
@@ -84,4 +84,4 @@ def test_editing_a_prose_template_makes_a_chapter_stale(tmp_path, monkeypatch):
         {"hash": book.content_hash("framing", params), "dependencies": book.dependencies("framing", params)}))
     assert book.stale_reason("framing", params, out) is None
     template.write_text("{% macro level(s) %}New sentence.{% endmacro %}\n")
-    assert book.stale_reason("framing", params, out) == "source changed: rmbook/report/prose/templates/framing.md.j2"
+    assert book.stale_reason("framing", params, out) == "source changed: rmbook/chapters/framing/prose.md.j2"

@@ -16,7 +16,7 @@ ROOT = Path(__file__).parents[3]
 
 def _trained(cache: Path, name: str, run: dict, steps=(), accuracy: float | None = None) -> Path:
     """A trained RM's folder as rmlib.train.export leaves it (config.json, rmlib_run.yaml), with step-<n> exports
-    and, optionally, the held-out metrics rmbook.analysis.finetuning.evaluate_run caches in the last one."""
+    and, optionally, the held-out metrics rmbook.chapters.finetuning.analysis.evaluate_run caches in the last one."""
     folder = cache / "rms" / name
     for f in (folder, *(folder / f"step-{s}" for s in steps)):
         f.mkdir(parents=True)

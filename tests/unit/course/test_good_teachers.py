@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from rmbook import course
-from rmbook.analysis import teaching
 from rmbook.book.course import reference_solution
+from rmbook.chapters.good_teachers import analysis as teaching
 
 
 @pytest.mark.parametrize("ex", ["good_teachers.reward_variance", "good_teachers.pg_step"])

@@ -6,7 +6,7 @@ from scipy import stats
 
 from rmbook import course
 from rmbook.book.course import reference_solution
-from rmbook.course.heterogeneity import _tau_a
+from rmbook.chapters.heterogeneity.course import _tau_a
 
 
 @pytest.mark.parametrize("ex", ["heterogeneity.tau_b", "heterogeneity.noise_floor"])

@@ -50,7 +50,7 @@ def test_slope_fails_on_planted_wrong_answers(wrong, hint):
 
 
 def test_leaving_valence_out_changes_the_slope_of_every_planted_cell():
-    from rmbook.course.mere_exposure import SLOPE_CASES, planted_cell
+    from rmbook.chapters.mere_exposure.course import SLOPE_CASES, planted_cell
 
     for b, c in SLOPE_CASES.values():
         y, f, v = planted_cell(b, c)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rmbook.analysis import exposure
 import rmlib.data as D
 import rmlib.data as data
+from rmbook.chapters.mere_exposure import analysis as exposure
 
 
 pytestmark = pytest.mark.usefixtures("data_dir")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import framing
 import rmlib.data as data
+from rmbook.chapters.framing import analysis as framing
 
 
 def test_published_word_scores_cover_both_dictionaries():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import claims
+from rmbook.chapters.claims import analysis as claims
 from rmbook.report import brief
 from tests.unit.analysis.claims.conftest import plant
 from tests.unit.analysis.claims.test_catalogue import _framing, _half

@@ -1,4 +1,5 @@
-"""tools/params_table.py: notebooks/params/README.md lists every parameter of every chapter, and stays current."""
+"""tools/params_table.py: each chapter's README.md (in its folder) lists every parameter of the chapter, and stays
+current."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,10 +13,10 @@ _spec.loader.exec_module(pt)
 
 
 def test_readme_is_current_and_every_parameter_of_every_chapter_has_a_meaning():
-    text = pt.render()
-    assert pt.README.read_text(encoding="utf-8") == text, "run: python tools/params_table.py"
+    texts = pt.render()
+    assert all(p.read_text(encoding="utf-8") == text for p, text in texts.items()), "run: python tools/params_table.py"
     for name in book.chapters():
-        section = text.split(f"## {name}\n", 1)[1].split("\n## ", 1)[0]
+        section = texts[book.CHAPTERS / name / "README.md"]
         rows = {line.split("|")[1].strip().strip("`"): line for line in section.splitlines()
                 if line.startswith("| `")}
         assert set(rows) == set(book.declared_parameters(name)), name
@@ -23,8 +24,7 @@ def test_readme_is_current_and_every_parameter_of_every_chapter_has_a_meaning():
 
 
 def test_a_chapter_of_a_shared_template_shows_its_own_defaults():
-    text = pt.render()
-    mfd = text.split("## moral_foundations\n", 1)[1].split("\n## ", 1)[0]
+    mfd = pt.render()[book.CHAPTERS / "moral_foundations" / "README.md"]
     assert "| `DICTIONARY` |" in mfd and "`'mfd2'`" in mfd
     assert "template `notebooks/value_profiles.ipynb`" in mfd.lower()
 

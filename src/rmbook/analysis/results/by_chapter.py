@@ -1,10 +1,10 @@
 """A chapter's results type, found by the chapter's name: no table to edit when a chapter is added.
 
-A chapter's type lives in :mod:`rmbook.analysis.results.types` in a module named after the chapter (the claims
-page's own type, which has no split, in ``results/claims.py``), or in a module whose type lists the chapter in its
-``CHAPTERS`` (one template serving several chapters: ``value_profiles.py`` for big_two and moral_foundations). The
-modules are read as text to find that list, and only the one that holds the chapter's type is imported: a chapter's
-kernel imports (and its stamp hashes, :mod:`rmbook.book.imported`) its own type alone.
+A chapter's type lives in its folder's ``types.py`` (:mod:`rmbook.chapters`; the claims page's own type, which has
+no split, in ``claims/results.py``), and its ``CHAPTERS`` lists the chapters it serves (one template serving several:
+``value_profiles/types.py`` for big_two and moral_foundations). The modules are read as text to find that list, and
+only the one that holds the chapter's type is imported: a chapter's kernel imports (and its stamp hashes,
+:mod:`rmbook.book.imported`) its own type alone.
 """
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import functools
 import importlib
 from pathlib import Path
 
+from rmbook.chapters import FOLDER
 from rmlib.storage import ChapterResults
 
 __all__ = ["chapters_with_results", "result_type", "result_types"]
 
-HERE = Path(__file__).resolve().parent
-PACKAGE = "rmbook.analysis.results"
+PACKAGE = "rmbook.chapters"
 
 
 def _listed_chapters(path: Path) -> tuple[str, ...]:
@@ -36,11 +36,12 @@ def _listed_chapters(path: Path) -> tuple[str, ...]:
 
 @functools.cache
 def _modules() -> dict[str, str]:
-    """chapter name -> the module that holds its results type: every module of ``types/``, and ``claims.py``."""
+    """chapter name -> the module that holds its results type: every chapter folder's ``types.py``, and the claims
+    page's ``results.py``."""
     found = {}
-    for path in [*sorted((HERE / "types").glob("*.py")), HERE / "claims.py"]:
-        module = f"{PACKAGE}.types.{path.stem}" if path.parent.name == "types" else f"{PACKAGE}.{path.stem}"
-        for name in _listed_chapters(path) if path.stem != "__init__" else ():
+    for path in [*sorted(FOLDER.glob("*/types.py")), FOLDER / "claims" / "results.py"]:
+        module = f"{PACKAGE}.{path.parent.name}.{path.stem}"
+        for name in _listed_chapters(path):
             if name in found:
                 raise TypeError(f"chapter {name!r} has two results types: {found[name]} and {module}")
             found[name] = module

@@ -1,11 +1,11 @@
-"""Every chart of the book, drawn offline (``render.py``): a chapter calls :func:`rmbook.report.setup_page` once.
+"""The book's shared charts, drawn offline (``render.py``): a chapter calls :func:`rmbook.report.setup_page` once.
 
-``basic.py`` holds the general chart types; ``lexical.py``, ``values.py``, ``tokens.py``, ``similarity.py``,
-``ratings.py``, ``teaching.py``, ``implicit_explicit.py``, ``blinding.py``, ``gcg.py`` (longer_answers) and
-``claims.py`` (the verdicts, on the claims page and the landing page) the charts of particular chapters, and
-``card.py`` a value card's (and a compute-mode chapter's models beside the paper RMs, drawn as a card draws
-them). A new
-chart goes in the module of its chapter family, takes a tidy DataFrame and checks its columns.
+``basic.py`` holds the general chart types; ``lexical.py`` (framing, mere_exposure), ``values.py`` (the value
+chapters, finetuning, elo_misalignment, good_teachers) and ``tokens.py`` (method, distributions, elo_misalignment)
+the charts several chapters draw, and ``card.py`` a value card's (and a compute-mode chapter's models beside the
+paper RMs, drawn as a card draws them). A chart only one chapter draws lives in that chapter's folder
+(``rmbook/chapters/<name>/charts.py``, :mod:`rmbook.chapters`), built on these. A chart takes a tidy DataFrame and
+checks its columns.
 """
 from rmlib.lazy import lazy_face
 
@@ -13,19 +13,12 @@ from rmlib.lazy import lazy_face
 # edit to one chapter's charts leaves the other chapters' stamps current
 _WHERE = {
     **dict.fromkeys(["effect_chart", "heatmap", "histogram", "ranked_bar", "scatter", "slope_ci"], "basic"),
-    **dict.fromkeys(["disparity_chart", "effects_chart"], "blinding"),
     **dict.fromkeys(["beside_chart", "card_agreement_chart", "card_chart", "card_foundations_chart", "card_map_chart",
                      "cards_overview_chart"], "card"),
-    **dict.fromkeys(["verdict_chart"], "claims"),
-    **dict.fromkeys(["convergence_chart"], "gcg"),
-    **dict.fromkeys(["accuracy_by_set_chart", "displacement_chart"], "implicit_explicit"),
     **dict.fromkeys(["cell_strip_chart", "framing_halves_chart", "framing_slopes_chart", "halves_by_source_chart",
                      "swarm_offsets", "word_swarm_chart"], "lexical"),
-    **dict.fromkeys(["human_vs_model_ranks"], "ratings"),
     **dict.fromkeys(["BUNDLE_NAME", "MAX_ROWS", "RENDERER", "enable_offline", "render_html", "vega_bundle_js",
                      "write_vega_bundle"], "render"),
-    **dict.fromkeys(["mds_map", "similarity_heatmaps"], "similarity"),
-    **dict.fromkeys(["predictor_scatter", "teaching_trajectory_chart"], "teaching"),
     **dict.fromkeys(["enrichment_chart", "rank_trajectory_chart", "tail_composition_chart", "tail_explorer",
                      "tail_table"], "tokens"),
     **dict.fromkeys(["gap_chart", "median_rank_chart", "published_trajectory_chart", "trajectory_chart"], "values"),

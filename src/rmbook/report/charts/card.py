@@ -39,7 +39,7 @@ def _dots(data: pd.DataFrame, x: alt.X, y: alt.Y, title: str, tooltip: list, hei
 
 def card_chart(card) -> alt.Chart:
     """One dot per paper RM (coloured by base family) and a diamond for the card's model, per valence; hover a mark
-    for its name and gap (``card``: :class:`rmbook.analysis.card.ValueCard`)."""
+    for its name and gap (``card``: :class:`rmbook.chapters.value_cards.analysis.ValueCard`)."""
     ref = pd.DataFrame([{"model": g.model, "valence": g.valence, "gap": g.gap, "family": _family(card, g.model)}
                         for g in card.reference])
     own = pd.DataFrame([{"model": card.label, "valence": g.valence, "gap": g.gap, "family": OWN} for g in card.gaps])

@@ -7,7 +7,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from rmbook.analysis.framing import FRAMING_HALVES, framing_slopes_long
+from rmbook.chapters.framing.analysis import FRAMING_HALVES, framing_slopes_long
 from rmbook.report.charts.basic import slope_ci
 from rmlib.stats import require_columns
 

@@ -1,8 +1,9 @@
 """The one way a chapter's sentences are written: a Jinja template per chapter, rendered from its results.
 
-``templates/<chapter>.md.j2`` holds one macro per paragraph the chapter says (``{% macro extremes(s) %}``), so a
-reader can read a chapter's sentences as sentences, in one file, and a test can render each from planted results.
-A macro takes sections of the chapter's results type (:mod:`rmbook.analysis.results`) and never computes: every
+A chapter's ``prose.md.j2`` (in its folder, :mod:`rmbook.chapters`) holds one macro per paragraph the chapter says
+(``{% macro extremes(s) %}``), so a reader can read a chapter's sentences as sentences, in one file, and a test can
+render each from planted results; sentences several chapters share are in ``templates/``. A macro takes sections of
+the chapter's results type (its ``types.py``) and never computes: every
 number it shows is a field there, and a choice of words is made from a field (``{% if s.p_best is not none %}``).
 The phrase helpers below are the filters the templates share, so a number is written the same way on every page.
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 import functools
 import math
 import re
+from pathlib import Path
 
 import jinja2
 
+from rmbook.chapters import FOLDER
 from rmbook.report.tables import p_text, show_whitespace
 
 __all__ = ["render", "num", "pct", "count", "plural", "signed", "whitespace", "term", "p_value", "FILTERS"]
@@ -77,26 +80,33 @@ FILTERS = {"num": num, "pct": pct, "count": count, "plural": plural, "signed": s
            "term": term, "p_value": p_value}
 
 
-LOADED_TEMPLATES: set[str] = set()  # the templates this process rendered: a chapter's stamp hashes only these
+LOADED_TEMPLATES: set[str] = set()  # the template files this process rendered (from src/): its stamp hashes these
+SHARED = Path(__file__).resolve().parent / "templates"  # sentences several chapters share (``beside``, ``card``)
 
 
-class _RecordingLoader(jinja2.PackageLoader):
-    """The package's templates, each name recorded as it is read (:mod:`rmbook.book.imported`), so an edit to one
-    chapter's sentences makes only the chapters that rendered them stale."""
+class _RecordingLoader(jinja2.FileSystemLoader):
+    """A chapter's sentences (``<chapter>/prose.md.j2`` in its folder, :mod:`rmbook.chapters`) and the shared ones,
+    each file recorded as it is read (:mod:`rmbook.book.imported`), so an edit to one chapter's sentences makes only
+    the chapters that rendered them stale."""
 
     def get_source(self, environment, template):
-        source = super().get_source(environment, template)
-        LOADED_TEMPLATES.add(template)
-        return source
+        source, filename, uptodate = super().get_source(environment, template)
+        LOADED_TEMPLATES.add(Path(filename).resolve().relative_to(FOLDER.parents[1]).as_posix())
+        return source, filename, uptodate
 
 
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=_RecordingLoader("rmbook.report.prose", "templates"),
+    env = jinja2.Environment(loader=_RecordingLoader([str(FOLDER), str(SHARED)]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              autoescape=False, keep_trailing_newline=False)
     env.filters.update(FILTERS)
     return env
+
+
+def _template_name(chapter: str) -> str:
+    """A chapter's sentences are its folder's ``prose.md.j2``; shared ones are ``templates/<name>.md.j2``."""
+    return f"{chapter}/prose.md.j2" if (FOLDER / chapter / "prose.md.j2").is_file() else f"{chapter}.md.j2"
 
 
 _ITEM = re.compile(r"^\s*([-*+]|\d+\.)\s")
@@ -129,13 +139,14 @@ def _paragraphs(text: str) -> str:
 
 
 def render(chapter: str, part: str, **context) -> str:
-    """Paragraph ``part`` of chapter ``chapter``'s sentences (macro ``part`` of ``templates/<chapter>.md.j2``),
-    rendered from ``context`` (sections of the chapter's results)."""
+    """Paragraph ``part`` of chapter ``chapter``'s sentences (macro ``part`` of ``rmbook/chapters/<chapter>/prose.md.j2``,
+    or of a shared ``templates/<name>.md.j2``), rendered from ``context`` (sections of the chapter's results)."""
+    name = _template_name(chapter)
     try:
-        template = _environment().get_template(f"{chapter}.md.j2")
+        template = _environment().get_template(name)
     except jinja2.TemplateNotFound:
-        raise KeyError(f"no sentences for chapter {chapter!r}: add rmbook/report/prose/templates/{chapter}.md.j2") from None
+        raise KeyError(f"no sentences for chapter {chapter!r}: add rmbook/chapters/{chapter}/prose.md.j2") from None
     macro = getattr(template.module, part, None)
     if macro is None:
-        raise KeyError(f"templates/{chapter}.md.j2 has no macro {part!r}")
+        raise KeyError(f"{name} has no macro {part!r}")
     return _paragraphs(str(macro(**context)))

@@ -6,9 +6,9 @@ import typing
 import pytest
 from pydantic import BaseModel
 
-from rmbook.analysis.claims import Evidence
-from rmbook.analysis.claims.evidence import _strip
 from rmbook.analysis.results import result_type
+from rmbook.chapters.claims.analysis import Evidence
+from rmbook.chapters.claims.evidence import _strip
 from rmbook.report.prose import render
 
 

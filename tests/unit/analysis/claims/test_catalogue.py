@@ -1,8 +1,8 @@
-"""rmbook.analysis.claims.catalogue: planted results give the verdicts the rules say; every claim names its source."""
+"""rmbook.chapters.claims.catalogue: planted results give the verdicts the rules say; every claim names its source."""
 from __future__ import annotations
 
-from rmbook.analysis import claims
-from rmbook.analysis.claims import Evidence, verdict
+from rmbook.chapters.claims import analysis as claims
+from rmbook.chapters.claims.analysis import Evidence, verdict
 
 
 def _framing(by_source: dict) -> dict:

@@ -1,4 +1,4 @@
-"""rmbook.analysis.claims.evidence: numbers read by attribute from typed results, the provenance of each, missing
+"""rmbook.chapters.claims.evidence: numbers read by attribute from typed results, the provenance of each, missing
 numbers (untestable) apart from fields the type does not declare (a bug, raised), and the schema mode that checks
 the claims' reads against the types without any chapter having run."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import Literal
 
 import pytest
 
-from rmbook.analysis import claims
-from rmbook.analysis.claims import Evidence, SchemaError, follow
+from rmbook.chapters.claims import analysis as claims
+from rmbook.chapters.claims.analysis import Evidence, SchemaError, follow
 from rmlib.storage import ChapterResults, JsonData, Num, Record
 
 

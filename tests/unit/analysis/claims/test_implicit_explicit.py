@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import claims
-from rmbook.analysis.claims import verdict
-from rmbook.analysis.claims.implicit_explicit import DOMAIN_MARGIN
+from rmbook.chapters.claims import analysis as claims
+from rmbook.chapters.claims.analysis import verdict
+from rmbook.chapters.claims.implicit_explicit import DOMAIN_MARGIN
 
 KEYS = ("im_token_shift", "im_in_distribution", "im_domain_shift", "likelihood_displacement")
 

@@ -1,10 +1,10 @@
-"""rmbook.analysis.claims.rules: each outcome rule at its thresholds, and verdicts from parts."""
+"""rmbook.chapters.claims.rules: each outcome rule at its thresholds, and verdicts from parts."""
 from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import claims
-from rmbook.analysis.claims import Part, verdict
+from rmbook.chapters.claims import analysis as claims
+from rmbook.chapters.claims.analysis import Part, verdict
 
 
 def test_share_rule_thresholds():

@@ -1,13 +1,13 @@
-"""rmbook.analysis.results.blinding: the chapter's results built section by section from the planted scorer (no
+"""rmbook.chapters.blinding.results: the chapter's results built section by section from the planted scorer (no
 model), stored and read back; a missing model is kept with its reason."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmbook.analysis import blinding as B
-from rmbook.analysis.blinding.scores import ModelScores
-from rmbook.analysis.results import blinding as results
+from rmbook.chapters.blinding import analysis as B
+from rmbook.chapters.blinding import results
+from rmbook.chapters.blinding.scores import ModelScores
 from rmlib.storage import read_results, write_results
 
 

@@ -24,21 +24,23 @@ def test_every_chapter_that_declares_results_has_a_type():
 
 
 def test_a_new_chapters_type_is_found_by_its_name_with_no_table_to_edit(tmp_path, monkeypatch):
-    """#41 item 2: adding a chapter edited a table (CHAPTER_MODULES) beside the chapter's own files. Now a module in
-    ``types/`` is found by the chapters its type lists; two types for one chapter are refused."""
+    """#41 item 2: adding a chapter edited a table (CHAPTER_MODULES) beside the chapter's own files. Now a chapter
+    folder's ``types.py`` is found by the chapters its type lists; two types for one chapter are refused."""
     import shutil
 
-    here = tmp_path / "results"
-    shutil.copytree(by_chapter.HERE, here, ignore=shutil.ignore_patterns("__pycache__"))
-    (here / "types" / "new_chapter.py").write_text(
+    here = tmp_path / "chapters"
+    shutil.copytree(by_chapter.FOLDER, here, ignore=shutil.ignore_patterns("__pycache__", "*.yaml", "*.j2"))
+    (here / "new_chapter").mkdir()
+    (here / "new_chapter" / "types.py").write_text(
         "from rmlib.storage import ChapterResults\n\n\nclass NewChapterResults(ChapterResults):\n"
         "    CHAPTERS = (\"new_chapter\",)\n")
-    monkeypatch.setattr(by_chapter, "HERE", here)
+    monkeypatch.setattr(by_chapter, "FOLDER", here)
     by_chapter._modules.cache_clear()
     try:
         writers = {n for n in book.chapters() if book.chapter(n).declares_results}
         assert set(chapters_with_results()) == writers | {"new_chapter"}
-        (here / "types" / "twice.py").write_text(
+        (here / "twice").mkdir()
+        (here / "twice" / "types.py").write_text(
             "class Twice(ChapterResults):\n    CHAPTERS = (\"framing\",)\n")
         by_chapter._modules.cache_clear()
         with pytest.raises(TypeError, match="chapter 'framing' has two results types"):
@@ -54,9 +56,10 @@ def test_finding_a_chapters_type_imports_no_other_chapters_type():
     import sys
 
     code = ("import sys\nfrom rmbook.analysis.results import result_type\nresult_type('framing')\n"
-            "print(sorted(m for m in sys.modules if m.startswith('rmbook.analysis.results.types.')))")
+            "print(sorted(m for m in sys.modules if m.startswith('rmbook.analysis.results.types.')"
+            " or m.startswith('rmbook.chapters.') and m.endswith('.types')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "['rmbook.analysis.results.types.beside', 'rmbook.analysis.results.types.framing']"
+    assert out == "['rmbook.analysis.results.types.beside', 'rmbook.chapters.framing.types']"
 
 
 def _code(template) -> list[ast.AST]:

@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.claims: the page's results keep every part's numbers with the steps that lead back to
+"""rmbook.chapters.claims.results: the page's results keep every part's numbers with the steps that lead back to
 them in the chapter's own results."""
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from rmbook.analysis import claims
-from rmbook.analysis.results import claims as results
-from rmbook.analysis.results.heterogeneity import HeterogeneityResults
-from rmlib.errors import RmlibError
+from rmbook.chapters.claims import analysis as claims
+from rmbook.chapters.claims import results
+from rmbook.chapters.heterogeneity.results import HeterogeneityResults
 from rmbook.report.prose import render
+from rmlib.errors import RmlibError
 from rmlib.storage import read_results, write_results
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis.claims import CLAIMS, Evidence
 from rmbook.analysis.results import result_type
+from rmbook.chapters.claims.analysis import CLAIMS, Evidence
 from rmbook.report.prose import render
 
 

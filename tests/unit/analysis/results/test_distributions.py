@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.distributions: the chapter's results built section by section from two small planted runs,
+"""rmbook.chapters.distributions.results: the chapter's results built section by section from two small planted runs,
 stored and read back."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import distributions
-from rmbook.analysis.results import distributions as results
+from rmbook.chapters.distributions import analysis as distributions
+from rmbook.chapters.distributions import results
 from rmlib.storage import read_results, write_results
 
 

@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.elo_misalignment: the chapter's results built from planted scores of three models under two
+"""rmbook.chapters.elo_misalignment.results: the chapter's results built from planted scores of three models under two
 prompts (and a planted topic test), stored and read back."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import human_ratings as hr
-from rmbook.analysis.results import elo_misalignment as results
+from rmbook.chapters.elo_misalignment import analysis as hr
+from rmbook.chapters.elo_misalignment import results
 from rmlib.storage import read_results, write_results
 
 MODELS = ["org/a", "org/b", "org/c"]

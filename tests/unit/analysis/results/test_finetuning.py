@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.finetuning: the chapter's results built section by section from small planted frames (the
+"""rmbook.chapters.finetuning.results: the chapter's results built section by section from small planted frames (the
 durability counts from the chapter's own functions on planted checkpoints), stored and read back."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from rmbook.analysis import durability
-from rmbook.analysis.results import finetuning as results
+from rmbook.chapters.finetuning import durability
+from rmbook.chapters.finetuning import results
 from rmlib.storage import read_results, write_results
 
 

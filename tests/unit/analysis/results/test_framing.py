@@ -1,13 +1,13 @@
-"""rmbook.analysis.results.framing: the chapter's results built section by section from small planted frames (two
+"""rmbook.chapters.framing.results: the chapter's results built section by section from small planted frames (two
 models, two lexicons, the halves counted by the library), stored and read back."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmbook.analysis import framing
-from rmbook.analysis.framing import sources as fs
-from rmbook.analysis.results import framing as results
+from rmbook.chapters.framing import analysis as framing
+from rmbook.chapters.framing import sources as fs
+from rmbook.chapters.framing import results
 from rmlib.storage import read_results, write_results
 
 

@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.good_teachers: the chapter's results built from a small planted teaching table (the
+"""rmbook.chapters.good_teachers.results: the chapter's results built from a small planted teaching table (the
 correlations, inversions and replication block from the chapter's own functions), stored and read back."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from rmbook.analysis.teaching import settings as ts
-from rmbook.analysis.teaching import stats as teaching_stats
-from rmbook.analysis.results import good_teachers as results
+from rmbook.chapters.good_teachers import settings as ts
+from rmbook.chapters.good_teachers import stats as teaching_stats
+from rmbook.chapters.good_teachers import results
 from rmlib.storage import read_results, write_results
 
 

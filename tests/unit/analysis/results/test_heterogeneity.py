@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.heterogeneity: the chapter's results built section by section from a small planted run,
+"""rmbook.chapters.heterogeneity.results: the chapter's results built section by section from a small planted run,
 stored and read back."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import heterogeneity as het
-from rmbook.analysis.results import heterogeneity as results
+from rmbook.chapters.heterogeneity import analysis as het
+from rmbook.chapters.heterogeneity import results
 from rmlib.storage import ResultsError, read_results, write_results
 
 

@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.identity_terms: the chapter's results built section by section from planted terms, item
+"""rmbook.chapters.identity_terms.results: the chapter's results built section by section from planted terms, item
 and word scores, stored and read back."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import identity
-from rmbook.analysis.results import identity_terms as results
+from rmbook.chapters.identity_terms import analysis as identity
+from rmbook.chapters.identity_terms import results
 from rmlib.storage import read_results, write_results
 
 

@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.implicit_rewards: the chapter's results built from small planted frames, stored and read
+"""rmbook.chapters.implicit_rewards.results: the chapter's results built from small planted frames, stored and read
 back."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from rmbook.analysis.results import implicit_rewards as results
+from rmbook.chapters.implicit_rewards import results
 from rmlib.storage import read_results, write_results
 
 

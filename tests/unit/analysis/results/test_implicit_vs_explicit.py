@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.implicit_vs_explicit: the chapter's results built section by section from small planted
+"""rmbook.chapters.implicit_vs_explicit.results: the chapter's results built section by section from small planted
 frames (gaps, displacement and verdict from the chapter's own functions), stored and read back."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from rmbook.analysis import implicit_explicit as ie
-from rmbook.analysis.results import implicit_vs_explicit as results
+from rmbook.chapters.implicit_vs_explicit import analysis as ie
+from rmbook.chapters.implicit_vs_explicit import results
 from rmlib.storage import read_results, write_results
 
 RUN = {"base_model": "tiny-llama", "n_pairs": 48, "sources": ["synthetic_marker"], "steps": 8, "batch_size": 8,

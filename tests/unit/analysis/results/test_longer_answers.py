@@ -1,11 +1,11 @@
-"""rmbook.analysis.results.longer_answers: the chapter's results built section by section from planted frames, stored
+"""rmbook.chapters.longer_answers.results: the chapter's results built section by section from planted frames, stored
 and read back; published mode off is None, and no model searched leaves empty sections."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmbook.analysis.results import longer_answers as results
+from rmbook.chapters.longer_answers import results
 from rmlib.storage import read_results, write_results
 
 COMPARISON = pd.DataFrame({"model": ["m", "m", "lm", "m"], "prompt_key": "greatest",

@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.mere_exposure: the chapter's results built from small planted frames (two models, two
+"""rmbook.chapters.mere_exposure.results: the chapter's results built from small planted frames (two models, two
 frequency matchings, the verdicts over models applied by the library) with the sections their sentences are rendered
 from, stored and read back."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis.exposure import verdicts as ev
-from rmbook.analysis.results import mere_exposure as results
+from rmbook.chapters.mere_exposure import verdicts as ev
+from rmbook.chapters.mere_exposure import results
 from rmlib.data import RM_SCORE
 from rmlib.storage import read_results, write_results
 

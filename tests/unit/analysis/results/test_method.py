@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.method: the chapter's results built section by section from a planted sweep, audit and
+"""rmbook.chapters.method.results: the chapter's results built section by section from a planted sweep, audit and
 mode comparison, stored and read back."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis import method
-from rmbook.analysis.results import method as results
+from rmbook.chapters.method import analysis as method
+from rmbook.chapters.method import results
 from rmlib.storage import read_results, write_results
 
 

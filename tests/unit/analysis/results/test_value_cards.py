@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rmbook.analysis.results import by_chapter, value_cards
+from rmbook.analysis.results import by_chapter
+from rmbook.chapters.value_cards import results as value_cards
 from rmlib.storage import read_results, write_results
 
 AMONG = "among them"

@@ -1,4 +1,4 @@
-"""rmbook.analysis.results.value_profiles: the big_two and moral_foundations results (one type) built section by
+"""rmbook.chapters.value_profiles.results: the big_two and moral_foundations results (one type) built section by
 section from planted value scores, each keeping only its own chapter's pieces, stored and read back; the builders
 compute what the sentences state (the significant panels, the smallest p's, which family ranks what higher)."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rmbook.analysis import families as fam, values as vp
-from rmbook.analysis.results import value_profiles as results
+from rmbook.chapters.value_profiles import results
 from rmlib.storage import ResultsError, read_results, write_results
 
 FAMILIES = ["Gemma", "Llama"]

@@ -1,11 +1,11 @@
-"""rmbook.report.charts.blinding on the planted-bias run (tests/unit/conftest.py)."""
+"""rmbook.chapters.blinding.charts on the planted-bias run (tests/unit/conftest.py)."""
 from __future__ import annotations
 
 import pytest
 
-from rmbook.analysis import blinding as B
-from rmbook.analysis.blinding.prompts import CONDITION_LABELS
-from rmbook.report.charts import blinding as C
+from rmbook.chapters.blinding import analysis as B
+from rmbook.chapters.blinding import charts as C
+from rmbook.chapters.blinding.prompts import CONDITION_LABELS
 
 
 @pytest.fixture(scope="module")

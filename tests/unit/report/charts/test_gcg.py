@@ -1,11 +1,11 @@
-"""rmbook.report.charts.gcg and rmbook.report.tables.gcg_extremes_table: the longer_answers chapter's convergence chart
+"""rmbook.chapters.longer_answers.charts and rmbook.report.tables.gcg_extremes_table: the longer_answers chapter's convergence chart
 and extremes table, from planted GCG rows."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmbook.report import charts
+from rmbook.chapters.longer_answers import charts
 from rmbook.report.tables import gcg_extremes_table
 
 RUNS = pd.DataFrame({"model": ["m"] * 4 + ["other"], "prompt_key": "g", "direction": ["max", "max", "min", "min", "max"],

@@ -1,10 +1,10 @@
-"""rmbook.report.charts.teaching: the good_teachers charts' specs, and a clear error for a table without the columns."""
+"""rmbook.chapters.good_teachers.charts: the good_teachers charts' specs, and a clear error for a table without the columns."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmbook.report import charts
+from rmbook.chapters.good_teachers import charts
 
 
 def test_teaching_trajectory_chart_marks_the_gain_step_and_facets_by_pi0():

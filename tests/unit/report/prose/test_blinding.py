@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pandas as pd
 
-from rmbook.analysis import blinding as B
-from rmbook.analysis.blinding.scores import ModelScores
-from rmbook.analysis.results import blinding as results
+from rmbook.chapters.blinding import analysis as B
+from rmbook.chapters.blinding import results
+from rmbook.chapters.blinding.scores import ModelScores
 from rmbook.report.prose import render
 
 

@@ -6,9 +6,10 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from rmbook.analysis.results import blinding, longer_answers
-from rmbook.analysis.results import claims as claims_results
-from rmbook.analysis.results import method
+from rmbook.chapters.blinding import results as blinding
+from rmbook.chapters.claims import results as claims_results
+from rmbook.chapters.longer_answers import results as longer_answers
+from rmbook.chapters.method import results as method
 from rmbook.report.prose import render
 from tests.unit.report.prose.test_longer_answers import COMPARISON, PUBLISHED
 from tests.unit.report.prose.test_method import AUDIT, _extremes

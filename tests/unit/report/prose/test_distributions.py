@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.analysis.results import distributions as results
+from rmbook.chapters.distributions import results
 from rmbook.report.prose import render
 
 

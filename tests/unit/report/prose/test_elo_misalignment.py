@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.analysis.human_ratings import EloScores
-from rmbook.analysis.results import elo_misalignment as results
+from rmbook.chapters.elo_misalignment import results
+from rmbook.chapters.elo_misalignment.analysis import EloScores
 from rmbook.report.prose import render
 
 
@@ -107,7 +107,7 @@ def _by_prompt() -> pd.DataFrame:
 
 
 def _topics(by_prompt=None) -> dict:
-    """What :func:`rmbook.analysis.human_ratings.undervalued_topics` returns, planted: 8 items, 6 with a topic."""
+    """What :func:`rmbook.chapters.elo_misalignment.analysis.undervalued_topics` returns, planted: 8 items, 6 with a topic."""
     topics = pd.DataFrame({"item": [f"i{k}" for k in range(8)],
                            "topic": ["noun.act", "noun.act", "noun.person", None, "noun.food", None, "noun.act",
                                      "noun.person"],

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.analysis.results import mere_exposure as results
-from rmlib.data import RM_SCORE
+from rmbook.chapters.mere_exposure import results
 from rmbook.report.prose import render
+from rmlib.data import RM_SCORE
 
 
 def _say(part: str, section) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rmbook.analysis import durability as du
-from rmbook.analysis.results import finetuning as results
+from rmbook.chapters.finetuning import durability as du
+from rmbook.chapters.finetuning import results
 from rmbook.report.prose import render
 
 MAIN = pd.DataFrame({"steps": [8, 8], "first_loss": [0.8, 0.6], "last_loss": [0.2, 0.4], "share_truncated": [0, 0.5]})

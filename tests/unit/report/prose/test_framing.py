@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.analysis.claims.rules import MOST
-from rmbook.analysis.results import framing as results
+from rmbook.chapters.claims.rules import MOST
+from rmbook.chapters.framing import results
 from rmbook.report.prose import render
 
 

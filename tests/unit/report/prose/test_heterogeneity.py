@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.analysis.heterogeneity import BASE_DESIGN, SIZE_DESIGN, SimilarityRun
-from rmbook.analysis.results import heterogeneity as results
+from rmbook.chapters.heterogeneity import results
+from rmbook.chapters.heterogeneity.analysis import BASE_DESIGN, SIZE_DESIGN, SimilarityRun
 from rmbook.report.prose import render
 
 

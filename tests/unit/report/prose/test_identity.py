@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.analysis.identity import HUMAN_BINS, MIN_MODELS_FOR_CI
-from rmbook.analysis.results import identity_terms as results
+from rmbook.chapters.identity_terms import results
+from rmbook.chapters.identity_terms.analysis import HUMAN_BINS, MIN_MODELS_FOR_CI
 from rmbook.report.prose import render
 
 

@@ -1,10 +1,10 @@
 """templates/implicit_rewards.md.j2: the implicit-rewards chapter's sentences follow the numbers they are given,
-rendered from sections built by rmbook.analysis.results.implicit_rewards on small planted inputs."""
+rendered from sections built by rmbook.chapters.implicit_rewards.results on small planted inputs."""
 from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.analysis.results import implicit_rewards as results
+from rmbook.chapters.implicit_rewards import results
 from rmbook.report.prose import render
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis.implicit_explicit import pattern_verdict
-from rmbook.analysis.results import implicit_vs_explicit as results
+from rmbook.chapters.implicit_vs_explicit import results
+from rmbook.chapters.implicit_vs_explicit.analysis import pattern_verdict
 from rmbook.report.prose import render
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.analysis.results import longer_answers as results
+from rmbook.chapters.longer_answers import results
 from rmbook.report.prose import render
 
 PUBLISHED = pd.DataFrame({"model": ["a", "a", "b", "b"], "prompt_key": ["p", "q", "p", "q"],

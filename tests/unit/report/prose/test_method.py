@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmbook.analysis.results import method as results
+from rmbook.chapters.method import results
 from rmbook.report.prose import render
 
 AUDIT = pd.DataFrame({"model": ["A", "B"], "ids checked": [1000, 2000], "ids changed by decode→encode": [10, 400],

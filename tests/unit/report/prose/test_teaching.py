@@ -1,12 +1,12 @@
 """templates/good_teachers.md.j2: the good_teachers sentences say what the numbers say, rendered from sections built
-by rmbook.analysis.results.good_teachers on small planted inputs."""
+by rmbook.chapters.good_teachers.results on small planted inputs."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from rmbook.analysis.results import good_teachers as results
-from rmbook.analysis.teaching import settings as ts
+from rmbook.chapters.good_teachers import results
+from rmbook.chapters.good_teachers import settings as ts
 from rmbook.report.prose import render
 
 P = results.Parameters(kl_coef=1.0, lr=0.002, steps=200, gain_steps=50, gain_target=0.25, subset_size=100,

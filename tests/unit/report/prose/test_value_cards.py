@@ -1,7 +1,7 @@
 """The "Value cards" page's sentences, rendered from planted summaries: one computed model or several, or none."""
 from __future__ import annotations
 
-from rmbook.analysis.results.types.value_cards import ComputedSummary, Trained, TrainedPair
+from rmbook.chapters.value_cards.types import ComputedSummary, Trained, TrainedPair
 from rmbook.report.prose import render
 
 ONE = ComputedSummary(n_models=1, n_beyond_gap=0, beyond_gap=[], min_foundations_beyond=7, max_foundations_beyond=7,

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from rmbook.analysis import families as fam
-from rmbook.analysis.results import value_profiles as results
+from rmbook.chapters.value_profiles import results
 from rmbook.report.prose import render
 
 FAMILIES = ("Gemma", "Llama")

@@ -1,13 +1,7 @@
-"""Each chapter's results *type*, alone: the classes of :mod:`rmbook.analysis.results.<module>` without the functions
-that build them, one module per results module (``method.py``, ``distributions.py``, ``heterogeneity.py``,
-``elo_misalignment.py``, ``identity_terms.py``, ``framing.py``, ``mere_exposure.py``, ``value_profiles.py``,
-``implicit_rewards.py``, ``finetuning.py``, ``longer_answers.py``, ``good_teachers.py``, ``implicit_vs_explicit.py``,
-``blinding.py``), and ``beside.py``, a section several chapters' types hold (no chapter's own).
-
-A type imports no chapter's analysis (only :mod:`rmbook.analysis.choices`, the claims rules and storage), so the claims
-page, which reads every chapter's typed results (:func:`rmbook.analysis.results.result_type`), does not import every
-chapter's analysis, and an edit to one analysis leaves it current (:mod:`rmbook.book.imported`). The builders'
-modules re-export these classes: ``results.HeterogeneityResults`` is the same class.
+"""Results types that several chapters' types hold: ``beside.py`` (the compute-mode section that keeps the paper RMs
+on a chapter's page). Each chapter's own type is its folder's ``types.py`` (:mod:`rmbook.chapters`); a type imports no
+chapter's analysis (only :mod:`rmbook.analysis.choices`, the claims rules and storage), so the claims page, which
+reads every chapter's typed results, does not import every chapter's analysis.
 """
 
 import pkgutil

@@ -1,0 +1,154 @@
+"""The claims page's results: the rules' thresholds, which chapters it read, one row per claim with its verdict,
+and every part of every claim with the numbers it used and where each came from (``steps`` to follow into the
+chapter's results file, :func:`rmbook.chapters.claims.analysis.follow`). The page's own sentences are rendered from the sections
+below (``rmbook/chapters/claims/prose.md.j2``: ``read_from``, ``at_a_glance``, ``claim``), each part's
+evidence from the fields its evaluator gave (:class:`rmbook.chapters.claims.analysis.Said`)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from rmbook.chapters.claims import analysis as claims
+from rmlib.storage import ChapterResults, JsonData, Num, Section, Table
+
+__all__ = ["NumberRef", "DerivedNumber", "PartResult", "ClaimsResults", "UnreadChapter", "SourcesRead",
+           "VerdictCount", "Glance", "PartShown", "ClaimShown", "sources_read", "glance", "claim_shown",
+           "chapter_results", "glance_table"]
+
+
+class NumberRef(Section):
+    """One number a part read: the chapter, the path as the page prints it, the steps to follow, and its value."""
+
+    chapter: str
+    path: str
+    steps: JsonData
+    value: JsonData
+
+
+class DerivedNumber(Section):
+    """A number a part computed from those it read (a count over panels, a test's floor)."""
+
+    what: str
+    value: JsonData
+
+
+class PartResult(Section):
+    name: str
+    outcome: str
+    evidence: str
+    context: bool
+    floor: Num
+    note: str
+    refs: list[NumberRef]
+    derived: list[DerivedNumber]
+
+
+class ClaimsResults(ChapterResults):
+    CHAPTERS = ("claims",)
+
+    rules: dict[str, float]
+    chapters_read: list[str]
+    rows: Table  # one per claim: paper, claim, chapter, data, unit, test, evidence, verdict, reason, attainable_p
+    parts: dict[str, list[PartResult]]
+
+
+class UnreadChapter(Section):
+    chapter: str
+    reason: str  # why its results could not be read
+
+
+class SourcesRead(Section):
+    """Which of the chapters the page reads wrote results it could read."""
+
+    n_read: int
+    n_sources: int
+    read: list[str]
+    unread: list[UnreadChapter]
+    all_read: bool
+
+
+class VerdictCount(Section):
+    verdict: str
+    n: int
+
+
+class Glance(Section):
+    """How many claims got each verdict (every verdict, in the order of ``claims.VERDICTS``)."""
+
+    n_claims: int
+    counts: list[VerdictCount]
+
+
+class PartShown(Section):
+    name: str
+    outcome: str
+    context: bool
+    evidence: str
+
+
+class ClaimShown(Section):
+    """One claim as the page shows it: its row of the table, the reason as a sentence, and its parts."""
+
+    claim: str
+    verdict: str
+    reason: str  # capitalised: it starts a sentence
+    attainable_p: Num  # None when no counted part rests on a test with a floor
+    paper: str
+    stated_in: str
+    chapter: str
+    data: str
+    unit: str
+    test: str
+    parts: list[PartShown]
+
+
+def sources_read(evidence: claims.Evidence) -> SourcesRead:
+    """The section of :func:`rmbook.chapters.claims.analysis.load_evidence`'s evidence."""
+    sources = claims.source_chapters()
+    read = [c for c in sources if evidence.results[c] is not None]
+    return SourcesRead(n_read=len(read), n_sources=len(sources), read=read,
+                       unread=[UnreadChapter(chapter=c, reason=evidence.reasons[c]) for c in sources if c not in read],
+                       all_read=len(read) == len(sources))
+
+
+def glance(table: pd.DataFrame) -> Glance:
+    """The section of :func:`rmbook.chapters.claims.analysis.claims_table`'s table."""
+    counts = table["verdict"].value_counts()
+    return Glance(n_claims=len(table), counts=[VerdictCount(verdict=v, n=int(counts.get(v, 0)))
+                                               for v in claims.VERDICTS])
+
+
+def glance_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts at a glance in three columns that fit the text column (#43 item 3: six columns hid the reason at
+    1280 px): the claim with the paper that states it, the verdict, and why, with the smallest p the data could give
+    where it binds and the chapter that has the evidence."""
+    def why(row) -> str:
+        floor = "" if pd.isna(row.attainable_p) else f"; the smallest attainable p is {row.attainable_p:.2g}"
+        return f"{row.reason[0].upper()}{row.reason[1:]}{floor} (chapter: {row.chapter})"
+
+    return pd.DataFrame({"claim": [f"{r.claim} ({r.paper})" for r in table.itertuples()],
+                         "verdict": table["verdict"].tolist(), "why": [why(r) for r in table.itertuples()]})
+
+
+def claim_shown(row, parts: list[claims.Part]) -> ClaimShown:
+    """The section of one row of :func:`rmbook.chapters.claims.analysis.claims_table`'s table (``itertuples``) and its parts."""
+    return ClaimShown(claim=row.claim, verdict=row.verdict, reason=row.reason[0].upper() + row.reason[1:],
+                      attainable_p=None if pd.isna(row.attainable_p) else row.attainable_p, paper=row.paper,
+                      stated_in=row.stated_in, chapter=row.chapter, data=row.data, unit=row.unit, test=row.test,
+                      parts=[PartShown(name=p.name, outcome=p.outcome, context=p.context, evidence=p.evidence)
+                             for p in parts])
+
+
+def _part(p: claims.Part) -> PartResult:
+    return PartResult(name=p.name, outcome=p.outcome, evidence=p.evidence, context=p.context, floor=p.floor,
+                      note=p.note, refs=[NumberRef(chapter=r.chapter, path=r.path, steps=r.steps, value=r.value)
+                                         for r in p.refs],
+                      derived=[DerivedNumber(what=r.path, value=r.value) for r in p.derived])
+
+
+def chapter_results(chapters_read: list[str], table: pd.DataFrame,
+                    parts: dict[str, list[claims.Part]]) -> ClaimsResults:
+    """The page's results from :func:`rmbook.chapters.claims.analysis.claims_table`'s table and parts."""
+    return ClaimsResults(rules={"MOST": claims.MOST, "ALPHA": claims.ALPHA,
+                                "TAU_HETEROGENEOUS": claims.TAU_HETEROGENEOUS, "MULTIPLE": claims.MULTIPLE},
+                         chapters_read=chapters_read, rows=table,
+                         parts={k: [_part(p) for p in ps] for k, ps in parts.items()})

@@ -1,0 +1,18 @@
+"""RMs against people on EloEverything: the most over- and under-valued items and their themes.
+
+The chapter's files:
+
+* ``analysis.py``: what the notebook calls;
+* ``misalignment.py``: where do models over- or under-value items relative to human ratings (EloEverything)? Two
+  methods side by side (rank and z differences), per model, per category (cluster bootstrap) and as a consensus over
+  models;
+* ``topics.py``: coarse topics for EloEverything items from WordNet noun supersenses, and the paper's four themes as a
+  fixed map;
+* ``results.py``: builds the chapter's results (``chapter_results``);
+* ``types.py``: the results type alone, which the claims page reads;
+* ``prose.md.j2``: the chapter's sentences, one macro per paragraph;
+* ``course.py``: the exercises' checks;
+* ``params.yaml``: the full-run values ``make book`` uses;
+* ``params.course.yaml``: the course edition's values.
+"""
+__all__ = []  # a folder of modules, each imported by its name

@@ -1,0 +1,17 @@
+"""One explicit and one implicit (DPO) RM trained alike: accuracy per set, gaps, displacement.
+
+The chapter's files:
+
+* ``analysis.py``: what the notebook calls;
+* ``token_shift.py``: a token-level distribution shift: deterministic, meaning-preserving rewrites of preference
+  pairs;
+* ``results.py``: builds the chapter's results (``chapter_results``);
+* ``types.py``: the results type alone, which the claims page reads;
+* ``prose.md.j2``: the chapter's sentences, one macro per paragraph;
+* ``charts.py``: the charts only this chapter draws;
+* ``course.py``: the exercises' checks;
+* ``params.yaml``: the full-run values ``make book`` uses;
+* ``params.test.yaml``: what the chapter's tests run it with;
+* ``params.course.yaml``: the course edition's values.
+"""
+__all__ = []  # a folder of modules, each imported by its name

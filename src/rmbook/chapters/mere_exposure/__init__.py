@@ -1,0 +1,17 @@
+"""With valence fixed, how often an RM's score rises with word frequency; the verdict.
+
+The chapter's files:
+
+* ``analysis.py``: what the notebook calls;
+* ``slopes.py``: mere exposure: do reward models prefer frequent words? (FAccT 2025.);
+* ``verdicts.py``: the mere exposure chapter on top of :mod:`.slopes`: the data of a run, the verdict per model,
+  whether the word frequency matchings agree, and whether an RM pays for frequency beyond what its base LM already
+  prefers;
+* ``results.py``: builds the chapter's results (``chapter_results``);
+* ``types.py``: the results type alone, which the claims page reads;
+* ``prose.md.j2``: the chapter's sentences, one macro per paragraph;
+* ``course.py``: the exercises' checks;
+* ``params.yaml``: the full-run values ``make book`` uses;
+* ``params.course.yaml``: the course edition's values.
+"""
+__all__ = []  # a folder of modules, each imported by its name
