@@ -5,8 +5,8 @@ import pytest
 
 from rmbook.chapters.claims import analysis as claims
 from rmbook.report import brief
-from tests.unit.analysis.claims.conftest import plant
-from tests.unit.analysis.claims.test_catalogue import _framing, _half
+from tests.unit.chapters.claims.conftest import plant
+from tests.unit.chapters.claims.test_catalogue import _framing, _half
 
 
 def test_a_chapter_judges_the_claims_it_tests_and_reads_only_its_own_results(monkeypatch):

@@ -6,7 +6,7 @@ parts to a verdict. The thresholds are module constants, and the page prints the
 makes it *hold*, with the claimed direction turned round (most units clearly against; a significant effect the other
 way; an interval wholly on the wrong side). Units that are merely not significant are unclear, never against.
 Swapping the claimed direction of any evidence swaps *holds* and *fails* and leaves every other outcome as it is
-(``tests/unit/analysis/claims/test_rules.py`` checks this on random planted cases). Every rule that rests on a test
+(``tests/unit/chapters/claims/test_rules.py`` checks this on random planted cases). Every rule that rests on a test
 also takes its **attainable significance** into account: no part is decided by a test with four and six models that
 could not reach significance, and none by a Monte Carlo p whose error straddles alpha.
 

@@ -11,8 +11,8 @@ from rmbook.chapters.claims import results as claims_results
 from rmbook.chapters.longer_answers import results as longer_answers
 from rmbook.chapters.method import results as method
 from rmbook.report.prose import render
-from tests.unit.report.prose.test_longer_answers import COMPARISON, PUBLISHED
-from tests.unit.report.prose.test_method import AUDIT, _extremes
+from tests.unit.chapters.longer_answers.test_prose import COMPARISON, PUBLISHED
+from tests.unit.chapters.method.test_prose import AUDIT, _extremes
 
 
 def test_the_about_brief_gives_the_range_of_agreement_or_the_one_model():
