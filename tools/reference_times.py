@@ -3,9 +3,9 @@
 a cold `make book` (book/_executed/<chapter>.stamp), so that a fresh clone's first `make book` can show the time left
 for chapters that never ran on that machine (rmbook.book.runner.reference_seconds).
 
-Only stamps whose parameters are the chapter's full-run parameters (src/rmbook/chapters/<chapter>/params.yaml) count: a tiny
-or hand-parameterised run says nothing about the book's cost. Chapters without such a stamp keep the value already in
-the file (if any); pass --only-new to start from an empty table. Run it after a cold build on a quiet machine, and
+Only stamps whose parameters are the chapter's full-run parameters (src/rmbook/chapters/<chapter>/params.yaml) count: a
+tiny or hand-parameterised run says nothing about the book's cost. Chapters without such a stamp keep the value already
+in the file (if any); pass --only-new to start from an empty table. Run it after a cold build on a quiet machine, and
 commit the file. Each entry says where it was measured (``measured``): the stamp's date and folder and the CPU count;
 the load average is not known afterwards, so note it in the commit message.
 

@@ -167,7 +167,8 @@ class _Harness:
         return {n: runs[n] or self._run(n, True) for n in names}
 
     def __call__(self, name: str, **overrides) -> ChapterRun:
-        """The chapter with its standard test parameters (src/rmbook/chapters/<name>/params.test.yaml) and ``overrides``."""
+        """The chapter with its standard test parameters (src/rmbook/chapters/<name>/params.test.yaml) and
+        ``overrides``."""
         return self._run(name, True, **overrides)
 
     def tiny(self, name: str, **overrides) -> ChapterRun:

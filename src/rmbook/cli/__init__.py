@@ -1,6 +1,6 @@
 """The book's subcommands of the ``rmlib`` command (layer 9): ``card`` (``card.py``: a value card of any RM, placed
-among the paper RMs, :mod:`rmbook.chapters.value_cards.analysis`) and ``book vendor``/``book run``/``book html``/``book course``
-(``book.py``: :mod:`rmbook.book`, what the Makefile calls).
+among the paper RMs, :mod:`rmbook.chapters.value_cards.analysis`) and ``book vendor``/``book run``/``book html``/``book
+course`` (``book.py``: :mod:`rmbook.book`, what the Makefile calls).
 
 ``rmlib`` imports nothing of the book: its parser finds these two through the ``rmlib.commands`` entry points that
 ``pyproject.toml`` declares (:func:`rmlib.cli.main.build_parser`).

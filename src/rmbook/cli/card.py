@@ -1,5 +1,6 @@
 """``rmlib card MODEL [--quick] [--vocab]``: a value card of any reward model (or an LM as an implicit reward), placed among the
-ten paper RMs (:mod:`rmbook.chapters.value_cards.analysis`), written as ``card.json`` (typed, checked when read), ``card.md`` and ``card.html`` (offline)."""
+ten paper RMs (:mod:`rmbook.chapters.value_cards.analysis`), written as ``card.json`` (typed, checked when read),
+``card.md`` and ``card.html`` (offline)."""
 from __future__ import annotations
 
 import re

@@ -86,9 +86,9 @@ def topic_view(enrichment: pd.DataFrame) -> pd.DataFrame:
 
 def run_orders_view(runs: pd.DataFrame) -> pd.DataFrame:
     """finetuning: each published run's family order across its checkpoints
-    (:func:`rmbook.chapters.finetuning.durability.published_run_orders`): the first and final order, Kendall's W with the pair
-    flips, how many checkpoints hold the claimed order, and the run's verdict (where it flipped, and whether the flip
-    persisted)."""
+    (:func:`rmbook.chapters.finetuning.durability.published_run_orders`): the first and final order, Kendall's W with
+    the pair flips, how many checkpoints hold the claimed order, and the run's verdict (where it flipped, and whether
+    the flip persisted)."""
     require_columns(runs, ["run", "checkpoints", "first_order", "final_order", "kendall_w", "pair_flips", "pairs",
                            "llama_below_gemma", "n_checkpoints", "holds", "flip_step", "persistent"], "run orders")
 

@@ -163,7 +163,8 @@ def table_html(df: pd.DataFrame, *, max_rows: int = MAX_ROWS_SHOWN) -> str:
 
 def gcg_extremes_table(comparison: pd.DataFrame) -> pd.DataFrame:
     """The best (max) and worst (min) response a GCG search found at each length, beside the one-token extreme
-    (``comparison``: :func:`rmbook.chapters.longer_answers.analysis.compare_with_one_token`), its columns named for a reader."""
+    (``comparison``: :func:`rmbook.chapters.longer_answers.analysis.compare_with_one_token`), its columns named for a
+    reader."""
     cols = ["model", "prompt_key", "direction", "length", "best_text", "best", "one_token_text", "one_token_extreme",
             "n_beyond", "n_restarts"]
     require_columns(comparison, cols, "gcg_extremes_table")

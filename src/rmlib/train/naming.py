@@ -1,8 +1,8 @@
 """Which name a training run is stored under, so that a rerun with one parameter changed trains rather than stops.
 
 A chapter names its runs by what tells them apart in the chapter's design (base, data, seed, size, steps, tuning:
-:func:`rmbook.chapters.finetuning.analysis.run_name`), and other chapters refer to those names (``local:<name>``). The name
-leaves out the learning rate, the length, the precision and the layer count, so a reader who reruns a chapter with
+:func:`rmbook.chapters.finetuning.analysis.run_name`), and other chapters refer to those names (``local:<name>``). The
+name leaves out the learning rate, the length, the precision and the layer count, so a reader who reruns a chapter with
 another learning rate meets the earlier run under the same name, and :func:`rmlib.train.train` refuses it ("holds a
 different run"): nothing in the chapter lets a reader choose a name. :func:`own_name` gives such a run the name
 followed by the first 8 digits of its run hash; the same config still finds its finished run and reuses it.

@@ -2,10 +2,10 @@
 
 Each :class:`Claim` (``catalogue.py``) names the sentence it tests, where the paper says it, the chapter and data
 that test it, and the unit the claim is about (models, cells, items, checkpoints). Its ``evaluate`` function reads
-*only* numbers that the chapters wrote to their typed results, by attribute, through an :class:`Evidence` object (``evidence.py``)
-that records every number it hands out with the chapter and the path it came from. Each part of a claim gets an
-outcome by a stated rule, and the claim's verdict follows from its parts (``rules.py``). An evaluator states its
-evidence as a :class:`Said` (which sentence, from which fields it computed); the sentence itself is worded by
+*only* numbers that the chapters wrote to their typed results, by attribute, through an :class:`Evidence` object
+(``evidence.py``) that records every number it hands out with the chapter and the path it came from. Each part of a
+claim gets an outcome by a stated rule, and the claim's verdict follows from its parts (``rules.py``). An evaluator
+states its evidence as a :class:`Said` (which sentence, from which fields it computed); the sentence itself is worded by
 ``rmbook/chapters/claims/prose.md.j2``, whose renderer the page hands to :func:`load_evidence` (``say=``),
 since this layer may not import the report layer.
 

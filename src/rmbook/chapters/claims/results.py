@@ -1,7 +1,7 @@
 """The claims page's results: the rules' thresholds, which chapters it read, one row per claim with its verdict,
 and every part of every claim with the numbers it used and where each came from (``steps`` to follow into the
-chapter's results file, :func:`rmbook.chapters.claims.analysis.follow`). The page's own sentences are rendered from the sections
-below (``rmbook/chapters/claims/prose.md.j2``: ``read_from``, ``at_a_glance``, ``claim``), each part's
+chapter's results file, :func:`rmbook.chapters.claims.analysis.follow`). The page's own sentences are rendered from the
+sections below (``rmbook/chapters/claims/prose.md.j2``: ``read_from``, ``at_a_glance``, ``claim``), each part's
 evidence from the fields its evaluator gave (:class:`rmbook.chapters.claims.analysis.Said`)."""
 from __future__ import annotations
 
@@ -130,7 +130,8 @@ def glance_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def claim_shown(row, parts: list[claims.Part]) -> ClaimShown:
-    """The section of one row of :func:`rmbook.chapters.claims.analysis.claims_table`'s table (``itertuples``) and its parts."""
+    """The section of one row of :func:`rmbook.chapters.claims.analysis.claims_table`'s table (``itertuples``) and its
+    parts."""
     return ClaimShown(claim=row.claim, verdict=row.verdict, reason=row.reason[0].upper() + row.reason[1:],
                       attainable_p=None if pd.isna(row.attainable_p) else row.attainable_p, paper=row.paper,
                       stated_in=row.stated_in, chapter=row.chapter, data=row.data, unit=row.unit, test=row.test,

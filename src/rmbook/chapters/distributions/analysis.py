@@ -140,7 +140,8 @@ def answer_runs(mode: str = "published", *, published_models=None, prompt_key: s
     items under one prompt, spread over the human ranking) and/or ``compute`` (token sweeps of ``models``).
 
     Long frames: model (its nickname where it has one), text, reward, reward_kind, ``kind of answer`` (an item's
-    form or a token's category) and, for tokens, the token features of :func:`rmbook.analysis.categories.token_features`.
+    form or a token's category) and, for tokens, the token features of
+    :func:`rmbook.analysis.categories.token_features`.
     """
     if mode not in MODES:
         raise ValueError(f"mode={mode!r}: use one of {MODES}")

@@ -58,7 +58,8 @@ def tail_kinds(run: str, comp: pd.DataFrame) -> TailKinds:
 
 
 def word_share(features: pd.DataFrame) -> WordShare:
-    """The section of :func:`~rmbook.chapters.distributions.analysis.token_feature_tails` (an empty frame: no compute run)."""
+    """The section of :func:`~rmbook.chapters.distributions.analysis.token_feature_tails` (an empty frame: no compute
+    run)."""
     if features.empty:
         return WordShare(computed=False, models=[])
     w = features[features["feature"] == "is_word"]
@@ -67,7 +68,8 @@ def word_share(features: pd.DataFrame) -> WordShare:
 
 
 def shared_vocabulary_size(shared: pd.DataFrame | None) -> int | None:
-    """How many token texts :func:`~rmbook.chapters.distributions.analysis.shared_vocabulary` found (None: not computed)."""
+    """How many token texts :func:`~rmbook.chapters.distributions.analysis.shared_vocabulary` found (None: not
+    computed)."""
     return None if shared is None else len(shared)
 
 

@@ -107,8 +107,8 @@ class WordShareRow(Record):
 
 
 class WordShare(Section):
-    """The whole-word feature of :func:`~rmbook.chapters.distributions.analysis.token_feature_tails`, per model; ``computed`` is
-    False without a compute run (published scores are of EloEverything items, not tokens)."""
+    """The whole-word feature of :func:`~rmbook.chapters.distributions.analysis.token_feature_tails`, per model;
+    ``computed`` is False without a compute run (published scores are of EloEverything items, not tokens)."""
 
     computed: bool
     models: list[WordShareRow]

@@ -2,8 +2,8 @@
 
 :func:`elo_scores` reads the models' scores of the same items under each prompt (published, or computed now);
 :func:`human_agreement` correlates each model with people (:func:`mean_agreement`: over the prompts;
-:func:`beside_paper_rms`: computed models placed among the paper RMs); :func:`consensus_tables` finds the items the models
-together over- and under-value, :func:`method_robustness` whether that depends on how models and scores are
+:func:`beside_paper_rms`: computed models placed among the paper RMs); :func:`consensus_tables` finds the items the
+models together over- and under-value, :func:`method_robustness` whether that depends on how models and scores are
 combined, :func:`form_summary` which kinds of item they misjudge, :func:`undervalued_topics` which WordNet topics
 and the paper's themes are over-represented among the most undervalued items (per prompt first: pooling the
 prompts cancels opposite effects; pooled second), and :func:`rank_trajectories` how

@@ -34,7 +34,8 @@ def _frames(human: list[float], models: dict[str, list[float]]) -> tuple[pd.Seri
 
 
 def reference(human: pd.Series, rewards: pd.DataFrame) -> pd.Series:
-    """The chapter's consensus rank difference per item (rmbook.chapters.elo_misalignment.misalignment), indexed by item."""
+    """The chapter's consensus rank difference per item (rmbook.chapters.elo_misalignment.misalignment), indexed by
+    item."""
     wide = rewards.assign(elo_score=human).rename_axis("item").reset_index()
     mis = misalignment(wide, "elo_score", list(rewards.columns), item="item")
     return consensus_misalignment(mis, aggregate="median").set_index("item")["rank_diff"].reindex(human.index)

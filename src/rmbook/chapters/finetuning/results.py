@@ -85,8 +85,8 @@ def accuracy_variance(metrics: pd.DataFrame, rho: float, p: float) -> AccuracyVa
 
 
 def published(durable: dict, runs: pd.DataFrame) -> PublishedDurability:
-    """The section of :func:`rmbook.chapters.finetuning.durability.published_durability` (``durable``) and the run orders it
-    judged (:func:`~rmbook.chapters.finetuning.durability.published_run_orders`)."""
+    """The section of :func:`rmbook.chapters.finetuning.durability.published_durability` (``durable``) and the run
+    orders it judged (:func:`~rmbook.chapters.finetuning.durability.published_run_orders`)."""
     flipped = runs[(runs["checkpoints"] > 1) & (runs["pair_flips"] > 0)]
     return PublishedDurability(**durable, order_changes=[
         OrderChange(run=r.run, first_order=r.first_order, final_order=r.final_order) for r in flipped.itertuples()])
@@ -101,7 +101,8 @@ def _ours(seeds: list[SeedOrder]) -> SeedOrder | None:
 def durability(published_section: PublishedDurability, seed_table: pd.DataFrame,
                step_orders: list[dict]) -> Durability:
     """The section of the published durability and this chapter's seed and step orders
-    (:func:`rmbook.chapters.finetuning.durability.seed_orders`, :func:`~rmbook.chapters.finetuning.durability.step_orders`)."""
+    (:func:`rmbook.chapters.finetuning.durability.seed_orders`,
+    :func:`~rmbook.chapters.finetuning.durability.step_orders`)."""
     seeds = [SeedOrder(**r, all_orders_differ=r["n_distinct_orders"] == r["n_seeds"])
              for r in seed_table.to_dict("records")]
     return Durability(published=published_section, ours=_ours(seeds), ours_by_prompt=seeds,

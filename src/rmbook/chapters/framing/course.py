@@ -133,7 +133,8 @@ def _states(ci) -> str:
                 "map the pair of words to the pattern: nine combinations, eight patterns."),
           title="Each model's verdict on the two halves", difficulty=1, importance=4, minutes=15)
 def check_pattern(half_pattern) -> int:
-    """``half_pattern(pos_ci, neg_ci)`` must name the pattern :func:`rmbook.chapters.framing.analysis.framing_halves` gives."""
+    """``half_pattern(pos_ci, neg_ci)`` must name the pattern :func:`rmbook.chapters.framing.analysis.framing_halves`
+    gives."""
     for pos, neg in PATTERN_CASES:
         want = _library_pattern(pos, neg)
         got = half_pattern(pos, neg)

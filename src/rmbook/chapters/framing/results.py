@@ -37,15 +37,16 @@ def coverage(frames: dict[str, pd.DataFrame]) -> Coverage:
 
 
 def slopes(contrast: pd.DataFrame, unit: str) -> Slopes:
-    """The medians over models of the main lexicon's contrast (:func:`rmbook.chapters.framing.analysis.framing_contrast`)."""
+    """The medians over models of the main lexicon's contrast
+    (:func:`rmbook.chapters.framing.analysis.framing_contrast`)."""
     med = contrast[["s_pp", "s_pn", "s_np", "s_nn"]].median()
     return Slopes(n_models=len(contrast), unit=unit, **{k: float(v) for k, v in med.items()})
 
 
 def halves_found(summary: dict, by_half: pd.DataFrame, outcome: dict, contrast: pd.DataFrame, *, unit: str,
                  main: str) -> HalvesFound:
-    """The section of the main lexicon's halves (:func:`~rmbook.chapters.framing.analysis.framing_halves_summary`), cells
-    (``by_half`` of :func:`~rmbook.chapters.framing.sources.cell_agreement`), verdicts
+    """The section of the main lexicon's halves (:func:`~rmbook.chapters.framing.analysis.framing_halves_summary`),
+    cells (``by_half`` of :func:`~rmbook.chapters.framing.sources.cell_agreement`), verdicts
     (:func:`~rmbook.chapters.framing.sources.halves_outcome`) and contrast."""
     return HalvesFound(
         main=main, unit=unit, summary=summary, outcome=outcome, most=MOST,

@@ -115,8 +115,8 @@ def weak_half_drivers(frames: dict[str, pd.DataFrame], contrasts: dict[str, pd.D
                       n_words: int = 8) -> dict:
     """Which words decide the framing claim, and why the lexicons disagree.
 
-    Returns drivers (per lexicon, :func:`rmbook.chapters.framing.analysis.influential_words`), summaries (per lexicon, the
-    halves' counts), weak (the half the fewest models hold with the main lexicon, the first), down (the main
+    Returns drivers (per lexicon, :func:`rmbook.chapters.framing.analysis.influential_words`), summaries (per lexicon,
+    the halves' counts), weak (the half the fewest models hold with the main lexicon, the first), down (the main
     lexicon's words that pull that half down), extreme (their valence and extremeness in every lexicon),
     worst_named (the five negative words the models score highest under negative prompts) and named_extreme.
     """

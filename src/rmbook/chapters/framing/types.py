@@ -34,8 +34,9 @@ class HalfCounts(Section):
 
 
 class HalvesSummary(Section):
-    """The two halves counted over models with one lexicon (:func:`rmbook.chapters.framing.analysis.framing_halves_summary`),
-    and how many models show each pattern of the two."""
+    """The two halves counted over models with one lexicon
+    (:func:`rmbook.chapters.framing.analysis.framing_halves_summary`), and how many models show each pattern of the
+    two."""
 
     pos_prompts: HalfCounts
     neg_prompts: HalfCounts

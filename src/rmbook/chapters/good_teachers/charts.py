@@ -1,5 +1,6 @@
-"""Charts of the good_teachers chapter (:mod:`rmbook.chapters.good_teachers.analysis`): the gain in E[r*] along the ascent, and
-the predictors of teaching speed. Kept apart from the analysis so the numbers are computed and tested without altair.
+"""Charts of the good_teachers chapter (:mod:`rmbook.chapters.good_teachers.analysis`): the gain in E[r*] along the
+ascent, and the predictors of teaching speed. Kept apart from the analysis so the numbers are computed and tested
+without altair.
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The two response sets of the good-teacher analysis (:mod:`rmbook.chapters.good_teachers.analysis`), built the same way.
+"""The two response sets of the good-teacher analysis (:mod:`rmbook.chapters.good_teachers.analysis`), built the same
+way.
 
 * **published**: the 7,530 EloEverything items under one prompt, human Elo as the ground truth r*, the paper RMs'
   released scores as the proxies, and π_0 choices made by :func:`initial_policies`.
@@ -244,7 +245,8 @@ def sampled_accuracies(settings: dict, tables: dict, n_pairs: int, seed: int = 0
 def planted_case(setting: Setting, *, size: int, mass: float, seed: int = 0, **dynamics
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The theory's clean case on ``setting``'s responses: a π_0 holding ``mass`` on the ``size`` best responses by
-    r*, and the two :func:`rmbook.chapters.good_teachers.analysis.planted_teachers`; ``dynamics`` go to ``teaching_table``."""
+    r*, and the two :func:`rmbook.chapters.good_teachers.analysis.planted_teachers`; ``dynamics`` go to
+    ``teaching_table``."""
     truth_z = standardise(setting.truth)
     support = np.argsort(-truth_z, kind="stable")[:size]
     pi0 = {f"top {size} by r*": concentrated_pi0(len(truth_z), support, mass)}

@@ -1,7 +1,7 @@
 """Does accuracy or variance predict teaching speed? Rank correlations across RMs, and the pairs that defy accuracy.
 
-Works on the table :func:`rmbook.chapters.good_teachers.analysis.teaching_table` returns: one row per (π_0, RM). The claim is about
-reward
+Works on the table :func:`rmbook.chapters.good_teachers.analysis.teaching_table` returns: one row per (π_0, RM). The
+claim is about reward
 models, so the unit of every interval is the RM: the bootstrap resamples RMs, each with all its π_0 rows.
 """
 from __future__ import annotations
@@ -176,11 +176,11 @@ def replication(correlations: pd.DataFrame, pairs: pd.DataFrame, outcome: str = 
     ``n_slower_more_accurate_margin`` have an accuracy lead above ``accuracy_margin`` (:data:`ACCURACY_MARGIN`; the
     existence of such a pair is the evidence, a lead of 0.002 is not), and the π_0 under which accuracy over uniform
     pairs nevertheless predicts the speed; how many inversions the variance explains (``n_slower_lower_variance``
-    and per π_0, :func:`variance_explains`; ``n_slower_higher_variance``: how many go against it). (2) variance under π_0 predicts it: the π_0 where its whole bootstrap
-    interval is above 0 (``variance_predicts_under``), those where it is not (``variance_does_not_predict_under``,
-    which splits into ``variance_reversed_under``, the whole interval below 0, the opposite of the claim, and
-    ``variance_not_established_under``, an interval spanning 0). The exploratory ``reward_max`` is listed the same
-    way. The claims page reads this block (:mod:`rmbook.chapters.claims.analysis`).
+    and per π_0, :func:`variance_explains`; ``n_slower_higher_variance``: how many go against it). (2) variance under
+    π_0 predicts it: the π_0 where its whole bootstrap interval is above 0 (``variance_predicts_under``), those where it
+    is not (``variance_does_not_predict_under``, which splits into ``variance_reversed_under``, the whole interval below
+    0, the opposite of the claim, and ``variance_not_established_under``, an interval spanning 0). The exploratory
+    ``reward_max`` is listed the same way. The claims page reads this block (:mod:`rmbook.chapters.claims.analysis`).
     """
     per = correlations[(correlations["outcome"] == outcome) & correlations["defined"]
                        & (correlations["stratum"] != "pooled")]

@@ -164,8 +164,8 @@ class StratumRho(Record):
 
 
 class Replication(Section):
-    """Razin et al.'s two-part claim judged on one setting (:func:`rmbook.chapters.good_teachers.stats.replication`), with
-    what its sentences need: the π_0 counted and each variance verdict's ρ."""
+    """Razin et al.'s two-part claim judged on one setting (:func:`rmbook.chapters.good_teachers.stats.replication`),
+    with what its sentences need: the π_0 counted and each variance verdict's ρ."""
 
     n_slower_more_accurate: int
     n_slower_more_accurate_margin: int
@@ -201,7 +201,8 @@ class PlantedRM(Record):
 
 
 class Planted(Section):
-    """The perfectly accurate but flat RM against the noisy one (:func:`rmbook.chapters.good_teachers.settings.planted_case`)."""
+    """The perfectly accurate but flat RM against the noisy one
+    (:func:`rmbook.chapters.good_teachers.settings.planted_case`)."""
 
     setting: str
     accurate_accuracy: float

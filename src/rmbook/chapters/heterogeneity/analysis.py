@@ -174,10 +174,11 @@ def design_partial_mantel(run: SimilarityRun, designs: dict[str, pd.DataFrame], 
                           n_resamples: int = 999) -> pd.DataFrame:
     """Partial Mantel tests of the Kendall τ matrix against each design given each other one (``run.partial``:
     design, given, r, p (exact over every relabelling of up to 10 models, else Monte Carlo with ``n_resamples``),
-    exact, p_se (the Monte Carlo standard error, 0 when exact), n_permutations, alternative (two-sided), r_design (its plain Mantel r), r_given_design (how far the two designs overlap), n_models;
-    empty with fewer than 4 models or fewer than 2 designs). Why: a design's plain Mantel r includes whatever it
-    shares with another design, so "similarity follows the base" is only shown by base's partial r with size held
-    fixed (:func:`similarity.partial_mantel_test`)."""
+    exact, p_se (the Monte Carlo standard error, 0 when exact), n_permutations, alternative (two-sided), r_design (its
+    plain Mantel r), r_given_design (how far the two designs overlap), n_models; empty with fewer than 4 models or fewer
+    than 2 designs). Why: a design's plain Mantel r includes whatever it shares with another design, so "similarity
+    follows the base" is only shown by base's partial r with size held fixed
+    (:func:`similarity.partial_mantel_test`)."""
     rows = []
     if len(run.models) >= 4 and len(designs) >= 2:
         tau = run.mats["kendall"]

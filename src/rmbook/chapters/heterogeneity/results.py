@@ -16,7 +16,8 @@ __all__ = ["PartialMantel", "About", "Agreement", "MdsMap", "DesignMatch", "Simi
 
 
 def about(run: het.SimilarityRun) -> About:
-    """The section of a run as loaded (:func:`rmbook.chapters.heterogeneity.analysis.published_run` or ``computed_run``)."""
+    """The section of a run as loaded (:func:`rmbook.chapters.heterogeneity.analysis.published_run` or
+    ``computed_run``)."""
     return About(name=run.name, n_models=len(run.models), what=run.what, n_implicit=run.n_implicit)
 
 

@@ -22,7 +22,8 @@ CASES = {
 
 
 def reference(human_pct, gap, bins: int) -> np.ndarray:
-    """Each item's expected gap by the chapter's code (rmbook.chapters.identity_terms.analysis.expected_gaps, one RM)."""
+    """Each item's expected gap by the chapter's code (rmbook.chapters.identity_terms.analysis.expected_gaps, one
+    RM)."""
     items = pd.DataFrame({"item": range(len(gap)), "label": "RM", "human_pct": human_pct, "gap": gap})
     table = expected_gaps(items, bins)
     binned = np.clip(np.ceil(np.asarray(human_pct, float) * bins / 100.0), 1, bins).astype(int)

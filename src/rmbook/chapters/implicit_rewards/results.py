@@ -86,8 +86,9 @@ def chapter_results(lms, evidence: pd.DataFrame, b2_tests: pd.DataFrame, b2_scor
                     evidence_: InstructEvidence, sweep_headings: list, logits: LogitLogprob, zipf_: Zipf,
                     design_: DesignPrompts, lexicons: dict, big2_contrasts: Contrasts,
                     mfd2: ValenceSummary) -> ImplicitRewardsResults:
-    """The chapter's results from what its cells computed: the instruct evidence table, the Big Two (tests and the scores they came from) and MFD2 contrasts, and the sections its sentences
-    were rendered from (the within-LM and pooled logit/log-prob agreement in ``logits``, the Zipf means in ``zipf_``)."""
+    """The chapter's results from what its cells computed: the instruct evidence table, the Big Two (tests and the
+    scores they came from) and MFD2 contrasts, and the sections its sentences were rendered from (the within-LM and
+    pooled logit/log-prob agreement in ``logits``, the Zipf means in ``zipf_``)."""
     return ImplicitRewardsResults(
         lms=list(lms),
         instruct_evidence=evidence[["model", "family", "verdict", "chat_template_shipped"]],

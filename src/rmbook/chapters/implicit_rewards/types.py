@@ -100,7 +100,8 @@ class Contrasts(Section):
 
 
 class FamilyPanel(Section):
-    """One pseudo-model's Agency − Communion contrast (:func:`rmbook.chapters.implicit_rewards.analysis.family_panel`)."""
+    """One pseudo-model's Agency − Communion contrast
+    (:func:`rmbook.chapters.implicit_rewards.analysis.family_panel`)."""
 
     model: str
     hedges_g: Num
@@ -111,7 +112,8 @@ class FamilyPanel(Section):
 
 
 class ValenceSummary(Section):
-    """Counts over the virtue-vs-vice panels (:func:`rmbook.chapters.implicit_rewards.analysis.valence_summary`), and per valence."""
+    """Counts over the virtue-vs-vice panels (:func:`rmbook.chapters.implicit_rewards.analysis.valence_summary`), and
+    per valence."""
 
     n_panels: int
     n_significant_fdr: int

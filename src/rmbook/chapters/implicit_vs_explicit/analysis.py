@@ -6,7 +6,8 @@ because its reward leans on the tokens of a response. Here both are trained by :
 base on identical pairs, order and steps, and scored on:
 
 * ``in_distribution``: held-out pairs of the training source (prompts never trained on);
-* ``token_shift``: the same held-out pairs, rewritten alike on both sides (:mod:`rmbook.chapters.implicit_vs_explicit.token_shift`);
+* ``token_shift``: the same held-out pairs, rewritten alike on both sides
+  (:mod:`rmbook.chapters.implicit_vs_explicit.token_shift`);
 * ``domain:<source>``: pairs of another preference source in :mod:`rmlib.data`.
 
 Accuracy CIs bootstrap over pairs. The comparisons between the two RMs are paired (the same pairs scored by both),
@@ -42,8 +43,8 @@ IN_DISTRIBUTION, TOKEN_SHIFT = "in_distribution", "token_shift"
 def train_both(cfg: TrainConfig, beta: float, progress: bool = True) -> dict:
     """The EX-RM (Bradley-Terry) and the IM-RM (DPO, β = `beta`) of one config: same pairs, order, steps, tuning.
 
-    The EX-RM is named as the finetuning chapter names its runs (:func:`rmbook.chapters.finetuning.analysis.run_name`), so a
-    finished run of that chapter with exactly this config (same hash) is reused rather than retrained, and a run
+    The EX-RM is named as the finetuning chapter names its runs (:func:`rmbook.chapters.finetuning.analysis.run_name`),
+    so a finished run of that chapter with exactly this config (same hash) is reused rather than retrained, and a run
     trained here is reused by that chapter. If a different run holds that name, the EX-RM is trained under an
     ``ive-ex-`` name instead; and if a different run holds the ``ive-`` name of either RM too, under that name
     with its run hash (:func:`rmlib.train.naming.own_name`). Returns {ex, im (TrainResults), ex_reused (True when it
@@ -237,8 +238,8 @@ def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc:
     """Does the published pattern hold for these two RMs? The same burden of proof on both halves.
 
     Token level: IM loses more accuracy under the rewrite than EX: 'replicates' when the drop difference's CI lies
-    above 0, 'does not replicate' when below, else 'not established' (the claims page's word). With ``changed_share`` = 0 (the rewrite changed
-    no pair) the token level is 'not tested'.
+    above 0, 'does not replicate' when below, else 'not established' (the claims page's word). With ``changed_share`` =
+    0 (the rewrite changed no pair) the token level is 'not tested'.
 
     Domain ("comparable or better", a non-inferiority claim, so it needs a margin: ``margin``, 0.05 accuracy by
     default, the claims page's :data:`~rmbook.chapters.claims.implicit_explicit.DOMAIN_MARGIN`): per domain set

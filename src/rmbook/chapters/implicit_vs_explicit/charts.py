@@ -1,5 +1,5 @@
-"""Charts of the implicit_vs_explicit chapter (:mod:`rmbook.chapters.implicit_vs_explicit.analysis`): accuracy per RM and
-evaluation set with CIs, and the DPO run's log-ratios to the reference and margin along training (likelihood
+"""Charts of the implicit_vs_explicit chapter (:mod:`rmbook.chapters.implicit_vs_explicit.analysis`): accuracy per RM
+and evaluation set with CIs, and the DPO run's log-ratios to the reference and margin along training (likelihood
 displacement)."""
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ def accuracy_by_set_chart(acc: pd.DataFrame, *, title: str = "", width: int = 36
 def displacement_chart(traj: pd.DataFrame, *, title: str = "", width: int = 300, height: int = 220) -> alt.Chart:
     """Left: the policy's log-ratio to the reference (log πθ − log πref, nats, batch means) of the chosen and rejected
     completions per step, with a rule at 0 (the reference); right: the implicit reward margin. Log-ratios, not raw
-    log-probs, because each step's batch holds other pairs (see rmbook.chapters.implicit_vs_explicit.analysis.displacement)."""
+    log-probs, because each step's batch holds other pairs (see
+    rmbook.chapters.implicit_vs_explicit.analysis.displacement)."""
     require_columns(traj, ["step", "logratio_chosen", "logratio_rejected", "margin"], "displacement_chart")
     long = traj.melt("step", ["logratio_chosen", "logratio_rejected"], var_name="completion",
                      value_name="log_ratio")

@@ -74,8 +74,8 @@ def heldout(held: pd.DataFrame) -> Heldout:
 
 
 def verdict(judged: dict, gaps: pd.DataFrame, base: str) -> Verdict:
-    """The section of :func:`rmbook.chapters.implicit_vs_explicit.analysis.pattern_verdict` (``judged``), with the gaps it was
-    judged from and the base both RMs share."""
+    """The section of :func:`rmbook.chapters.implicit_vs_explicit.analysis.pattern_verdict` (``judged``), with the gaps
+    it was judged from and the base both RMs share."""
     g = gaps.set_index("eval_set")
     drop = g.loc["token_shift_drop"] if "token_shift_drop" in g.index else None
     domain = g[g.index.str.startswith("domain:")]

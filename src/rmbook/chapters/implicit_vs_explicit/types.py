@@ -161,7 +161,8 @@ class OpenHalf(Record):
 
 
 class Verdict(Section):
-    """The chapter's verdict on the published pattern (:func:`rmbook.chapters.implicit_vs_explicit.analysis.pattern_verdict`)."""
+    """The chapter's verdict on the published pattern
+    (:func:`rmbook.chapters.implicit_vs_explicit.analysis.pattern_verdict`)."""
 
     token: str | None
     domain: str | None

@@ -1,5 +1,6 @@
-"""Charts of the longer_answers chapter (:mod:`rmbook.chapters.longer_answers.analysis`): how a GCG search (``rmlib.engine.gcg``)
-converges, restart by restart. Kept apart from the analysis so the numbers are computed and tested without altair."""
+"""Charts of the longer_answers chapter (:mod:`rmbook.chapters.longer_answers.analysis`): how a GCG search
+(``rmlib.engine.gcg``) converges, restart by restart. Kept apart from the analysis so the numbers are computed and
+tested without altair."""
 from __future__ import annotations
 
 import altair as alt

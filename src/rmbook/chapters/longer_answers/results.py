@@ -24,8 +24,9 @@ def published(table: pd.DataFrame) -> Published:
 
 def search(requested: list[str], models: list[str], absent: dict[str, str], prompts: dict[str, str],
            lengths: list[int], restarts: int, steps: int) -> Search:
-    """The section of what :func:`rmbook.chapters.longer_answers.analysis.search_runs` was asked for and found: ``models``
-    the ones searched, ``absent`` {model: why not} (the reason without the model's name repeated in front)."""
+    """The section of what :func:`rmbook.chapters.longer_answers.analysis.search_runs` was asked for and found:
+    ``models`` the ones searched, ``absent`` {model: why not} (the reason without the model's name repeated in
+    front)."""
     ns = sorted(int(n) for n in lengths)
     return Search(requested=list(requested), n_requested=len(requested), models=list(models),
                   absent={m: why.removeprefix(f"{m}: ") for m, why in absent.items()}, n_absent=len(absent),
@@ -44,8 +45,8 @@ def _beyond(d: str, g: pd.DataFrame) -> BeyondDirection:
 
 
 def comparison(table: pd.DataFrame, lms: list[str], k: int) -> Comparison:
-    """The section of :func:`rmbook.chapters.longer_answers.analysis.compare_with_one_token`'s table, made with ``k`` (empty
-    when no model was searched); ``lms``: the searched models that are LMs."""
+    """The section of :func:`rmbook.chapters.longer_answers.analysis.compare_with_one_token`'s table, made with ``k``
+    (empty when no model was searched); ``lms``: the searched models that are LMs."""
     if table.empty:
         return Comparison(table=table, directions=[], any_lm=False, k=k)
     multi = table[table["length"] > 1]

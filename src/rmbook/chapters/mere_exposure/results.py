@@ -109,8 +109,8 @@ def chapter_results(valence_source: str, data: pd.DataFrame, cover: dict[str, fl
                     pairs: pd.DataFrame, kl: pd.DataFrame, *, scores: Scores, shares: Shares,
                     dictionaries: Dictionaries, verdicts: Verdicts, agreement: Agreement,
                     lm_control: LmControl, beside: Beside | None = None) -> MereExposureResults:
-    """The chapter's results from its data (:func:`~rmbook.chapters.mere_exposure.verdicts.exposure_data`), the tables the
-    shares, dictionary, pooled-slope, verdict, agreement and LM-control cells computed, and their sections."""
+    """The chapter's results from its data (:func:`~rmbook.chapters.mere_exposure.verdicts.exposure_data`), the tables
+    the shares, dictionary, pooled-slope, verdict, agreement and LM-control cells computed, and their sections."""
     return MereExposureResults(
         mode=scores.mode, level=str(data["level"].iloc[0]), models=sorted(data["model"].unique()),
         reward_kinds=sorted(data["reward_kind"].unique()), prompts=sorted(data["prompt_key"].unique()),

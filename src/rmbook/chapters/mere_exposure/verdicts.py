@@ -65,8 +65,8 @@ def bnc_subset(data: pd.DataFrame, sources) -> dict[str, pd.Series]:
 
 
 def share_bars(share_table: pd.DataFrame) -> pd.DataFrame:
-    """The valenced rows of :func:`rmbook.chapters.mere_exposure.analysis.exposure_shares` as two bars each (observed, shuffled
-    baseline) with a label, share, low and high, for :func:`rmbook.report.charts.slope_ci`."""
+    """The valenced rows of :func:`rmbook.chapters.mere_exposure.analysis.exposure_shares` as two bars each (observed,
+    shuffled baseline) with a label, share, low and high, for :func:`rmbook.report.charts.slope_ci`."""
     valenced = share_table[share_table["prompts"] != "all"]
     row = valenced["source"] + " · " + valenced["prompts"] + " prompts: "
     return pd.concat([
@@ -85,7 +85,8 @@ def dictionary_shares(data: pd.DataFrame, sources) -> pd.DataFrame:
 
 
 def pooled_slopes(data: pd.DataFrame, sources) -> pd.DataFrame:
-    """:func:`rmbook.chapters.mere_exposure.analysis.pooled_frequency_slopes` per model label for every frequency matching."""
+    """:func:`rmbook.chapters.mere_exposure.analysis.pooled_frequency_slopes` per model label for every frequency
+    matching."""
     return pd.concat([pooled_frequency_slopes(data, f"zipf_{s}", label="label").assign(source=s) for s in sources],
                      ignore_index=True)
 

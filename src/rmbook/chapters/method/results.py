@@ -14,8 +14,9 @@ __all__ = ["Extremes", "RoundTrip", "ModesDemo", "MethodResults", "extremes", "r
 
 
 def extremes(one: pd.DataFrame, ext: dict, top_k: int) -> Extremes:
-    """The section of ``one`` (one model's sweep of one prompt, from :func:`rmbook.chapters.method.analysis.live_sweeps`) and
-    ``ext`` (:func:`rmbook.chapters.method.analysis.extremes`)."""
+    """The section of ``one`` (one model's sweep of one prompt, from
+    :func:`rmbook.chapters.method.analysis.live_sweeps`) and ``ext``
+    (:func:`rmbook.chapters.method.analysis.extremes`)."""
     best, worst, first = ext["best"], ext["worst"], one.iloc[0]
     return Extremes(model=first["model"], label=first["model_label"], prompt=first["prompt"],
                     reward_kind=first["reward_kind"], n_tokens=len(one), top_k=top_k, best_token=best.text,

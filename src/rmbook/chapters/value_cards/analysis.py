@@ -18,8 +18,8 @@ whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompt
   valence, AFINN valence held fixed (:func:`rmbook.chapters.value_cards.measures.exposure_slopes`);
 * (standard card) **EloEverything**: Spearman's ρ between the model's rewards of :data:`ELO_ITEMS` EloEverything
   items (spread over the human ranking) and people's Elo ratings, per prompt of the elo_misalignment chapter, averaged
-  over its three prompts (:func:`rmbook.chapters.elo_misalignment.analysis.mean_agreement`), and the :data:`ELO_K` items it
-  values most above and below people's ratings by that chapter's rank method (:func:`elo_misvalued`); and its place
+  over its three prompts (:func:`rmbook.chapters.elo_misalignment.analysis.mean_agreement`), and the :data:`ELO_K` items
+  it values most above and below people's ratings by that chapter's rank method (:func:`elo_misvalued`); and its place
   on the heterogeneity chapter's map: Kendall's τ with each paper RM over those items under :data:`MAP_PROMPT`, its
   mean placed among each paper RM's mean τ with the other nine (:func:`elo_map`);
 * (standard card) **groups of people**: the identity_terms chapter's excess (the model's percentile minus people's,

@@ -182,9 +182,9 @@ def exposure_slopes(scores: pd.DataFrame) -> pd.DataFrame:
 
 def elo_misvalued(scores: pd.DataFrame, model: str, k: int = ELO_K) -> pd.DataFrame:
     """The ``k`` items the model most over-values and the ``k`` it most under-values against people's Elo ratings,
-    by the elo_misalignment chapter's rank method (:func:`rmbook.chapters.elo_misalignment.misalignment.misalignment`: people's rank
-    minus the model's, within each prompt), averaged over the prompts: item, direction ("over", "under"), rank_diff,
-    model_rank (its mean rank, 1 = rewarded most), human_rank, n_items. ``scores``: the wide table of
+    by the elo_misalignment chapter's rank method (:func:`rmbook.chapters.elo_misalignment.misalignment.misalignment`:
+    people's rank minus the model's, within each prompt), averaged over the prompts: item, direction ("over", "under"),
+    rank_diff, model_rank (its mean rank, 1 = rewarded most), human_rank, n_items. ``scores``: the wide table of
     :func:`rmbook.chapters.elo_misalignment.analysis.elo_scores`; ``model``: its column."""
     require_columns(scores, ["item", "prompt_key", "elo_score", model])
     per_prompt = pd.concat([misalignment(d[["item", "elo_score", model]], "elo_score", [model], item="item")
@@ -235,18 +235,19 @@ def vocab_extremes(table: pd.DataFrame, k: int = VOCAB_K) -> pd.DataFrame:
 
 def identity_elo_items() -> list[str]:
     """The EloEverything items that name a group of people, by the identity_terms chapter's strict rules
-    (:func:`rmbook.chapters.identity_terms.analysis.match_identity_items`: the term, its plural, "term people" or a listed noun form;
-    ambiguous items left out), in the data's order."""
+    (:func:`rmbook.chapters.identity_terms.analysis.match_identity_items`: the term, its plural, "term people" or a
+    listed noun form; ambiguous items left out), in the data's order."""
     return match_identity_items(load_elo("wide")["item"].unique())["item"].drop_duplicates().tolist()
 
 
 def identity_excess(scores: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
     """The identity_terms chapter's measure on the card's EloEverything items, per model: each item that names a
     group of people, its gap (the model's percentile among the card's items minus people's, 100 = top) and its excess
-    over the gap any item of the same human rank gets from that model (:func:`rmbook.chapters.identity_terms.analysis.identity_items`,
-    which explains why the expected gap is subtracted), averaged over the prompts. ``scores``: a wide table with
-    item, prompt_key, elo_score and a column per model; ``columns``: column -> label. Returns label, item, term, axis,
-    pejorative_in_some_uses, model_pct, human_pct, gap, excess and n_items (the items the percentiles are over)."""
+    over the gap any item of the same human rank gets from that model
+    (:func:`rmbook.chapters.identity_terms.analysis.identity_items`, which explains why the expected gap is subtracted),
+    averaged over the prompts. ``scores``: a wide table with item, prompt_key, elo_score and a column per model;
+    ``columns``: column -> label. Returns label, item, term, axis, pejorative_in_some_uses, model_pct, human_pct, gap,
+    excess and n_items (the items the percentiles are over)."""
     require_columns(scores, ["item", "prompt_key", "elo_score", *columns])
     long = scores.melt(id_vars=["item", "prompt_key", "elo_score"], value_vars=list(columns), var_name="model",
                        value_name="reward")

@@ -1,5 +1,5 @@
-"""The "Value cards" page's results: the rows of :func:`rmbook.chapters.value_cards.gallery.gallery_rows` for the paper RMs'
-and the computed models' cards, and what the computed cards show together (:func:`computed_summary`), which the
+"""The "Value cards" page's results: the rows of :func:`rmbook.chapters.value_cards.gallery.gallery_rows` for the paper
+RMs' and the computed models' cards, and what the computed cards show together (:func:`computed_summary`), which the
 page's sentences state."""
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ chapter's sentences read as sentences in one file and the prose computes nothing
 * ``templates/beside.md.j2``: the paragraph a chapter run in compute mode adds to keep the paper RMs on its page
   (framing, mere_exposure, identity_terms, elo_misalignment).
 * ``templates/claims.md.j2``: the claims page: what was read, the verdicts at a glance, each claim, and one macro
-  per kind of evidence sentence (rendered from the fields each evaluator of :mod:`rmbook.chapters.claims.analysis` gives).
+  per kind of evidence sentence (rendered from the fields each evaluator of :mod:`rmbook.chapters.claims.analysis`
+  gives).
 * ``templates/implicit_vs_explicit.md.j2``: the implicit_vs_explicit chapter: how both RMs were trained, accuracy
   per set, token reliance, DPO displacement, the verdict on the published pattern.
 """

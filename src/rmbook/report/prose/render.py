@@ -139,8 +139,9 @@ def _paragraphs(text: str) -> str:
 
 
 def render(chapter: str, part: str, **context) -> str:
-    """Paragraph ``part`` of chapter ``chapter``'s sentences (macro ``part`` of ``rmbook/chapters/<chapter>/prose.md.j2``,
-    or of a shared ``templates/<name>.md.j2``), rendered from ``context`` (sections of the chapter's results)."""
+    """Paragraph ``part`` of chapter ``chapter``'s sentences (macro ``part`` of
+    ``rmbook/chapters/<chapter>/prose.md.j2``, or of a shared ``templates/<name>.md.j2``), rendered from ``context``
+    (sections of the chapter's results)."""
     name = _template_name(chapter)
     try:
         template = _environment().get_template(name)

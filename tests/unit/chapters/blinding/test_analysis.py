@@ -1,4 +1,5 @@
-"""rmbook.chapters.blinding.analysis: the disparity statistics on a planted bias, measured exactly; the paper's points."""
+"""rmbook.chapters.blinding.analysis: the disparity statistics on a planted bias, measured exactly; the paper's
+points."""
 from __future__ import annotations
 
 import numpy as np

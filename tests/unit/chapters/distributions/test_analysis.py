@@ -1,4 +1,5 @@
-"""rmbook.chapters.distributions.analysis: tail composition with Wilson intervals, shared vocabularies across tokenizers."""
+"""rmbook.chapters.distributions.analysis: tail composition with Wilson intervals, shared vocabularies across
+tokenizers."""
 from __future__ import annotations
 
 import numpy as np

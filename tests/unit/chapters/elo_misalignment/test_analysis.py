@@ -1,6 +1,6 @@
-"""rmbook.chapters.elo_misalignment.analysis: planted scores of three models under two prompts. The agreement with people, the
-consensus (median robust to one model, mean not), the top lists' robustness, the item forms, the topic test's
-bookkeeping and the rank trajectories come out as planted; elo_scores reads the published files (skipped without
+"""rmbook.chapters.elo_misalignment.analysis: planted scores of three models under two prompts. The agreement with
+people, the consensus (median robust to one model, mean not), the top lists' robustness, the item forms, the topic
+test's bookkeeping and the rank trajectories come out as planted; elo_scores reads the published files (skipped without
 data) and, in compute mode, pivots a stub scorer's rewards."""
 from __future__ import annotations
 
@@ -208,8 +208,8 @@ def test_theme_prompts_and_the_summary_records():
 
 
 def _planted_topics(nouns: list[str], nature: list[str]):
-    """A stand-in for :func:`rmbook.chapters.elo_misalignment.topics.item_topics` (no WordNet): nouns get a supersense, ``nature``
-    nouns the theme too, anything else no topic."""
+    """A stand-in for :func:`rmbook.chapters.elo_misalignment.topics.item_topics` (no WordNet): nouns get a supersense,
+    ``nature`` nouns the theme too, anything else no topic."""
     def item_topics(items, wn=None):
         rows = [{"item": i, "head": i.lower() if i in nouns else None,
                  "rule": "single word" if i in nouns else "no word",

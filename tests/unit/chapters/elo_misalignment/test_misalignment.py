@@ -1,4 +1,5 @@
-"""rmbook.chapters.elo_misalignment.misalignment: planted misaligned items, cluster bootstrap intervals, a consensus robust to one model."""
+"""rmbook.chapters.elo_misalignment.misalignment: planted misaligned items, cluster bootstrap intervals, a consensus
+robust to one model."""
 from __future__ import annotations
 
 import numpy as np

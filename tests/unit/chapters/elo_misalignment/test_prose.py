@@ -107,7 +107,8 @@ def _by_prompt() -> pd.DataFrame:
 
 
 def _topics(by_prompt=None) -> dict:
-    """What :func:`rmbook.chapters.elo_misalignment.analysis.undervalued_topics` returns, planted: 8 items, 6 with a topic."""
+    """What :func:`rmbook.chapters.elo_misalignment.analysis.undervalued_topics` returns, planted: 8 items, 6 with a
+    topic."""
     topics = pd.DataFrame({"item": [f"i{k}" for k in range(8)],
                            "topic": ["noun.act", "noun.act", "noun.person", None, "noun.food", None, "noun.act",
                                      "noun.person"],

@@ -1,5 +1,5 @@
-"""rmbook.chapters.finetuning.analysis: plans, gaps, the imprint table and the ablation statistics from known frames (training
-and evaluation of tiny RMs run in tests/integration and tests/chapters/test_finetuning.py)."""
+"""rmbook.chapters.finetuning.analysis: plans, gaps, the imprint table and the ablation statistics from known frames
+(training and evaluation of tiny RMs run in tests/integration and tests/chapters/test_finetuning.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""rmbook.chapters.finetuning.durability: Kendall's W, family orders, planted flips and the published checkpoint gaps."""
+"""rmbook.chapters.finetuning.durability: Kendall's W, family orders, planted flips and the published checkpoint
+gaps."""
 from __future__ import annotations
 
 from scipy import stats

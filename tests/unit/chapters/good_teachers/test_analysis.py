@@ -1,4 +1,5 @@
-"""rmbook.chapters.good_teachers.analysis: the exact policy-gradient dynamics, accuracy and variance over a finite response set."""
+"""rmbook.chapters.good_teachers.analysis: the exact policy-gradient dynamics, accuracy and variance over a finite
+response set."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""rmbook.chapters.good_teachers.charts: the good_teachers charts' specs, and a clear error for a table without the columns."""
+"""rmbook.chapters.good_teachers.charts: the good_teachers charts' specs, and a clear error for a table without the
+columns."""
 from __future__ import annotations
 
 import pandas as pd

@@ -1,4 +1,5 @@
-"""rmbook.chapters.good_teachers.settings: the two response sets (EloEverything, a policy's vocabulary) and their π_0."""
+"""rmbook.chapters.good_teachers.settings: the two response sets (EloEverything, a policy's vocabulary) and their
+π_0."""
 from __future__ import annotations
 
 import numpy as np

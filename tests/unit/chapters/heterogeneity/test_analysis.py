@@ -1,4 +1,5 @@
-"""rmbook.chapters.heterogeneity.analysis: partial Mantel tests of the τ matrix, on a planted run where base is a proxy of size."""
+"""rmbook.chapters.heterogeneity.analysis: partial Mantel tests of the τ matrix, on a planted run where base is a proxy
+of size."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,5 @@
-"""rmbook.chapters.implicit_vs_explicit.analysis on planted scores: accuracy CIs, paired gaps, overlap reliance, displacement and
-the verdict on the published pattern."""
+"""rmbook.chapters.implicit_vs_explicit.analysis on planted scores: accuracy CIs, paired gaps, overlap reliance,
+displacement and the verdict on the published pattern."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""rmbook.chapters.implicit_vs_explicit.token_shift: each rewrite on known text, deterministic, applied to both responses alike."""
+"""rmbook.chapters.implicit_vs_explicit.token_shift: each rewrite on known text, deterministic, applied to both
+responses alike."""
 from __future__ import annotations
 
 import pandas as pd

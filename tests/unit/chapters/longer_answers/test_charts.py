@@ -1,5 +1,5 @@
-"""rmbook.chapters.longer_answers.charts and rmbook.report.tables.gcg_extremes_table: the longer_answers chapter's convergence chart
-and extremes table, from planted GCG rows."""
+"""rmbook.chapters.longer_answers.charts and rmbook.report.tables.gcg_extremes_table: the longer_answers chapter's
+convergence chart and extremes table, from planted GCG rows."""
 from __future__ import annotations
 
 import pandas as pd

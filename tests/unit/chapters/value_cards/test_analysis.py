@@ -1,6 +1,6 @@
-"""rmbook.chapters.value_cards.analysis (#42, the quick and the standard card): the paper RMs' numbers are the Big Two and
-moral-foundations chapters' own, a planted model is placed by the stated rule, agreement is Kendall's τ within prompts,
-and card.json round-trips through its type and is refused when damaged or foreign."""
+"""rmbook.chapters.value_cards.analysis (#42, the quick and the standard card): the paper RMs' numbers are the Big Two
+and moral-foundations chapters' own, a planted model is placed by the stated rule, agreement is Kendall's τ within
+prompts, and card.json round-trips through its type and is refused when damaged or foreign."""
 from __future__ import annotations
 
 import json

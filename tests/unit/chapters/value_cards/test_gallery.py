@@ -1,5 +1,5 @@
-"""rmbook.chapters.value_cards.gallery: each paper RM's card from its released scores, placed among the other nine, and one
-row per card for the "Value cards" page; the page's overview chart marks each computed model apart."""
+"""rmbook.chapters.value_cards.gallery: each paper RM's card from its released scores, placed among the other nine, and
+one row per card for the "Value cards" page; the page's overview chart marks each computed model apart."""
 from __future__ import annotations
 
 import pandas as pd
@@ -42,8 +42,8 @@ def test_the_overview_chart_draws_paper_rms_as_dots_and_each_computed_model_as_a
 
 
 def test_the_books_trained_rms_are_the_finetuning_chapters_first_seed_main_runs():
-    """src/rmbook/chapters/value_cards/params.yaml names the RMs by hand; a change to the finetuning chapter's design that
-    renames its runs fails here rather than leaving the page to report them missing."""
+    """src/rmbook/chapters/value_cards/params.yaml names the RMs by hand; a change to the finetuning chapter's design
+    that renames its runs fails here rather than leaving the page to report them missing."""
     import yaml
 
     from rmbook.chapters.finetuning.analysis import run_name
