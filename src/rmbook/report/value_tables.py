@@ -1,14 +1,15 @@
 """The value chapters' test tables as a reader reads them (big_two and moral_foundations): the family permutation
-tests and the post-hoc contrasts in a few named columns, so they fit the text column (#43 item 3: fourteen and
-seventeen raw columns ran past it at 1280 px). The analysis keeps every column (:mod:`rmbook.analysis.families`); the
+tests, the post-hoc contrasts and the mixed model's terms in a few named columns, so they fit the text column (#43
+item 3: fourteen and seventeen raw columns ran past it at 1280 px, and patsy's term names could not wrap). The analysis keeps every column (:mod:`rmbook.analysis.families`); the
 exercises read those."""
 from __future__ import annotations
 
 import pandas as pd
 
+from rmbook.report.prose.render import term
 from rmlib.stats import require_columns
 
-__all__ = ["permutation_view", "posthoc_view"]
+__all__ = ["mixed_view", "permutation_view", "posthoc_view"]
 
 
 def _panel(df: pd.DataFrame, first: str) -> list[str]:
@@ -43,4 +44,19 @@ def posthoc_view(df: pd.DataFrame) -> pd.DataFrame:
                                   zip(df["difference"], df["ci_low"], df["ci_high"])]
     out["Hedges' g"] = df["hedges_g"]
     out["p (adjusted)"] = df["p_adj"]
+    return out
+
+
+def mixed_view(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per fixed-effect term of the mixed model, named by its levels as the prose names it (``Llama ×
+    Communion × positive``, not patsy's ``family[T.Llama]:category[T.Communion]:valence[T.positive]``, one word a
+    reader cannot parse and a narrow column cannot wrap): the estimate with its 95% CI, its standard error, z and p
+    (:func:`rmbook.analysis.families.family_analysis`'s ``mixed``)."""
+    require_columns(df, ["term", "estimate", "se", "z", "p", "ci_low", "ci_high"], "mixed")
+    out = pd.DataFrame({"term": [term(t) for t in df["term"]]}, index=df.index)
+    out["estimate [95% CI]"] = [f"{e:.1f} [{lo:.1f}, {hi:.1f}]" for e, lo, hi in
+                                zip(df["estimate"], df["ci_low"], df["ci_high"])]
+    out["standard error"] = df["se"]
+    out["z"] = df["z"]
+    out["p"] = df["p"]
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rmbook.report.value_tables import permutation_view, posthoc_view
+from rmbook.report.value_tables import mixed_view, permutation_view, posthoc_view
 
 
 def test_the_permutation_table_names_the_families_and_keeps_the_tests():
@@ -30,3 +30,16 @@ def test_the_posthoc_table_puts_each_contrast_and_its_interval_in_one_cell():
     assert view.iloc[0]["difference [95% CI]"] == "6.4 [-3.6, 16.4]" and view.iloc[0]["p (adjusted)"] == 0.34
     with pytest.raises(ValueError):
         posthoc_view(raw.drop(columns="p_adj"))
+
+
+def test_the_mixed_model_table_names_each_term_by_its_levels():
+    raw = pd.DataFrame([{"term": "Intercept", "estimate": 101.24, "se": 3.1, "z": 32.7, "p": 0.0, "ci_low": 95.2,
+                         "ci_high": 107.3},
+                        {"term": "family[T.Llama]:category[T.Communion]:valence[T.positive]", "estimate": -6.46,
+                         "se": 2.0, "z": -3.2, "p": 0.0012, "ci_low": -10.4, "ci_high": -2.5}])
+    view = mixed_view(raw)
+    assert list(view.columns) == ["term", "estimate [95% CI]", "standard error", "z", "p"]
+    assert view["term"].tolist() == ["Intercept", "Llama × Communion × positive"]
+    assert view.iloc[1]["estimate [95% CI]"] == "-6.5 [-10.4, -2.5]" and view.iloc[1]["p"] == 0.0012
+    with pytest.raises(ValueError):
+        mixed_view(raw.drop(columns="ci_low"))
