@@ -78,3 +78,27 @@ def test_the_items_of_a_list_split_into_named_fields_are_mapped():
     assert rd._rename(before, "runs.published.mds_explained[1]", "runs.published.mds.second_axis")
     assert before == {"runs": {"published": {"mds": {"n": 2, "first_axis": 0.6, "second_axis": 0.3}}}}
     assert not rd._rename(before, "runs.published.mds_explained[0]", "runs.published.mds.first_axis")
+
+
+def test_a_side_written_after_the_rename_is_left_as_it_is():
+    """Comparing two versions that both postdate a rename (blinding's ``behaviour`` became the section
+    ``behaviour.table``) moved the new section into itself and reported 33 false differences."""
+    after = {"behaviour": {"table": [1, 2]}, "love_freedom": [{"reward": 1.0}]}
+    assert not rd._rename(after, "behaviour", "behaviour.table")
+    assert not rd._rename(after, "love_freedom[].score", "love_freedom[].reward")
+    assert after == {"behaviour": {"table": [1, 2]}, "love_freedom": [{"reward": 1.0}]}
+    before = {"behaviour": [1, 2]}
+    assert rd._rename(before, "behaviour", "behaviour.table") and before == {"behaviour": {"table": [1, 2]}}
+
+
+def test_a_sides_own_folder_named_in_a_value_is_the_same_text_on_both_sides(tmp_path):
+    """longer_answers records the error of an absent RM, which names the side's own cache folder: the only
+    difference left between two identical runs."""
+    for side in ("before", "after"):
+        (tmp_path / side / "tiny" / "results").mkdir(parents=True)
+        (tmp_path / side / "run.json").write_text(json.dumps({"source": side, "commit": "0" * 40}))
+        message = f"no trained RM at {tmp_path / side}/cache/rms/x"
+        (tmp_path / side / "tiny" / "results" / "ch.json").write_text(json.dumps({"absent": message, "n": 1}))
+    assert rd.diff_sides(tmp_path / "before", tmp_path / "after", renames=[])[1] == 0
+    (tmp_path / "after" / "tiny" / "results" / "ch.json").write_text(json.dumps({"absent": "other", "n": 1}))
+    assert rd.diff_sides(tmp_path / "before", tmp_path / "after", renames=[])[1] == 1
