@@ -44,8 +44,8 @@ def _module_name(path: Path) -> str:
 
 def layer_of(module: str) -> int:
     parts = module.split(".")
-    if parts[:2] == ["rmbook", "chapters"] and len(parts) == 4 and parts[3] in ("charts", "course"):
-        return LAYERS["rmbook.report"]  # a chapter's charts and exercise checks sit with the report and the course
+    if parts[:2] == ["rmbook", "chapters"] and len(parts) == 4 and parts[3] in ("charts", "course", "tables"):
+        return LAYERS["rmbook.report"]  # a chapter's charts, tables and exercise checks: with the report and course
     best = max((k for k in LAYERS if module == k or module.startswith(k + ".")), key=len, default=None)
     if best is None:
         raise AssertionError(f"{module} is in no layer: add its package to LAYERS and to ARCHITECTURE.md")

@@ -10,6 +10,8 @@ line to ``_toc.yml``; nothing else is edited, because everything here is found b
   (:func:`rmbook.analysis.results.result_type`);
 * ``results.py``: ``chapter_results(...)``, which the notebook's last cell writes, re-exporting the type;
 * ``prose.md.j2``: the chapter's sentences, one Jinja macro per paragraph (:func:`rmbook.report.prose.render`);
+* ``charts.py``, ``tables.py``: the charts only this chapter draws, and its widest tables folded into a few named
+  columns (built on :mod:`rmbook.report.charts` and :mod:`rmbook.report.compact_tables`);
 * ``course.py``: the checks of the chapter's exercises (:mod:`rmbook.course`, which finds them here);
 * ``params.yaml``: the full-run values ``make book`` uses; ``params.test.yaml``: what its tests run it with, on top of
   the template's tiny defaults; ``params.course.yaml``: the course edition's values (:mod:`rmbook.book.chapters`);

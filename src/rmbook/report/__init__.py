@@ -2,8 +2,8 @@
 sentences (``prose/``: one Jinja template per chapter, rendered from the chapter's results) and the one call that sets a chapter's
 page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mod:`rmbook.analysis` returns.
 
-* ``value_tables.py``: the value chapters' test tables in a few named columns;
-* ``compact_tables.py``: the other chapters' widest tables folded the same way (related numbers in one cell);
+* ``compact_tables.py``: the building blocks of a chapter's compact tables (related numbers in one cell; each
+  chapter's views are in its folder's ``tables.py``);
 * ``card.py``: a value card's ``card.md``, the sentences a model's author can paste into a model card;
 * ``brief.py``: a chapter's "In brief", its claims judged by the claims page's rules on its own numbers;
 * ``page.py``: :func:`setup_page`, the one call at the top of a chapter (charts offline, tables as a reader sees them);

@@ -10,6 +10,7 @@ The chapter's files:
 * ``types.py``: the results type alone, which the claims page reads;
 * ``prose.md.j2``: the chapter's sentences, one macro per paragraph;
 * ``charts.py``: the charts only this chapter draws;
+* ``tables.py``: the chapter's widest tables folded into a few named columns, to fit the page;
 * ``course.py``: the exercises' checks;
 * ``params.yaml``: the full-run values ``make book`` uses;
 * ``params.course.yaml``: the course edition's values.

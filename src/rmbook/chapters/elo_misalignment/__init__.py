@@ -11,6 +11,7 @@ The chapter's files:
 * ``results.py``: builds the chapter's results (``chapter_results``);
 * ``types.py``: the results type alone, which the claims page reads;
 * ``prose.md.j2``: the chapter's sentences, one macro per paragraph;
+* ``tables.py``: the chapter's widest tables folded into a few named columns, to fit the page;
 * ``course.py``: the exercises' checks;
 * ``params.yaml``: the full-run values ``make book`` uses;
 * ``params.course.yaml``: the course edition's values.

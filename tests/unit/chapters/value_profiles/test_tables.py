@@ -1,11 +1,11 @@
-"""rmbook.report.value_tables: the value chapters' permutation and post-hoc tables in a few named columns (#43 item
+"""rmbook.chapters.value_profiles.tables: the value chapters' permutation and post-hoc tables in a few named columns (#43 item
 3: 14 and 17 raw columns ran past the text column), every number a reader needs still there."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from rmbook.report.value_tables import mixed_view, permutation_view, posthoc_view
+from rmbook.chapters.value_profiles.tables import mixed_view, permutation_view, posthoc_view
 
 
 def test_the_permutation_table_names_the_families_and_keeps_the_tests():

@@ -1,7 +1,7 @@
 """The value chapters' test tables as a reader reads them (big_two and moral_foundations): the family permutation
 tests, the post-hoc contrasts and the mixed model's terms in a few named columns, so they fit the text column (#43
-item 3: fourteen and seventeen raw columns ran past it at 1280 px, and patsy's term names could not wrap). The analysis keeps every column (:mod:`rmbook.analysis.families`); the
-exercises read those."""
+item 3: fourteen and seventeen raw columns ran past it at 1280 px, and patsy's term names could not wrap). The
+analysis keeps every column (:mod:`rmbook.analysis.families`); the exercises read those."""
 from __future__ import annotations
 
 import pandas as pd
