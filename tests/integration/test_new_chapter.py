@@ -1,7 +1,9 @@
 """#41 item 2: a chapter is one unit. A new chapter, added by ARCHITECTURE.md's recipe to a copy of the project,
 creates its folder (``src/rmbook/chapters/<name>/``), its notebook and its test, adds one line to ``_toc.yml``, and
 edits nothing else; the book then finds everything by the chapter's name: its template and parameters, its results
-type, its sentences, its exercise, its parameter table, and the architecture test accepts it."""
+type, its sentences, its exercise, its parameter table, and the architecture test accepts it. (Its exercise is in the
+book; for the course edition to teach it, a session of book/course.md lists it and its times are measured, as
+ARCHITECTURE.md says: the syllabus is a teacher's choice, so this test does not run the syllabus's tests.)"""
 from __future__ import annotations
 
 import hashlib
