@@ -1,15 +1,25 @@
-"""What defines a training run: :class:`TrainConfig`, checked before anything is loaded, and :class:`TrainResult`."""
+"""What defines a training run: :class:`TrainConfig`, checked before anything is loaded, and :class:`TrainResult`.
+
+Each field declares what it accepts in its annotation (pydantic constraints, strict: ``True`` is not a batch size,
+``2.0`` not a layer count, ``"0.1"`` not a ratio), and :func:`validate` checks a config against them with pydantic,
+then the checks that need more than one field or the registry. A field's ``description`` is the phrase its error
+names ("batch_size must be a positive integer, not True"), so the message says what to write, not pydantic's
+generic "Input should be a valid integer"."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import math
 import numbers
 import re
+import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
 
 import pandas as pd
+from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError
+from pydantic.fields import FieldInfo
 
 from rmlib import __version__
 from rmlib.data.preferences import SOURCES
@@ -33,6 +43,22 @@ _DPO_ONLY = ("beta",)  # fields only the DPO objective reads: hashed only for DP
 DTYPES = {k: DTYPE_BY_NAME[k] for k in ("float32", "bfloat16")}  # what training runs in ("auto" picks one of them)
 
 
+def _plain_int(value):
+    """A numpy integer as a Python int (strict mode would refuse it); a bool, float or string stays as it is, to be
+    refused."""
+    return int(value) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else value
+
+
+def _accepts(phrase: str, **constraints) -> FieldInfo:
+    """A field's constraints and the phrase that names them in an error ("must be <phrase>")."""
+    return Field(description=phrase, **constraints)
+
+
+_Int = Annotated[int, BeforeValidator(_plain_int), Field(strict=True, ge=1)]
+PositiveInt = Annotated[int, BeforeValidator(_plain_int), _accepts("a positive integer", strict=True, ge=1)]
+Real = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+
+
 def training_dtype() -> str:
     """What ``dtype="auto"`` trains in here: bfloat16 where the hardware computes it (a CUDA GPU that supports it, or
     a CPU with bf16 units), float32 elsewhere. Why: on a CPU without bf16 units torch emulates bfloat16, and the
@@ -54,25 +80,32 @@ class TrainConfig:
     name: str
     base: str
     sources: list[str] = field(default_factory=lambda: ["hh_rlhf_harmless"])
-    n_pairs: int | None = 2000          # training pairs (a seeded, nested subsample: 500 of them are in 1000)
-    n_test: int = 200                   # held-out pairs (prompts disjoint from training)
-    test_fraction: float = 0.2
-    seed: int = 0
-    steps: int | None = None            # optimizer steps; None = one pass over the training pairs
-    batch_size: int = 8
-    grad_accum: int = 1
-    lr: float = 2e-5
-    warmup_ratio: float = 0.0
-    max_len: int = 64
-    tuning: str = "last_n"              # which weights train: full | last_n | lora (TUNINGS)
-    n_layers: int = 4                   # for last_n
-    lora_r: int = 16                    # for lora
-    save_every: int = 50
-    dtype: str = "bfloat16"             # training precision: bfloat16 (autocast, fp32 master weights), float32, or
-    #                                     auto (training_dtype: resolved here when the config is made, so the run's
-    #                                     hash, name and record hold the precision it really trained in)
-    save_dtype: str = "bfloat16"        # dtype of the exported RMs
-    objective: str = "bradley_terry"    # bradley_terry: scalar head (EX-RM) | dpo: TRL's DPO, an implicit RM (IM-RM)
+    # training pairs (a seeded, nested subsample: 500 of them are in 1000)
+    n_pairs: Annotated[_Int | None, _accepts("an integer >= 1 or None (all)")] = 2000
+    n_test: PositiveInt = 200           # held-out pairs (prompts disjoint from training)
+    test_fraction: Annotated[Real, _accepts("a number in (0, 1)", gt=0, lt=1)] = 0.2
+    seed: Annotated[int, BeforeValidator(_plain_int),
+                    _accepts("an integer in [0, 2**32) (numpy's seed range)", strict=True, ge=0, lt=2 ** 32)] = 0
+    # optimizer steps; None = one pass over the training pairs
+    steps: Annotated[_Int | None, _accepts("an integer >= 1 or None (one pass)")] = None
+    batch_size: PositiveInt = 8
+    grad_accum: PositiveInt = 1
+    lr: Annotated[Real, _accepts("a finite positive number (2e-5 is usual)", gt=0)] = 2e-5
+    warmup_ratio: Annotated[Real, _accepts("a number in [0, 1)", ge=0, lt=1)] = 0.0
+    max_len: PositiveInt = 64
+    # which weights train: full | last_n | lora (TUNINGS)
+    tuning: Annotated[Literal[TUNINGS], _accepts(f"one of {TUNINGS}")] = "last_n"
+    n_layers: PositiveInt = 4           # for last_n
+    lora_r: PositiveInt = 16            # for lora
+    save_every: PositiveInt = 50
+    # training precision: bfloat16 (autocast, fp32 master weights), float32, or auto (training_dtype: resolved here
+    # when the config is made, so the run's hash, name and record hold the precision it really trained in)
+    dtype: Annotated[Literal[tuple(DTYPES)], _accepts(
+        f"one of {list(DTYPES)}, or 'auto' (bfloat16 where the hardware has bf16 units, else float32)")] = "bfloat16"
+    # dtype of the exported RMs
+    save_dtype: Annotated[Literal[tuple(DTYPES)], _accepts(f"one of {list(DTYPES)}")] = "bfloat16"
+    # bradley_terry: scalar head (EX-RM) | dpo: TRL's DPO, an implicit RM (IM-RM)
+    objective: Annotated[Literal[OBJECTIVES], _accepts(f"one of {OBJECTIVES}")] = "bradley_terry"
     beta: float = 0.1                   # DPO's beta: the IM-RM's reward is beta * (log pi_theta - log pi_ref)
 
     def __post_init__(self):
@@ -124,6 +157,7 @@ class TrainResult:
 
 
 def validate(cfg: TrainConfig) -> None:
+    """Refuse a config that cannot work, with a message that says what to write, before any model is loaded."""
     if not re.fullmatch(r"[A-Za-z0-9][\w.+-]*", cfg.name or ""):
         raise TrainConfigError(f"run name {cfg.name!r}: use letters, digits, '.', '_', '-', '+' (it becomes "
                                "a folder and the id local:<name>)")
@@ -141,32 +175,13 @@ def validate(cfg: TrainConfig) -> None:
     if unknown or not cfg.sources:
         raise TrainConfigError(f"unknown data source(s) {unknown or cfg.sources}; choose from "
                                f"{[*SOURCES, SYNTHETIC]}")
-    if cfg.objective not in OBJECTIVES:
-        raise TrainConfigError(f"objective must be one of {OBJECTIVES}, not {cfg.objective!r}")
+    try:
+        _adapter().validate_python({**asdict(cfg), "sources": list(cfg.sources)})
+    except ValidationError as e:
+        raise TrainConfigError(_in_words(e.errors()[0])) from None
     if cfg.objective == "dpo" and not (isinstance(cfg.beta, (int, float)) and not isinstance(cfg.beta, bool)
                                        and 0 < cfg.beta < float("inf")):
         raise TrainConfigError(f"beta must be a positive number for objective='dpo' (0.1 is usual), not {cfg.beta!r}")
-    if cfg.tuning not in TUNINGS:
-        raise TrainConfigError(f"tuning must be one of {TUNINGS}, not {cfg.tuning!r}")
-    for key in ("dtype", "save_dtype"):
-        if getattr(cfg, key) not in DTYPES:
-            also = ", or 'auto' (bfloat16 where the hardware has bf16 units, else float32)" if key == "dtype" else ""
-            raise TrainConfigError(f"{key} must be one of {list(DTYPES)}{also}, not {getattr(cfg, key)!r}")
-    for key in ("batch_size", "grad_accum", "save_every", "n_test", "max_len", "n_layers", "lora_r"):
-        if not _is_int(getattr(cfg, key)) or getattr(cfg, key) < 1:
-            raise TrainConfigError(f"{key} must be a positive integer, not {getattr(cfg, key)!r}")
-    if cfg.steps is not None and (not _is_int(cfg.steps) or cfg.steps < 1):
-        raise TrainConfigError(f"steps must be an integer >= 1 or None (one pass), not {cfg.steps!r}")
-    if cfg.n_pairs is not None and (not _is_int(cfg.n_pairs) or cfg.n_pairs < 1):
-        raise TrainConfigError(f"n_pairs must be an integer >= 1 or None (all), not {cfg.n_pairs!r}")
-    if not _is_int(cfg.seed) or not 0 <= cfg.seed < 2 ** 32:
-        raise TrainConfigError(f"seed must be an integer in [0, 2**32) (numpy's seed range), not {cfg.seed!r}")
-    if not _is_real(cfg.warmup_ratio) or not 0 <= cfg.warmup_ratio < 1:
-        raise TrainConfigError(f"warmup_ratio must be a number in [0, 1), not {cfg.warmup_ratio!r}")
-    if not _is_real(cfg.test_fraction) or not 0 < cfg.test_fraction < 1:
-        raise TrainConfigError(f"test_fraction must be a number in (0, 1), not {cfg.test_fraction!r}")
-    if not _is_real(cfg.lr) or not 0 < cfg.lr < math.inf:
-        raise TrainConfigError(f"lr must be a finite positive number (2e-5 is usual), not {cfg.lr!r}")
     if SYNTHETIC in cfg.sources and (cfg.n_pairs or 0) + 2 * cfg.n_test > SYNTHETIC_MAX_PAIRS:
         raise TrainConfigError(f"n_pairs={cfg.n_pairs} and n_test={cfg.n_test}: the {SYNTHETIC} source makes at "
                                f"most {SYNTHETIC_MAX_PAIRS:,} pairs (n_pairs + 2 x n_test of them are drawn); "
@@ -174,12 +189,30 @@ def validate(cfg: TrainConfig) -> None:
     _check_layers(cfg, spec)
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+@functools.cache
+def _adapter() -> TypeAdapter:
+    """pydantic's validator of TrainConfig's annotations, built on first use (a few milliseconds)."""
+    return TypeAdapter(TrainConfig)
 
 
-def _is_real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+@functools.cache
+def _phrases() -> dict[str, str]:
+    """{field: the phrase its annotation's ``description`` gives}: what an error says the field must be."""
+    out = {}
+    for key, hint in typing.get_type_hints(TrainConfig, include_extras=True).items():
+        infos = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, FieldInfo) and m.description]
+        if infos:
+            out[key] = infos[-1].description
+    return out
+
+
+def _in_words(error: dict) -> str:
+    """One pydantic error as the config's own message: "<field> must be <phrase>, not <value>"."""
+    key = str(error["loc"][0])
+    phrase = _phrases().get(key)
+    if phrase is None:
+        return f"{key}: {error['msg']}, not {error['input']!r}"
+    return f"{key} must be {phrase}, not {error['input']!r}"
 
 
 def _check_layers(cfg: TrainConfig, spec) -> None:

@@ -174,3 +174,25 @@ def test_auto_trains_in_bfloat16_only_where_the_cpu_computes_it_and_the_run_says
 def test_a_dtype_that_is_none_of_the_three_is_refused_with_the_choices():
     with pytest.raises(TrainConfigError, match=r"dtype must be one of \['float32', 'bfloat16'\], or 'auto'"):
         train(cfg("bad", dtype="half"), progress=False)
+
+
+def test_every_declared_field_refuses_a_string_with_the_phrase_its_annotation_gives():
+    """#41 item 5: the fields' domains are pydantic annotations; each error names the field and what it accepts
+    (the annotation's description), not pydantic's generic wording, and says the value it got."""
+    from rmlib.train.config import _phrases
+
+    phrases = _phrases()
+    assert {"batch_size", "lr", "seed", "steps", "n_pairs", "tuning", "dtype", "objective"} <= set(phrases)
+    for key, phrase in phrases.items():
+        with pytest.raises(TrainConfigError) as e:
+            train(cfg("bad", **{key: "x"}), progress=False)
+        assert str(e.value) == f"{key} must be {phrase}, not 'x'", key
+
+
+def test_a_numpy_integer_is_an_integer_and_a_whole_float_is_not():
+    import numpy as np
+
+    from rmlib.train import validate
+    validate(cfg("ok", batch_size=np.int64(8), seed=np.uint32(3)))
+    with pytest.raises(TrainConfigError, match=r"batch_size must be a positive integer, not 8\.0"):
+        validate(cfg("bad", batch_size=8.0))
