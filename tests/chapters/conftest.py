@@ -12,11 +12,16 @@ its ``tmp_path``, as ``test_book.py`` does).
 **One tiny book per checkout.** The standard runs all go into one folder, ``<store>/book/book/_executed``: the
 chapter tests, the claims page (which reads their results), the page checks and the HTML build (``test_book.py``)
 read that one build. Every other run gets a folder named by its chapter and parameters. The store is
-``.pytest_cache/d/rmlib/<key>/``, where the key hashes rmlib's source, the project's data files, environment.yml,
-data/sources.yml and the Python and torch versions: a changed engine or model starts an empty store (older ones are
-removed). Inside it the book runner's stamps decide, as in ``make book``: a chapter whose template, parameters,
-rmlib and read results are unchanged is not executed again, so a second ``make test`` on the same checkout reuses
-every chapter run. ``pytest --cache-clear`` (or ``make clean``) empties the store.
+``.pytest_cache/d/rmlib/<key>/``, where the key (:func:`store_key`) hashes rmlib's source, the book's machinery that
+runs outside a chapter's kernel (``rmbook/book``, ``rmbook/cli``: the runner, stamps, HTML build), the project's
+data files, environment.yml, data/sources.yml and the Python and torch versions: a changed engine, model or runner
+starts an empty store (older ones are removed). Inside it the book runner's stamps decide, as in ``make book``: a
+chapter whose template, parameters, read results and the source files its kernel ran (an rmbook chapter's own
+modules, the shared analysis and report modules it imported) are unchanged is not executed again. So a second
+``make test`` on the same checkout reuses every chapter run, and after an edit to one chapter's analysis, sentences
+or charts it runs that chapter (and the chapters that read its results) again, not all of them (#41 item 3). A
+student notebook is kept under the same rule: its key holds the source files its chapter's stamp lists.
+``pytest --cache-clear`` (or ``make clean``) empties the store.
 
 A run marked ``isolated_cache`` (in the test file or as an override) sweeps and trains tiny random models in a
 cache folder of its own, emptied whenever that run executes, so what it computes is always computed cold (a trained
@@ -71,13 +76,24 @@ class ChapterRun:
         return sum("vegaEmbed" in json.dumps(o.get("data", {})) for o in self._outputs())
 
 
+# What the store's key hashes of src/: the library, and the parts of the book that run in the test process rather
+# than in a chapter's kernel (whose imports the stamps record); every other rmbook file is the stamps' business.
+KEYED_SOURCE = ("rmlib/", "rmbook/book/", "rmbook/cli/")
+
+
+def keyed(relative: str) -> bool:
+    """Whether a source file (named from src/) is part of the store's key rather than left to the stamps."""
+    return relative.startswith(KEYED_SOURCE)
+
+
 def store_key(root: Path) -> str:
-    """What the stored runs depend on besides what the stamps check: rmlib, the project's data files, the pinned
-    environment, the raw data's sources and checksums, Python and torch."""
-    from rmbook.book.stamps import project_data_files, source_files
+    """What the stored runs depend on besides what the stamps check: rmlib and the book's runner (:data:`KEYED_SOURCE`),
+    the project's data files, the pinned environment, the raw data's sources and checksums, Python and torch."""
+    from rmbook.book.stamps import SOURCE_ROOT, project_data_files, source_files
 
     h = hashlib.sha256()
-    for p in [*source_files(), *project_data_files(), root / "environment.yml", root / "data" / "sources.yml"]:
+    files = [p for p in source_files() if keyed(p.relative_to(SOURCE_ROOT).as_posix())]
+    for p in [*files, *project_data_files(), root / "environment.yml", root / "data" / "sources.yml"]:
         h.update(str(p.relative_to(root)).encode() + b"\0" + (p.read_bytes() if p.is_file() else b"") + b"\0")
     h.update(f"{sys.version}|torch {metadata.version('torch')}".encode())
     return h.hexdigest()[:16]
@@ -159,6 +175,14 @@ class _Harness:
             read_results(name, folder, result_type(name))  # the stored file fits the chapter's results type
         results = read_results(name, folder) if folder else {}
         return ChapterRun(name, res.path, results, Path(folder) if folder else None, res.parameters)
+
+    def ran_source(self, name: str) -> dict:
+        """{source file: sha256} of what chapter ``name``'s standard run executed (its stamp's list), run first if it
+        is stale: what a copy of the chapter, such as its student edition, must be keyed on."""
+        from rmbook.book import stamp_path
+
+        self(name)
+        return json.loads(stamp_path(name, self.executed).read_text())["dependencies"]["source"]
 
     def standard_runs(self, names: list[str]) -> dict[str, ChapterRun]:
         """The standard runs of ``names``. Under pytest-xdist the workers share the work: each takes the chapters no

@@ -42,7 +42,8 @@ def _sha(data: bytes) -> str:
 
 def executed_student(chapter, name) -> dict:
     """The student edition of ``name`` at the chapter's test parameters, run top to bottom with every error allowed
-    (as a student's "Run all"), or the copy executed from the same cells and parameters earlier in this store."""
+    (as a student's "Run all"), or the copy executed from the same cells, parameters and source earlier in this
+    store."""
     import papermill
 
     ch = declared(name)
@@ -50,7 +51,8 @@ def executed_student(chapter, name) -> dict:
     params = ch.parameters(tiny=True, overrides=ch.test_parameters)
     if ch.declares_results:
         params["RESULTS_DIR"] = "results"  # next to the notebook, as in the course
-    key = _sha(json.dumps([nb, params], sort_keys=True, default=str).encode())
+    # the source files the chapter's own run executed: an edit to its analysis or checks reruns this copy too
+    key = _sha(json.dumps([nb, params, chapter.ran_source(name)], sort_keys=True, default=str).encode())
     folder = chapter.store / "course-tiny" / name
     done, mark = folder / "student.executed.ipynb", folder / "student.executed.sha256"
     with file_lock(chapter.store / "locks" / f"course-{name}.lock"), pytest.MonkeyPatch.context() as mp:
