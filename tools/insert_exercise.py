@@ -1,10 +1,12 @@
-"""Insert (or replace) one exercise's cells in a chapter notebook: task, stub, solution, check and optional use cells,
+"""Insert (or replace) one exercise's cells in a chapter notebook: task, solution, check and optional use cells,
 marked and tagged as rmbook.book.course expects. The heading, the labels line and the folded hint come from
-rmbook.course's catalogue.
+rmbook.course's catalogue. The solution marks the lines a student writes with nbgrader's ``### BEGIN SOLUTION`` and
+``### END SOLUTION`` (rmbook.book.solutions); the student edition makes the stub from them.
 
     from tools.insert_exercise import insert_exercise
     insert_exercise("notebooks/heterogeneity.ipynb", after="<cell id>", exercise_id="heterogeneity.tau_b",
-                    task="Write ...", stub="def f(x):\\n    raise NotImplementedError(...)", solution="def f(x): ...",
+                    task="Write ...",
+                    solution="def f(x):\\n    \"\"\"...\"\"\"\\n    ### BEGIN SOLUTION\\n    return x\\n    ### END SOLUTION",
                     use=["print(f(...))"])
 
 Run again with the same id to replace that exercise's cells. Cell ids are kept for the other cells.
@@ -15,7 +17,7 @@ import json
 import uuid
 from pathlib import Path
 
-from rmbook.book.course import SOLUTION_PROMPTS, TAGS, exercise_cells
+from rmbook.book.course import SOLUTION_PROMPTS, TAGS, check_exercises
 from rmbook.course import catalogue
 
 __all__ = ["insert_exercise"]
@@ -33,7 +35,7 @@ def _cell(kind: str, source: str, ex: str, role: str, tags: list[str], chapters:
     return cell
 
 
-def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, stub: str, solution: str,
+def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, solution: str,
                     use: list[str] | None = None, use_after: str | None = None, number: int | None = None,
                     chapters: list[str] | None = None) -> None:
     """``after``: the id of the cell the exercise follows; ``use_after``: the id of the cell its use cells follow
@@ -42,10 +44,9 @@ def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, stub:
     An exercise already there is replaced: its old cells go first."""
     ex = catalogue()[exercise_id]
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    fn = stub.split("def ", 1)[1].split("(", 1)[0]
+    fn = solution.split("def ", 1)[1].split("(", 1)[0]
     heading = f"### Exercise{f' {number}' if number else ''}: {ex.title}\n\n{ex.label()}\n\n"
     new = [_cell("markdown", heading + task.strip("\n") + "\n\n" + ex.hint_block(), exercise_id, "task", [], chapters),
-           _cell("code", stub, exercise_id, "stub", [TAGS["stub"]], chapters),
            _cell("code", solution, exercise_id, "solution", [TAGS["solution"]], chapters, SOLUTION_PROMPTS),
            _cell("code", f'from rmbook import course\n\ncourse.check("{exercise_id}", {fn})', exercise_id, "check",
                  [TAGS["check"]], chapters)]
@@ -59,9 +60,9 @@ def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, stub:
     at = ids.index(after) + 1
     cells[at:at] = new
     if uses:
-        u = (ids.index(use_after) + 1 + (len(new) if ids.index(use_after) >= at - 1 else 0)) if use_after else at + 4
+        u = (ids.index(use_after) + 1 + (len(new) if ids.index(use_after) >= at - 1 else 0)) if use_after else at + len(new)
         cells[u:u] = uses
     nb["cells"] = cells
-    exercise_cells(nb)
+    check_exercises(nb, path)  # whole: in order, tagged, the solution's markers inside its function
     Path(path).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{path}: exercise {exercise_id} at cells {at}–{at + len(new) - 1}")

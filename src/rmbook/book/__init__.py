@@ -13,6 +13,8 @@
 * ``landing.py``: the landing page opens with the claims page's tally and a chart of its verdicts;
 * ``course.py``: the course's student and instructor editions, built from the chapters' exercise cells
   (``make course``);
+* ``solutions.py``: an exercise's solution regions, marked as nbgrader marks them: cleared to the student's stub,
+  left out of the page;
 * ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build (the command is ``rmlib book``:
   :mod:`rmbook.cli.book`).
 """

@@ -3,23 +3,28 @@
 An exercise is a run of cells in a chapter, marked in cell metadata ``rmlib.exercise = {"id": ..., "role": ...}``:
 
 * ``task``      markdown: the exercise, with its labels line (:meth:`rmbook.course.Exercise.label`);
-* ``stub``      code: the function to write, raising ``NotImplementedError`` (tag ``remove-cell``: the book hides it);
-* ``solution``  code: the same function, written (tag ``hide-input``: the book folds it under the exercise, behind
-  "Show the solution": cell metadata ``mystnb`` = :data:`SOLUTION_PROMPTS`, read by myst-nb);
+* ``solution``  code: the function, written, with the lines a student writes between nbgrader's markers ``### BEGIN
+  SOLUTION`` and ``### END SOLUTION`` (:mod:`rmbook.book.solutions`; tag ``hide-input``: the book folds it under the
+  exercise, without the markers, behind "Show the solution": cell metadata ``mystnb`` = :data:`SOLUTION_PROMPTS`,
+  read by myst-nb). The student edition holds the same cell as a ``stub``: each marked region replaced by ``raise
+  NotImplementedError("Exercise <n>: write <function>")``;
 * ``check``     code: ``course.check("<id>", <function>)`` on planted data (tag ``remove-input``);
 * ``use``       code, optional: the chapter applies the function to its own data. Nothing later reads what a ``use``
   cell defines, so a student notebook whose stub is still empty runs on past it.
 
-:func:`build_course` writes ``<out>/student/<chapter>.ipynb`` (solutions stripped) and ``<out>/instructor/`` (all
-cells), each with the chapter's course parameters (``rmbook/chapters/<name>/params.course.yaml``) injected by papermill.
+:func:`build_course` writes ``<out>/student/<chapter>.ipynb`` (solutions cleared) and ``<out>/instructor/`` (every
+cell, the markers kept), each with the chapter's course parameters (``rmbook/chapters/<name>/params.course.yaml``)
+injected by papermill.
 """
 from __future__ import annotations
 
 import ast
 import copy
 import json
+import re
 from pathlib import Path
 
+from rmbook.book import solutions
 from rmbook.book.chapters import ROOT, BookError, Chapter, _read_yaml, chapter, chapters, param_file
 from rmbook.course import catalogue
 from rmlib.storage import atomic
@@ -28,9 +33,9 @@ __all__ = ["ROLES", "SOLUTION_PROMPTS", "COURSE_DIR", "exercise_cells", "check_e
            "instructor_edition", "course_chapters", "course_parameters", "build_course", "reference_solution",
            "solution_leaks", "execute_edition", "stub_errors"]
 
-ROLES = ("task", "stub", "solution", "check", "use")
-REQUIRED = ("task", "stub", "solution", "check")
-TAGS = {"stub": "remove-cell", "solution": "hide-input", "check": "remove-input"}
+ROLES = ("task", "stub", "solution", "check", "use")  # "stub": a solution cell in the student edition
+REQUIRED = ("task", "solution", "check")  # a chapter's cells; its student edition makes the stub
+TAGS = {"solution": "hide-input", "check": "remove-input"}
 # what the folded solution says on the page (myst-nb's cell-level prompts; its default is "Show code cell source")
 SOLUTION_PROMPTS = {"code_prompt_show": "Show the solution", "code_prompt_hide": "Hide the solution"}
 COURSE_DIR = ROOT / "_build" / "course"
@@ -69,10 +74,27 @@ def _function_name(source: str, where: str) -> str:
     return defs[0]
 
 
+def _stub_messages(nb: dict) -> dict[str, str]:
+    """{exercise id: "Exercise <n>"} from each task cell's heading ("### Exercise 2: ..."), what a stub's
+    ``NotImplementedError`` names; "Exercise" alone where the heading has no number."""
+    out = {}
+    for i, ex, role in exercise_cells(nb):
+        if role == "task":
+            found = re.search(r"^#+\s*(Exercise(?: \d+)?)\s*:", _source(nb["cells"][i]), re.M)
+            out[ex] = found.group(1) if found else "Exercise"
+    return out
+
+
+def stub_source(solution: str, exercise: str, name: str) -> str:
+    """The student's cell of a solution: its marked regions replaced by a ``raise NotImplementedError`` that names
+    the exercise and the function to write."""
+    return solutions.stub(solution, f"{exercise}: write {name}")
+
+
 def check_exercises(nb: dict, where: str) -> list[str]:
     """The ids of ``nb``'s exercises, after checking each is whole: known to the catalogue, its cells in order
-    (task, stub, solution, check, then any use cells), the labels line as the catalogue has it, stub and solution
-    defining the same one function, the stub raising ``NotImplementedError``, and the tags the book needs."""
+    (task, solution, check, then any use cells), the labels line and hint as the catalogue has them, the solution
+    defining one function whose body marks what a student writes, and the tags the book needs."""
     known = catalogue()
     cells = nb.get("cells", [])
     by_id: dict[str, list[tuple[int, str]]] = {}
@@ -83,22 +105,16 @@ def check_exercises(nb: dict, where: str) -> list[str]:
         if ex not in known:
             raise BookError(f"{at} is not in rmbook.course's catalogue ({sorted(known)})")
         roles = [r for _, r in found]
-        if roles[:4] != list(REQUIRED) or any(r != "use" for r in roles[4:]):
-            raise BookError(f"{at}: its cells must be task, stub, solution, check (then use cells), found {roles}")
-        task, stub, solution, check = (cells[i] for i, _ in found[:4])
-        if task["cell_type"] != "markdown" or known[ex].label() not in _source(task):
-            raise BookError(f"{at}: the task cell must be markdown and carry the line {known[ex].label()!r}")
-        if known[ex].hint_block() not in _source(task):
-            raise BookError(f"{at}: the task cell must end with the exercise's folded hint, as the catalogue words it "
-                            f"(rmbook.course: Exercise.hint_block()):\n{known[ex].hint_block()}")
-        name = _function_name(_source(stub), f"{at}, stub")
-        if _function_name(_source(solution), f"{at}, solution") != name:
-            raise BookError(f"{at}: stub and solution must define the same function ({name})")
-        if "raise NotImplementedError" not in _source(stub):
-            raise BookError(f"{at}: the stub must raise NotImplementedError")
+        if roles[:3] != list(REQUIRED) or any(r != "use" for r in roles[3:]):
+            raise BookError(f"{at}: its cells must be task, solution, check (then use cells), found {roles} (the "
+                            f"student's stub is made from the solution's {solutions.BEGIN} / {solutions.END} lines)")
+        task, solution, check = (cells[i] for i, _ in found[:3])
+        _check_task(task, known[ex], at)
+        name = _function_name(_source(solution), f"{at}, solution")
+        _check_regions(_source(solution), at)
         if f'check("{ex}", {name})' not in _source(check):
             raise BookError(f'{at}: the check cell must call course.check("{ex}", {name})')
-        for role, cell in zip(REQUIRED[1:], (stub, solution, check)):
+        for role, cell in (("solution", solution), ("check", check)):
             if TAGS[role] not in cell.get("metadata", {}).get("tags", []):
                 raise BookError(f"{at}: the {role} cell needs the tag {TAGS[role]!r} (how the book shows it)")
         if solution.get("metadata", {}).get("mystnb") != SOLUTION_PROMPTS:
@@ -107,17 +123,37 @@ def check_exercises(nb: dict, where: str) -> list[str]:
     return list(by_id)
 
 
+def _check_task(task: dict, ex, at: str) -> None:
+    if task["cell_type"] != "markdown" or ex.label() not in _source(task):
+        raise BookError(f"{at}: the task cell must be markdown and carry the line {ex.label()!r}")
+    if ex.hint_block() not in _source(task):
+        raise BookError(f"{at}: the task cell must end with the exercise's folded hint, as the catalogue words it "
+                        f"(rmbook.course: Exercise.hint_block()):\n{ex.hint_block()}")
+
+
+def _check_regions(source: str, at: str) -> None:
+    """The solution marks at least one region, inside its function, and its stub is valid Python."""
+    try:
+        if not solutions.regions(source):
+            raise ValueError(f"mark the lines a student writes with {solutions.BEGIN} and {solutions.END} (the "
+                             "student edition replaces them with a raise NotImplementedError)")
+        _function_name(solutions.stub(source, "stub"), "its stub")
+    except (ValueError, BookError) as e:
+        raise BookError(f"{at}, solution: {e}") from None
+
+
 def _edition(nb: dict, keep_solutions: bool) -> dict:
     out = copy.deepcopy(nb)
+    messages = _stub_messages(out)
     cells = []
     for cell in out["cells"]:
         m = _marker(cell)
-        role = m.get("role") if m else None
-        if role == "solution" and not keep_solutions:
-            continue
-        if role == "stub" and not keep_solutions:
-            tags = [t for t in cell.get("metadata", {}).get("tags", []) if t != "remove-cell"]
-            cell["metadata"]["tags"] = tags
+        if m and m.get("role") == "solution" and not keep_solutions:
+            source = _source(cell)
+            cell["source"] = stub_source(source, messages.get(m["id"], "Exercise"), _function_name(source, m["id"]))
+            cell["metadata"]["rmlib"]["exercise"] = {**m, "role": "stub"}
+            cell["metadata"]["tags"] = [t for t in cell["metadata"].get("tags", []) if t != TAGS["solution"]]
+            cell["metadata"].pop("mystnb", None)
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
         cells.append(cell)
@@ -127,12 +163,13 @@ def _edition(nb: dict, keep_solutions: bool) -> dict:
 
 
 def student_edition(nb: dict) -> dict:
-    """``nb`` without its solution cells, the stubs shown: what a student fills in."""
+    """``nb`` with each solution cleared to its stub (the marked regions raise ``NotImplementedError``): what a
+    student fills in."""
     return _edition(nb, keep_solutions=False)
 
 
 def instructor_edition(nb: dict) -> dict:
-    """``nb`` with every cell: each stub followed by its solution, which the rest of the chapter uses."""
+    """``nb`` with every cell as the chapter has it: each solution written, its markers kept."""
     return _edition(nb, keep_solutions=True)
 
 
@@ -247,13 +284,13 @@ def solution_leaks(student: dict, instructor: dict) -> list[str]:
     """Exercise ids whose solution text (a line of the solution that its stub lacks) appears in ``student``."""
     text = "\n".join(_source(c) for c in student["cells"])
     cells = instructor["cells"]
-    stubs = {ex: _source(cells[i]) for i, ex, role in exercise_cells(instructor) if role == "stub"}
     leaks = []
     for i, ex, role in exercise_cells(instructor):
         if role != "solution":
             continue
-        stub_lines = {ln.strip() for ln in stubs.get(ex, "").splitlines()}
-        own = [ln.strip() for ln in _source(cells[i]).splitlines()
+        source = _source(cells[i])
+        stub_lines = {ln.strip() for ln in stub_source(source, "", "").splitlines()}
+        own = [ln.strip() for ln in solutions.unmarked(source).splitlines()
                if len(ln.strip()) > 12 and ln.strip() not in stub_lines and not ln.strip().startswith("#")]
         if any(ln in text for ln in own) or any(r == "solution" for _, _, r in exercise_cells(student)):
             leaks.append(ex)

@@ -18,6 +18,7 @@ from rmbook.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, 
 from rmbook.book.imported import RECORD_ENV, drop_recording, read_record, recording_cell
 from rmbook.book.in_brief import lift_in_brief
 from rmbook.book.parameters_table import show_parameters_once
+from rmbook.book.solutions import without_markers
 from rmbook.book.speed import calibration_text, matmul_gflops, speed_factor
 from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
 from rmbook.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
@@ -92,7 +93,7 @@ def _execute(ch: Chapter, params: dict, out: Path, *, timeout: int | None, log, 
     with tempfile.TemporaryDirectory(prefix=f"rmlib-{ch.name}-") as tmp, _book_environment(Path(tmp)) as env, \
             echo_progress(env[PROGRESS_FILE_ENV], ch.name, log, every=progress_every):
         source = Path(tmp) / f"{ch.name}.ipynb"  # the template, less the cells kept for other chapters
-        cells = ch.cells()
+        cells = without_markers(ch.cells())  # the page shows a solution without its markers (rmbook.book.solutions)
         source.write_text(json.dumps({**cells, "cells": [*cells["cells"], recording_cell()]}), encoding="utf-8")
         try:
             papermill.execute_notebook(str(source), str(out), parameters=params, cwd=str(NOTEBOOKS),

@@ -25,17 +25,19 @@ def _cell(kind, source, ex=None, role=None, tags=(), mystnb=None):
 
 
 EX = "heterogeneity.tau_b"
-STUB = 'def kendall_tau_b(x, y):\n    raise NotImplementedError("Exercise 1: write kendall_tau_b")\n'
-SOLUTION = ("import numpy as np\n\n\ndef kendall_tau_b(x, y):\n    from scipy import stats\n"
-            "    return float(stats.kendalltau(x, y).statistic)\n")
+SOLUTION = ('import numpy as np\n\n\ndef kendall_tau_b(x, y):\n    """τ-b."""\n    ### BEGIN SOLUTION\n'
+            "    from scipy import stats\n    return float(stats.kendalltau(x, y).statistic)\n    ### END SOLUTION\n")
+# what the student edition makes of SOLUTION: the imports, signature and docstring, and the raise
+STUB = ('import numpy as np\n\n\ndef kendall_tau_b(x, y):\n    """τ-b."""\n'
+        "    raise NotImplementedError('Exercise 1: write kendall_tau_b')\n")
 
 
 def notebook(**changes) -> dict:
     label, hint = catalogue()[EX].label(), catalogue()[EX].hint_block()
     cells = [_cell("markdown", "# A chapter"),
              _cell("code", "import pandas as pd", tags=["hide-input"]),
-             _cell("markdown", changes.get("task", f"### Exercise 1\n\n{label}\n\nWrite it.\n\n{hint}"), EX, "task"),
-             _cell("code", changes.get("stub", STUB), EX, "stub", ["remove-cell"]),
+             _cell("markdown", changes.get("task", f"### Exercise 1: τ-b\n\n{label}\n\nWrite it.\n\n{hint}"), EX,
+                   "task"),
              _cell("code", changes.get("solution", SOLUTION), EX, "solution",
                    changes.get("solution_tags", ["hide-input"]),
                    changes.get("solution_prompts", edition.SOLUTION_PROMPTS)),
@@ -51,11 +53,33 @@ def test_a_whole_exercise_is_accepted_and_its_editions_differ_only_by_the_soluti
     student, teacher = edition.student_edition(nb), edition.instructor_edition(nb)
     roles = [(c.get("metadata", {}).get("rmlib", {}).get("exercise") or {}).get("role") for c in student["cells"]]
     assert "solution" not in roles and roles.count("stub") == 1
-    assert len(teacher["cells"]) == len(nb["cells"]) == len(student["cells"]) + 1
+    assert len(teacher["cells"]) == len(nb["cells"]) == len(student["cells"])
     stub = next(c for c in student["cells"] if "raise NotImplementedError" in "".join(c["source"]))
-    assert "remove-cell" not in stub["metadata"]["tags"]  # the student sees the stub
+    assert "".join(stub["source"]) == STUB  # the solution's own imports, signature and docstring, then the raise
+    assert "hide-input" not in stub["metadata"]["tags"] and "mystnb" not in stub["metadata"]  # shown in full
     assert edition.solution_leaks(student, teacher) == []
     assert student["metadata"]["rmlib"]["edition"] == "student"
+    assert "### BEGIN SOLUTION" in "".join(teacher["cells"][3]["source"])  # the instructor keeps the markers
+
+
+def test_the_stub_names_the_exercise_of_its_heading_and_cannot_drift_from_the_solution():
+    """#41 item 5 (nbgrader's markers): the stub is made from the solution, so a changed signature or docstring, or
+    an import the solution needs, reaches the student (a hand-written stub once lacked its solution's imports)."""
+    task = f"### Exercise 3: τ-b\n\n{catalogue()[EX].label()}\n\nWrite it.\n\n{catalogue()[EX].hint_block()}"
+    changed = SOLUTION.replace("(x, y)", "(x, y, variant='b')").replace("import numpy as np", "import pandas as pd")
+    student = edition.student_edition(notebook(task=task, solution=changed))
+    stub = "".join(next(c for c in student["cells"] if "raise" in "".join(c["source"]))["source"])
+    assert "def kendall_tau_b(x, y, variant='b'):" in stub and "import pandas as pd" in stub
+    assert "NotImplementedError('Exercise 3: write kendall_tau_b')" in stub and "stats.kendalltau" not in stub
+
+
+def test_the_book_shows_a_solution_without_its_markers():
+    from rmbook.book.solutions import without_markers
+
+    page = without_markers(notebook())
+    shown = "".join(page["cells"][3]["source"])
+    assert "### BEGIN SOLUTION" not in shown and "### END SOLUTION" not in shown
+    assert "    return float(stats.kendalltau(x, y).statistic)\n" in shown and '"""τ-b."""' in shown
 
 
 def test_a_solution_left_in_the_student_edition_is_found():
@@ -68,8 +92,11 @@ def test_a_solution_left_in_the_student_edition_is_found():
 @pytest.mark.parametrize("changes, message", [
     ({"task": "### Exercise 1\n\nno labels"}, "labels|carry the line"),
     ({"task": f"### Exercise 1\n\n{catalogue()[EX].label()}\n\nWrite it."}, "folded hint"),  # #43 item 9
-    ({"stub": "def kendall_tau_b(x, y):\n    return 0.0\n"}, "raise NotImplementedError"),
-    ({"solution": "def tau(x, y):\n    return 0.0\n"}, "same function"),
+    ({"solution": SOLUTION.replace("    ### BEGIN SOLUTION\n", "").replace("    ### END SOLUTION\n", "")},
+     "mark the lines a student writes with ### BEGIN SOLUTION"),
+    ({"solution": SOLUTION.replace("    ### END SOLUTION\n", "")}, "never closed"),
+    ({"solution": "### BEGIN SOLUTION\nimport numpy as np\n### END SOLUTION\n" + SOLUTION}, "inside the function"),
+    ({"solution": SOLUTION.replace("def kendall_tau_b", "def tau")}, r'course.check\("heterogeneity.tau_b", tau\)'),
     ({"solution_tags": []}, "hide-input"),
     ({"solution_prompts": {}}, "Show the solution"),  # the fold would say "Show code cell source"
 ])

@@ -11,8 +11,8 @@ from rmbook.book.course import check_exercises, exercise_cells
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from tools.insert_exercise import insert_exercise  # noqa: E402
 
-STUB = 'def kendall_tau_b(x, y):\n    raise NotImplementedError("Exercise 1: write kendall_tau_b")\n'
-SOLUTION = "def kendall_tau_b(x, y):\n    from scipy import stats\n    return stats.kendalltau(x, y).statistic\n"
+SOLUTION = ("def kendall_tau_b(x, y):\n    ### BEGIN SOLUTION\n    from scipy import stats\n    return stats.kendalltau(x, y)"
+            ".statistic\n    ### END SOLUTION\n")
 
 
 def test_an_exercise_goes_in_whole_and_once(tmp_path):
@@ -22,13 +22,13 @@ def test_an_exercise_goes_in_whole_and_once(tmp_path):
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps(nb))
     for _ in range(2):  # the second run replaces the first
-        insert_exercise(str(path), after="a", exercise_id="heterogeneity.tau_b", task="Write it.", stub=STUB,
+        insert_exercise(str(path), after="a", exercise_id="heterogeneity.tau_b", task="Write it.",
                         solution=SOLUTION, use=["kendall_tau_b([1, 2], [1, 2])"], use_after="b", number=1,
                         chapters=["heterogeneity"])
     out = json.loads(path.read_text())
     assert check_exercises(out, "planted") == ["heterogeneity.tau_b"]
     roles = [r for _, _, r in exercise_cells(out)]
-    assert roles == ["task", "stub", "solution", "check", "use"]
+    assert roles == ["task", "solution", "check", "use"]
     assert [c["id"] for c in out["cells"]][0] == "a" and out["cells"][-1]["metadata"]["rmlib"]["exercise"]["role"] == "use"
     assert out["cells"][-2]["id"] == "b"  # the use cell follows the cell it was placed after
     assert all(c["metadata"]["rmlib"]["chapters"] == ["heterogeneity"] for c in out["cells"] if "rmlib" in c["metadata"])
