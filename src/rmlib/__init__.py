@@ -13,6 +13,7 @@ Its packages, in layer order (ARCHITECTURE.md; a module imports only from its ow
 | 0 | ``storage/`` | atomic writes, recorded hashes, self-certifying Parquet shards, the chapters' results JSON |
 | 0 | ``lazy.py`` | the lazy faces of the torch packages (PEP 562): they import torch only when a name is used |
 | 1 | ``registry.py`` | every model a chapter can name (``registry.yaml``), without loading anything |
+| 1 | ``trained.py`` | the RMs rmlib trained, as their exports lie in the cache (what a ``local:`` id points at) |
 | 1 | ``data/`` | checksummed fetching and tidy loaders of the research data; the reward-kind labels |
 | 2 | ``models/`` | :func:`load_model`: one table of sources, one process-wide cache |
 | 3 | ``engine/`` | where a model id becomes rewards: token sweeps, answers, the audit, GCG, the verified cache |

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["RmlibError", "InputError", "SweepError", "as_list"]
+__all__ = ["RmlibError", "InputError", "ModelError", "SweepError", "as_list"]
 
 
 class RmlibError(Exception):
@@ -17,6 +17,11 @@ class RmlibError(Exception):
 
 class InputError(RmlibError, TypeError):
     """An argument of the wrong kind (e.g. a bare string where a list of strings is expected)."""
+
+
+class ModelError(RmlibError, ValueError):
+    """A model id that names nothing, or a model that cannot be loaded as asked (here, at the bottom, so the
+    registry and the trained RMs' files, :mod:`rmlib.trained`, share it; :mod:`rmlib.registry` exports it too)."""
 
 
 class SweepError(RmlibError, RuntimeError):

@@ -1,7 +1,8 @@
 """Every model a chapter can name, and what is known about it, without loading anything (no torch).
 
 The registry (``registry.yaml``) lists the 10 RMs of the two papers, the embedded GGUF language models and the tiny
-random models; a hub id ``owner/name`` and ``local:<name>[@step<N>]`` (an RM that rmlib trained) resolve too. It sits
+random models; a hub id ``owner/name`` and ``local:<name>[@step<N>]`` (an RM that rmlib trained, found through
+:mod:`rmlib.trained`, which knows the export's files) resolve too. It sits
 below the data layer because the published scores are organised by paper RM, and below the model loaders, which
 read a :class:`ModelSpec` to know how to build a model (:mod:`rmlib.models`).
 """
@@ -11,24 +12,15 @@ import functools
 import re
 from dataclasses import dataclass, field, replace
 from importlib import resources
-from pathlib import Path
 from typing import Sequence
 
 import yaml
 
-from rmlib import config
-from rmlib.storage.integrity import read_manifest, sha256_bytes
-from rmlib.errors import RmlibError, as_list
+from rmlib.errors import ModelError, as_list
+from rmlib.trained import local_run
 
-__all__ = ["ModelError", "ModelSpec", "registry", "paper_rms", "embedded_lms", "get_spec", "spec_at", "local_rm_dir",
-           "model_info", "reference_lm", "RUN_FILE", "read_run_file", "local_rms", "split_available"]
-
-RUN_FILE = "rmlib_run.yaml"  # what an rmlib training export records about itself (rmlib.train.export writes it)
-
-
-class ModelError(RmlibError, ValueError):
-    """A model id that names nothing, or a model that cannot be loaded as asked."""
-
+__all__ = ["ModelError", "ModelSpec", "registry", "paper_rms", "embedded_lms", "get_spec", "spec_at", "model_info",
+           "reference_lm", "split_available"]
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -81,65 +73,6 @@ def paper_rms():
     return pd.DataFrame(rows).drop(columns=["extra", "gguf", "path", "upstream", "arch"])
 
 
-_LOCAL = re.compile(r"^local:(?P<name>[^@]+)(@step(?P<step>\d+))?$")
-
-
-def local_rm_dir(name: str, step: int | None = None) -> Path:
-    """Where rmlib's training writes an RM: cache/rms/<name>[/step-<n>]."""
-    base = Path(name) if Path(name).is_absolute() else config.cache_dir() / "rms" / name
-    return base / f"step-{step}" if step is not None else base
-
-
-def local_rms() -> list[dict]:
-    """The models rmlib trained that the cache holds (``cache/rms/<name>`` with a finished export), by name: id
-    (``local:<name>``), kind (rm; lm for a DPO run, an implicit RM), base_model, objective, sources, n_pairs, steps,
-    checkpoints (the steps of its ``step-<n>`` exports), path, run (its run file) and problem (why the run file
-    could not be read, else None). Nothing is loaded."""
-    root = config.cache_dir() / "rms"
-    rows = []
-    for folder in sorted(p for p in root.glob("*") if p.is_dir() and (p / "config.json").exists()):
-        model_id, problem, run = f"local:{folder.name}", None, {}
-        try:
-            run = read_run_file(folder, model_id) if (folder / RUN_FILE).exists() else {}
-        except ModelError as exc:
-            problem = str(exc)
-        steps = sorted(int(p.name[5:]) for p in folder.glob("step-*")
-                       if p.name[5:].isdigit() and (p / "config.json").exists())
-        objective = run.get("objective", "bradley_terry" if run else None)
-        rows.append({"id": model_id, "kind": "lm" if objective == "dpo" else "rm", "base_model": run.get("base_model"),
-                     "objective": objective, "sources": list(run.get("sources") or []), "n_pairs": run.get("n_pairs"),
-                     "steps": run.get("steps"), "checkpoints": steps, "path": folder, "run": run,
-                     "problem": problem})
-    return rows
-
-
-def read_run_file(folder: Path, what: str) -> dict:
-    """The ``rmlib_run.yaml`` of a trained RM's folder, checked against its manifest's sha256 (when the folder has
-    one) before it is parsed; a changed, undecodable or unparsable run file is a :class:`ModelError` that says so."""
-    path = Path(folder) / RUN_FILE
-    fix = "restore the folder from a copy, or retrain it with train(..., overwrite=True)"
-    raw = path.read_bytes()
-    recorded = ((read_manifest(folder) or {}).get("files") or {}).get(RUN_FILE, {}).get("sha256")
-    if recorded is not None and sha256_bytes(raw) != recorded:
-        raise ModelError(f"{what}: the checkpoint's run file {path} is damaged (its sha256 differs from the one "
-                         f"recorded when it was exported); {fix}")
-    try:
-        meta = yaml.safe_load(raw.decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ModelError(f"{what}: the checkpoint's run file {path} is damaged and cannot be read "
-                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); {fix}") from exc
-    if meta is None:
-        return {}
-    if not isinstance(meta, dict):
-        raise ModelError(f"{what}: the checkpoint's run file {path} is damaged (it holds a {type(meta).__name__}, "
-                         f"not a mapping); {fix}")
-    base = meta.get("base_model")
-    if base is not None and not (isinstance(base, str) and base.strip()):
-        raise ModelError(f"{what}: the checkpoint's run file {path} is damaged (its base_model is {base!r}, not a "
-                         f"model id); {fix}")
-    return meta
-
-
 def get_spec(model_id: str) -> ModelSpec:
     """Registry entry for an id; unknown `owner/name` ids are treated as hub models with safe defaults."""
     if not isinstance(model_id, str) or not model_id.strip():
@@ -151,12 +84,9 @@ def get_spec(model_id: str) -> ModelSpec:
     by_nick = {s.nickname: s for s in reg.values() if s.nickname}
     if model_id in by_nick:
         return by_nick[model_id]
-    m = _LOCAL.match(model_id)
-    if m:
-        path = local_rm_dir(m["name"], int(m["step"]) if m["step"] else None)
-        if not (path / "config.json").exists():
-            raise ModelError(f"{model_id}: no trained RM at {path} (train one with rmlib.train, or check the name/step)")
-        meta = read_run_file(path, model_id) if (path / RUN_FILE).exists() else {}
+    local = local_run(model_id)
+    if local is not None:
+        path, meta = local
         base = get_spec(meta["base_model"]) if meta.get("base_model") in reg else None
         # The run hash is the revision: a retrained name must not be served a stale cached sweep.
         # A DPO run exports a causal LM (an implicit RM): it loads with head 'lm' by default

@@ -13,7 +13,8 @@ import pytest
 import torch
 
 from rmlib.models import CacheWarning, ModelError, load_model
-from rmlib.registry import get_spec, local_rm_dir
+from rmlib.registry import get_spec
+from rmlib.trained import local_rm_dir
 
 # `rmlib verify` checks the book's results folder too; these tests check the cache alone, whatever book is built here
 NO_RESULTS = ["--results", "/nonexistent/rmlib-no-results"]

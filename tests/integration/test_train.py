@@ -9,7 +9,8 @@ import torch
 from rmbook.chapters.finetuning.analysis import evaluate_run
 from rmlib.engine import sweep
 from rmlib.models import LoadOptions, ModelError, load_model
-from rmlib.registry import get_spec, local_rm_dir
+from rmlib.registry import get_spec
+from rmlib.trained import local_rm_dir
 from rmlib.train import TrainConfigError, train
 from transformers import TrainerCallback
 from tests.integration.train_support import Crash, marker_config, module_cache, weights  # noqa: F401 (fixture)

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from rmlib.models import CacheWarning
-from rmlib.registry import local_rm_dir
+from rmlib.trained import local_rm_dir
 from rmlib.storage.integrity import MANIFEST
 from rmlib.train import train
 from rmlib.train.resume import resume_checkpoint

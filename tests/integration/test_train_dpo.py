@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from rmlib.models import ModelError, load_model
-from rmlib.registry import get_spec, local_rm_dir
+from rmlib.registry import get_spec
+from rmlib.trained import local_rm_dir
 from rmlib.train import (completion_logps, encode_pairs, pairwise_accuracy, score_pairs, select_pairs,
                          train)
 

@@ -17,7 +17,7 @@ PACKAGES = ("rmlib", "rmbook")
 # every rmbook layer: the library a researcher installs alone imports nothing of the book.
 LAYERS = {
     "rmlib": 0, "rmlib.config": 0, "rmlib.errors": 0, "rmlib.storage": 0,
-    "rmlib.registry": 1, "rmlib.data": 1,
+    "rmlib.registry": 1, "rmlib.trained": 1, "rmlib.data": 1,
     "rmlib.models": 2,
     "rmlib.engine": 3, "rmlib.train": 3,
     "rmlib.stats": 4,
@@ -33,7 +33,7 @@ MAX_LINES = 400
 # command line starts in seconds, a plan is costed and the course's method checks import without torch)
 DEFERS_TORCH = ["rmlib.cli", "rmlib.engine.plan", "rmbook.chapters.method.course"]
 TORCH_PACKAGES = ("rmlib.engine", "rmlib.models", "rmlib.train")
-TORCH_FREE = [*DEFERS_TORCH, "rmlib.registry", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmbook.analysis", "rmbook.report",
+TORCH_FREE = [*DEFERS_TORCH, "rmlib.registry", "rmlib.trained", "rmlib.data", "rmlib.storage", "rmlib.stats", "rmbook.analysis", "rmbook.report",
               "rmbook.chapters", "rmbook.course", "rmbook.book", "rmlib.engine", "rmlib.models", "rmlib.train"]
 
 

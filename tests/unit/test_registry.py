@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from rmlib import registry
+from rmlib import registry, trained
 from rmlib.models import ModelError, load_model
 
 
@@ -25,7 +25,7 @@ def test_a_model_id_that_is_not_a_string_is_named(model_id):
 def test_a_run_file_whose_base_model_is_not_an_id_is_refused(base, tmp_path):
     """#39 item 6: `base_model: 42` in a folder's rmlib_run.yaml was a TypeError inside the registry."""
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama"}))
-    (tmp_path / registry.RUN_FILE).write_text(f"base_model: {base}\nweights: partial\n")
+    (tmp_path / trained.RUN_FILE).write_text(f"base_model: {base}\nweights: partial\n")
     with pytest.raises(ModelError, match=r"run file .* is damaged \(its base_model is .*, not a model id\)"):
         registry.get_spec(f"local:{tmp_path}")
 
@@ -47,3 +47,17 @@ def test_split_available_names_an_absent_local_rm_and_lets_a_typo_fail_later(tmp
     present, absent = split_available(["tiny-llama", "local:not-trained-here", "no-such-model"])
     assert present == ["tiny-llama", "no-such-model"] and list(absent) == ["local:not-trained-here"]
     assert "no trained RM" in absent["local:not-trained-here"]
+
+
+def test_the_registry_reads_only_the_registry():
+    """#41 item 4: a ``local:`` id is resolved through rmlib.trained, the one module that knows a training export's
+    files; the registry names none of them and reads no checkpoint folder itself."""
+    import ast
+    import inspect
+
+    source = inspect.getsource(registry)
+    imported = {n.module for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)}
+    assert "rmlib.storage.integrity" not in imported and "rmlib.config" not in imported
+    for name in ("rmlib_run.yaml", "RUN_FILE", "config.json", "step-", "read_manifest"):
+        assert name not in source, name
+    assert trained.local_run("tiny-llama") is None  # not a local id: the registry's own entry answers

@@ -15,7 +15,7 @@ from rmlib.cli.show import on_terminal, sweep_report
 from rmlib.config import book_results_dir
 from rmlib.engine.tokens import parse_tokens
 from rmlib.errors import SweepError
-from rmlib.registry import local_rms
+from rmlib.trained import local_rms
 from rmlib.registry import registry
 from rmlib.storage import atomic
 

@@ -99,7 +99,7 @@ def held_out_accuracy(row: dict) -> str:
 
 def local_rm_lines(rows: list[dict]) -> list[str]:
     """The section of ``rmlib models`` on the RMs rmlib trained in this cache (rows of
-    :func:`rmlib.registry.local_rms`): id, kind, base, data and held-out accuracy."""
+    :func:`rmlib.trained.local_rms`): id, kind, base, data and held-out accuracy."""
     if not rows:
         return ["Trained RMs in this cache (local:): none yet (the finetuning chapter trains them, or rmlib.train)."]
     table = [("id", "kind", "base", "data", "held-out accuracy")]

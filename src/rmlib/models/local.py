@@ -20,10 +20,11 @@ from rmlib.models.base import CacheWarning, LoadedModel, LoadOptions, ModelError
 from rmlib.models.devices import DTYPE_BY_NAME, dtype_name
 from rmlib.models.files import check_config, folder_tokenizer, unreadable_weights
 from rmlib.models.hub import from_pretrained_checked
-from rmlib.registry import RUN_FILE, ModelSpec, get_spec
+from rmlib.registry import ModelSpec, get_spec
+from rmlib.trained import RUN_FILE
 from rmlib.storage.integrity import check_manifest, read_manifest
 
-__all__ = ["PARTIAL_WEIGHTS", "RUN_FILE", "check_checkpoint", "frozen_weights_sha256", "source"]
+__all__ = ["PARTIAL_WEIGHTS", "check_checkpoint", "frozen_weights_sha256", "source"]
 
 PARTIAL_WEIGHTS = "trained.safetensors"
 

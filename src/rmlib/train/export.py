@@ -18,7 +18,8 @@ from pathlib import Path
 import yaml
 
 from rmlib.errors import RmlibError
-from rmlib.models.local import PARTIAL_WEIGHTS, RUN_FILE, frozen_weights_sha256
+from rmlib.models.local import PARTIAL_WEIGHTS, frozen_weights_sha256
+from rmlib.trained import RUN_FILE
 from rmlib.registry import get_spec
 from rmlib.storage import atomic
 from rmlib.storage.integrity import MANIFEST, write_manifest

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import yaml
 
-from rmlib.registry import local_rm_dir
+from rmlib.trained import local_rm_dir
 from rmlib.train.config import TrainConfig, validate
 from rmlib.train.pairs import data_hash, select_pairs
 

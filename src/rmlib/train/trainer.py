@@ -28,7 +28,8 @@ from rmlib import __version__
 from rmlib.config import PROGRESS_FILE_ENV, progress_bar, progress_enabled
 from rmlib.errors import RmlibError
 from rmlib.models import chat_template_of, load_model, load_tokenizer
-from rmlib.registry import get_spec, local_rm_dir
+from rmlib.registry import get_spec
+from rmlib.trained import local_rm_dir
 from rmlib.storage import atomic
 from rmlib.train.config import TrainConfig, TrainConfigError, TrainResult, validate
 from rmlib.train.dpo import dpo_stream, dpo_trainer, lm_peft_config

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmlib.registry import local_rm_dir
+from rmlib.trained import local_rm_dir
 from rmlib.train import TrainConfig, TrainConfigError, synthetic_marker_pairs, train
 
 

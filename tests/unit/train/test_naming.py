@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from rmlib.registry import local_rm_dir
+from rmlib.trained import local_rm_dir
 from rmlib.train import TrainConfig, hashed_name, own_name, prepare, same_finished_run, train_data_hash
 
 

@@ -14,7 +14,7 @@ from rmbook.analysis.values import DEFAULT_PROMPTS, check_lexicon, value_profile
 from rmlib import train
 from rmlib import models as rm_models
 from rmlib.data import value_lexicon
-from rmlib.registry import local_rm_dir, read_run_file
+from rmlib.trained import local_rm_dir, read_run_file
 from rmlib.stats import one_way_by, t_interval
 from rmlib.storage import atomic
 
