@@ -1,11 +1,13 @@
 """Insert (or replace) one exercise's cells in a chapter notebook: task, solution, check and optional use cells,
-marked and tagged as rmbook.book.course expects. The heading, the labels line and the folded hint come from
-rmbook.course's catalogue. The solution marks the lines a student writes with nbgrader's ``### BEGIN SOLUTION`` and
+marked and tagged as rmbook.book.course expects. The task cell is where the exercise's title, labels line and folded
+hint are written (the catalogue reads them from there, rmbook.course.task_text); its check is the chapter's
+``course.py``, registered under the same id. The solution marks the lines a student writes with nbgrader's ``### BEGIN SOLUTION`` and
 ``### END SOLUTION`` (rmbook.book.solutions); the student edition makes the stub from them.
 
     from tools.insert_exercise import insert_exercise
     insert_exercise("notebooks/heterogeneity.ipynb", after="<cell id>", exercise_id="heterogeneity.tau_b",
-                    task="Write ...",
+                    title="Kendall's τ-b on tied scores", labels=(2, 4, 15), task="Write ...",
+                    hint="`np.sign(...)` gives the order of every pair at once ...",
                     solution="def f(x):\\n    \"\"\"...\"\"\"\\n    ### BEGIN SOLUTION\\n    return x\\n    ### END SOLUTION",
                     use=["print(f(...))"])
 
@@ -18,7 +20,7 @@ import uuid
 from pathlib import Path
 
 from rmbook.book.course import SOLUTION_PROMPTS, TAGS, check_exercises
-from rmbook.course import catalogue
+from rmbook.course import Exercise
 
 __all__ = ["insert_exercise"]
 
@@ -35,14 +37,16 @@ def _cell(kind: str, source: str, ex: str, role: str, tags: list[str], chapters:
     return cell
 
 
-def insert_exercise(path: str, *, after: str, exercise_id: str, task: str, solution: str,
-                    use: list[str] | None = None, use_after: str | None = None, number: int | None = None,
-                    chapters: list[str] | None = None) -> None:
-    """``after``: the id of the cell the exercise follows; ``use_after``: the id of the cell its use cells follow
+def insert_exercise(path: str, *, after: str, exercise_id: str, title: str, labels: tuple[int, int, int], task: str,
+                    hint: str, solution: str, use: list[str] | None = None, use_after: str | None = None,
+                    number: int | None = None, chapters: list[str] | None = None) -> None:
+    """``labels``: (difficulty 1–5, importance 1–5, minutes); ``hint``: a nudge a stuck student can open (the
+    approach or the library call, not the answer); ``after``: the id of the cell the exercise follows; ``use_after``:
+    the id of the cell its use cells follow
     (where the chapter has computed what they compare with; default: right after the check); ``chapters``: in a
     template shared by several chapters, the ones whose pages keep the exercise (cell metadata ``rmlib.chapters``).
     An exercise already there is replaced: its old cells go first."""
-    ex = catalogue()[exercise_id]
+    ex = Exercise(exercise_id, exercise_id.partition(".")[0], title, *labels, hint=hint.strip())
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     fn = solution.split("def ", 1)[1].split("(", 1)[0]
     heading = f"### Exercise{f' {number}' if number else ''}: {ex.title}\n\n{ex.label()}\n\n"

@@ -73,8 +73,7 @@ from rmbook.course.exercises import close, exercise, expect
 __all__ = ["check_mean"]
 
 
-@exercise("new_chapter.mean", title="The mean", difficulty=1, importance=1, minutes=5,
-          hint="Add the numbers up and divide by how many there are.")
+@exercise("new_chapter.mean")
 def check_mean(fn) -> int:
     """The student's mean against two planted lists."""
     expect(close(fn([1.0, 2.0, 3.0]), 2.0), "the mean of 1, 2, 3 is 2")
@@ -101,11 +100,21 @@ CELLS = [
     ("code", {"tags": ["remove-cell"]},
      "from rmbook.book import check_parameters\nfrom rmbook.chapters.new_chapter.analysis import MODES\n"
      "check_parameters()"),
-    ("code", {}, "from IPython.display import Markdown, display\n\nfrom rmbook import course\n"
+    ("code", {}, "from IPython.display import Markdown, display\n\n"
                  "from rmbook.chapters.new_chapter import analysis, results\nfrom rmbook.report import prose\n"
                  "from rmlib.storage import write_results"),
-    ("code", {}, "course.check('new_chapter.mean', analysis.mean)\n"
-                 "found = results.chapter_results(analysis.mean(VALUES))\n"
+    # the exercise, in the cells tools/insert_exercise.py writes: its title, labels and hint are the task cell's
+    ("markdown", {"rmlib": {"exercise": {"id": "new_chapter.mean", "role": "task"}}},
+     "### Exercise 1: The mean\n\n*Difficulty 1/5 · importance 1/5 · about 5 minutes*\n\nWrite `mean_of(values)`."
+     "\n\n```{admonition} Hint\n:class: dropdown\nAdd the numbers up and divide by how many there are.\n```"),
+    ("code", {"tags": ["hide-input"], "mystnb": {"code_prompt_show": "Show the solution",
+                                                  "code_prompt_hide": "Hide the solution"},
+              "rmlib": {"exercise": {"id": "new_chapter.mean", "role": "solution"}}},
+     "def mean_of(values):\n    \"\"\"The mean.\"\"\"\n    ### BEGIN SOLUTION\n    return sum(values) / len(values)\n"
+     "    ### END SOLUTION"),
+    ("code", {"tags": ["remove-input"], "rmlib": {"exercise": {"id": "new_chapter.mean", "role": "check"}}},
+     'from rmbook import course\n\ncourse.check("new_chapter.mean", mean_of)'),
+    ("code", {}, "found = results.chapter_results(analysis.mean(VALUES))\n"
                  "display(Markdown(prose.render('new_chapter', 'found', s=found)))"),
     ("code", {}, "write_results(found, RESULTS_DIR)"),
 ]
@@ -179,12 +188,14 @@ ch = book.chapter("{NAME}")
 assert ch.params_file is not None and ch.test_parameters == {{"VALUES": [2.0, 4.0]}}
 run = book.run_chapter("{NAME}", overrides=ch.test_parameters, output_dir=Path({str(tmp_path)!r}), log=lambda *a: None)
 typed = result_type("{NAME}")
-print(json.dumps({{"type": typed.__name__, "exercise": "{NAME}.mean" in catalogue(),
+from rmbook.book.course import check_exercises
+assert check_exercises(ch.cells(), "{NAME}") == ["{NAME}.mean"]
+print(json.dumps({{"type": typed.__name__, "exercise": catalogue()["{NAME}.mean"].title,
                   "page": Path(run.path).read_text(), "results": sorted(p.name for p in Path({str(tmp_path)!r}).rglob("*.json"))}}))
 """
     out = json.loads(_run(root, [sys.executable, "-c", code]).stdout.strip().splitlines()[-1])
-    assert out["type"] == "NewChapterResults" and out["exercise"]
-    assert "The mean of the numbers is 3.00." in out["page"]
+    assert out["type"] == "NewChapterResults" and out["exercise"] == "The mean"
+    assert "The mean of the numbers is 3.00." in out["page"] and "passes all 2 planted cases" in out["page"]
     assert f"{NAME}.json" in out["results"]
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 import yaml
 
 from rmbook.book.parameter_check import unknown_parameter_hint
-from rmbook.chapters import FOLDER
+from rmbook.chapters import FOLDER, NOTEBOOKS
 from rmlib.config import BOOK_EXECUTED, PROJECT_ROOT, RESULTS_SUBDIR
 from rmlib.errors import RmlibError
 from rmlib.storage.results import results_path
@@ -45,7 +45,6 @@ __all__ = ["ROOT", "NOTEBOOKS", "CHAPTERS", "param_file", "EXECUTED", "TOC", "RE
            "with_results_dir", "missing_results", "in_run_order"]
 
 ROOT = PROJECT_ROOT
-NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = FOLDER  # src/rmbook/chapters/: one folder per chapter
 EXECUTED = BOOK_EXECUTED
 TOC = ROOT / "_toc.yml"

@@ -2,7 +2,8 @@
 
 An exercise is a run of cells in a chapter, marked in cell metadata ``rmlib.exercise = {"id": ..., "role": ...}``:
 
-* ``task``      markdown: the exercise, with its labels line (:meth:`rmbook.course.Exercise.label`);
+* ``task``      markdown: the exercise, under its heading ``### Exercise <n>: <title>``, with its labels line and,
+  last, its folded hint: the one place they are written (:func:`rmbook.course.task_text` reads them);
 * ``solution``  code: the function, written, with the lines a student writes between nbgrader's markers ``### BEGIN
   SOLUTION`` and ``### END SOLUTION`` (:mod:`rmbook.book.solutions`; tag ``hide-input``: the book folds it under the
   exercise, without the markers, behind "Show the solution": cell metadata ``mystnb`` = :data:`SOLUTION_PROMPTS`,
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from rmbook.book import solutions
 from rmbook.book.chapters import ROOT, BookError, Chapter, _read_yaml, chapter, chapters, param_file
-from rmbook.course import catalogue
+from rmbook.course import checks, task_text
 from rmlib.storage import atomic
 
 __all__ = ["ROLES", "SOLUTION_PROMPTS", "COURSE_DIR", "exercise_cells", "check_exercises", "student_edition",
@@ -92,10 +93,10 @@ def stub_source(solution: str, exercise: str, name: str) -> str:
 
 
 def check_exercises(nb: dict, where: str) -> list[str]:
-    """The ids of ``nb``'s exercises, after checking each is whole: known to the catalogue, its cells in order
-    (task, solution, check, then any use cells), the labels line and hint as the catalogue has them, the solution
-    defining one function whose body marks what a student writes, and the tags the book needs."""
-    known = catalogue()
+    """The ids of ``nb``'s exercises, after checking each is whole: a check registered for it, its cells in order
+    (task, solution, check, then any use cells), a task cell whose heading, labels line and hint can be read, the
+    solution defining one function whose body marks what a student writes, and the tags the book needs."""
+    known = checks()
     cells = nb.get("cells", [])
     by_id: dict[str, list[tuple[int, str]]] = {}
     for i, ex, role in exercise_cells(nb):
@@ -103,13 +104,13 @@ def check_exercises(nb: dict, where: str) -> list[str]:
     for ex, found in by_id.items():
         at = f"{where}: exercise {ex}"
         if ex not in known:
-            raise BookError(f"{at} is not in rmbook.course's catalogue ({sorted(known)})")
+            raise BookError(f"{at} has no check in its chapter's course.py (the course's checks: {sorted(known)})")
         roles = [r for _, r in found]
         if roles[:3] != list(REQUIRED) or any(r != "use" for r in roles[3:]):
             raise BookError(f"{at}: its cells must be task, solution, check (then use cells), found {roles} (the "
                             f"student's stub is made from the solution's {solutions.BEGIN} / {solutions.END} lines)")
         task, solution, check = (cells[i] for i, _ in found[:3])
-        _check_task(task, known[ex], at)
+        _check_task(task, at)
         name = _function_name(_source(solution), f"{at}, solution")
         _check_regions(_source(solution), at)
         if f'check("{ex}", {name})' not in _source(check):
@@ -123,12 +124,14 @@ def check_exercises(nb: dict, where: str) -> list[str]:
     return list(by_id)
 
 
-def _check_task(task: dict, ex, at: str) -> None:
-    if task["cell_type"] != "markdown" or ex.label() not in _source(task):
-        raise BookError(f"{at}: the task cell must be markdown and carry the line {ex.label()!r}")
-    if ex.hint_block() not in _source(task):
-        raise BookError(f"{at}: the task cell must end with the exercise's folded hint, as the catalogue words it "
-                        f"(rmbook.course: Exercise.hint_block()):\n{ex.hint_block()}")
+def _check_task(task: dict, at: str) -> None:
+    """The task cell is markdown with the heading, labels line and folded hint the catalogue reads."""
+    if task["cell_type"] != "markdown":
+        raise BookError(f"{at}: the task cell must be markdown")
+    try:
+        task_text(_source(task), at)
+    except ValueError as e:
+        raise BookError(str(e)) from None
 
 
 def _check_regions(source: str, at: str) -> None:

@@ -26,6 +26,9 @@ chapter's module leaves the other chapters' stamps current (:mod:`rmbook.book.st
 """
 from pathlib import Path
 
-__all__ = ["FOLDER"]
+from rmlib.config import PROJECT_ROOT
+
+__all__ = ["FOLDER", "NOTEBOOKS"]
 
 FOLDER = Path(__file__).resolve().parent  # rmbook/chapters/: one folder per chapter (or shared template)
+NOTEBOOKS = PROJECT_ROOT / "notebooks"  # the chapters' notebook templates (the design card's folder)

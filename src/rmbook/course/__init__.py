@@ -2,7 +2,8 @@
 
 Modules:
 
-* ``exercises.py``: the catalogue of exercises (labels, checks) and :func:`check`, which a check cell calls.
+* ``exercises.py``: the catalogue of exercises (their checks, joined with the title, labels and hint their task cells
+  carry) and :func:`check`, which a check cell calls.
 
 Each chapter's checks are in its own folder, ``rmbook/chapters/<chapter>/course.py`` (:mod:`rmbook.chapters`), each
 saying in its docstring what its exercises ask; the catalogue finds them by the chapter's name.
@@ -10,6 +11,8 @@ saying in its docstring what its exercises ask; the catalogue finds them by the 
 The notebooks mark each exercise's cells in their metadata; :mod:`rmbook.book.course` builds the student and instructor
 editions from them (``make course``).
 """
-from rmbook.course.exercises import CheckFailed, Exercise, Passed, catalogue, check, close, exercise, expect
+from rmbook.course.exercises import (CheckFailed, Exercise, Passed, catalogue, check, checks, close, exercise, expect,
+                                     task_text)
 
-__all__ = ["CheckFailed", "Exercise", "Passed", "catalogue", "check", "close", "exercise", "expect"]
+__all__ = ["CheckFailed", "Exercise", "Passed", "catalogue", "check", "checks", "close", "exercise", "expect",
+           "task_text"]

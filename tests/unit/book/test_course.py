@@ -90,7 +90,9 @@ def test_a_solution_left_in_the_student_edition_is_found():
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"task": "### Exercise 1\n\nno labels"}, "labels|carry the line"),
+    ({"task": "### Exercise 1: τ-b\n\nno labels"}, r"needs the line '\*Difficulty <1-5>/5"),
+    ({"task": f"Exercise 1\n\n{catalogue()[EX].label()}\n\nWrite it.\n\n{catalogue()[EX].hint_block()}"},
+     "a heading '### Exercise <n>: <title>'"),
     ({"task": f"### Exercise 1\n\n{catalogue()[EX].label()}\n\nWrite it."}, "folded hint"),  # #43 item 9
     ({"solution": SOLUTION.replace("    ### BEGIN SOLUTION\n", "").replace("    ### END SOLUTION\n", "")},
      "mark the lines a student writes with ### BEGIN SOLUTION"),
@@ -111,7 +113,7 @@ def test_an_unknown_exercise_or_role_is_refused():
     for c in bad["cells"]:
         if "rmlib" in c["metadata"]:
             c["metadata"]["rmlib"]["exercise"]["id"] = "heterogeneity.no_such"
-    with pytest.raises(book.BookError, match="not in rmbook.course's catalogue"):
+    with pytest.raises(book.BookError, match="heterogeneity.no_such has no check in its chapter's course.py"):
         edition.check_exercises(bad, "planted")
     nb["cells"][3]["metadata"]["rmlib"]["exercise"]["role"] = "answer"
     with pytest.raises(book.BookError, match="role"):

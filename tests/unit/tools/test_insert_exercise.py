@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from rmbook.book.course import check_exercises, exercise_cells
+from rmbook.course import task_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from tools.insert_exercise import insert_exercise  # noqa: E402
@@ -22,11 +23,14 @@ def test_an_exercise_goes_in_whole_and_once(tmp_path):
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps(nb))
     for _ in range(2):  # the second run replaces the first
-        insert_exercise(str(path), after="a", exercise_id="heterogeneity.tau_b", task="Write it.",
-                        solution=SOLUTION, use=["kendall_tau_b([1, 2], [1, 2])"], use_after="b", number=1,
+        insert_exercise(str(path), after="a", exercise_id="heterogeneity.tau_b", title="τ-b", labels=(2, 4, 15),
+                        task="Write it.", hint="Count each pair once, in the upper triangle.", solution=SOLUTION, use=["kendall_tau_b([1, 2], [1, 2])"], use_after="b", number=1,
                         chapters=["heterogeneity"])
     out = json.loads(path.read_text())
     assert check_exercises(out, "planted") == ["heterogeneity.tau_b"]
+    task = task_text("".join(out["cells"][1]["source"]), "planted")  # what the catalogue reads back
+    assert task == {"title": "τ-b", "difficulty": 2, "importance": 4, "minutes": 15,
+                    "hint": "Count each pair once, in the upper triangle."}
     roles = [r for _, _, r in exercise_cells(out)]
     assert roles == ["task", "solution", "check", "use"]
     assert [c["id"] for c in out["cells"]][0] == "a" and out["cells"][-1]["metadata"]["rmlib"]["exercise"]["role"] == "use"

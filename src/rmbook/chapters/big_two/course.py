@@ -38,11 +38,7 @@ def _as_dict(got) -> dict | None:
         return None
 
 
-@exercise("big_two.median_ranks",
-          hint=("`scipy.stats.rankdata(-np.asarray(rewards), method='average')` ranks the highest reward 1 and "
-                "averages ties; then group the ranks by category (a pandas Series' `groupby(categories).median()` "
-                "does it)."),
-          title="Median within-prompt ranks", difficulty=2, importance=4, minutes=15)
+@exercise("big_two.median_ranks")
 def check_median_ranks(category_median_ranks) -> int:
     """``category_median_ranks(rewards, categories)``: rank 1 = the highest reward among all the words of one
     model x prompt, ties averaged, then each category's median rank."""
@@ -128,12 +124,7 @@ PERMUTATION_CASES = {
 }
 
 
-@exercise("big_two.permutation",
-          hint=("First collapse `df` to one number per model (`df.groupby(['family', "
-                "'model'])['median_rank'].mean()`). Write Welch's t for a boolean mask over those model means; "
-                "draw each shuffle with `rng.permutation(labels)` from `np.random.default_rng(seed)`, and count "
-                "the shuffles whose |t| reaches the observed |t|."),
-          title="A permutation test over models", difficulty=3, importance=5, minutes=25)
+@exercise("big_two.permutation")
 def check_permutation(family_permutation_p) -> int:
     """``family_permutation_p(df, n_resamples, seed)``: average each model's rows, Welch's t between the two
     families' model means, family labels shuffled over models, two-sided, p = (k + 1) / (n + 1)."""

@@ -35,12 +35,7 @@ def _variants(x: np.ndarray) -> list[tuple[float, str]]:
     ]
 
 
-@exercise("distributions.skewness",
-          hint=("Compute the biased central moments m₂ and m₃ with `np.mean((x - x.mean()) ** k)`, then g₁ = m₃ / "
-                "m₂^1.5, then the small-sample adjustment; `scipy.stats.skew(x, bias=False)` is the answer to "
-                "compare with, not the function to call."),
-          title="The sample skewness of a score distribution", difficulty=2,
-          importance=4, minutes=15)
+@exercise("distributions.skewness")
 def check_skewness(skewness) -> int:
     """The student's ``skewness(x)`` against scipy's adjusted Fisher-Pearson G₁ on the planted lists, and on a
     rescaled list (skewness is scale-free)."""
@@ -77,11 +72,7 @@ def _reference_ends(x: np.ndarray) -> tuple[np.ndarray, float]:
     return stats.skew(x[idx], axis=1, bias=False), float(stats.skew(x, bias=False))
 
 
-@exercise("distributions.bootstrap_ci",
-          hint=("`rng.integers(0, n, size=(n_resamples, n))` draws every resample at once; index `x` with it and "
-                "take the skewness along axis 1, then the 2.5% and 97.5% quantiles."),
-          title="A percentile bootstrap CI of the skewness", difficulty=2,
-          importance=4, minutes=20)
+@exercise("distributions.bootstrap_ci")
 def check_bootstrap_ci(bootstrap_ci) -> int:
     """``bootstrap_ci(x, n_resamples, seed)`` must give the (low, high) 95% percentile interval of the skewness
     over resamples drawn with replacement, the same for the same seed."""

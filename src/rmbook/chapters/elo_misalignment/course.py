@@ -74,11 +74,7 @@ def _as_series(got, index) -> pd.Series | None:
         return None
 
 
-@exercise("elo_misalignment.consensus",
-          hint=("Rank the human scores and each model's column with `rank(ascending=False)` (a DataFrame ranks each "
-                "column on its own), subtract each model's ranks from the human ranks row by row (`rsub(..., "
-                "axis=0)`), then take the median across the models (`axis=1`)."),
-          title="Each item's consensus rank difference", difficulty=2, importance=4, minutes=15)
+@exercise("elo_misalignment.consensus")
 def check_consensus(consensus_rank_diff) -> int:
     """``consensus_rank_diff(human, rewards)``: ``human`` a Series of human scores by item, ``rewards`` a DataFrame
     items × models; the median over models of human rank − model rank, per item, as a Series by item."""

@@ -38,11 +38,7 @@ def _hint(got: tuple[float, float], chosen, rejected) -> str:
     return ""
 
 
-@exercise("finetuning.bt_loss",
-          hint=("Compute the margins once, `m = chosen − rejected`. The loss is the mean of log(1 + e^(−m)), which "
-                "`np.logaddexp(0, -m)` gives without overflowing; for the accuracy, `(m > 0) + 0.5 * (m == 0)` is "
-                "1, 0 or one half per pair."),
-          title="The Bradley-Terry loss and pairwise accuracy", difficulty=2, importance=5, minutes=15)
+@exercise("finetuning.bt_loss")
 def check_bt_loss(bt_loss_and_accuracy) -> int:
     """``bt_loss_and_accuracy(reward_chosen, reward_rejected)``: (mean −log σ(margin), pairwise accuracy)."""
     for name, (chosen, rejected) in CASES.items():

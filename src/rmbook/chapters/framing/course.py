@@ -57,11 +57,7 @@ def _pair(got) -> tuple[float, float, float]:
         raise AssertionError from None
 
 
-@exercise("framing.halves",
-          hint=("Multiply the score by −1 under negative prompts first, then demean valence and score within each "
-                "prompt × word side (`groupby([...]).transform('mean')`). A cell's slope is then a ratio of two "
-                "sums over its rows."),
-          title="The two halves of the framing claim", difficulty=3, importance=5, minutes=30)
+@exercise("framing.halves")
 def check_halves(two_halves) -> int:
     """``two_halves(df)`` on one model's planted scores must give the halves h+ = s(+,+) − s(−,+), h− = s(−,−) −
     s(+,−) and the pooled contrast (h+ + h−)/2 of :func:`rmbook.chapters.framing.analysis.framing_contrast`."""
@@ -128,10 +124,7 @@ def _states(ci) -> str:
     return "holds" if ci[0] > 0 else "reversed" if ci[1] < 0 else "unclear"
 
 
-@exercise("framing.pattern",
-          hint=("Turn each interval into one word first (holds: low > 0; reversed: high < 0; else unclear), then "
-                "map the pair of words to the pattern: nine combinations, eight patterns."),
-          title="Each model's verdict on the two halves", difficulty=1, importance=4, minutes=15)
+@exercise("framing.pattern")
 def check_pattern(half_pattern) -> int:
     """``half_pattern(pos_ci, neg_ci)`` must name the pattern :func:`rmbook.chapters.framing.analysis.framing_halves`
     gives."""

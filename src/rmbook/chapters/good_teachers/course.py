@@ -22,10 +22,7 @@ def _as_float(x) -> float:
     return float(a) if a.size == 1 else float("nan")
 
 
-@exercise("good_teachers.reward_variance",
-          hint=("With `mean = pi0 @ reward`, the variance is one more dot product with `pi0`."),
-          title="Reward variance under π_0", difficulty=1, importance=5,
-          minutes=10)
+@exercise("good_teachers.reward_variance")
 def check_reward_variance(reward_variance) -> int:
     """``reward_variance(reward, pi0)`` must be Var_{y~π_0}[r(y)] = Σ π_0 (r − E_π0[r])² on the planted cases."""
     for name, (r, p) in VARIANCE_CASES.items():
@@ -71,12 +68,7 @@ def _step(theta, r, p0, beta, eta, *, centre=True, own_policy=True, with_pi0=Tru
     return theta + eta * pi * adv
 
 
-@exercise("good_teachers.pg_step",
-          hint=("Build the current policy from the logits `np.log(pi0) + theta` with a stable softmax (subtract "
-                "the maximum), the advantage `reward - beta * theta`, then centre it on its mean under that "
-                "policy before weighting by the policy."),
-          title="One step of KL-regularised policy gradient", difficulty=3, importance=5,
-          minutes=25)
+@exercise("good_teachers.pg_step")
 def check_pg_step(pg_step) -> int:
     """``pg_step(theta, reward, pi0, beta, eta)`` must return θ + η ∇J(θ), with ∇J = π_θ ⊙ (A − E_π[A]),
     A = r − βθ and π_θ ∝ π_0 e^θ, against rmbook.chapters.good_teachers.analysis.gradient on the planted cases."""

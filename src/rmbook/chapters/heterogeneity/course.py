@@ -23,11 +23,7 @@ def _tau_a(x, y) -> float:
     return float(s.sum() / len(s))
 
 
-@exercise("heterogeneity.tau_b",
-          hint=("`np.sign(x[:, None] - x[None, :])` gives the order of every pair at once; the product of the two "
-                "sign matrices is +1 for concordant and −1 for discordant pairs, 0 for ties. Count each pair once "
-                "(the upper triangle)."),
-          title="Kendall's τ-b on tied scores", difficulty=2, importance=4, minutes=15)
+@exercise("heterogeneity.tau_b")
 def check_tau_b(kendall_tau_b) -> int:
     """The student's ``kendall_tau_b(x, y)`` against scipy's τ-b on the planted cases."""
     for name, (x, y) in TAU_CASES.items():
@@ -46,10 +42,7 @@ def check_tau_b(kendall_tau_b) -> int:
     return len(TAU_CASES)
 
 
-@exercise("heterogeneity.noise_floor",
-          hint=("Make one generator from the seed before the loop and draw every shuffle from it (its `permutation` "
-                "method): each shuffle is then new, and the whole sequence repeats for the same seed."),
-          title="A noise floor by shuffling", difficulty=2, importance=4, minutes=15)
+@exercise("heterogeneity.noise_floor")
 def check_noise_floor(shuffled_taus) -> int:
     """``shuffled_taus(x, y, n_shuffles, seed)`` must give τ of unrelated rankings: centred on 0, with the spread
     that theory gives for n items (sd ≈ √(2(2n + 5) / (9n(n − 1))))."""

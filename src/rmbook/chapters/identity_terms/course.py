@@ -51,11 +51,7 @@ def _variants(pct: np.ndarray, gap: np.ndarray, bins: int) -> list[tuple[np.ndar
     ]
 
 
-@exercise("identity_terms.expected_gap",
-          hint=("Put every item in its bin with `np.ceil(human_pct * bins / 100)` (clip it to 1..bins), then "
-                "give each item the mean gap of its bin: a pandas `groupby(bin).transform('mean')` keeps one value "
-                "per item."),
-          title="The gap expected at an item's human rank", difficulty=2, importance=5, minutes=15)
+@exercise("identity_terms.expected_gap")
 def check_expected_gap(expected_gap) -> int:
     """``expected_gap(human_pct, gap, bins)``: per item, the mean gap of the items whose human percentile falls in
     the same one of ``bins`` equal-width bins of (0, 100]."""

@@ -62,11 +62,7 @@ def _wrong_answers(logits, ids, p) -> dict[str, float]:
     }
 
 
-@exercise("implicit_rewards.answer_logprob",
-          hint=("`scipy.special.log_softmax(logits, axis=-1)` normalises each row; the answer's token at position "
-                "t is read from row t − 1, so pair rows `n_prompt - 1 … T - 2` with ids `n_prompt … T - 1`."),
-          title="An answer's log-probability from an LM's logits", difficulty=3,
-          importance=5, minutes=25)
+@exercise("implicit_rewards.answer_logprob")
 def check_answer_logprob(answer_logprob) -> int:
     """``answer_logprob(logits, ids, n_prompt)``: Σ over the answer tokens t ≥ n_prompt of log-softmax(logits[t−1])
     [ids[t]], on seeded random logits (several sizes, a one-token answer, logits near +1000)."""
@@ -103,11 +99,7 @@ LOGP_1 = np.array([-2.0, -0.1, -30.0, -5.0, -0.7, -12.0, -3.0])
 LOGP_2 = np.array([-2.0, -3.0, -31.0, -0.2, -0.9, -1.5, -8.0])
 
 
-@exercise("implicit_rewards.mwlr",
-          hint=("`np.exp` of a summed log-prob gives the probability; keep the log ratio as a difference of logs "
-                "rather than dividing probabilities, which underflow to 0."),
-          title="The mixture-weighted log ratio of two LMs", difficulty=1, importance=3,
-          minutes=10)
+@exercise("implicit_rewards.mwlr")
 def check_mwlr(mwlr) -> int:
     """``mwlr(logp_1, logp_2)``: ½(p₁ + p₂)(log p₁ − log p₂) per word, on planted summed log-probs (arrays),
     and antisymmetric (swapping the models flips the sign)."""

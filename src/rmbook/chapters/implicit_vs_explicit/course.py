@@ -47,11 +47,7 @@ def _hint(got: np.ndarray, want: np.ndarray, c: dict) -> str:
     return ""
 
 
-@exercise("implicit_vs_explicit.dpo_reward",
-          hint=("Each reward is β times a difference of two log-probs that are already summed over tokens; the "
-                "margin is chosen minus rejected."),
-          title="DPO's implicit reward and a pair's margin", difficulty=2,
-          importance=5, minutes=15)
+@exercise("implicit_vs_explicit.dpo_reward")
 def check_dpo_reward(dpo_rewards) -> int:
     """``dpo_rewards(policy_chosen, ref_chosen, policy_rejected, ref_rejected, beta)`` must return (r_chosen,
     r_rejected, margin) with r = β·(Σ log πθ − Σ log πref) over the completion's tokens."""

@@ -56,12 +56,7 @@ def _numpy(got):
     return got
 
 
-@exercise("longer_answers.one_hot_gradient",
-          hint=("Build the one-hot matrix as a float tensor with `requires_grad=True` "
-                "(`torch.nn.functional.one_hot(...).float().requires_grad_()`), call `reward_of_one_hot` on it, "
-                "then `.backward()` and read its `.grad`."),
-          title="The gradient through the one-hot response", difficulty=2,
-          importance=4, minutes=15)
+@exercise("longer_answers.one_hot_gradient")
 def check_one_hot_gradient(one_hot_gradient) -> int:
     """``one_hot_gradient(reward_of_one_hot, ids, vocab_size)``: d reward / d one-hot at the one-hot of ``ids``, a
     [len(ids), vocab_size] array, against the closed form of planted linear and non-linear rewards."""
@@ -123,11 +118,7 @@ def _same_rows(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and all(set(x) == set(y) for x, y in zip(a.tolist(), b.tolist()))
 
 
-@exercise("longer_answers.gcg_step",
-          hint=("Multiply the gradient by +1 or −1 first, set the entries of tokens that are not allowed to "
-                "`-np.inf`, then `np.argsort` each row in descending order and keep the first k."),
-          title="GCG's candidates, in both directions", difficulty=2, importance=5,
-          minutes=15)
+@exercise("longer_answers.gcg_step")
 def check_gcg_step(top_candidates) -> int:
     """``top_candidates(grad, direction, allowed, k)``: per position the k allowed ids with the largest
     sign · gradient (sign +1 for 'max', −1 for 'min'), against a sort of the planted gradients."""

@@ -44,11 +44,7 @@ def _mistakes(y, freq, valence) -> list[tuple[float, str]]:
     ]
 
 
-@exercise("mere_exposure.slope",
-          hint=("The Zipf value is `np.log10(freq_per_million) + 3`. Stack a column of ones, Zipf and valence "
-                "into a design matrix and solve least squares (`np.linalg.lstsq`); b is the Zipf coefficient."),
-          title="The frequency slope with valence held fixed", difficulty=2, importance=5,
-          minutes=20)
+@exercise("mere_exposure.slope")
 def check_slope(frequency_slope) -> int:
     """``frequency_slope(y, freq_per_million, valence)`` must be the Zipf coefficient of OLS y ~ Zipf + valence
     on the planted cells."""

@@ -29,12 +29,7 @@ def _show(tok, ids, n: int = 4) -> str:
     return ", ".join(f"{i} ({tok.decode([i])!r})" for i in list(ids)[:n]) + (" ..." if len(ids) > n else "")
 
 
-@exercise("method.round_trip",
-          hint=("Loop over the ids: `tokenizer.decode([i])`, then `tokenizer(text, "
-                "add_special_tokens=False).input_ids`, and keep the id when the list that comes back is not "
-                "`[i]`."),
-          title="Which token ids survive the round trip", difficulty=2, importance=4,
-          minutes=15)
+@exercise("method.round_trip")
 def check_round_trip(changed_ids) -> int:
     """``changed_ids(tokenizer, ids)``: the ids among ``ids`` that decode → re-encode does not give back as
     themselves, on a Llama-style tokenizer (adds a BOS) and a ChatML one (no BOS), ids 0–319 and a few picked."""
@@ -83,13 +78,7 @@ _NO_BOS = ("{% for m in messages %}<|start_header_id|>{{ m['role'] }}<|end_heade
            "<|eot_id|>{% endfor %}")
 
 
-@exercise("method.answer_ids",
-          hint=("Render with `tokenizer.apply_chat_template(messages, chat_template=chat_template, "
-                "tokenize=False)`, split the text at the placeholder, encode both parts with "
-                "`add_special_tokens=False`, and add a BOS only when the tokenizer has one and the prefix does "
-                "not already start with it."),
-          title="The token ids an RM scores for a one-token answer", difficulty=3,
-          importance=5, minutes=25)
+@exercise("method.answer_ids")
 def check_answer_ids(answer_ids) -> int:
     """``answer_ids(tokenizer, chat_template, prompt, token_id)``: the id-exact sequence of rmlib.engine (the
     template's prefix and suffix ids around the candidate id itself, exactly one BOS where the model uses one), on

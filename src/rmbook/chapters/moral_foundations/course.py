@@ -45,11 +45,7 @@ def _variants(a: np.ndarray, b: np.ndarray) -> list[tuple[float, str]]:
     ]
 
 
-@exercise("moral_foundations.hedges_g",
-          hint=("Start from the pooled variance ((n_a − 1)·s_a² + (n_b − 1)·s_b²) / (n_a + n_b − 2) with "
-                "`np.var(x, ddof=1)`; `scipy.special.gammaln` gives log Γ, so J is exp of a difference of two of "
-                "them, divided by √(df/2)."),
-          title="Hedges' g between two families of models", difficulty=2, importance=4, minutes=15)
+@exercise("moral_foundations.hedges_g")
 def check_hedges_g(family_hedges_g) -> int:
     """``family_hedges_g(a, b)``: (mean a − mean b) / pooled SD (ddof=1), times the exact small-sample correction."""
     for name, (a, b) in CASES.items():
