@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from rmbook.book.solutions import without_markers
 from rmbook.book.speed import calibration_text, matmul_gflops, speed_factor
 from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
 from rmbook.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
+from rmlib import background
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
 from rmlib.storage.atomic import write_bytes
 
@@ -144,28 +144,20 @@ def kernel_config(folder: str | os.PathLike):
     return config
 
 
-@contextlib.contextmanager
 def echo_progress(path: str | os.PathLike, name: str, log=print, every: float = 30.0):
     """While a chapter runs, log the latest state of its progress bars (``[book] finetuning: training ... 40%|...|
     120/300 [05:10<07:45]``) at most every ``every`` seconds, and only when it changed, so a long chapter never
     looks hung and the log stays short."""
-    stop = threading.Event()
+    last = None
 
-    def watch():
-        last = None
-        while not stop.wait(every):
-            line = latest_progress(path)
-            if line and line != last:
-                log(f"[book] {name}: {line}")
-                last = line
+    def echo():
+        nonlocal last
+        line = latest_progress(path)
+        if line and line != last:
+            log(f"[book] {name}: {line}")
+            last = line
 
-    thread = threading.Thread(target=watch, name=f"progress-{name}", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
+    return background.every(every, echo, f"progress-{name}")
 
 
 def previous_seconds(name: str, output_dir: str | os.PathLike = EXECUTED) -> float | None:

@@ -1,4 +1,5 @@
-"""How bytes reach disk and are proven intact (layer 0: imports nothing else from rmlib but `rmlib.config`).
+"""How bytes reach disk and are proven intact (layer 0: imports nothing else from rmlib but `rmlib.config` and
+`rmlib.background`).
 
 * ``atomic.py``: files and folders that appear whole or not at all, with several processes and kills;
 * ``integrity.py``: sha256 manifests of cached model folders (quick and full checks);

@@ -19,10 +19,10 @@ import contextlib
 import os
 import socket
 import sys
-import threading
 import time
 from pathlib import Path
 
+from rmlib import background
 from rmlib.storage import atomic
 
 __all__ = ["HEARTBEAT_S", "SILENT_S", "TAKEOVER_LOCK", "claim", "release", "beating", "stale_reason", "holder"]
@@ -134,22 +134,11 @@ def release(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
 def beating(path: Path, every_s: float | None = None):
     """Refresh the claim's heartbeat every ``every_s`` (default :data:`HEARTBEAT_S`) while the block runs, so that
     a long computation is not taken for a hung writer."""
-    stop = threading.Event()
-    interval = HEARTBEAT_S if every_s is None else every_s
-
     def beat():
-        while not stop.wait(interval):
-            with contextlib.suppress(OSError):
-                os.utime(path)
+        with contextlib.suppress(OSError):
+            os.utime(path)
 
-    thread = threading.Thread(target=beat, daemon=True, name="rmlib-claim-heartbeat")
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
+    return background.every(HEARTBEAT_S if every_s is None else every_s, beat, "rmlib-claim-heartbeat")
