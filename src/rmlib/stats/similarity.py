@@ -212,16 +212,8 @@ def _standardised(x: np.ndarray) -> np.ndarray:
     return (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True)
 
 
-def mantel_test(
-    a: pd.DataFrame,
-    b: pd.DataFrame,
-    *,
-    method: str = "spearman",
-    n_resamples: int = 9999,
-    alternative: str = ALTERNATIVE,
-    seed: int | None = 0,
-    exact_limit: int = EXACT_LIMIT,
-) -> dict:
+def mantel_test(a: pd.DataFrame, b: pd.DataFrame, *, method: str = "spearman", n_resamples: int = 9999,
+                alternative: str = ALTERNATIVE, seed: int | None = 0, exact_limit: int = EXACT_LIMIT) -> dict:
     """Mantel test: correlation of two model x model matrices' upper triangles, p-value from permuting model labels.
 
     Labels are permuted jointly on rows and columns of ``b`` (the pairs are not independent, so an ordinary
@@ -230,20 +222,9 @@ def mantel_test(
     the book's convention (a significant r of the other sign is evidence against a claimed similarity, judged by
     the same test). Returns r, p, exact, n_permutations, p_se, n_models, n_pairs, method, alternative.
     """
-    if method not in ("spearman", "pearson"):
-        raise ValueError(f"method must be 'spearman' or 'pearson', got {method!r}")
-    b = b.loc[a.index, a.columns] if set(a.index) == set(b.index) else b
-    ma, mb = _check_square(a, "a"), _check_square(b, "b")
-    if list(a.index) != list(b.index):
-        raise ValueError(f"the two matrices must cover the same models; got {list(a.index)} and {list(b.index)}")
-    n = ma.shape[0]
-    if n < 4:
-        raise ValueError(f"a Mantel test needs at least 4 models, got {n}")
-    ua = upper_triangle(ma)
-    if np.ptp(ua) == 0:
-        raise ValueError("similarity matrix is constant over model pairs; the correlation is undefined")
-    if np.ptp(upper_triangle(mb)) == 0:
-        raise ValueError("design matrix is constant over model pairs; the correlation is undefined")
+    _check_method(method)
+    ma, mb = _aligned({"a": a, "b": b}, "a Mantel test", {"a": "similarity matrix", "b": "design matrix"})
+    n, ua = ma.shape[0], upper_triangle(ma)
     if method == "spearman":
         ua, mb = stats.rankdata(ua), _symmetric_ranks(mb)
     za = _standardised(ua)
@@ -275,32 +256,32 @@ def _partial_r(rxy, rxz, ryz):
         return np.where(den > 1e-12, (rxy - rxz * ryz) / np.where(den > 1e-12, den, 1.0), np.nan)
 
 
-def _three_matrices(a: pd.DataFrame, b: pd.DataFrame, c: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The three matrices as square arrays in ``a``'s model order: the same models, 4 or more, none constant."""
-    b, c = (m.loc[a.index, a.columns] if set(a.index) == set(m.index) else m for m in (b, c))
-    ma, mb, mc = _check_square(a, "a"), _check_square(b, "b"), _check_square(c, "c")
-    if not list(a.index) == list(b.index) == list(c.index):
-        raise ValueError(f"the three matrices must cover the same models; got {list(a.index)}, {list(b.index)} and "
-                         f"{list(c.index)}")
-    if ma.shape[0] < 4:
-        raise ValueError(f"a partial Mantel test needs at least 4 models, got {ma.shape[0]}")
-    for name, m in (("similarity matrix", ma), ("design matrix b", mb), ("design matrix c", mc)):
+def _check_method(method: str) -> None:
+    if method not in ("spearman", "pearson"):
+        raise ValueError(f"method must be 'spearman' or 'pearson', got {method!r}")
+
+
+def _aligned(mats: dict[str, pd.DataFrame], test: str, roles: dict[str, str]) -> list[np.ndarray]:
+    """The matrices as square arrays in the first one's model order: the same models, 4 or more, none constant over
+    the model pairs (``roles`` names each in the errors)."""
+    first = next(iter(mats.values()))
+    frames = [m.loc[first.index, first.columns] if set(first.index) == set(m.index) else m for m in mats.values()]
+    arrays = [_check_square(m, name) for m, name in zip(frames, mats)]
+    if any(list(m.index) != list(first.index) for m in frames):
+        got = [str(list(m.index)) for m in frames]
+        raise ValueError(f"the {'two' if len(mats) == 2 else 'three'} matrices must cover the same models; got "
+                         f"{', '.join(got[:-1])} and {got[-1]}")
+    if arrays[0].shape[0] < 4:
+        raise ValueError(f"{test} needs at least 4 models, got {arrays[0].shape[0]}")
+    for name, m in zip(mats, arrays):
         if np.ptp(upper_triangle(m)) == 0:
-            raise ValueError(f"{name} is constant over model pairs; the correlation is undefined")
-    return ma, mb, mc
+            raise ValueError(f"{roles[name]} is constant over model pairs; the correlation is undefined")
+    return arrays
 
 
-def partial_mantel_test(
-    a: pd.DataFrame,
-    b: pd.DataFrame,
-    c: pd.DataFrame,
-    *,
-    method: str = "spearman",
-    n_resamples: int = 9999,
-    alternative: str = ALTERNATIVE,
-    seed: int | None = 0,
-    exact_limit: int = EXACT_LIMIT,
-) -> dict:
+def partial_mantel_test(a: pd.DataFrame, b: pd.DataFrame, c: pd.DataFrame, *, method: str = "spearman",
+                        n_resamples: int = 9999, alternative: str = ALTERNATIVE, seed: int | None = 0,
+                        exact_limit: int = EXACT_LIMIT) -> dict:
     """Partial Mantel test (Smouse, Long & Sokal 1986): the correlation of ``a`` (e.g. the τ matrix) with design
     ``b`` once design ``c`` is held fixed, over the model pairs' upper triangles.
 
@@ -319,9 +300,10 @@ def partial_mantel_test(
     means ``b`` is a proxy of ``c``), n_models, n_pairs, method, alternative; r is NaN (p None) when ``c`` fixes
     ``a`` or ``b`` completely.
     """
-    if method not in ("spearman", "pearson"):
-        raise ValueError(f"method must be 'spearman' or 'pearson', got {method!r}")
-    (ma, mb, mc), n = _three_matrices(a, b, c), len(a)
+    _check_method(method)
+    ma, mb, mc = _aligned({"a": a, "b": b, "c": c}, "a partial Mantel test",
+                          {"a": "similarity matrix", "b": "design matrix b", "c": "design matrix c"})
+    n = len(a)
     rank = _ranked_upper if method == "spearman" else upper_triangle
     ub, uc = _standardised(rank(mb)), _standardised(rank(mc))
     sa = _symmetric_ranks(ma) if method == "spearman" else ma.astype(float)

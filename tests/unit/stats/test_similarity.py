@@ -271,3 +271,33 @@ def test_mantel_tests_are_two_sided_by_default():
     assert against["alternative"] == "two-sided" and against["r"] < -0.8 and against["p"] < 0.01
     assert sim.mantel_test(-simil, size, alternative="greater")["p"] > 0.99
     assert sim.partial_mantel_test(-simil, size, base)["p"] < 0.05
+
+
+def _square(values, names):
+    return pd.DataFrame(values, index=names, columns=names)
+
+
+@pytest.mark.parametrize("test", ["plain", "partial"])
+def test_mantel_tests_refuse_what_they_cannot_test_with_one_rule(test):
+    """Both tests align their matrices by model name and refuse, with the matrix named, too few models, other
+    models, a constant matrix and an unknown method."""
+    rng = np.random.default_rng(0)
+    names = list("abcde")
+    sym, other = rng.normal(size=(5, 5)), rng.normal(size=(5, 5))
+    good, third = _square(sym + sym.T, names), _square(other + other.T, names)
+
+    def run(a, b, **kw):
+        if test == "plain":
+            return sim.mantel_test(a, b, n_resamples=9, **kw)
+        return sim.partial_mantel_test(a, b, third.loc[a.index, a.columns], n_resamples=9, **kw)
+
+    shuffled = good.loc[names[::-1], names[::-1]]
+    assert run(good, shuffled)["r"] == pytest.approx(1.0)  # aligned by name, not by position
+    with pytest.raises(ValueError, match="needs at least 4 models, got 3"):
+        run(good.iloc[:3, :3], good.iloc[:3, :3])
+    with pytest.raises(ValueError, match="must cover the same models"):
+        run(good, _square(good.to_numpy(), list("abcdz")))
+    with pytest.raises(ValueError, match="design matrix b? ?is constant over model pairs"):
+        run(good, _square(np.ones((5, 5)), names))
+    with pytest.raises(ValueError, match="method must be 'spearman' or 'pearson'"):
+        run(good, good, method="kendall")
