@@ -122,68 +122,70 @@ class _Native:
         return NativeOutput(last_hidden=last, gate_hidden=gate)
 
 
-def _gated_init(self, config, backbone_cls, gate_kwargs, quantiles: bool, transform: bool):
-    super(type(self), self).__init__(config)
-    self.model = backbone_cls(config)
-    hidden, objectives = config.hidden_size, int(getattr(config, "num_objectives", 19))
-    self.n_quantiles = int(getattr(config, "num_quantiles", 0) or 0) if quantiles else 0
-    self.regression_layer = nn.Linear(hidden, objectives * max(self.n_quantiles, 1), bias=False)
-    self.gating = _Gate(hidden, objectives, int(getattr(config, "gating_hidden_dim", 1024)),
-                        int(getattr(config, "gating_n_hidden", 3)),
-                        temperature=float(getattr(config, "gating_temperature", 10)), **gate_kwargs)
-    if transform:
-        self.reward_transform_matrix = nn.Parameter(torch.eye(objectives), requires_grad=False)
-    self.post_init()
-
-
-def _gated_reward(self, last, gate_hidden):
-    """The score from the hidden states at the last token and at the gating token (float32)."""
-    at = self.regression_layer.weight.device  # the whole head sits on one device (devices.heads_with_final_norm)
-    last, gate_hidden = last.to(at), gate_hidden.to(at)
-    rewards = self.regression_layer(last.float())
-    if self.n_quantiles:
-        rewards = rewards.view(len(last), -1, self.n_quantiles).mean(2)  # each objective's expectation
-    if hasattr(self, "reward_transform_matrix"):
-        rewards = rewards @ self.reward_transform_matrix.float()
-    return (self.gating(gate_hidden.float()) * rewards).sum(1)
-
-
 _HEAD_FP32 = ["regression_layer", "gating", "reward_transform_matrix", "weights", "score"]
 
 
-class ArmoRM(_Native, LlamaPreTrainedModel):
-    gate = LLAMA3_GATE
-    rmlib_default_reader = "armo_gated"
+class _GatedRM(_Native):
+    """The gated heads (ArmoRM, QRM): a regression layer of objectives (each as quantiles in QRM), mixed by a gating
+    network on the hidden state at the end of the user's turn, and in the Llama models a fixed transform of the
+    objectives. A subclass names its backbone, the layout of its gate's hidden blocks (:class:`_Gate`) and which of
+    the two options it has; the head computes in float32, as the published code does."""
+
+    backbone = None          # the transformers backbone class
+    gate_layout: dict = {}   # _Gate's block, last_block and biased
+    quantiles = False        # the regression layer gives num_quantiles values per objective (QRM)
+    transform = False        # a reward_transform_matrix follows the regression layer
     _keep_in_fp32_modules_strict = _HEAD_FP32
 
     def __init__(self, config):
-        _gated_init(self, config, LlamaModel, dict(block="L", biased=True), quantiles=False, transform=True)
+        super().__init__(config)
+        self.model = self.backbone(config)
+        hidden, objectives = config.hidden_size, int(getattr(config, "num_objectives", 19))
+        self.n_quantiles = int(getattr(config, "num_quantiles", 0) or 0) if self.quantiles else 0
+        self.regression_layer = nn.Linear(hidden, objectives * max(self.n_quantiles, 1), bias=False)
+        self.gating = _Gate(hidden, objectives, int(getattr(config, "gating_hidden_dim", 1024)),
+                            int(getattr(config, "gating_n_hidden", 3)),
+                            temperature=float(getattr(config, "gating_temperature", 10)), **self.gate_layout)
+        if self.transform:
+            self.reward_transform_matrix = nn.Parameter(torch.eye(objectives), requires_grad=False)
+        self.post_init()
 
-    reward_from_hidden = _gated_reward
+    def reward_from_hidden(self, last, gate_hidden):
+        """The score from the hidden states at the last token and at the gating token (float32)."""
+        at = self.regression_layer.weight.device  # the whole head sits on one device (devices.heads_with_final_norm)
+        last, gate_hidden = last.to(at), gate_hidden.to(at)
+        rewards = self.regression_layer(last.float())
+        if self.n_quantiles:
+            rewards = rewards.view(len(last), -1, self.n_quantiles).mean(2)  # each objective's expectation
+        if hasattr(self, "reward_transform_matrix"):
+            rewards = rewards @ self.reward_transform_matrix.float()
+        return (self.gating(gate_hidden.float()) * rewards).sum(1)
 
 
-class QRMLlama(_Native, LlamaPreTrainedModel):
-    gate = LLAMA3_GATE
+class ArmoRM(_GatedRM, LlamaPreTrainedModel):
+    """RLHFlow's ArmoRM-Llama3-8B: a gate of plain linears (its ReLUs in the forward), objectives transformed."""
+
+    gate, backbone, gate_layout, transform = LLAMA3_GATE, LlamaModel, dict(block="L", biased=True), True
+    rmlib_default_reader = "armo_gated"
+
+
+class QRMLlama(_GatedRM, LlamaPreTrainedModel):
+    """QRM-Llama3.1-8B: quantile objectives, a gate of linear, ReLU and BatchNorm blocks, objectives transformed."""
+
+    gate, backbone, gate_layout = LLAMA3_GATE, LlamaModel, dict(block="LRB", biased=False)
+    quantiles = transform = True
     rmlib_default_reader = "qrm_expectation"
     optional_keys = ("reward_transform_matrix",)  # identity when a checkpoint does not store it
-    _keep_in_fp32_modules_strict = _HEAD_FP32
-
-    def __init__(self, config):
-        _gated_init(self, config, LlamaModel, dict(block="LRB", biased=False), quantiles=True, transform=True)
-
-    reward_from_hidden = _gated_reward
 
 
-class QRMGemma2(_Native, Gemma2PreTrainedModel):
-    gate = GEMMA2_GATE
+class QRMGemma2(_GatedRM, Gemma2PreTrainedModel):
+    """QRM-Gemma-2-27B: quantile objectives, a gate with dropout in every block but the last, no transform (its
+    code could not be read: the layout is the checkpoint's, read by analogy with QRM-Llama; registry.yaml says so)."""
+
+    gate, backbone = GEMMA2_GATE, Gemma2Model
+    gate_layout = dict(block="LRBD", last_block="LRB", biased=False)
+    quantiles = True
     rmlib_default_reader = "qrm_expectation"
-    _keep_in_fp32_modules_strict = _HEAD_FP32
-
-    def __init__(self, config):
-        _gated_init(self, config, Gemma2Model, dict(block="LRBD", last_block="LRB", biased=False),
-                    quantiles=True, transform=False)
-
-    reward_from_hidden = _gated_reward
 
 
 class _URMWeights(nn.Module):
