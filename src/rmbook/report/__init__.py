@@ -5,6 +5,7 @@ page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mo
 * ``compact_tables.py``: the building blocks of a chapter's compact tables (related numbers in one cell; each
   chapter's views are in its folder's ``tables.py``);
 * ``card.py``: a value card's ``card.md``, the sentences a model's author can paste into a model card;
+* ``beside.py``: :func:`show_beside`, a compute-mode chapter's models beside the paper RMs (sentences and chart);
 * ``brief.py``: a chapter's "In brief", its claims judged by the claims page's rules on its own numbers;
 * ``page.py``: :func:`setup_page`, the one call at the top of a chapter (charts offline, tables as a reader sees them);
 * ``masking.py``: the masked view, slurs shown as ``n****r`` in tables, charts and sentences unless asked for;
