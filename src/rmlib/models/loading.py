@@ -16,7 +16,7 @@ from rmlib.models.policy import check_remote_code
 from rmlib.models.trust import is_trusted
 from rmlib.models.reward_heads import reader_name
 from rmlib.models.templates import chat_template_of
-from rmlib.registry import spec_at
+from rmlib.registry import ModelSpec, spec_at
 
 __all__ = ["SOURCES", "load_model", "load_tokenizer"]
 
@@ -29,7 +29,8 @@ def load_tokenizer(model_id: str, options: LoadOptions | None = None, **fields):
     return SOURCES[spec.source].tokenizer(spec, trusted)
 
 
-def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> LoadedModel:
+def load_model(model_id: str, options: LoadOptions | None = None, *, spec: ModelSpec | None = None,
+               **fields) -> LoadedModel:
     """Load a model as an RM (``head='rm'``, scalar score) or a causal LM (``head='lm'``), freshly (not cached:
     :func:`rmlib.models.cached_model` keeps one copy per process).
 
@@ -38,10 +39,12 @@ def load_model(model_id: str, options: LoadOptions | None = None, **fields) -> L
     speed benchmarks only) and is flagged. ``revision`` pins a hub model to a commit (required with
     ``trust_remote_code=True``). Weights are read from safetensors only: pickle files can run code when read, so a
     model that ships only those needs ``allow_pickle=True``. Cached files rmlib wrote (de-quantised weights, trained
-    checkpoints) are checked against the sha256 recorded when they were written.
+    checkpoints) are checked against the sha256 recorded when they were written. ``spec``: the registry entry of
+    ``model_id`` at ``options.revision`` where the caller has already looked it up (:func:`cached_model` does, for
+    its key), so that one request resolves its id once and a ``local:`` run retrained meanwhile cannot split it.
     """
     opts = LoadOptions.of(options, **fields)
-    spec = spec_at(model_id, opts.revision)
+    spec = spec if spec is not None else spec_at(model_id, opts.revision)
     head = opts.head or spec.kind
     if head not in ("rm", "lm"):
         raise ModelError(f"head must be 'rm' or 'lm', not {head!r}")
