@@ -10,7 +10,7 @@ from pathlib import Path
 from rmbook.chapters.value_cards.analysis import ValueCard, diff_cards, value_card
 from rmbook.report.card import MAP_SIDES, card_html, card_markdown, shown_token
 from rmbook.report.masking import mask_text
-from rmlib.cli.commands import _options
+from rmlib.cli.options import add_load_options, load_options
 from rmlib.cli.show import on_terminal, quiet_libraries
 from rmlib.storage import atomic, read_results, write_results
 
@@ -46,6 +46,13 @@ def _cmd_diff(paths: list[str]) -> int:
 
 
 def _cmd_card(args) -> int:
+    """Score the Big Two nouns and a 200-term MFD2 sample as one-word answers to the 18 one-word prompts of the
+    54-prompt design, and 500 EloEverything items under that chapter's three prompts (cached and resumable like
+    every rmlib score); compute, as the chapters do, the agency − communion gap, the ranks of 'love' and
+    'freedom', the five moral foundations' median ranks, the framing and frequency slopes, Spearman's ρ with
+    people's Elo ratings and Kendall's τ with each paper RM; and place them among the ten paper RMs' released
+    scores. --quick: the Big Two nouns under four prompts only. --vocab: also the tokens rewarded most and least
+    by a full-vocabulary sweep. Writes card.json, card.md and card.html (one offline page)."""
     if args.target[0] == "diff":
         return _cmd_diff(args.target[1:])
     if len(args.target) != 1:
@@ -56,7 +63,7 @@ def _cmd_card(args) -> int:
     if not on_terminal():
         quiet_libraries()  # off a terminal, no library's progress bars (the card's lines are what a log needs)
     card = value_card(args.model, kind="quick" if args.quick else "standard", n_resamples=args.resamples,
-                      seed=args.seed, load=_options(args), progress=on_terminal(), vocab=args.vocab)
+                      seed=args.seed, load=load_options(args), progress=on_terminal(), vocab=args.vocab)
     path = write_results(card, out)
     md, page = out / "card.md", out / "card.html"
     atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
@@ -98,16 +105,7 @@ def _cmd_card(args) -> int:
 def add_card_command(sub) -> None:
     """Register ``card`` on an argparse subparsers object."""
     p = sub.add_parser("card", help="a value card of a reward model, placed among the ten paper RMs",
-                       description="Score the Big Two nouns and a 200-term MFD2 sample as one-word answers to the 18 "
-                                   "one-word prompts of the 54-prompt design, and 500 EloEverything items under that "
-                                   "chapter's three prompts (cached and resumable like every rmlib score); compute, as "
-                                   "the chapters do, the agency − communion gap, the ranks of 'love' and 'freedom', "
-                                   "the five moral foundations' median ranks, the framing and frequency slopes, "
-                                   "Spearman's ρ with people's Elo ratings and Kendall's τ with each paper RM; and "
-                                   "place them among the ten paper RMs' released scores. --quick: the Big Two nouns "
-                                   "under four prompts only. --vocab: also the tokens rewarded most and least by a "
-                                   "full-vocabulary sweep. "
-                                   "Writes card.json, card.md and card.html (one offline page).")
+                       description=_cmd_card.__doc__)
     p.add_argument("target", nargs="+", metavar="MODEL | diff A B",
                    help="registry id, hub id 'owner/name', local:<name> or local:/path (an LM gives its implicit "
                         "reward: the answer's log-probability); or `diff A/card.json B/card.json`: what changed "
@@ -120,14 +118,5 @@ def add_card_command(sub) -> None:
     p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
     p.add_argument("--resamples", type=int, default=999, help="bootstrap resamples over prompts (default 999)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--head", choices=["rm", "lm"], default=None,
-                   help="rm: scalar reward; lm: the answer's log-probability (default: the model's kind)")
-    p.add_argument("--dtype", default=None, help="auto (default), float32, bfloat16 or float16")
-    p.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available)")
-    p.add_argument("--revision", default=None, help="hub models: the commit to load (required with "
-                                                    "--trust-remote-code)")
-    p.add_argument("--trust-remote-code", action="store_true", help="allow the model's own code to run (never "
-                                                                    "implied)")
-    p.add_argument("--score-reader", default=None, help="how an RM's score is read (default: the registry's)")
-    p.add_argument("--allow-pickle", action="store_true", help="read pickle weight files (.bin; they can run code)")
-    p.set_defaults(func=_cmd_card, allow_untrained_head=False)
+    add_load_options(p, untrained_head=False)  # a card never scores a random head
+    p.set_defaults(func=_cmd_card)

@@ -7,6 +7,7 @@ checks of :mod:`rmlib.engine.preflight`, before a long GPU sweep), ``gcg`` (``gc
 search, :mod:`rmlib.engine.gcg`). The book adds ``card`` and ``book`` as plug-ins (:mod:`rmbook.cli`; the
 ``rmlib.commands`` entry points), so this package imports nothing of the book.
 
+``options.py`` declares the options that say how a model is loaded, once for every command that loads one;
 ``main.py`` holds the parser of every subcommand and is the one place that turns errors into messages and exit codes;
 ``show.py`` is what the commands print, in sentences a reader can follow (progress to stderr on a terminal only).
 """

@@ -8,10 +8,8 @@ import os
 from pathlib import Path
 
 from rmlib import config
-from rmlib.cli.show import audit_summary
-from rmlib.cli.show import local_rm_lines
-from rmlib.cli.show import on_terminal, quiet_libraries
-from rmlib.cli.show import on_terminal, sweep_report
+from rmlib.cli.options import add_load_options, load_options
+from rmlib.cli.show import audit_summary, local_rm_lines, on_terminal, quiet_libraries, sweep_report
 from rmlib.config import book_results_dir
 from rmlib.engine.tokens import parse_tokens
 from rmlib.errors import SweepError
@@ -69,13 +67,6 @@ def _cmd_models(args) -> int:
     return 0
 
 
-def _options(args):
-    from rmlib.models import LoadOptions
-    return LoadOptions(head=args.head, dtype=args.dtype, device=args.device, revision=args.revision,
-                       trust_remote_code=args.trust_remote_code, allow_untrained_head=args.allow_untrained_head,
-                       allow_pickle=args.allow_pickle, score_reader=args.score_reader)
-
-
 def _load(args):
     """Load ``--model``; on a terminal saying so on stderr (transformers' "Loading weights" bar follows), off one
     with every library's bars turned off."""
@@ -83,7 +74,7 @@ def _load(args):
     import time
 
     from rmlib.models import load_model
-    options, shown = _options(args), on_terminal()
+    options, shown = load_options(args), on_terminal()
     if shown:
         print(f"loading {args.model} ...", file=sys.stderr, flush=True)
     else:
@@ -118,10 +109,12 @@ def _request(args) -> str | None:
     if args.method != "auto" or args.compile:
         return None
     from rmlib.engine import sweep_index
-    return sweep_index.request_key(args.model, args.prompt, args.tokens, _options(args), mode=args.mode)
+    return sweep_index.request_key(args.model, args.prompt, args.tokens, load_options(args), mode=args.mode)
 
 
 def _cmd_sweep(args) -> int:
+    """Exhaustive one-token sweep. Results are cached as Parquet shards under $RMLIB_CACHE_DIR/sweeps, checked
+    by sha256 when read, and resume after a crash."""
     import sys
 
     out = _check_out(args.out)
@@ -157,6 +150,9 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_verify(args) -> int:
+    """Checks everything under $RMLIB_CACHE_DIR against the sha256 recorded when it was written, and reports
+    what is intact, corrupt and repaired. Corrupt results are moved aside (recomputed on next use); de-quantised
+    models are rebuilt from their GGUF. Exit status 1 when anything corrupt is left unrepaired."""
     from rmlib.engine import print_report, verify_cache
     from rmlib.engine.verify import verify_results
     findings = verify_cache(full=args.full, repair=not args.dry_run)
@@ -170,20 +166,7 @@ def _cmd_verify(args) -> int:
 
 def _model_args(p, head_default=None):
     p.add_argument("--model", required=True, help="registry id, hub id 'owner/name', or local:<name>[@step<N>]")
-    p.add_argument("--head", choices=["rm", "lm"], default=head_default,
-                   help="rm: scalar reward; lm: next-token log-probs (default: the model's kind)")
-    p.add_argument("--dtype", default=None, help="auto (default), float32, bfloat16 or float16")
-    p.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available; a model that fits one GPU goes whole onto it)")
-    p.add_argument("--revision", default=None,
-                   help="hub models: the commit to load (a 40-hex id; required with --trust-remote-code)")
-    p.add_argument("--trust-remote-code", action="store_true",
-                   help="allow the model's own code to run (never implied; hub code only at a pinned --revision)")
-    p.add_argument("--score-reader", default=None,
-                   help="how an RM's score is read (default: the registry's; e.g. urm_gated for URM's own reward)")
-    p.add_argument("--allow-pickle", action="store_true",
-                   help="read pickle weight files (.bin) for a model that ships no safetensors (they can run code)")
-    p.add_argument("--allow-untrained-head", action="store_true",
-                   help="load an LM with a random scalar head (speed tests only; it is not a reward model)")
+    add_load_options(p, head_default=head_default)
     p.add_argument("--tokens", default=None, type=_token_spec,
                    help="vocabulary slice 'LO:HI', 'LO:' or ':HI', or ids '1,2,3' (default: all)")
 
@@ -193,8 +176,7 @@ def add_model_commands(sub) -> None:
     p = sub.add_parser("models", help="list the model registry and the RMs trained in this cache")
     p.set_defaults(func=_cmd_models)
     p = sub.add_parser("sweep", help="score every vocabulary token as the answer to a prompt",
-                       description="Exhaustive one-token sweep. Results are cached as Parquet shards under "
-                                   "$RMLIB_CACHE_DIR/sweeps, checked by sha256 when read, and resume after a crash.")
+                       description=_cmd_sweep.__doc__)
     _model_args(p)
     p.add_argument("--prompt", required=True, help='e.g. "What, in one word, is the greatest thing ever?"')
     p.add_argument("--mode", choices=["id_exact", "paper"], default="id_exact",
@@ -214,10 +196,7 @@ def add_model_commands(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the whole report as JSON (default: a summary)")
     p.set_defaults(func=_cmd_audit)
     p = sub.add_parser("verify", help="check every cached sweep, answer set, trained checkpoint and de-quantised model",
-                       description="Checks everything under $RMLIB_CACHE_DIR against the sha256 recorded when it "
-                                   "was written, and reports what is intact, corrupt and repaired. Corrupt results "
-                                   "are moved aside (recomputed on next use); de-quantised models are rebuilt from "
-                                   "their GGUF. Exit status 1 when anything corrupt is left unrepaired.")
+                       description=_cmd_verify.__doc__)
     p.add_argument("--full", action="store_true",
                    help="hash every byte of the model files too and decode every shard (default: sizes and sampled "
                         "hashes for model files, every shard's sha256)")

@@ -2,7 +2,6 @@
 (:func:`rmlib.engine.gcg.gcg`), with the same model flags as ``rmlib sweep``."""
 from __future__ import annotations
 
-import argparse
 
 from rmlib.cli.commands import _check_out, _load, _model_args, _positive_int
 from rmlib.storage import atomic
@@ -11,6 +10,9 @@ __all__ = ["add_gcg_command"]
 
 
 def _cmd_gcg(args) -> int:
+    """Greedy Coordinate Gradient search (Zou et al. 2023) of n-token responses to a prompt. An RM's reward is
+    its score; an LM's is the summed log-prob of the response. Each restart is cached as a Parquet shard under
+    $RMLIB_CACHE_DIR/gcg, checked by sha256 when read; a killed run resumes at the next restart."""
     from rmlib.engine.gcg import GCGConfig, gcg
     out = _check_out(args.out)
     config = GCGConfig(topk=args.topk, search_width=args.search_width, n_replace=args.n_replace,
@@ -35,10 +37,7 @@ def _cmd_gcg(args) -> int:
 def add_gcg_command(sub) -> None:
     """Register ``gcg`` on an argparse subparsers object."""
     p = sub.add_parser("gcg", help="search multi-token responses that maximise or minimise the reward (GCG)",
-                       description="Greedy Coordinate Gradient search (Zou et al. 2023) of n-token responses to a "
-                                   "prompt. An RM's reward is its score; an LM's is the summed log-prob of the "
-                                   "response. Each restart is cached as a Parquet shard under $RMLIB_CACHE_DIR/gcg, "
-                                   "checked by sha256 when read; a killed run resumes at the next restart.")
+                       description=_cmd_gcg.__doc__)
     _model_args(p)
     p.add_argument("--prompt", required=True, help='e.g. "What is the greatest thing ever?"')
     p.add_argument("--length", type=_positive_int, default=4, help="tokens in the response (default 4)")
