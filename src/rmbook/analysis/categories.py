@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from rmlib.data import load_bnc, load_warriner
-from rmlib.data import load_warriner
 from rmlib.stats import require_columns
 
 __all__ = ["CATEGORIES", "REPLACEMENT_CHAR", "english_dictionary", "token_category", "token_features", "ITEM_FORMS",

@@ -31,7 +31,6 @@ from rmlib.engine.store import cache_parent
 from rmlib.engine.token_sweep import sweep
 from rmlib.engine.tokens import parse_tokens
 from rmlib.errors import RmlibError
-from rmlib.models import LoadOptions
 from rmlib.models import LoadOptions, cached_model
 
 __all__ = ["ModelWorker", "JobResult", "PlanReport", "run_plan", "worker_options", "MAX_RESTARTS", "MAX_TASK_RETRIES"]

@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import time
 from pathlib import Path
 

@@ -8,7 +8,7 @@ Modules:
 
 The names of ``disparity.py`` are re-exported here, so ``blinding.<name>`` reads as before.
 """
-from rmbook.chapters.blinding import disparity, prompts, scores
+from rmbook.chapters.blinding import prompts, scores
 from rmbook.chapters.blinding.disparity import (disparity, behaviour, paper_points, verdict_counts, rm_preferences,
                                                 gap_table)
 

@@ -22,7 +22,7 @@ from rmlib import engine
 from rmlib import models as rm_models
 from rmlib.data.kinds import RM_SCORE
 from rmlib.errors import as_list
-from rmlib.registry import get_spec, split_available
+from rmlib.registry import split_available
 
 __all__ = ["Scorer", "engine_scorer", "p_yes", "ModelScores", "score_model", "split_available", "answer_tokens",
            "answer_tokens_many", "usability", "usable_table"]

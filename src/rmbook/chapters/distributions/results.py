@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.chapters.distributions import analysis as distributions
 from rmbook.chapters.distributions.types import (AnswerSet, SkewCounts, Moment, TailAsymmetry, Shape, DominantKind,
                                                  TailKinds, WordShareRow, WordShare, DistributionsResults, RunName)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from rmbook.chapters.elo_misalignment.misalignment import consensus_misalignment, misalignment
 from rmbook.course.exercises import close, exercise, expect

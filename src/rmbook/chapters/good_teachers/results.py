@@ -9,14 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rmbook.chapters.good_teachers import settings as ts
 from rmbook.chapters.good_teachers.dynamics import effective_size
 from rmbook.chapters.good_teachers.stats import ACCURACY_MARGIN
 from rmbook.chapters.good_teachers.types import (Parameters, Run, Setup, VarianceRange, SettingSummary, Accuracy,
                                                  SpeedUnder, Speed, Correlation, PredictorVerdicts, Verdicts,
                                                  SlowerUnder, Slower, VarianceExplains, StratumRho, Replication,
-                                                 PlantedRM, Planted, ComputeProxy, Compute, GoodTeachersResults,
-                                                 Setting)
+                                                 PlantedRM, Planted, ComputeProxy, Compute, GoodTeachersResults)
 
 __all__ = ["Parameters", "Run", "Setup", "VarianceRange", "SettingSummary", "Accuracy", "SpeedUnder", "Speed",
            "Correlation", "PredictorVerdicts", "Verdicts", "SlowerUnder", "Slower", "VarianceExplains", "StratumRho",

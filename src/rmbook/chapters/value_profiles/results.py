@@ -11,7 +11,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from rmbook.analysis import families as fam, values as vp
+from rmbook.analysis import families as fam
 from rmbook.chapters.value_profiles.types import (CategoryPanel, FoundationPanel, AnovaTerm, MixedTerm, MixedModel,
                                                   PanelLine, AnovaLine, MixedThreeWay, Mark, Direction, FamilySummary,
                                                   FoundationSummary, ComputedScores, Scored, LeftOut,
@@ -30,7 +30,7 @@ TOP_PANELS = 4  # the panels with the smallest p that the findings spell out
 
 def scored(tables: dict[str, pd.DataFrame], words_per_category: int | None = None,
            compute_words_per_category: int | None = None) -> Scored:
-    """The section of :func:`vp.value_tables`' tables and the word samples' sizes."""
+    """The section of :func:`rmbook.analysis.values.value_tables`' tables and the word samples' sizes."""
     pub, c, computed = tables["published"], tables.get("compute"), None
     if c is not None:
         p = design_prompts(list(c["prompt_key"].unique()))
@@ -115,7 +115,7 @@ def direction_agreement(comparison: dict | None, families: Sequence[str]) -> Dir
 
 def word_pair(pair: pd.DataFrame | None, ranks: pd.DataFrame, first: str, second: str, *, lexicon: str,
               models: Sequence[str] = ()) -> WordPair:
-    """The section of :func:`vp.word_pair_table` (``pair``) of ``ranks``, naming ``models`` (nicknames)."""
+    """The section of :func:`rmbook.analysis.values.word_pair_table` (``pair``) of ``ranks``, naming ``models`` (nicknames)."""
     if pair is None:
         return WordPair(first=first, second=second, lexicon=lexicon, scored=False)
     named = pair.set_index("nickname")
@@ -144,7 +144,7 @@ def chapter_results(chapter: str, mode: str, dictionary: str, families: list[str
                     three_way_models: InteractionTest | None = None,
                     by_foundation: FoundationSummary | None = None) -> ValueProfilesResults:
     """Chapter ``chapter``'s results from its sections (``summaries``: :func:`family_summary` per table analysed)
-    and, for big_two, :func:`vp.word_ranks` of love and freedom; the other chapter's pieces are left out."""
+    and, for big_two, :func:`rmbook.analysis.values.word_ranks` of love and freedom; the other chapter's pieces are left out."""
     if chapter not in ValueProfilesResults.CHAPTERS:
         raise ValueError(f"chapter must be one of {ValueProfilesResults.CHAPTERS}, not {chapter!r}")
     big_two = chapter == "big_two"
