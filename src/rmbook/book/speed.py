@@ -1,8 +1,9 @@
 """How fast this machine does the book's heavy work, against the machine that timed ``book/reference_times.yaml``.
 
-A fresh clone's first ``make book`` can only estimate its chapters from another machine's timings. Those come from
-an AMX Xeon that trains and scores in bfloat16; a CPU without bf16 units trains in float32 (``dtype="auto"``) and is
-several times slower, so the reference minutes would mislead exactly the newcomer who most needs the estimate. So
+A fresh clone's first ``make book`` can only estimate its chapters from another machine's timings (the machine of
+the last quiet cold build, whose ``measured`` and ``calibration`` entries say when and how fast it was). A CPU
+without bf16 units trains in float32 (``dtype="auto"``) and is several times slower than one with them, so the
+reference minutes would mislead exactly the newcomer who most needs the estimate. So
 the estimate is calibrated by a short measurement: about a second of matrix products in the dtype this machine
 trains in (:func:`rmlib.train.training_dtype`), the operation that fine-tuning and scoring spend their time on,
 against the same measurement recorded on the reference machine (``calibration`` in the YAML file). The factor
