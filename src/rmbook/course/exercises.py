@@ -122,6 +122,11 @@ def _tasks(notebooks: Path) -> dict[str, dict]:
     return out
 
 
+def _exercise(exercise_id: str, run_check: Callable, task: dict) -> Exercise:
+    """One exercise from its check and its task cell's text (:func:`task_text`)."""
+    return Exercise(exercise_id, exercise_id.partition(".")[0], run_check=run_check, **task)
+
+
 def catalogue(notebooks: Path = NOTEBOOKS) -> dict[str, Exercise]:
     """Every exercise of the course, by id: each chapter's checks (importing its ``course.py``) joined with the
     task cells of the notebook templates. An exercise written with no check, or a check with no task, is an error."""
@@ -131,7 +136,7 @@ def catalogue(notebooks: Path = NOTEBOOKS) -> dict[str, Exercise]:
         raise RmlibError(f"every exercise needs a task cell in {notebooks} and a check in its chapter's course.py: "
                          + "; ".join(f"{what}: {ids}" for what, ids in (("no check", unchecked), ("no task cell",
                                                                                                   untasked)) if ids))
-    return {id: Exercise(id, id.partition(".")[0], run_check=found[id], **tasks[id]) for id in sorted(tasks)}
+    return {id: _exercise(id, found[id], tasks[id]) for id in sorted(tasks)}
 
 
 @dataclass(frozen=True)
@@ -162,7 +167,7 @@ def check(exercise_id: str, fn: Callable) -> Passed:
     task = _tasks(NOTEBOOKS).get(exercise_id)
     if task is None:
         raise KeyError(f"exercise {exercise_id!r} has a check but no task cell in {NOTEBOOKS}")
-    ex = Exercise(exercise_id, exercise_id.partition(".")[0], run_check=_CHECKS[exercise_id], **task)
+    ex = _exercise(exercise_id, _CHECKS[exercise_id], task)
     return Passed(ex, int(ex.run_check(fn)))
 
 
