@@ -7,7 +7,8 @@ run with that side's own code, notebooks and parameter files, with this checkout
 * ``tiny``: every chapter with the defaults of its own parameters cell (what the tests run);
 * ``full``: the published-mode chapters with their full-run parameters (``src/rmbook/chapters/<name>/params.yaml``, with
   ``MODE: published`` where a chapter has modes). Chapters that need trained RMs or whole-vocabulary sweeps of the
-  embedded models are skipped, with the reason (:data:`FULL_SKIP`); the claims page then reads their tiny results.
+  embedded models are skipped, with the reason (:data:`FULL_SKIP`); the claims page then reads their tiny results,
+  and the tiny set runs those chapters first when only the full set is asked for (:func:`run_plan`).
 
 Each side writes, under its ``--out`` folder: ``<set>/results/<chapter>.json`` (the chapter's results JSON),
 ``<set>/<chapter>.glued.json`` (the values the page glued with myst_nb), the executed notebooks, ``run.json`` (what
@@ -101,61 +102,88 @@ RENAMES: list[tuple[str, str, str]] = [
 ]
 
 # What runs inside a side's tree (its own rmlib, notebooks and parameter files). Written for the book API of
-# 9fd8614 (rmbook.book.run_notebook) and of later versions (rmbook.book.run_chapter).
+# 9fd8614 (rmbook.book.run_notebook), of 07234f0 (rmlib.book.run_chapter) and of later versions (rmbook.book).
 _RUNNER = r'''
 import json, os, shutil, sys, time
 from pathlib import Path
 
 import rmlib
-import rmbook.book as B
+try:
+    import rmbook.book as B
+except ImportError:  # before the book left the library (07234f0 and earlier)
+    import rmlib.book as B
 
-tree, out, which, only, skip_full = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4]), json.loads(sys.argv[5])
+tree, out, plan, skip_full = Path(sys.argv[1]), Path(sys.argv[2]), json.loads(sys.argv[3]), json.loads(sys.argv[4])
 assert Path(rmlib.__file__).resolve().is_relative_to(tree.resolve()), (rmlib.__file__, tree)
 run = getattr(B, "run_chapter", None) or B.run_notebook
-names = [n for n in B.in_run_order(B.chapters()) if not only or n in only]
 log = json.loads((out / "run.json").read_text()) if (out / "run.json").is_file() else {"chapters": {}}
 log.setdefault("chapters", {})
 failed = False
-for s in which.split(","):
+for s, name in plan:
     folder = out / s
     results = folder / "results"
     results.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        entry = f"{s}/{name}"
-        if (folder / f"{name}.done").is_file():
-            print(f"[diff] {entry}: done earlier", flush=True)
+    entry = f"{s}/{name}"
+    if (folder / f"{name}.done").is_file():
+        print(f"[diff] {entry}: done earlier", flush=True)
+        continue
+    overrides = {}
+    if s == "full":
+        if name in skip_full:
+            log["chapters"][entry] = {"skipped": skip_full[name]}
+            print(f"[diff] {entry}: skipped ({skip_full[name]})", flush=True)
             continue
-        overrides = {}
-        if s == "full":
-            if name in skip_full:
-                log["chapters"][entry] = {"skipped": skip_full[name]}
-                print(f"[diff] {entry}: skipped ({skip_full[name]})", flush=True)
-                continue
-            if "MODE" in B.declared_parameters(name):
-                overrides["MODE"] = "published"
-            if name == "claims":  # the skipped chapters' numbers come from the tiny set
-                for src in B.reads_results(name):
-                    if not (results / f"{src}.json").is_file() and (out / "tiny" / "results" / f"{src}.json").is_file():
-                        shutil.copy(out / "tiny" / "results" / f"{src}.json", results / f"{src}.json")
-        t0 = time.time()
-        print(f"[diff] {entry}: running {json.dumps(overrides)}", flush=True)
-        try:
-            res = run(name, tiny=(s == "tiny"), overrides=overrides, output_dir=folder, force=True, log=print)
-        except Exception as exc:  # the other chapters still run; the failure is recorded and ends the run with 1
-            log["chapters"][entry] = {"failed": f"{type(exc).__name__}: {exc}"}
-            (out / "run.json").write_text(json.dumps(log, indent=1, default=str))
-            print(f"[diff] {entry}: FAILED: {exc}", flush=True)
-            failed = True
-            continue
-        glued = B.glued(res.path)
-        (folder / f"{name}.glued.json").write_text(json.dumps(glued, indent=1, sort_keys=True))
-        log["chapters"][entry] = {"seconds": round(time.time() - t0, 1), "overrides": overrides,
-                                  "parameters": {k: v for k, v in res.parameters.items() if k != "RESULTS_DIR"}}
-        (folder / f"{name}.done").write_text("")
+        if "MODE" in B.declared_parameters(name):
+            overrides["MODE"] = "published"
+        for src in B.reads_results(name):  # a skipped chapter's numbers come from the tiny set (run first)
+            if not (results / f"{src}.json").is_file() and (out / "tiny" / "results" / f"{src}.json").is_file():
+                shutil.copy(out / "tiny" / "results" / f"{src}.json", results / f"{src}.json")
+    t0 = time.time()
+    print(f"[diff] {entry}: running {json.dumps(overrides)}", flush=True)
+    try:
+        res = run(name, tiny=(s == "tiny"), overrides=overrides, output_dir=folder, force=True, log=print)
+    except Exception as exc:  # the other chapters still run; the failure is recorded and ends the run with 1
+        log["chapters"][entry] = {"failed": f"{type(exc).__name__}: {exc}"}
         (out / "run.json").write_text(json.dumps(log, indent=1, default=str))
-        print(f"[diff] {entry}: done in {time.time() - t0:.0f} s", flush=True)
+        print(f"[diff] {entry}: FAILED: {exc}", flush=True)
+        failed = True
+        continue
+    glued = B.glued(res.path)
+    (folder / f"{name}.glued.json").write_text(json.dumps(glued, indent=1, sort_keys=True))
+    log["chapters"][entry] = {"seconds": round(time.time() - t0, 1), "overrides": overrides,
+                              "parameters": {k: v for k, v in res.parameters.items() if k != "RESULTS_DIR"}}
+    (folder / f"{name}.done").write_text("")
+    (out / "run.json").write_text(json.dumps(log, indent=1, default=str))
+    print(f"[diff] {entry}: done in {time.time() - t0:.0f} s", flush=True)
 sys.exit(1 if failed else 0)
 '''
+
+
+# What a side's tree says about its chapters: their run order and which results each reads.
+_CHAPTERS = r'''
+import json
+try:
+    import rmbook.book as B
+except ImportError:
+    import rmlib.book as B
+names = B.in_run_order(B.chapters())
+print(json.dumps({n: list(B.reads_results(n)) for n in names}))
+'''
+
+
+def run_plan(sets: list[str], reads: dict[str, list[str]], only: list[str] | None = None,
+             skip_full: dict[str, str] = FULL_SKIP) -> list[tuple[str, str]]:
+    """The (set, chapter) pairs to run, in order. ``reads`` maps each chapter, in run order, to the chapters whose
+    results it reads. A full-set chapter that reads a skipped chapter's results gets that chapter's tiny results, so
+    the tiny set runs those chapters first even when only the full set was asked for (claims reads three of them)."""
+    names = [n for n in reads if not only or n in only]
+    plan = [("tiny", n) for n in names] if "tiny" in sets else []
+    if "full" in sets:
+        if "tiny" not in sets:
+            needed = {src for n in names if n not in skip_full for src in reads[n] if src in skip_full}
+            plan += [("tiny", n) for n in reads if n in needed]
+        plan += [("full", n) for n in names]
+    return plan
 
 
 # --------------------------------------------------------------------------- running one side
@@ -193,8 +221,11 @@ def run_side(source: str, out: Path, sets: list[str], only: list[str] | None = N
         log.write_text(json.dumps({**old, **info}, indent=1))
         env = {**os.environ, "PYTHONPATH": str(tree / "src"), "RMLIB_CACHE_DIR": str(out / "cache"),
                "RMLIB_DATA_DIR": str(_data_dir()), "TQDM_DISABLE": "1"}
-        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(tree), str(out), ",".join(sets),
-                               json.dumps(only or []), json.dumps(FULL_SKIP)], cwd=tree, env=env)
+        reads = json.loads(subprocess.run([sys.executable, "-c", _CHAPTERS], cwd=tree, env=env, check=True,
+                                          capture_output=True, text=True).stdout.splitlines()[-1])
+        plan = run_plan(sets, reads, only)
+        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(tree), str(out), json.dumps(plan),
+                               json.dumps(FULL_SKIP)], cwd=tree, env=env)
         if proc.returncode:
             raise SystemExit(f"some chapters failed on {source} (see {out / 'run.json'}); rerun to retry them")
     finally:

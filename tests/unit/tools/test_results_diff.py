@@ -102,3 +102,24 @@ def test_a_sides_own_folder_named_in_a_value_is_the_same_text_on_both_sides(tmp_
     assert rd.diff_sides(tmp_path / "before", tmp_path / "after", renames=[])[1] == 0
     (tmp_path / "after" / "tiny" / "results" / "ch.json").write_text(json.dumps({"absent": "other", "n": 1}))
     assert rd.diff_sides(tmp_path / "before", tmp_path / "after", renames=[])[1] == 1
+
+
+def test_the_full_set_alone_first_runs_the_tiny_chapters_that_claims_reads():
+    """Run with ``--set full`` only, claims failed on both sides: the tiny results of the skipped chapters it reads
+    were never written, although the docstring promised them."""
+    reads = {"a": [], "skipped": [], "other_skipped": [], "claims": ["a", "skipped"]}
+    skip = {"skipped": "slow", "other_skipped": "slow"}
+    assert rd.run_plan(["full"], reads, skip_full=skip) == [
+        ("tiny", "skipped"), ("full", "a"), ("full", "skipped"), ("full", "other_skipped"), ("full", "claims")]
+    both = rd.run_plan(["tiny", "full"], reads, skip_full=skip)
+    assert both[:4] == [("tiny", n) for n in reads] and len(both) == 8  # the tiny set already holds them
+    assert rd.run_plan(["full"], reads, only=["a"], skip_full=skip) == [("full", "a")]
+    assert rd.run_plan(["tiny"], reads, skip_full=skip) == [("tiny", n) for n in reads]
+
+
+def test_the_full_set_of_this_book_feeds_claims_every_result_it_reads():
+    reads = {n: book.reads_results(n) for n in book.in_run_order(book.chapters())}
+    plan = rd.run_plan(["full"], reads)
+    for name, needs in reads.items():
+        ran = {n for s, n in plan[:plan.index(("full", name))] if s == "tiny" or n not in rd.FULL_SKIP}
+        assert set(needs) <= ran, (name, set(needs) - ran)
