@@ -25,6 +25,12 @@ def _book_chapters(toc: dict) -> list[str]:
     return [f.rsplit("/", 1)[1] for f in files if f.startswith("book/_executed/")]
 
 
+# API pages of the tiny book: a docstring with a repository path as one long word (rmlib.data), a pydantic type's
+# repr (rmlib.storage.results), a long inline formula (implicit_vs_explicit.charts), an exercise module
+API_SAMPLE = ("rmlib.data", "rmlib.storage.results", "rmbook.chapters.implicit_vs_explicit.charts",
+              "rmbook.chapters.good_teachers.course")
+
+
 @pytest.fixture(scope="module")
 def tiny_book(chapter):
     """The HTML of the test session's tiny book (tests/chapters/conftest.py): the standard runs of every chapter (the
@@ -41,11 +47,16 @@ def tiny_book(chapter):
         book.write_vendor(log=lambda *_: None)  # npm pack once; cached in book/_static/vendor afterwards
         shutil.copy2(book.ROOT / "_config.yml", root / "_config.yml")  # copy2 keeps mtimes: the build stamp holds
         # the glossary comes along: chapters link their terms to it, and the build treats a broken link as an error
+        # and a few API pages, generated as the book's are: the ones whose long words once pushed a phone's page
+        # sideways (the module index comes with them)
         tiny_toc = {"format": toc["format"], "root": toc["root"],
-                    "chapters": [{"file": f"book/_executed/{n}"} for n in names] + [{"file": "book/glossary"}]}
+                    "chapters": [{"file": f"book/_executed/{n}"} for n in names]
+                    + [{"file": "book/glossary"}, {"file": "book/api"}]}
         (root / "_toc.yml").write_text(yaml.safe_dump(tiny_toc))
         shutil.copy2(book.ROOT / (toc["root"] + ".md"), root / (toc["root"] + ".md"))
         shutil.copy2(book.ROOT / "book" / "glossary.md", root / "book" / "glossary.md")
+        api = "\n".join(f"   {m}" for m in API_SAMPLE)
+        (root / "book" / "api.md").write_text(f"# API sample\n\n```{{eval-rst}}\n.. autosummary::\n   :toctree: api\n\n{api}\n```\n")
         shutil.copytree(book.ROOT / "book" / "_static", root / "book" / "_static", dirs_exist_ok=True)  # css, vendor/
         html = book.build_html(root)
     return {"root": root, "result": result, "exercises": exercises, "html": html, "claims": tally, "chapters": names}
@@ -265,5 +276,6 @@ def test_every_page_of_the_tiny_book_passes_the_browser_check_at_a_laptops_and_a
     found = bc.check_pages(bc.pages([tiny_book["html"]], every=True), width=width, log=lambda *_: None)
     names = {p.relative_to(tiny_book["html"]).as_posix() for p in found}
     assert {f"book/_executed/{n}.html" for n in tiny_book["chapters"]} | {"book/glossary.html"} <= names
+    assert {f"book/api/{m}.html" for m in API_SAMPLE} | {"py-modindex.html"} <= names
     assert len(tiny_book["chapters"]) >= 17 and "value_cards" in tiny_book["chapters"]
     assert {p.name: bad for p, bad in found.items() if bad} == {}
