@@ -16,7 +16,8 @@
 * ``solutions.py``: an exercise's solution regions, marked as nbgrader marks them: cleared to the student's stub,
   left out of the page;
 * ``vendor.py``, ``html.py``: the offline JavaScript and the HTML build (the command is ``rmlib book``:
-  :mod:`rmbook.cli.book`).
+  :mod:`rmbook.cli.book`);
+* ``api_pages.py``: a Sphinx extension that keeps the generated API pages in every build, not only the first.
 """
 from rmbook.book.chapters import (CHAPTER_PARAMETER, CHAPTERS, EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, TOC,
                                  param_file, BookError, Chapter, chapter, chapter_cells, chapter_defaults, chapters, declared_parameters,
