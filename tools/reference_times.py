@@ -9,8 +9,8 @@ in the file (if any); pass --only-new to start from an empty table. Run it after
 commit the file. Each entry says where it was measured (``measured``): the stamp's date and folder and the CPU count;
 the load average is not known afterwards, so note it in the commit message.
 
-``--calibrate`` also records this machine's speed (:func:`rmbook.book.speed.matmul_gflops`: about a second of matrix
-products in the dtype it trains in), against which another machine's first `make book` scales these times. Give it
+``--calibrate`` also records this machine's speed (:func:`rmbook.book.speed.lm_tokens_per_s`: about a second of
+forwards of a small SmolLM2-shaped LM in the dtype it trains in), against which another machine's first `make book` scales these times. Give it
 on the machine that made the stamps, with nothing else running; without it the recorded calibration is kept.
 
     python tools/reference_times.py                       # from book/_executed
@@ -41,7 +41,7 @@ HEADER = """\
 # has never run on this machine (its own stamps are used once it has).
 # Written by tools/reference_times.py from a cold build's stamps; do not edit by hand. A chapter missing here is
 # reported as "never timed". Times depend on the machine and its load (`measured` says where each came from): a rough guide.
-# `calibration` is the same machine's matrix-product speed (tools/reference_times.py --calibrate): another machine's
+# `calibration` is the same machine's speed at a small LM's forwards (tools/reference_times.py --calibrate): another machine's
 # first `make book` measures its own and scales these times by the ratio (rmbook.book.speed).
 """
 
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--executed", type=Path, default=book.EXECUTED, help="the executed chapters' folder")
     ap.add_argument("--out", type=Path, default=runner.REFERENCE_TIMES)
     ap.add_argument("--only-new", action="store_true", help="drop chapters that have no full-run stamp here")
-    ap.add_argument("--calibrate", action="store_true", help="record this machine's matrix-product speed too")
+    ap.add_argument("--calibrate", action="store_true", help="record this machine's speed too (a small LM's forwards)")
     args = ap.parse_args(argv)
     found = full_run_seconds(args.executed)
     if not found and not args.calibrate:
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
                 **{n: f"stamp of {when[n]}, {os.cpu_count()} CPUs" for n in found}}
     calibration = previous.get("calibration")
     if args.calibrate:
-        calibration = {**speed.matmul_gflops(), "measured": f"{dt.date.today().isoformat()}, {os.cpu_count()} CPUs, "
+        calibration = {**speed.lm_tokens_per_s(), "measured": f"{dt.date.today().isoformat()}, {os.cpu_count()} CPUs, "
                                                             f"load {os.getloadavg()[0]:.2f}"}
     body = yaml.safe_dump({"seconds": dict(sorted(seconds.items())),
                            "measured": {n: measured[n] for n in sorted(seconds) if n in measured},
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     tmp.write_text(HEADER + body, encoding="utf-8")
     os.replace(tmp, args.out)
     print(f"wrote {args.out}: {plural(len(found), 'chapter')} from {args.executed}, {len(seconds)} in all"
-          + (f"; this machine's speed {calibration['gflops']:,.0f} GFLOP/s ({calibration['dtype']})" if args.calibrate
+          + (f"; this machine's speed {calibration['tokens_per_s']:,.0f} tokens/s ({calibration['dtype']})" if args.calibrate
              else ""))
     return 0
 

@@ -18,7 +18,7 @@ from rmbook.book.imported import RECORD_ENV, drop_recording, read_record, record
 from rmbook.book.in_brief import lift_in_brief
 from rmbook.book.parameters_table import show_parameters_once
 from rmbook.book.solutions import without_markers
-from rmbook.book.speed import calibration_text, matmul_gflops, speed_factor
+from rmbook.book.speed import calibration_text, lm_tokens_per_s, speed_factor
 from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
 from rmbook.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
 from rmlib import background
@@ -188,10 +188,12 @@ def reference_seconds(path: str | os.PathLike | None = None) -> dict[str, float]
 
 
 def reference_calibration(path: str | os.PathLike | None = None) -> dict | None:
-    """The reference machine's own speed measurement (``calibration`` in :data:`REFERENCE_TIMES`: dtype, gflops),
-    against which :func:`calibrated_reference` scales the timings; None when the file has none."""
+    """The reference machine's own speed measurement (``calibration`` in :data:`REFERENCE_TIMES`: dtype,
+    tokens_per_s), against which :func:`calibrated_reference` scales the timings; None when the file has none, or only
+    the bare matrix-product speed recorded until 2026-12-06 (``gflops``), which this machine's measurement cannot be
+    compared with."""
     found = _reference_file(path).get("calibration")
-    return found if isinstance(found, dict) and "gflops" in found else None
+    return found if isinstance(found, dict) and "tokens_per_s" in found else None
 
 
 def calibrated_reference(names: list[str], seconds: dict[str, float | None], reference: dict[str, float], log=print,
@@ -207,7 +209,7 @@ def calibrated_reference(names: list[str], seconds: dict[str, float | None], ref
             "book/reference_times.yaml records no speed measurement (tools/reference_times.py --calibrate, run on the "
             "machine that timed the chapters, adds it)")
         return reference, None
-    here = (measure or matmul_gflops)()
+    here = (measure or lm_tokens_per_s)()
     factor = speed_factor(calibration, here)
     if factor is None:
         log(f"[book] this machine's speed could not be compared with the reference machine's ({here}): the "

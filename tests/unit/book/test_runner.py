@@ -134,17 +134,20 @@ def test_a_running_chapter_echoes_its_progress_bars(tmp_path, monkeypatch):
 
 def test_reference_timings_are_scaled_by_this_machines_measured_speed(tmp_path, monkeypatch):
     """#43 item 8: a newcomer's first `make book` showed the AMX reference machine's minutes on any machine; the
-    estimate is now calibrated by a short matrix-product measurement against the one recorded with the timings."""
+    estimate is now calibrated by a short measurement (a small LM's forwards) against the one recorded with the
+    timings."""
     ref = tmp_path / "reference_times.yaml"
-    ref.write_text("seconds: {about: 60, heterogeneity: 540.0}\ncalibration: {dtype: bfloat16, gflops: 1200.0}\n")
+    ref.write_text("seconds: {about: 60, heterogeneity: 540.0}\ncalibration: {dtype: bfloat16, tokens_per_s: 1200.0}\n")
     monkeypatch.setattr(runner, "REFERENCE_TIMES", ref)
     monkeypatch.setattr(runner, "run_chapter", lambda ch, **kw: runner.RunResult(ch.name, tmp_path, True, 0.0, {}))
     measured = []
-    monkeypatch.setattr(runner, "matmul_gflops", lambda: measured.append(1) or {"dtype": "float32", "gflops": 300.0})
+    monkeypatch.setattr(runner, "lm_tokens_per_s",
+                        lambda: measured.append(1) or {"dtype": "float32", "tokens_per_s": 300.0})
     lines = []
     runner.run_chapters(["about", "heterogeneity"], output_dir=tmp_path, log=lines.append)
-    assert lines[0] == ("[book] estimates for chapters never run here are calibrated by a 1-second float32 matrix "
-                        "product: 300 GFLOP/s here against 1,200 (bfloat16) on the reference machine, so 4.0× its times")
+    assert lines[0] == ("[book] estimates for chapters never run here are calibrated by 1 second of float32 forwards "
+                        "of a small LM: 300 tokens/s here against 1,200 (bfloat16) on the reference machine, so 4.0× "
+                        "its times")
     assert lines[1] == "[book] 2 of 2 chapters to run, about 40 min left (by the reference timings × 4.0 for this machine)"
     assert measured == [1]  # measured once per run, not per chapter
 
@@ -154,23 +157,34 @@ def test_no_measurement_when_every_chapter_has_its_own_timing_or_no_calibration(
         raise AssertionError("measured although nothing needed it")
 
     ref = {"about": 60.0}
-    cal = {"dtype": "bfloat16", "gflops": 1000.0}
+    cal = {"dtype": "bfloat16", "tokens_per_s": 1000.0}
     assert runner.calibrated_reference(["about"], {"about": 12.0}, ref, measure=measure, calibration=cal) == (ref, None)
     assert runner.calibrated_reference(["x"], {"x": None}, ref, measure=measure, calibration=cal) == (ref, None)
     logged = []
     implausible = runner.calibrated_reference(["about"], {"about": None}, ref, logged.append,
-                                              measure=lambda: {"dtype": "float32", "gflops": 0.001}, calibration=cal)
+                                              measure=lambda: {"dtype": "float32", "tokens_per_s": 0.001}, calibration=cal)
     assert implausible == (ref, None) and "could not be compared" in logged[0]
 
 
 def test_the_speed_measurement_and_factor():
     from rmbook.book import speed
 
-    got = speed.matmul_gflops("float32", seconds=0.05)
-    assert got["dtype"] == "float32" and got["gflops"] > 0
-    assert speed.speed_factor({"gflops": 1000.0}, {"gflops": 250.0}) == 4.0
-    assert speed.speed_factor({"gflops": 1000.0}, {"gflops": 0.0}) is None
-    assert speed.speed_factor(None, {"gflops": 1.0}) is None and speed.speed_factor({"gflops": 1e6}, {"gflops": 1.0}) is None
+    got = speed.lm_tokens_per_s("float32", seconds=0.05)
+    assert got["dtype"] == "float32" and got["tokens_per_s"] > 0
+    assert speed.speed_factor({"tokens_per_s": 1000.0}, {"tokens_per_s": 250.0}) == 4.0
+    assert speed.speed_factor({"tokens_per_s": 1000.0}, {"tokens_per_s": 0.0}) is None
+    assert speed.speed_factor(None, {"tokens_per_s": 1.0}) is None
+    assert speed.speed_factor({"tokens_per_s": 1e6}, {"tokens_per_s": 1.0}) is None
+    # a machine about twice as fast at the book's work (an AMX Xeon against the reference EPYC) is scaled, not refused
+    assert speed.speed_factor({"tokens_per_s": 1000.0}, {"tokens_per_s": 2050.0}) == 1000.0 / 2050.0
+    # a bare matrix-product speed, as recorded before, is not compared with a forward's tokens/s
+    assert speed.speed_factor({"gflops": 386.4}, {"tokens_per_s": 1.0}) is None
+
+
+def test_an_old_matrix_product_calibration_is_not_used(tmp_path):
+    ref = tmp_path / "reference_times.yaml"
+    ref.write_text("seconds: {about: 60}\ncalibration: {dtype: bfloat16, gflops: 386.4}\n")
+    assert runner.reference_calibration(ref) is None
 
 
 def test_an_estimate_runs_nothing_and_says_the_whole_books_time(tmp_path, monkeypatch):

@@ -43,18 +43,18 @@ def test_calibrate_records_this_machines_speed_and_a_later_run_keeps_it(tmp_path
     executed, out = tmp_path / "executed", tmp_path / "reference_times.yaml"
     executed.mkdir()
     _stamp(executed, "heterogeneity", book.parameters("heterogeneity", validate=False), 42.0)
-    monkeypatch.setattr(rt.speed, "matmul_gflops", lambda: {"dtype": "bfloat16", "gflops": 1234.5})
+    monkeypatch.setattr(rt.speed, "lm_tokens_per_s", lambda: {"dtype": "bfloat16", "tokens_per_s": 1234.5})
     assert rt.main(["--executed", str(executed), "--out", str(out), "--calibrate"]) == 0
     cal = runner.reference_calibration(out)
-    assert cal["gflops"] == 1234.5 and cal["dtype"] == "bfloat16" and "load" in cal["measured"]
-    monkeypatch.setattr(rt.speed, "matmul_gflops", lambda: {"dtype": "bfloat16", "gflops": 1.0})
+    assert cal["tokens_per_s"] == 1234.5 and cal["dtype"] == "bfloat16" and "load" in cal["measured"]
+    monkeypatch.setattr(rt.speed, "lm_tokens_per_s", lambda: {"dtype": "bfloat16", "tokens_per_s": 1.0})
     assert rt.main(["--executed", str(executed), "--out", str(out)]) == 0  # without --calibrate: kept
-    assert runner.reference_calibration(out)["gflops"] == 1234.5
+    assert runner.reference_calibration(out)["tokens_per_s"] == 1234.5
 
 
 def test_calibrate_alone_keeps_the_timings(tmp_path, monkeypatch):
     out = tmp_path / "reference_times.yaml"
     out.write_text("seconds: {about: 7.4}\nmeasured: {about: stamp of 2026-12-05, 2 CPUs}\n")
-    monkeypatch.setattr(rt.speed, "matmul_gflops", lambda: {"dtype": "bfloat16", "gflops": 999.0})
+    monkeypatch.setattr(rt.speed, "lm_tokens_per_s", lambda: {"dtype": "bfloat16", "tokens_per_s": 999.0})
     assert rt.main(["--executed", str(tmp_path / "none"), "--out", str(out), "--calibrate"]) == 0
-    assert runner.reference_seconds(out) == {"about": 7.4} and runner.reference_calibration(out)["gflops"] == 999.0
+    assert runner.reference_seconds(out) == {"about": 7.4} and runner.reference_calibration(out)["tokens_per_s"] == 999.0
