@@ -58,7 +58,7 @@ def lm_tokens_per_s(dtype: str | None = None, seconds: float = 1.0) -> dict:
                 count += 1
             best = max(best, batch * tokens * count / (time.perf_counter() - start))
     return {"dtype": dtype, "tokens_per_s": round(best, 1),
-            "measure": "forward of a SmolLM2-shaped LM (rmbook.book.speed.LM_SHAPE), best of 3 rounds"}
+            "measure": f"forward of a SmolLM2-shaped LM (rmbook.book.speed.LM_SHAPE), best of {ROUNDS} rounds"}
 
 
 def speed_factor(reference: dict | None, here: dict | None) -> float | None:
