@@ -59,6 +59,9 @@ def stale_reason(path: Path) -> str | None:
         return "it is unreadable (its writer was killed while writing it)"
     if age > SILENT_S:
         return f"its writer ({host}, pid {pid}) has been silent for {age / 60:.0f} min (the limit is {SILENT_S / 60:.0f})"
+    if -age > SILENT_S:  # a heartbeat ahead of this clock: the writer's clock is skewed, judged by the same limit
+        return (f"its heartbeat ({host}, pid {pid}) lies {-age / 60:.0f} min in the future, beyond the limit of "
+                f"{SILENT_S / 60:.0f} min: the clocks of this host and the writer's (or the file system's) are skewed")
     if host != socket.gethostname():
         return None
     if start is not None:
@@ -79,7 +82,9 @@ def holder(path: Path) -> str:
         host, pid, _, age = _read(path)
     except (OSError, ValueError, IndexError):
         return "a writer that left no readable claim"
-    return f"{host}, pid {pid}, heartbeat {age:.0f} s ago"
+    if age < -1:  # more than the file system's rounding: the writer's clock runs ahead of this one
+        return f"{host}, pid {pid}, heartbeat {-age:.0f} s in the future (the clocks are skewed)"
+    return f"{host}, pid {pid}, heartbeat {max(age, 0):.0f} s ago"
 
 
 TAKEOVER_LOCK = ".claims-takeover.lock"  # one per folder: takeovers of its stale claims happen one at a time

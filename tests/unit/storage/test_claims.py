@@ -144,3 +144,25 @@ def test_two_writers_taking_over_one_stale_claim_get_it_once(tmp_path, monkeypat
     for t in threads:
         t.join()
     assert sorted(won) == [False, True] and len(said) == 1
+
+
+def test_a_claim_whose_heartbeat_is_far_in_the_future_is_stale_and_says_the_clock_is_skewed(tmp_path, stranger):
+    """#62: a claim from another host whose mtime lay a day ahead waited about a day ("heartbeat -86369 s ago"):
+    a negative age never passed the limit. Its magnitude is held to the same limit, and the message names the skew."""
+    path = tmp_path / ".claim-00000"
+    _write(path, f"another-host {stranger} x", age_s=-86400)
+    why = claims.stale_reason(path)
+    assert why is not None and "in the future" in why and "clock" in why and "skew" in why
+    assert "-86" not in claims.holder(path) and "in the future" in claims.holder(path)
+    _write(path, f"another-host {stranger} x", age_s=-60)  # a minute of skew is within the limit: still held
+    assert claims.stale_reason(path) is None
+
+
+@pytest.mark.parametrize("pid", [-1, 0, 99999999999])
+def test_a_claim_naming_a_pid_that_cannot_run_is_stale(tmp_path, pid):
+    """#62: pid -1 waited 10 minutes "for pid -1"; pid 99999999999 raised OverflowError from os.kill. A pid <= 0
+    or one too large for the system is simply not running."""
+    path = tmp_path / ".claim-00000"
+    for start in ("-", "00000000-dead-boot:12345"):
+        _write(path, f"{socket.gethostname()} {pid} {start}")
+        assert "is gone" in claims.stale_reason(path)
