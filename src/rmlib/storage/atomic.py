@@ -139,9 +139,13 @@ def file_lock(path: str | os.PathLike, shared: bool = False, wait: bool = True):
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs. A pid <= 0 names no one process (os.kill would signal a group, or every
+    process), and one too large for the system (os.kill's OverflowError) cannot run: neither is running (#62)."""
+    if pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         return False
     except PermissionError:
         return True

@@ -59,3 +59,15 @@ def test_verify_never_follows_a_symlink_out_of_the_cache(tmp_path):
     assert refused == ["rms/run-1/trainer", "rms/run-2", "sweeps/abc"]
     assert all(f.kind == "link" and str(outside) in f.detail for f in findings if f.status == REFUSED)
     assert not [f for f in findings if f.status != REFUSED and outside in f.path.resolve().parents]
+
+
+def test_a_temporary_file_naming_an_impossible_pid_is_cleaned_not_an_overflow(tmp_path):
+    """#62: `.x.99999999999.deadbeef.tmp` stopped `rmlib verify` with an OverflowError from os.kill."""
+    from rmlib.engine.verify import CLEANED, verify_cache
+
+    cache = tmp_path / "cache"
+    (cache / "sweeps").mkdir(parents=True)
+    temp = cache / "sweeps" / ".x.99999999999.deadbeef.tmp"
+    temp.write_text("left by a run on another machine")
+    (finding,) = verify_cache(cache, repair=True)
+    assert (finding.kind, finding.status, finding.path) == ("temp", CLEANED, temp) and not temp.exists()
