@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from rmlib.models import CacheWarning, ModelError, load_model
+from rmlib.models import CacheWarning, LoadOptions, ModelError, load_model
 from rmlib.registry import get_spec
 from rmlib.trained import local_rm_dir
 
@@ -183,3 +183,28 @@ def test_a_checkpoint_exported_again_with_other_weights_is_not_served_old_sweeps
     second = sweep(load_model("local:again", dtype="float32"), PROMPT, tokens=range(20), progress=False)
     assert not second.cached and first.meta["revision"] != second.meta["revision"]
     assert not np.allclose(first.frame.score, second.frame.score)
+
+
+def test_an_export_changed_in_place_is_not_served_from_the_sweep_index(cache):
+    """#62 wrong number 1, for rmlib's own exports: the index took the weights' fingerprint from the manifest's
+    recorded hashes without reading the files, so other weights written over model.safetensors (same size, mtime
+    restored) were served the old cached scores without a load. The fingerprint now hashes the files (kept per
+    file state), so the request loads the model, and the load refuses the changed checkpoint."""
+    import os
+    from rmlib.engine import token_rewards
+    from rmlib.models import clear
+    from rmlib.models.tiny import tiny_model
+    _, out = _export_tiny("inplace")
+    token_rewards("local:inplace", PROMPT, tokens=slice(0, 20), load=LoadOptions(dtype="float32"), progress=False)
+    weights = next(out.glob("model*.safetensors"))
+    st = weights.stat()
+    other, _ = tiny_model("llama", head="rm", seed=5)
+    other.save_pretrained(cache / "other")
+    data = (cache / "other" / "model.safetensors").read_bytes()
+    assert len(data) == st.st_size
+    with open(weights, "r+b") as f:
+        f.write(data)
+    os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns))
+    clear()
+    with pytest.raises(ModelError, match="not the one rmlib exported"):
+        token_rewards("local:inplace", PROMPT, tokens=slice(0, 20), load=LoadOptions(dtype="float32"), progress=False)

@@ -87,3 +87,44 @@ def test_only_models_with_a_cheap_fingerprint_use_the_index():
     assert sweep_index.fingerprint(get_spec("tiny-llama"), LoadOptions()) is None
     assert sweep_index.fingerprint(get_spec("smollm2-135m-instruct"), LoadOptions()).startswith("gguf-sha256:")
     assert sweep_index.request_key("tiny-llama", PROMPT) is None
+
+
+def _save_tiny_rm(folder, seed):
+    from rmlib.models.tiny import tiny_model
+    model, tok = tiny_model("llama", head="rm", seed=seed)
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+
+
+@pytest.mark.parametrize("index_kept", [True, False])
+def test_a_local_model_changed_in_place_is_never_served_its_old_scores(tmp_path, monkeypatch, index_kept):
+    """#62 wrong number 1: a `local:` folder was fingerprinted by its files' names, sizes and mtimes, so other
+    weights of the same size written over model.safetensors with the mtime restored (`touch -r`, `rsync -t`, a
+    restored backup) were served the old weights' cached scores, off by up to 10, with or without the index. The
+    fingerprint is now the files' content (sha256, re-hashed only when a file's inode, size, mtime or ctime moved:
+    nothing can restore a ctime)."""
+    import os
+    import shutil
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
+    clear()
+    folder, other = tmp_path / "rm", tmp_path / "other"
+    _save_tiny_rm(folder, seed=1)
+    _save_tiny_rm(other, seed=2)
+    weights = folder / "model.safetensors"
+    assert weights.stat().st_size == (other / "model.safetensors").stat().st_size
+    model = f"local:{folder}"
+    first = engine.token_rewards(model, PROMPT, tokens=TOKENS, progress=False)
+    before = weights.stat()
+    shutil.copyfile(other / "model.safetensors", weights)  # in place: same inode, same size
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))  # touch -r: the mtime restored
+    assert (weights.stat().st_size, weights.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    if not index_kept:
+        shutil.rmtree(tmp_path / "cache" / "sweep_requests")
+    clear()
+    again = engine.token_rewards(model, PROMPT, tokens=TOKENS, progress=False)
+    clear()
+    shutil.rmtree(tmp_path / "cache")
+    own = engine.token_rewards(model, PROMPT, tokens=TOKENS, progress=False)
+    assert not first["reward"].equals(own["reward"])  # the two weights do score differently
+    pd.testing.assert_series_equal(again["reward"], own["reward"])
+    clear()

@@ -11,8 +11,8 @@ a damaged or missing index entry, falls back to loading the model and sweeping (
 damaged).
 
 Only models whose weights can be fingerprinted without loading them use the index: embedded GGUFs (the file's
-sha256), ``local:`` RMs (the exported files' sha256s, or their names, sizes and times) and hub models pinned to a
-revision. Tiny random models (their fingerprint is a hash of weights built in memory; they load in a second anyway)
+sha256), ``local:`` folders (their files' content sha256s, kept per file state, :func:`rmlib.storage.integrity.content_sha256`)
+and hub models pinned to a revision. Tiny random models (their fingerprint is a hash of weights built in memory; they load in a second anyway)
 and unpinned hub models always load.
 """
 from __future__ import annotations

@@ -9,6 +9,11 @@ Checks come in two strengths. `quick`: every listed file is present with its siz
 weight file is unlisted (milliseconds; `rmlib verify`). `full`: the sha256 of every byte (about 1.7 GB/s,
 0.3 s for SmolLM2's fp32 copy); loading a model does it once per file and process, and `rmlib verify --full`
 does it for everything.
+
+A folder that rmlib did not write (``local:/path``) has no manifest, so its identity in cache keys is the sha256
+of its files' content (:func:`content_sha256`). Hashing a 16 GB checkpoint takes about ten seconds, so the hash is
+kept beside the cache under the file's (device, inode, size, mtime, ctime): a file written in place changes its
+ctime, which no copy, ``touch -r`` or ``rsync -t`` can restore, so a changed file is always hashed again.
 """
 from __future__ import annotations
 
@@ -16,6 +21,9 @@ import hashlib
 import json
 import os
 from pathlib import Path
+
+from rmlib import config
+from rmlib.storage import atomic
 
 MANIFEST = "rmlib_manifest.json"
 _BLOCK = 1 << 16
@@ -76,12 +84,39 @@ def read_manifest(folder: str | os.PathLike) -> dict | None:
     return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else {"unreadable": True}
 
 
-_full_checked: dict[tuple, str] = {}  # (path, size, mtime_ns, inode) -> sha256 already checked in this process
+def _stat_key(st: os.stat_result) -> list[int]:
+    """What changes whenever a file's bytes can have changed: ctime moves on every write and cannot be set back."""
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def content_sha256(path: str | os.PathLike) -> str:
+    """sha256 of a file's bytes, hashed once for each state of the file (its :func:`_stat_key`) and kept under
+    the cache's ``file_hashes/`` for other processes. A damaged or foreign record is hashed again, never trusted."""
+    path = Path(path).resolve()
+    record = config.cache_dir() / "file_hashes" / f"{sha256_bytes(str(path).encode())[:32]}.json"
+    key = _stat_key(path.stat())
+    try:
+        kept = json.loads(record.read_text())
+        if kept["path"] == str(path) and kept["stat"] == key and len(kept["sha256"]) == 64:
+            return kept["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    digest = sha256_file(path)
+    if _stat_key(path.stat()) == key:  # not written to while it was hashed
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            atomic.write_bytes(record, json.dumps({"path": str(path), "stat": key, "sha256": digest}).encode())
+        except OSError:
+            pass  # a read-only cache: hashed again next time, never a wrong answer
+    return digest
+
+
+_full_checked: dict[tuple, str] = {}  # (path, size, mtime_ns, ctime_ns, inode) -> sha256 checked in this process
 
 
 def check_manifest(folder: str | os.PathLike, full: bool = False, memo: bool = True) -> list[str]:
     """Problems with a manifest-carrying folder (empty when intact). `full` hashes every byte; with `memo` a file
-    already fully checked in this process (same size, mtime and inode) is not hashed again."""
+    already fully checked in this process (same size, mtime, ctime and inode) is not hashed again."""
     folder = Path(folder)
     manifest = read_manifest(folder)
     if manifest is None:
@@ -104,7 +139,7 @@ def check_manifest(folder: str | os.PathLike, full: bool = False, memo: bool = T
             problems.append(f"{rel}: sampled sha256 differs from the one recorded")
             continue
         if full:
-            stamp = (str(p), st.st_size, st.st_mtime_ns, st.st_ino)
+            stamp = (str(p), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
             if memo and _full_checked.get(stamp) == rec.get("sha256"):
                 continue
             if sha256_file(p) != rec.get("sha256"):
