@@ -10,7 +10,7 @@ from pathlib import Path
 from rmbook.chapters.value_cards.analysis import ValueCard, diff_cards, value_card
 from rmbook.report.card import MAP_SIDES, card_html, card_markdown, shown_token
 from rmbook.report.masking import mask_text
-from rmlib.cli.options import add_load_options, load_options
+from rmlib.cli.options import add_load_options, integer_at_least, load_options
 from rmlib.cli.show import on_terminal, quiet_libraries
 from rmlib.storage import atomic, read_results, write_results
 
@@ -116,7 +116,9 @@ def add_card_command(sub) -> None:
                                                         "prompts and list the tokens rewarded most and least (cached; "
                                                         "minutes for a small LM on 2 cores)")
     p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
-    p.add_argument("--resamples", type=int, default=999, help="bootstrap resamples over prompts (default 999)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resamples", type=integer_at_least(1, "a positive number of resamples (default 999)"),
+                   default=999, help="bootstrap resamples over prompts (default 999)")
+    p.add_argument("--seed", type=integer_at_least(0, "a seed of 0 or more (default 0)"), default=0,
+                   help="seeds the bootstrap over prompts (default 0)")
     add_load_options(p, untrained_head=False)  # a card never scores a random head
     p.set_defaults(func=_cmd_card)

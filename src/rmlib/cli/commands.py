@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from rmlib import config
-from rmlib.cli.options import add_load_options, load_options
+from rmlib.cli.options import add_load_options, integer_at_least, load_options
 from rmlib.cli.show import audit_summary, local_rm_lines, on_terminal, quiet_libraries, sweep_report
 from rmlib.config import book_results_dir
 from rmlib.engine.tokens import parse_tokens
@@ -30,15 +30,7 @@ def _token_spec(text: str):
 
 def _positive(what: str):
     """An argparse type: a positive integer, or a usage error that says ``what`` to give."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{text!r}: give {what}")
-        return value
-    return parse
+    return integer_at_least(1, what)
 
 
 _positive_int = _positive("a positive integer (leave the option out for automatic)")

@@ -3,7 +3,23 @@
 and read back into one :class:`rmlib.models.LoadOptions`."""
 from __future__ import annotations
 
-__all__ = ["add_load_options", "load_options"]
+import argparse
+
+__all__ = ["add_load_options", "load_options", "integer_at_least"]
+
+
+def integer_at_least(least: int, what: str):
+    """An argparse type: an integer of at least ``least``, or a usage error (exit 2, argparse names the option) that
+    says ``what`` to give: ``--seed -1`` or ``--resamples -1`` is refused when parsed, not taken or failed later."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{text!r}: give {what}")
+        return value
+    return parse
 
 
 def add_load_options(p, *, head_default: str | None = None, untrained_head: bool = True) -> None:
