@@ -293,9 +293,15 @@ def parameters(name: str, *, tiny: bool = False, params_file: str | os.PathLike 
 
 
 def with_results_dir(name: str, params: dict, output_dir: str | os.PathLike = EXECUTED) -> dict:
-    """``params`` plus ``RESULTS_DIR = <output_dir>/results`` when the chapter declares it and the caller left it
-    unset (or None): every run by the book writes its results."""
-    if declares_results(name) and not params.get(RESULTS_PARAMETER):
+    """``params`` plus ``RESULTS_DIR = <output_dir>/results`` when the chapter declares it: every run by the book
+    writes its results beside its page. ``RESULTS_DIR`` is the runner's, never a caller's: a rerun given the book's
+    own results folder wrote the book's results for one model, with a valid hash, and the claims page judged it
+    (#62), so a value set by a parameter file or ``-p`` is refused by name."""
+    if params.get(RESULTS_PARAMETER) is not None:
+        raise BookError(f"{name}: {RESULTS_PARAMETER}={params[RESULTS_PARAMETER]!r} is not a parameter to set: the "
+                        f"runner writes a chapter's results beside its page ({results_dir(output_dir)} here), and a "
+                        "rerun with parameters of its own into its own folder, never the book's. Leave it out")
+    if declares_results(name):
         return {**params, RESULTS_PARAMETER: str(results_dir(output_dir))}
     return dict(params)
 

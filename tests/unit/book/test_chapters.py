@@ -59,7 +59,8 @@ def test_every_findings_chapter_writes_results_through_one_parameter():
             assert book.declares_results(name), f"{name} has no RESULTS_DIR parameter"
     params = book.with_results_dir("framing", {}, Path("/x/out"))
     assert params["RESULTS_DIR"] == str(Path("/x/out/results").resolve())
-    assert book.with_results_dir("framing", {"RESULTS_DIR": "/y"}, Path("/x"))["RESULTS_DIR"] == "/y"
+    with pytest.raises(book.BookError, match="RESULTS_DIR='/y' is not a parameter to set"):
+        book.with_results_dir("framing", {"RESULTS_DIR": "/y"}, Path("/x"))  # #62: only the runner sets it
     assert book.with_results_dir("about", {}, Path("/x")) == {}
     # where results go is not an input: it does not change the stamp
     assert book.content_hash("framing", {"RESULTS_DIR": "/a"}) == book.content_hash("framing", {"RESULTS_DIR": "/b"})

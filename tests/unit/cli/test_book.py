@@ -32,3 +32,39 @@ def test_the_makefile_calls_the_one_cli():
 
     mk = (ROOT / "mk" / "book.mk").read_text()
     assert "BOOK := $(BIN)/rmlib book" in mk and "python -m rmbook.book" not in mk
+
+
+def test_a_rerun_cannot_write_the_books_own_results(capsys):
+    """#62 wrong number 2: `rmlib book run distributions --tiny -p PUBLISHED_MODELS '[one RM]' -p RESULTS_DIR
+    $PWD/book/_executed/results` wrote the book's distributions.json for one model, with a valid hash, and said "the
+    book's own page is unchanged"; the claims page then judged a one-model run. RESULTS_DIR is the runner's alone."""
+    from rmbook.book import results_dir
+
+    page = results_dir() / "distributions.json"
+    before = page.read_bytes() if page.exists() else None
+    code = main(["book", "run", "distributions", "--tiny", "-p", "PUBLISHED_MODELS",
+                 '["RLHFlow/ArmoRM-Llama3-8B-v0.1"]', "-p", "RESULTS_DIR", str(results_dir())])
+    err = capsys.readouterr().err
+    assert code == 2 and "RESULTS_DIR=" in err and "is not a parameter to set" in err, err
+    assert (page.read_bytes() if page.exists() else None) == before  # refused before anything ran
+
+
+def test_make_chapter_hands_models_with_an_apostrophe_to_the_cli_unchanged(tmp_path):
+    """#62: `make chapter MODELS='["local:/home/o'brien/rm"]'` was cut into the shell's single quotes ("unexpected
+    EOF while looking for matching"); the values now reach `rmlib book run` as they were typed (a harmless
+    stand-in for `rmlib book` records its arguments)."""
+    import subprocess
+
+    from rmbook.book import ROOT
+
+    fake = tmp_path / "book"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "<%s>\\n" "$a"; done\n')
+    fake.chmod(0o755)
+    models, trust = """["local:/home/o'brien/rm", "a\\"b $HOME `x`"]""", """["local:/home/o'brien/rm"]"""
+    params = str(tmp_path / "it's \"mine\" $HOME.yaml")
+    proc = subprocess.run(["make", "-s", "-o", ".venv/.installed", "-o", "data", "chapter", "NB=about",
+                           f"MODELS={models}", f"TRUST_REMOTE_CODE={trust}", f"PARAMS={params}", f"BOOK={fake}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"<run>\n<about>\n<--params>\n<{params}>\n<-p>\n<MODELS>\n<{models}>\n<-p>\n<TRUST_REMOTE_CODE>\n"
+            f"<{trust}>\n<html>\n") in proc.stdout
