@@ -43,9 +43,14 @@ book: $(STAMP) data book-vendor
 	$(BOOK) run $(if $(FORCE),--force)
 	$(BOOK) html
 
+# MODELS, TRUST_REMOTE_CODE and PARAMS reach the shell through the environment ("$$MODELS"), never pasted into its
+# quotes: a model path with an apostrophe (local:/home/o'brien/rm) or a file named with " or ` arrives as typed (#62).
+chapter: export MODELS := $(MODELS)
+chapter: export TRUST_REMOTE_CODE := $(TRUST_REMOTE_CODE)
+chapter: export PARAMS := $(PARAMS)
 chapter: $(STAMP) data book-vendor
 	@test -n "$(NB)" || { echo "usage: make chapter NB=<name> [MODELS='[\"org/model\"]'] [TRUST_REMOTE_CODE='[\"org/model\"]'] [PARAMS=file.yaml] [ARGS='-p KEY VALUE']" >&2; exit 2; }
-	$(BOOK) run $(NB) $(if $(FORCE),--force) $(if $(PARAMS),--params "$(PARAMS)") $(if $(MODELS),-p MODELS '$(MODELS)') $(if $(TRUST_REMOTE_CODE),-p TRUST_REMOTE_CODE '$(TRUST_REMOTE_CODE)') $(ARGS)
+	$(BOOK) run $(NB) $(if $(FORCE),--force) $(if $(PARAMS),--params "$$PARAMS") $(if $(MODELS),-p MODELS "$$MODELS") $(if $(TRUST_REMOTE_CODE),-p TRUST_REMOTE_CODE "$$TRUST_REMOTE_CODE") $(ARGS)
 	$(BOOK) html
 
 # The course: every chapter with exercises, as student notebooks (stubs, no solutions) and instructor notebooks,

@@ -60,8 +60,8 @@ def test_make_chapter_hands_models_with_an_apostrophe_to_the_cli_unchanged(tmp_p
     fake = tmp_path / "book"
     fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "<%s>\\n" "$a"; done\n')
     fake.chmod(0o755)
-    models, trust = """["local:/home/o'brien/rm", "a\\"b $HOME `x`"]""", """["local:/home/o'brien/rm"]"""
-    params = str(tmp_path / "it's \"mine\" $HOME.yaml")
+    models, trust = """["local:/home/o'brien/rm", "a\\"b `x`"]""", """["local:/home/o'brien/rm"]"""
+    params = str(tmp_path / "it's \"mine\" `x`.yaml")
     proc = subprocess.run(["make", "-s", "-o", ".venv/.installed", "-o", "data", "chapter", "NB=about",
                            f"MODELS={models}", f"TRUST_REMOTE_CODE={trust}", f"PARAMS={params}", f"BOOK={fake}"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
