@@ -121,11 +121,15 @@ class Section(_Plain):
 class ChapterResults(_Plain):
     """Base of every chapter's results type. A subclass declares ``CHAPTERS`` (the chapter names it serves; one
     template can serve several) and bumps ``SCHEMA_VERSION`` whenever a field is renamed, removed or retyped, so a
-    stored file of the old shape is refused rather than misread."""
+    stored file of the old shape is refused rather than misread. ``WRITTEN_BY`` and ``REMAKE`` (``{name}``: the
+    file's name) say who writes its file and how a missing or damaged one is made again: a chapter's run, unless a
+    type whose file is made otherwise (a value card's ``card.json``, by ``rmlib card MODEL``) says so."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     CHAPTERS: ClassVar[tuple[str, ...]] = ()
     SCHEMA_VERSION: ClassVar[int] = 1
+    WRITTEN_BY: ClassVar[str] = "chapter {name!r}"
+    REMAKE: ClassVar[str] = "rerun chapter {name!r} (`rmlib book run {name}`)"
 
     @classmethod
     def schema_tag(cls) -> dict[str, Any]:
@@ -168,10 +172,22 @@ def _digest(body: dict) -> str:
                           .encode("utf-8")).hexdigest()
 
 
-def _verified(p: Path, name: str) -> dict:
-    """The JSON of results file ``p`` without its hash, after checking the hash (a ResultsError saying to rerun
-    chapter ``name`` when the file is not JSON, has no hash, or was changed after it was written)."""
-    rerun = f"rerun chapter {name!r} (`rmlib book run {name}`)"
+def _maker(name: str, as_type: type[ChapterResults] | None, chapter: bool) -> tuple[str, str]:
+    """(who wrote results file ``name``, how to make it again): the type's own words when the caller knows the
+    type, a chapter's run for a chapter, else that the file is no chapter's (a stray file in a results folder)."""
+    if as_type is not None:
+        return as_type.WRITTEN_BY.format(name=name), as_type.REMAKE.format(name=name)
+    if chapter:
+        return ChapterResults.WRITTEN_BY.format(name=name), ChapterResults.REMAKE.format(name=name)
+    return "its writer", (f"{name}.json is not a chapter's results file (no chapter {name!r} ran here, and it "
+                          "carries no chapter's schema tag): move it out of the results folder")
+
+
+def _verified(p: Path, name: str, maker: tuple[str, str] | None = None) -> dict:
+    """The JSON of results file ``p`` without its hash, after checking the hash (a ResultsError saying how to make
+    it again, ``maker`` (:func:`_maker`; default: rerun chapter ``name``), when the file is not JSON, has no hash,
+    holds a number JSON cannot hold, or was changed after it was written)."""
+    writer, rerun = maker or _maker(name, None, True)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as e:
@@ -181,20 +197,28 @@ def _verified(p: Path, name: str) -> dict:
     stored = data.pop(HASH_FIELD, None)
     if stored is None:
         raise ResultsError(f"{p} has no {HASH_FIELD}: it was written before results carried their hash; {rerun}")
-    if stored != _digest(data):
-        raise ResultsError(f"{p} was changed after chapter {name!r} wrote it (its content no longer matches its "
+    try:
+        digest = _digest(data)
+    except ValueError:  # NaN, Infinity or 1e999 (read as inf): results are written as strict JSON, never with one
+        raise ResultsError(f"{p} holds a number that is not finite (NaN, Infinity, or one too large such as 1e999), "
+                           f"which no results file is written with: it was edited or damaged; {rerun}") from None
+    if stored != digest:
+        raise ResultsError(f"{p} was changed after {writer} wrote it (its content no longer matches its "
                            f"{HASH_FIELD}); {rerun}")
     return data
 
 
-def results_problem(name: str, results_dir: str | os.PathLike) -> str | None:
-    """Why chapter ``name``'s results file in ``results_dir`` cannot be served (missing, not JSON, no hash, changed
-    since it was written), or None when it is intact. The book's stamps ask this before calling a chapter current."""
+def results_problem(name: str, results_dir: str | os.PathLike, as_type: type[ChapterResults] | None = None,
+                    chapter: bool = True) -> str | None:
+    """Why results file ``name`` in ``results_dir`` cannot be served (missing, not JSON, no hash, changed since it
+    was written), or None when it is intact. The book's stamps ask this before calling a chapter current.
+    ``as_type``: its type, whose words say how it is made again; ``chapter=False``: a file not known to be any
+    chapter's (`rmlib verify` on a results folder), which is said instead of a chapter to rerun."""
     p = results_path(name, results_dir)
     if not p.is_file():
         return f"its results file {p} is missing"
     try:
-        _verified(p, name)
+        _verified(p, name, _maker(name, as_type, chapter))
     except ResultsError as e:
         return str(e)
     return None
@@ -205,13 +229,16 @@ def read_results(name: str, results_dir: str | os.PathLike, as_type: type[R] | N
     another type or schema version, or an old untyped one, is refused), else the stored JSON as a dict. A clear error
     when the chapter has not run."""
     p = results_path(name, results_dir)
+    maker = _maker(name, as_type, True)
+    rerun = maker[1]
     if not p.is_file():
+        if as_type is not None and as_type.REMAKE != ChapterResults.REMAKE:
+            raise ResultsError(f"{p} does not exist; {rerun}")
         raise ResultsError(f"no results from chapter {name!r} in {Path(results_dir)}: run it first "
                            f"(`rmlib book run {name}`, or `make book`)")
-    data = _verified(p, name)
+    data = _verified(p, name, maker)
     if as_type is None:
         return data
-    rerun = f"rerun chapter {name!r} (`rmlib book run {name}`)"
     tag = data.pop("schema", None)
     if tag is None:
         raise ResultsError(f"{p} has no schema tag: it was written before results were typed; {rerun}")

@@ -3,7 +3,7 @@ refused when the file is of another type, another version or from before results
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -123,3 +123,52 @@ def test_a_changed_number_is_refused_on_read_and_makes_the_chapter_stale(tmp_pat
     assert "has no sha256" in storage.results_problem("demo", tmp_path)
     path.unlink()
     assert "is missing" in storage.results_problem("demo", tmp_path)
+
+
+@pytest.mark.parametrize("number", ["1e999", "NaN", "-Infinity"])
+def test_a_non_finite_number_edited_into_a_results_file_is_named_with_the_chapter_to_rerun(tmp_path, number):
+    """#62: a number edited to 1e999 or NaN made read_results and results_problem raise a bare ValueError ("Out of
+    range float values are not JSON compliant"), naming no file. No results file is written with one."""
+    path = storage.write_results(demo(a=0.25), tmp_path)
+    path.write_text(path.read_text().replace('"a": 0.25', f'"a": {number}'))
+    for read in (lambda: storage.read_results("demo", tmp_path, DemoResults),
+                 lambda: storage.read_results("demo", tmp_path)):
+        with pytest.raises(ResultsError, match="not finite.*edited or damaged.*rerun chapter 'demo'") as e:
+            read()
+        assert str(path) in str(e.value)
+    problem = storage.results_problem("demo", tmp_path)
+    assert str(path) in problem and "edited or damaged" in problem
+
+
+class MadeElsewhere(ChapterResults):
+    """A file that no chapter writes (like `rmlib card`'s card.json): it says how it is made again."""
+    CHAPTERS = ("elsewhere",)
+    WRITTEN_BY: ClassVar[str] = "`make-elsewhere`"
+    REMAKE: ClassVar[str] = "make it again (`make-elsewhere`)"
+    n: int
+
+
+def test_a_file_that_no_chapter_writes_names_how_it_is_made_not_a_chapter(tmp_path):
+    """#62: a damaged card.json said "rerun chapter 'card' (`rmlib book run card`)", a chapter that does not exist.
+    A results type that is not a chapter's says how its file is made again, in every refusal."""
+    path = tmp_path / "elsewhere.json"
+    storage.write_results(TwoChapters(n=1), tmp_path, chapter="one")
+    good = storage.write_results(MadeElsewhere(n=1), tmp_path).read_text()
+    cases = {"garbage": "\x00\x01garbage", "truncated": good[:40], "empty": "", "a list": "[1, 2]",
+             "no hash": json.dumps({"n": 1}), "foreign": (tmp_path / "one.json").read_text(),
+             "edited": good.replace('"n": 1', '"n": 2')}
+    for case, text in cases.items():
+        path.write_text(text)
+        for problem in (lambda: storage.read_results("elsewhere", tmp_path, MadeElsewhere),
+                        lambda: storage.results_problem("elsewhere", tmp_path, MadeElsewhere)):
+            try:
+                message = problem()
+            except ResultsError as e:
+                message = str(e)
+            if message is None and case == "foreign":  # intact as a file: only its type tells it apart
+                continue
+            assert "make it again (`make-elsewhere`)" in message and "chapter 'elsewhere'" not in message, case
+    path.unlink()
+    with pytest.raises(ResultsError, match="make it again") as e:
+        storage.read_results("elsewhere", tmp_path, MadeElsewhere)
+    assert "rmlib book run" not in str(e.value)
