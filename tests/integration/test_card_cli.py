@@ -98,3 +98,47 @@ def test_what_the_card_cannot_do_is_said_plainly(cache, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("rmlib: error:") and "no-such-model" in err and not (tmp_path / "card.json").exists()
     assert main(["card", "diff", str(tmp_path)]) == 2 and "got 1 paths" in capsys.readouterr().err
+
+
+def _card_files(folder):
+    """card.json files that `rmlib card diff` must refuse: garbage, truncated, empty, a JSON list, an unhashed
+    object, another type's results, and a card edited after it was written."""
+    import json
+
+    from rmlib.storage.results import HASH_FIELD, _digest
+
+    def hashed(body):
+        return json.dumps({**body, HASH_FIELD: _digest(body)})
+
+    card = hashed({"schema": ValueCard.schema_tag(), "model": "tiny-llama", "label": "tiny"})
+    texts = {"garbage": "\x00\x01 garbage", "truncated": card[:30], "empty": "", "list": "[1, 2]",
+             "unhashed": json.dumps({"model": "x"}), "foreign": hashed({"schema": {"type": "Other", "version": 1}}),
+             "edited": card.replace("tiny-llama", "tiny-qwen")}
+    for case, text in texts.items():
+        (folder / case).mkdir()
+        (folder / case / "card.json").write_text(text)
+    return {case: folder / case / "card.json" for case in texts}
+
+
+def test_a_damaged_card_is_remade_by_the_card_command_not_a_chapter(cache, tmp_path, capsys):
+    """#62: `rmlib card diff` on a garbage, truncated, empty, foreign or edited card.json said "rerun chapter 'card'
+    (`rmlib book run card`)", a chapter that does not exist. It says to remake the card."""
+    for case, path in _card_files(tmp_path).items():
+        assert main(["card", "diff", str(path), str(path)]) == 2, case
+        err = capsys.readouterr().err
+        assert str(path) in err and "rmlib card MODEL" in err and "chapter 'card'" not in err, (case, err)
+        assert "book run" not in err, case
+
+
+def test_a_causal_lm_folder_is_told_to_use_the_head_flag_not_an_option_the_card_refuses(cache, tmp_path, capsys):
+    """#62: `rmlib card local:<a causal LM>` said "Load it with head='lm', or pass allow_untrained_head=True": the
+    Python spelling, and an option the card does not take (a card never scores a random head)."""
+    from rmlib.models.tiny import tiny_model
+
+    lm, tok = tiny_model("llama", head="lm")
+    lm.save_pretrained(tmp_path / "lm")
+    tok.save_pretrained(tmp_path / "lm")
+    assert main(["card", f"local:{tmp_path / 'lm'}", "--quick", "--dtype", "float32", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--head lm" in err and "no trained reward head" in err
+    assert "allow_untrained_head" not in err and "allow-untrained-head" not in err and "head='lm'" not in err

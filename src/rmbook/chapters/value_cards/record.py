@@ -196,6 +196,8 @@ class ValueCard(ChapterResults):
 
     CHAPTERS = ("card",)
     SCHEMA_VERSION = 2  # 2: the standard card (foundations, agreement)
+    WRITTEN_BY = "`rmlib card`"  # no chapter writes a card: a damaged one is made again by the command (#62)
+    REMAKE = "remake the card (`rmlib card MODEL`, MODEL being the model it describes)"
 
     model: str
     label: str
