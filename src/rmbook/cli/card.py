@@ -12,6 +12,7 @@ from rmbook.report.card import MAP_SIDES, card_html, card_markdown, shown_token
 from rmbook.report.masking import mask_text
 from rmlib.cli.options import add_load_options, integer_at_least, load_options
 from rmlib.cli.show import on_terminal, quiet_libraries
+from rmlib.errors import ModelError
 from rmlib.storage import atomic, read_results, write_results
 
 __all__ = ["add_card_command", "default_folder"]
@@ -29,6 +30,21 @@ def _read_card(path: str) -> ValueCard:
     if name != "card.json":
         raise ValueError(f"{path}: give a card.json (or the folder that holds one)")
     return read_results("card", folder, ValueCard)
+
+
+# The loader's advice to an LM loaded as an RM, in Python's spelling: head='lm', or allow_untrained_head=True.
+_LM_ADVICE = re.compile(r" (?:Load|Sweep) it with head='lm'.*allow_untrained_head=True for speed tests only\.", re.S)
+
+
+def _in_card_flags(error: ModelError) -> ModelError:
+    """The loader's advice in the card's own flags (#62): ``--head lm`` where it says ``head='lm'``, and no
+    ``allow_untrained_head``, which the card does not take (a card never scores a random head)."""
+    text = str(error)
+    if "head='lm'" not in text:
+        return error
+    text = _LM_ADVICE.sub(" Give --head lm: the card then reads the answers' log-probabilities, the LM's implicit "
+                          "reward (a card never scores a random head).", text)
+    return ModelError(text.replace("head='lm'", "--head lm"))
 
 
 def _cmd_diff(paths: list[str]) -> int:
@@ -62,8 +78,11 @@ def _cmd_card(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if not on_terminal():
         quiet_libraries()  # off a terminal, no library's progress bars (the card's lines are what a log needs)
-    card = value_card(args.model, kind="quick" if args.quick else "standard", n_resamples=args.resamples,
-                      seed=args.seed, load=load_options(args), progress=on_terminal(), vocab=args.vocab)
+    try:
+        card = value_card(args.model, kind="quick" if args.quick else "standard", n_resamples=args.resamples,
+                          seed=args.seed, load=load_options(args), progress=on_terminal(), vocab=args.vocab)
+    except ModelError as e:
+        raise _in_card_flags(e) from None
     path = write_results(card, out)
     md, page = out / "card.md", out / "card.html"
     atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
