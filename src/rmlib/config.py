@@ -24,6 +24,17 @@ def book_results_dir() -> Path:
     return (BOOK_EXECUTED / RESULTS_SUBDIR).resolve()
 
 
+RERUNS_SUBDIR = "reruns"  # a chapter rerun with parameters of its own: reruns/<name>-<key>/, its own executed folder
+
+
+def book_results_dirs() -> list[Path]:
+    """The book's results folder (:func:`book_results_dir`) and every rerun's (``book/_executed/reruns/<name>-<key>/
+    results``, where ``rmlib book run NAME`` with parameters of its own writes: ``rmbook.book.reruns``): what the
+    default ``rmlib verify`` checks."""
+    reruns = sorted(p.resolve() for p in (BOOK_EXECUTED / RERUNS_SUBDIR).glob(f"*/{RESULTS_SUBDIR}") if p.is_dir())
+    return [book_results_dir(), *reruns]
+
+
 def cache_dir() -> Path:
     """Sweep shards, trained checkpoints and assembled model files."""
     return Path(os.environ.get("RMLIB_CACHE_DIR", PROJECT_ROOT / ".cache" / "rmlib")).resolve()

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import warnings
 
@@ -25,7 +26,7 @@ from rmlib.storage import ShardError
 from rmlib.engine import SweepError, score_answers, sweep
 
 # `rmlib verify` checks the book's results folder too; these tests check the cache alone, whatever book is built here
-NO_RESULTS = ["--results", "/nonexistent/rmlib-no-results"]
+NO_RESULTS = ["--results", tempfile.mkdtemp(prefix="rmlib-no-results-")]  # an empty folder (#62: a missing one is refused)
 
 
 PROMPT = "What, in one word, is the greatest thing ever?"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import numpy as np
@@ -17,7 +18,7 @@ from rmlib.registry import get_spec
 from rmlib.trained import local_rm_dir
 
 # `rmlib verify` checks the book's results folder too; these tests check the cache alone, whatever book is built here
-NO_RESULTS = ["--results", "/nonexistent/rmlib-no-results"]
+NO_RESULTS = ["--results", tempfile.mkdtemp(prefix="rmlib-no-results-")]  # an empty folder (#62: a missing one is refused)
 
 
 PROMPT = "What, in one word, is the greatest thing ever?"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ from rmlib.train.resume import resume_checkpoint
 from tests.integration.train_support import Crash, marker_config, module_cache  # noqa: F401 (fixture)
 
 # `rmlib verify` checks the book's results folder too; these tests check the cache alone, whatever book is built here
-NO_RESULTS = ["--results", "/nonexistent/rmlib-no-results"]
+NO_RESULTS = ["--results", tempfile.mkdtemp(prefix="rmlib-no-results-")]  # an empty folder (#62: a missing one is refused)
 
 
 SHORT = dict(n_pairs=32, n_test=8, steps=10, save_every=4, batch_size=4)

@@ -10,7 +10,7 @@ from pathlib import Path
 from rmlib import config
 from rmlib.cli.options import add_load_options, integer_at_least, load_options
 from rmlib.cli.show import audit_summary, local_rm_lines, on_terminal, quiet_libraries, sweep_report
-from rmlib.config import book_results_dir
+from rmlib.config import book_results_dirs
 from rmlib.engine.tokens import parse_tokens
 from rmlib.errors import SweepError
 from rmlib.trained import local_rms
@@ -26,6 +26,15 @@ def _token_spec(text: str):
         return parse_tokens(text)
     except SweepError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _results_folder(text: str) -> Path:
+    """--results: a folder that exists (a mistyped one checked nothing and passed, #62), or a usage error."""
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {'not a folder' if path.exists() else 'no such folder'}; give the "
+                                          "folder of the chapters' results (e.g. book/_executed/results)")
+    return path
 
 
 def _positive(what: str):
@@ -148,7 +157,8 @@ def _cmd_verify(args) -> int:
     from rmlib.engine import print_report, verify_cache
     from rmlib.engine.verify import verify_results
     findings = verify_cache(full=args.full, repair=not args.dry_run)
-    findings += verify_results(args.results if args.results is not None else book_results_dir())
+    for folder in [args.results] if args.results is not None else book_results_dirs():  # the book's and its reruns'
+        findings += verify_results(folder)
     status = print_report(findings, full=args.full)
     if args.dry_run:
         print("dry run: nothing was changed (no result moved aside, no model rebuilt, no file deleted); run "
@@ -193,6 +203,7 @@ def add_model_commands(sub) -> None:
                    help="hash every byte of the model files too and decode every shard (default: sizes and sampled "
                         "hashes for model files, every shard's sha256)")
     p.add_argument("--dry-run", action="store_true", help="report only: move, rebuild or delete nothing")
-    p.add_argument("--results", default=None, metavar="DIR",
-                   help="the chapters' results folder to check too (default: the book's, book/_executed/results)")
+    p.add_argument("--results", default=None, metavar="DIR", type=_results_folder,
+                   help="the chapters' results folder to check too (default: the book's, book/_executed/results, "
+                        "and each rerun's, book/_executed/reruns/*/results)")
     p.set_defaults(func=_cmd_verify)

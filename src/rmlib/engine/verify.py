@@ -17,9 +17,10 @@ What is checked (quick, the default; then what --full adds), and what a failure 
 A check that reads only part of a file (quick: sampled blocks of model files, a joined GGUF's size) that finds
 nothing says "sampled: no damage found", not "intact": only --full, which hashes every byte, can say "intact".
 
-* the book's results folder (``book/_executed/results``, or ``--results DIR``): each chapter's results JSON against
-  the sha256 written with it (:func:`verify_results`). A changed file is reported with the chapter to rerun; its
-  stamp is stale, so ``make book`` reruns that chapter.
+* the book's results folder (``book/_executed/results``) and each rerun's (``book/_executed/reruns/*/results``),
+  or ``--results DIR``: each chapter's results JSON against the sha256 written with it (:func:`verify_results`). A
+  changed file is reported with the chapter to rerun; its stamp is stale, so ``make book`` reruns that chapter. A
+  file that is no chapter's (:func:`_a_chapters`) is reported as such, not with a chapter to rerun.
 
 Interrupted results and orphaned temporary files of killed runs are reported too (temporary files are removed).
 A symlink that leads out of the cache is reported as refused and never followed: nothing outside the cache is read,
@@ -77,7 +78,7 @@ def verify_cache(root: str | Path | None = None, full: bool = False, repair: boo
             findings.append(_check_result(kind, d, full, repair))
     if inside(root / "dequantized"):
         findings += _temp_files(root / "dequantized", repair)
-        findings += _old_dequantized_copies(root / "dequantized", repair)
+        findings += _old_dequantized_copies(root / "dequantized", repair, inside)
         for d in sorted(p for p in (root / "dequantized").glob("*") if p.is_dir() and not p.name.startswith(".")
                         and ".corrupt-" not in p.name and inside(p)):
             findings.append(_check_dequantized(d, full, repair))
@@ -146,7 +147,7 @@ def _resume_checkpoints(run: Path, full: bool, repair: bool, inside=lambda p: Tr
         else:
             out.append(Finding("resume", d, INTACT if full else SAMPLED,
                                "every byte hashed" if full else f"sizes and sampled hashes; {FULL_HINT}"))
-    aside = sorted(p for p in run.glob("checkpoint-*.corrupt-*") if p.is_dir() and inside(p))
+    aside = sorted(p for p in run.glob("checkpoint-*.corrupt-*") if p.is_dir() and not p.is_symlink() and inside(p))
     if repair:
         for p in aside:
             shutil.rmtree(p, ignore_errors=True)
@@ -154,16 +155,21 @@ def _resume_checkpoints(run: Path, full: bool, repair: bool, inside=lambda p: Tr
                           "train()" + (" (removed)" if repair else " (dry run: left in place)")) for p in aside]
 
 
-def _old_dequantized_copies(folder: Path, repair: bool) -> list[Finding]:
+def _old_dequantized_copies(folder: Path, repair: bool, inside=lambda p: True) -> list[Finding]:
     """Damaged de-quantised copies that older rmlib versions moved aside and kept (``<name>.corrupt-*``).
 
-    They are derived from the GGUF and never read again; each can hold gigabytes, so a repair deletes them."""
-    old = sorted(p for p in folder.glob("*.corrupt-*") if p.is_dir()) if folder.is_dir() else []
+    They are derived from the GGUF and never read again; each can hold gigabytes, so a repair deletes them. A
+    symlink is no copy rmlib moved aside: one out of the cache is reported by :func:`_links_out`, and none is ever
+    reported as removed (rmtree refuses a link, which ``ignore_errors`` hid: "cleaned ... (removed)", #62)."""
+    old = sorted(p for p in folder.glob("*.corrupt-*") if p.is_dir() and not p.is_symlink() and inside(p)) \
+        if folder.is_dir() else []
     if repair:
         for p in old:
             shutil.rmtree(p, ignore_errors=True)
-    return [Finding("dequantized", p, CLEANED if repair else CORRUPT, "damaged copy moved aside by an older rmlib"
-                    + (" (removed)" if repair else " (dry run: left in place)")) for p in old]
+    what = "damaged copy moved aside by an older rmlib"
+    return [Finding("dequantized", p, CORRUPT, f"{what} (dry run: left in place)") if not repair else
+            Finding("dequantized", p, CORRUPT, f"{what} (could not be removed)") if p.exists() else
+            Finding("dequantized", p, CLEANED, f"{what} (removed)") for p in old]
 
 
 def _temp_files(folder: Path, repair: bool) -> list[Finding]:
@@ -325,13 +331,27 @@ def _check_checkpoint(d: Path, full: bool) -> Finding:
 
 def verify_results(folder: str | Path) -> list[Finding]:
     """Each chapter's results JSON in ``folder`` against the sha256 written with it: intact, or corrupt (with the
-    chapter to rerun). Nothing is changed: only the chapter can write its results again."""
+    chapter to rerun, or, for a file that is no chapter's, that it is not a results file). Nothing is changed: only
+    the chapter can write its results again."""
     folder = Path(folder)
     found = []
     for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        problem = results_problem(p.stem, folder)
+        problem = results_problem(p.stem, folder, chapter=_a_chapters(p))
         found.append(Finding("results", p, INTACT if problem is None else CORRUPT, problem or ""))
     return found
+
+
+def _a_chapters(p: Path) -> bool:
+    """Whether results file ``p`` is a chapter's, without knowing the book's chapters (rmlib imports nothing of
+    the book): its chapter ran there (its executed notebook or stamp lies beside the results folder, as the book's
+    runner writes them), or the file carries the schema tag :func:`rmlib.storage.write_results` writes."""
+    if any((p.parent.parent / f"{p.stem}{ext}").is_file() for ext in (".ipynb", ".stamp")):
+        return True
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("schema"), dict) and "type" in data["schema"]
 
 
 def print_report(findings: list[Finding], full: bool = False, out=None) -> int:

@@ -71,3 +71,81 @@ def test_a_temporary_file_naming_an_impossible_pid_is_cleaned_not_an_overflow(tm
     temp.write_text("left by a run on another machine")
     (finding,) = verify_cache(cache, repair=True)
     assert (finding.kind, finding.status, finding.path) == ("temp", CLEANED, temp) and not temp.exists()
+
+
+def test_a_non_finite_number_in_a_results_file_is_reported_with_the_file_and_the_chapter(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """#62: a number edited to NaN (or 1e999) stopped `rmlib verify --results` with "Out of range float values are
+    not JSON compliant", naming no file."""
+    folder = tmp_path / "results"
+    path = storage.write_results(VerifyDemo(a=0.25), folder)
+    path.write_text(path.read_text().replace('"a": 0.25', '"a": NaN'))
+    (finding,) = verify_results(folder)
+    assert finding.status == CORRUPT and "edited or damaged" in finding.detail
+    assert "rerun chapter 'verifydemo'" in finding.detail
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["verify", "--results", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "verifydemo.json" in out and "not finite" in out
+
+
+def test_a_stray_json_in_a_results_folder_is_not_taken_for_a_chapter(tmp_path):
+    """#62: a notes.json beside the chapters' results got "rerun chapter 'notes'", a chapter that does not exist. A
+    file is a chapter's when that chapter ran there (its executed notebook beside the results folder) or it carries
+    a chapter's schema tag; another is said to be no chapter's results file."""
+    executed = tmp_path / "executed"
+    folder = executed / "results"
+    storage.write_results(VerifyDemo(a=0.25), folder)
+    (folder / "notes.json").write_text('{"todo": "read chapter 3"}')
+    (folder / "distributions.json").write_text('{"trunc')  # a real chapter's file, damaged
+    (executed / "distributions.ipynb").write_text("{}")
+    found = {f.path.name: f for f in verify_results(folder)}
+    assert found["verifydemo.json"].status == INTACT
+    notes = found["notes.json"].detail
+    assert "not a chapter's results file" in notes and "rerun" not in notes and "book run" not in notes
+    assert "rerun chapter 'distributions'" in found["distributions.json"].detail
+
+
+def test_verify_results_of_a_folder_that_does_not_exist_is_a_usage_error(tmp_path, monkeypatch, capsys):
+    """#62: `rmlib verify --results /nonexistent` checked nothing and exited 0."""
+    import pytest
+
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(SystemExit) as e:
+        main(["verify", "--results", str(tmp_path / "nonexistent")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--results" in err and str(tmp_path / "nonexistent") in err and "no such folder" in err
+
+
+def test_the_default_verify_checks_the_reruns_results_too(tmp_path, monkeypatch, capsys):
+    """#62: the default `rmlib verify` checked book/_executed/results only, and a changed number in a rerun's
+    results (book/_executed/reruns/<name>-<key>/results) went unreported."""
+    from rmlib import config
+
+    executed = tmp_path / "book" / "_executed"
+    monkeypatch.setattr(config, "BOOK_EXECUTED", executed)
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
+    storage.write_results(VerifyDemo(a=0.25), executed / "results")
+    rerun = storage.write_results(VerifyDemo(a=0.25), executed / "reruns" / "verifydemo-0123abcd" / "results")
+    rerun.write_text(rerun.read_text().replace('"a": 0.25', '"a": 0.35'))
+    assert main(["verify"]) == 1
+    out = capsys.readouterr().out
+    assert "reruns/verifydemo-0123abcd/results/verifydemo.json" in out and "1 intact" in out and "1 corrupt" in out
+
+
+def test_verify_never_reports_an_old_dequantized_copy_out_of_the_cache_as_removed(tmp_path):
+    """#62: a `dequantized/<name>.corrupt-*` symlink to a folder outside the cache was reported "cleaned ...
+    (removed)", though nothing was removed (rmtree refuses a link). It is a link out of the cache: refused."""
+    from rmlib.engine.verify import CLEANED, REFUSED, verify_cache
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "model.safetensors").write_text("someone else's")
+    cache = tmp_path / "cache"
+    (cache / "dequantized").mkdir(parents=True)
+    link = cache / "dequantized" / "qwen.corrupt-20250101-000000-abcd"
+    link.symlink_to(outside, target_is_directory=True)
+    findings = verify_cache(cache, repair=True)
+    assert [(f.path, f.status) for f in findings] == [(link, REFUSED)]
+    assert not [f for f in findings if f.status == CLEANED] and (outside / "model.safetensors").exists()
