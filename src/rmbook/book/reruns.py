@@ -5,8 +5,8 @@ the results the claims page reads: a researcher's model replaced the book's, and
 parameters differ from the book's (`make book`'s: the template's defaults and the chapter's ``params.yaml``) now
 goes into ``book/_executed/reruns/<name>-<key>/`` (the executed notebook, its stamp and its results), where ``key``
 hashes the parameters, so the same rerun again is up to date and another gets a folder of its own. The HTML build
-lists every rerun under "Your reruns" (:func:`toc_with_reruns`), each page opening with what it changed
-(:func:`mark_rerun`). The book's pages, results and claims stay as `make book` made them.
+lists every rerun that ran to the end (its stamp) under "Your reruns" (:func:`toc_with_reruns`), each page opening
+with what it changed (:func:`mark_rerun`), and those that stopped at an error apart, under :data:`FAILED_PART`. The book's pages, results and claims stay as `make book` made them.
 """
 from __future__ import annotations
 
@@ -17,13 +17,16 @@ from pathlib import Path
 import yaml
 
 from rmbook.book.chapters import EXECUTED, ROOT, BookError, chapter, reads_results
+from rmbook.book.stamps import stamp_path
 from rmlib.storage import atomic
 
 __all__ = ["RERUNS", "rerun_dir", "changed_parameters", "rerun_pages", "toc_with_reruns", "write_toc", "mark_rerun",
-           "RERUN_PART"]
+           "RERUN_PART", "FAILED_PART"]
 
 RERUNS = EXECUTED / "reruns"
 RERUN_PART = "Your reruns"
+# A rerun that stopped at an error has a page (its traceback) but no stamp and no results: not one of "Your reruns".
+FAILED_PART = "Reruns that did not finish (no results: each page shows the error; fix it and run the chapter again)"
 
 
 def _canonical(params: dict) -> str:
@@ -65,13 +68,18 @@ def rerun_pages(root: Path = ROOT) -> list[Path]:
 
 
 def toc_with_reruns(toc: dict, root: Path = ROOT) -> dict | None:
-    """``toc`` (the parsed _toc.yml) with a last part listing every rerun page, or None when there is none (the
-    book is then built from _toc.yml itself)."""
+    """``toc`` (the parsed _toc.yml) with a last part listing every rerun page that ran to the end (it has a stamp),
+    and after it, apart, those that stopped at an error (:data:`FAILED_PART`); None when there is none (the book is
+    then built from _toc.yml itself)."""
     pages = rerun_pages(root)
     if not pages:
         return None
-    files = [{"file": str(p.relative_to(root).with_suffix(""))} for p in pages]
-    return {**toc, "parts": [*toc.get("parts", []), {"caption": RERUN_PART, "chapters": files}]}
+    finished = [p for p in pages if stamp_path(p.stem, p.parent).is_file()]
+    parts = [(RERUN_PART, finished), (FAILED_PART, [p for p in pages if p not in finished])]
+    return {**toc, "parts": [*toc.get("parts", []),
+                             *({"caption": caption, "chapters": [{"file": str(p.relative_to(root).with_suffix(""))}
+                                                                 for p in listed]}
+                               for caption, listed in parts if listed)]}
 
 
 def write_toc(root: Path, out: Path) -> Path | None:

@@ -53,12 +53,35 @@ def test_the_toc_lists_the_reruns_last_and_is_left_alone_without_any(tmp_path):
         page = tmp_path / "book" / "_executed" / "reruns" / key / f"{key.split('-')[0]}.ipynb"
         page.parent.mkdir(parents=True)
         page.write_text("{}")
+        page.with_suffix(".stamp").write_text("{}")  # it ran to the end
     (tmp_path / "book" / "_executed" / "reruns" / "heterogeneity-0a1b2c3d" / "stray.ipynb").write_text("{}")
     full = reruns.toc_with_reruns(toc, tmp_path)
     assert full["parts"][:-1] == toc["parts"] and full["root"] == toc["root"]
     assert full["parts"][-1] == {"caption": "Your reruns", "chapters": [
         {"file": "book/_executed/reruns/big_two-99999999/big_two"},
         {"file": "book/_executed/reruns/heterogeneity-0a1b2c3d/heterogeneity"}]}
+
+
+def test_a_rerun_that_failed_is_listed_apart_not_among_your_reruns(tmp_path):
+    """#62: a rerun that stopped at an error (its page holds the traceback, and it has no stamp: no results) was
+    listed under "Your reruns" beside those that ran to the end."""
+    toc = yaml.safe_load((book.ROOT / "_toc.yml").read_text())
+    folder = tmp_path / "book" / "_executed" / "reruns"
+    for key, finished in (("heterogeneity-0a1b2c3d", True), ("framing-12345678", False)):
+        page = folder / key / f"{key.split('-')[0]}.ipynb"
+        page.parent.mkdir(parents=True)
+        page.write_text("{}")
+        if finished:
+            page.with_suffix(".stamp").write_text("{}")
+    parts = reruns.toc_with_reruns(toc, tmp_path)["parts"]
+    assert parts[-2] == {"caption": "Your reruns", "chapters": [
+        {"file": "book/_executed/reruns/heterogeneity-0a1b2c3d/heterogeneity"}]}
+    assert parts[-1] == {"caption": reruns.FAILED_PART, "chapters": [
+        {"file": "book/_executed/reruns/framing-12345678/framing"}]}
+    assert "did not finish" in reruns.FAILED_PART
+    (folder / "heterogeneity-0a1b2c3d" / "heterogeneity.stamp").unlink()  # failed reruns alone: no "Your reruns"
+    assert [p["caption"] for p in reruns.toc_with_reruns(toc, tmp_path)["parts"][len(toc["parts"]):]] == \
+        [reruns.FAILED_PART]
 
 
 def test_a_rerun_page_opens_with_what_it_changed_once(tmp_path):
@@ -115,6 +138,7 @@ def test_the_html_build_is_given_the_toc_with_the_reruns(tmp_path, monkeypatch):
     page = root / "book" / "_executed" / "reruns" / "heterogeneity-0a1b2c3d" / "heterogeneity.ipynb"
     page.parent.mkdir(parents=True)
     page.write_text(json.dumps({}))
+    page.with_suffix(".stamp").write_text("{}")
     seen = []
 
     def fake_run(cmd, **kw):
