@@ -17,7 +17,9 @@ injects is recognised by its first line, `# Parameters` (papermill's own comment
 
 A chapter that takes ``MODELS`` also declares ``TRUST_REMOTE_CODE`` (``[]``): the models whose own code may run in
 this run, which :func:`check_parameters` hands to :func:`rmlib.models.trust_remote_code` once the checks pass. It is
-a parameter like the others, so the page's parameter table shows it and a rerun with it gets a page of its own.
+a parameter like the others, so the page's parameter table shows it and a rerun with it gets a page of its own. Each
+id it names must be one of the models the run loads (:data:`MODEL_PARAMETERS`), and a parameter that only compute
+mode reads (:data:`COMPUTE_ONLY`) is refused in published mode, where it would change nothing (#62).
 """
 from __future__ import annotations
 
@@ -26,8 +28,13 @@ import difflib
 import math
 from rmlib.errors import RmlibError
 from rmlib.models import trust_remote_code
+from rmlib.registry import get_spec
 
 TRUST_PARAMETER = "TRUST_REMOTE_CODE"  # the models whose own code may run in this chapter's run (none by default)
+# The parameters that name models a chapter loads (good_teachers' POLICY and GROUND_TRUTH, method's demo model, the
+# value cards' TRAINED): TRUST_REMOTE_CODE may name only these models.
+MODEL_PARAMETERS = ("MODELS", "POLICY", "GROUND_TRUTH", "PAPER_DEMO_MODEL", "TRAINED")
+COMPUTE_ONLY = ("TOKENS",)  # read only when a chapter's MODE computes scores; published scores sweep no vocabulary
 
 PAPERMILL_COMMENT = "# Parameters"   # first line of the cell papermill injects (papermill.translators)
 PAPERMILL_BUILTINS = {"pm"}          # papermill's own injected names
@@ -159,18 +166,62 @@ def check_parameters(namespace: dict | None = None, *, history: list[str] | None
     given = [n for src in injected for n in _assignments(src) if n not in PAPERMILL_BUILTINS]
     for name in sorted(set(given) - set(declared)):
         problems.append(f"{name} is not a parameter of this chapter{unknown_parameter_hint(name, declared)}")
-    for name, allowed in choices.items():
+    for name in choices:
         if name not in declared:
             raise ParameterError(f"check_parameters({name}=...): the parameters cell declares no {name}")
-        if namespace.get(name) not in list(allowed):
-            problems.append(f"{name}={namespace.get(name)!r}: choose one of {list(allowed)}")
-    for name, default in declared.items():
-        if name in choices:
-            continue
-        problem = _type_problem(name, namespace.get(name), default)
-        if problem:
-            problems.append(problem)
+    problems += value_problems(declared, namespace, choices)
     if problems:
         raise ParameterError("; ".join(problems) + f". Declared parameters: {', '.join(sorted(declared))}")
     if TRUST_PARAMETER in declared:
         trust_remote_code(list(namespace.get(TRUST_PARAMETER) or []))  # [] (the default) trusts none
+
+
+def value_problems(declared: dict, values: dict, choices: dict) -> list[str]:
+    """What :func:`check_parameters` refuses in the values of a chapter's parameters (``declared``: {name: default}
+    of its parameters cell; ``values``: the run's, defaults included): a value outside its ``choices``, one whose type
+    contradicts its default, a ``TRUST_REMOTE_CODE`` id that names no model of the run, a compute-only parameter in
+    published mode."""
+    problems = [f"{name}={values.get(name)!r}: choose one of {list(allowed)}"
+                for name, allowed in choices.items() if values.get(name) not in list(allowed)]
+    problems += [p for name, default in declared.items() if name not in choices
+                 for p in [_type_problem(name, values.get(name), default)] if p]
+    if problems:
+        return problems  # the checks below read the values' types
+    return _untrusted(declared, values) + _published_only(declared, values, choices)
+
+
+def _untrusted(declared: dict, values: dict) -> list[str]:
+    """A ``TRUST_REMOTE_CODE`` id that is none of the run's models (by id, or by the registry id a nickname stands
+    for); unchecked when ``MODELS`` is None (the chapter's own choice, not known here)."""
+    trusted, models = values.get(TRUST_PARAMETER), values.get("MODELS")
+    if TRUST_PARAMETER not in declared or not trusted or not isinstance(models, (list, tuple)):
+        return []
+    named = {p: values.get(p) for p in MODEL_PARAMETERS if p in declared and values.get(p) is not None}
+    loaded = {m for v in named.values() for m in ([v] if isinstance(v, str) else v) if isinstance(m, str)}
+    stray = [t for t in trusted if t not in loaded]
+    if stray:
+        loaded |= {_registry_id(m) for m in loaded}
+        stray = [t for t in stray if t not in loaded]
+    others = ", ".join(f"{p} {v!r}" for p, v in named.items() if p != "MODELS")
+    return [f"{TRUST_PARAMETER} names {t!r}, which is not in MODELS {list(models)}{f' (nor {others})' if others else ''}"
+            f": it lets the own code of this run's models run; add {t!r} to MODELS, or leave it out of "
+            f"{TRUST_PARAMETER}" for t in stray]
+
+
+def _registry_id(model_id: str) -> str:
+    try:
+        return get_spec(model_id).id
+    except RmlibError:
+        return model_id
+
+
+def _published_only(declared: dict, values: dict, choices: dict) -> list[str]:
+    """A compute-only parameter (:data:`COMPUTE_ONLY`) given another value than its default while ``MODE`` is
+    'published', where nothing reads it."""
+    if "MODE" not in declared or values.get("MODE") != "published":
+        return []
+    computing = [m for m in choices.get("MODE", ["compute", "both"]) if m != "published"]
+    modes = " or ".join(repr(m) for m in computing)
+    return [f"{name}={values.get(name)!r} applies only when MODE is {modes}; this run's MODE is 'published', whose "
+            f"released scores sweep no vocabulary: give MODE {computing[0]!r}, or leave {name} out"
+            for name in COMPUTE_ONLY if name in declared and values.get(name) != declared[name]]

@@ -90,7 +90,8 @@ def test_trust_remote_code_is_handed_to_the_loader_only_when_given(no_trust):
     from rmlib.models import trusted_models
 
     params = PARAMS + "TRUST_REMOTE_CODE = []\n"
-    for values, expected in (({}, []), ({"TRUST_REMOTE_CODE": ["local:/my/rm"]}, ["local:/my/rm"])):
+    for values, expected in (({}, []), ({"MODELS": ["a", "local:/my/rm"], "TRUST_REMOTE_CODE": ["local:/my/rm"]},
+                                        ["local:/my/rm"])):
         ns, injected = {}, _injected(values) if values else None
         exec(params, ns)
         if injected:
@@ -126,3 +127,40 @@ def test_every_chapter_that_loads_its_models_declares_trust_remote_code():
         if "MODELS" in names and "TRUST_REMOTE_CODE" not in names and path.stem != "about":
             missing.append(path.stem)
     assert missing == []
+
+
+def _checked(params: str, values: dict, **choices):
+    ns, injected = {}, _injected(values)
+    exec(params, ns)
+    exec(injected, ns)
+    check_parameters(ns, history=_history(params, injected), **choices)
+
+
+def test_trust_remote_code_must_name_a_model_of_the_run(no_trust):
+    """#62: `-p TRUST_REMOTE_CODE '["x/y"]'` with an id not in MODELS ran (exit 0) and trusted code no model of the
+    run has: a misspelt id, or one left from another run. The id and the MODELS it is not in are named."""
+    from rmlib.models import trusted_models
+
+    params = 'MODELS = ["tiny-llama"]\nTRUST_REMOTE_CODE = []\nPOLICY = "tiny-qwen2"\n'
+    with pytest.raises(ParameterError, match=r"TRUST_REMOTE_CODE names 'x/y', which is not in MODELS "
+                                             r"\['tiny-llama', 'org/rm'\]"):
+        _checked(params, {"MODELS": ["tiny-llama", "org/rm"], "TRUST_REMOTE_CODE": ["org/rm", "x/y"]})
+    assert trusted_models() == []
+    _checked(params, {"MODELS": ["tiny-llama", "org/rm"], "TRUST_REMOTE_CODE": ["org/rm"]})
+    assert trusted_models() == ["org/rm"]
+    _checked(params, {"POLICY": "org/lm", "TRUST_REMOTE_CODE": ["org/lm"]})  # a model the chapter loads by another name
+    _checked(params, {"MODELS": ["S-Gem-27B"], "TRUST_REMOTE_CODE": ["Skywork/Skywork-Reward-Gemma-2-27B"]})  # its nickname
+    _checked(params, {"MODELS": None, "TRUST_REMOTE_CODE": ["org/rm"]})  # the chapter's own choice: not known here
+
+
+@pytest.mark.parametrize("tokens", [300, [0, 300]])
+def test_tokens_in_published_mode_is_refused_naming_the_mode(tokens):
+    """#62: TOKENS with MODE published was taken, changed nothing (published scores sweep no vocabulary), and got a
+    rerun page of its own."""
+    params = 'MODE = "published"\nTOKENS = None\n'
+    modes = ["published", "compute", "both"]
+    with pytest.raises(ParameterError, match=rf"TOKENS={tokens!r} applies only when MODE is 'compute' or 'both'; this "
+                                             r"run's MODE is 'published'".replace("[", r"\[").replace("]", r"\]")):
+        _checked(params, {"TOKENS": tokens}, MODE=modes)
+    _checked(params, {"TOKENS": tokens, "MODE": "both"}, MODE=modes)
+    _checked(params, {"TOKENS": None}, MODE=modes)
