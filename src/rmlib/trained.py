@@ -7,6 +7,8 @@ trainer and the loaders share the file names with the registry instead of repeat
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -14,9 +16,9 @@ import yaml
 
 from rmlib import config
 from rmlib.errors import ModelError
-from rmlib.storage.integrity import read_manifest, sha256_bytes
+from rmlib.storage.integrity import content_sha256, read_manifest, sha256_bytes
 
-__all__ = ["RUN_FILE", "local_rm_dir", "local_rms", "read_run_file", "local_run"]
+__all__ = ["RUN_FILE", "local_rm_dir", "local_rms", "read_run_file", "local_run", "folder_fingerprint", "FINGERPRINTED"]
 
 RUN_FILE = "rmlib_run.yaml"  # what an rmlib training export records about itself (rmlib.train.export writes it)
 
@@ -89,5 +91,46 @@ def local_run(model_id: str) -> tuple[Path, dict] | None:
         return None
     path = local_rm_dir(m["name"], int(m["step"]) if m["step"] else None)
     if not (path / "config.json").exists():
+        if Path(m["name"]).is_absolute():  # local:/path names a saved model's folder, not a training run
+            raise ModelError(_no_model_folder(model_id, path))
         raise ModelError(f"{model_id}: no trained RM at {path} (train one with rmlib.train, or check the name/step)")
     return path, (read_run_file(path, model_id) if (path / RUN_FILE).exists() else {})
+
+
+# model id -> the fingerprint each ``local:`` model had when this process keyed or loaded it: a book chapter's kernel
+# hands this to its stamp (:mod:`rmbook.book.imported`), so a retrained RM makes the pages that swept it stale
+FINGERPRINTED: dict[str, str] = {}
+
+
+def folder_fingerprint(model_id: str, folder: str | Path) -> str:
+    """What a ``local:`` folder's weights are, for cache keys and stamps, from the sha256 of every file's content
+    (:func:`rmlib.storage.integrity.content_sha256`: re-hashed only when a file changed). An rmlib export's files
+    must still be those its manifest lists (a file changed since is refused, here too, so that no cache serves it),
+    and its fingerprint is the manifest's listing, as always; any other folder's is its files' content hashes, so
+    other weights written in place, even of the same size and with the old mtime, are another model (#62)."""
+    folder = Path(folder)
+    manifest = read_manifest(folder) or {}
+    if isinstance(manifest.get("files"), dict):
+        listing = {k: v.get("sha256") for k, v in manifest["files"].items()}
+        changed = [k for k, sha in sorted(listing.items()) if content_sha256(folder / k) != sha]
+        if changed:
+            raise ModelError(f"{model_id}: {', '.join(changed[:3])} in {folder} changed since rmlib exported it "
+                             "(sha256 differs from its manifest). Restore it, or retrain with train(..., overwrite=True).")
+        fingerprint = f"files-sha256:{sha256_bytes(json.dumps(listing, sort_keys=True).encode())[:16]}"
+    else:
+        listing = sorted((p.name, content_sha256(p)) for p in folder.iterdir() if p.is_file())
+        fingerprint = f"files-content:{hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]}"
+    FINGERPRINTED[model_id] = fingerprint
+    return fingerprint
+
+
+def _no_model_folder(model_id: str, path: Path) -> str:
+    """Why ``local:/path`` names no model: the folder is missing, is a file, or holds no config.json (#62: "no
+    trained RM at /etc (train one with rmlib.train)", as if a training run had been named)."""
+    if not path.exists():
+        return f"{model_id}: {path} does not exist (local:/path names the folder of a saved model)"
+    if not path.is_dir():
+        return f"{model_id}: {path} is a file, not a folder (local:/path names the folder of a saved model)"
+    return (f"{model_id}: {path} holds no model: it has no config.json (a saved model's folder holds config.json, "
+            "its weights (*.safetensors) and its tokenizer files, as model.save_pretrained(folder) and "
+            "tokenizer.save_pretrained(folder) write them)")

@@ -35,7 +35,8 @@ _WHERE = {
     **dict.fromkeys(["parameters_markdown", "show_parameters_once"], "parameters_table"),
     **dict.fromkeys(["RERUNS", "changed_parameters", "mark_rerun", "rerun_dir", "rerun_pages"], "reruns"),
     **dict.fromkeys(["RunResult", "cell_errors", "glued", "run_chapter", "run_chapters"], "runner"),
-    **dict.fromkeys(["content_hash", "dependencies", "is_current", "stale_reason", "stamp_path"], "stamps"),
+    **dict.fromkeys(["content_hash", "dependencies", "is_current", "new_stamp", "page_problem", "stale_reason",
+                     "stamp_path"], "stamps"),
     **dict.fromkeys(["PAGE_JS", "VEGA_BUNDLE", "VENDOR", "VENDOR_FILES", "write_vendor"], "vendor"),
 }
 
@@ -43,7 +44,7 @@ __all__ = ["ROOT", "NOTEBOOKS", "CHAPTERS", "param_file", "EXECUTED", "TOC", "RE
            "BookError", "Chapter", "chapter", "chapters", "template", "chapter_defaults", "chapter_cells", "declared_parameters", "declares_results",
            "reads_results", "results_dir", "parameters",
            "with_results_dir", "missing_results", "in_run_order", "check_parameters", "ParameterError",
-           "content_hash", "dependencies", "stale_reason", "is_current", "stamp_path", "RunResult", "run_chapter",
+           "content_hash", "dependencies", "stale_reason", "is_current", "stamp_path", "new_stamp", "page_problem", "RunResult", "run_chapter",
            "run_chapters", "parameters_markdown", "show_parameters_once", "glued", "cell_errors", "build_html", "write_vendor", "VENDOR", "VENDOR_FILES",
            "PAGE_JS", "VEGA_BUNDLE",
            "lift_in_brief", "RERUNS", "rerun_dir", "rerun_pages", "changed_parameters", "mark_rerun"]

@@ -9,12 +9,66 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rmbook.book.chapters import ROOT, BookError
+import yaml
+
+from rmbook.book.chapters import EXECUTED, ROOT, BookError
 from rmbook.book.landing import write_landing
-from rmbook.book.reruns import write_toc
+from rmbook.book.reruns import FAILED_PART, write_toc
+from rmbook.book.stamps import page_problem
 from rmbook.book.vendor import VENDOR_FILES
 
-__all__ = ["build_html"]
+__all__ = ["build_html", "unfinished_pages", "without_pages"]
+
+EXECUTED_PART = EXECUTED.relative_to(ROOT).as_posix()  # book/_executed: the pages a run writes and stamps
+
+
+def unfinished_pages(toc: dict, root: Path) -> dict[str, str]:
+    """{toc file: why} for each executed page the toc lists that its run did not finish
+    (:func:`rmbook.book.stamps.page_problem`): never executed, failed or stopped half way (no stamp), or rewritten
+    since. An interrupted `make book` used to publish a half-executed page with its raw parameters (#62). Reruns
+    that stopped at an error stay, apart, under :data:`rmbook.book.reruns.FAILED_PART`: their page is the error."""
+    out = {}
+    parts = [p for p in toc.get("parts", []) if not (isinstance(p, dict) and p.get("caption") == FAILED_PART)]
+    for entry in _toc_files({**toc, "parts": parts}):
+        path = root / entry
+        if entry.startswith(EXECUTED_PART + "/"):
+            problem = page_problem(path.name, path.parent)
+            if problem is not None:
+                out[entry] = problem
+    return out
+
+
+def _toc_files(node) -> list[str]:
+    if isinstance(node, dict):
+        return ([node["file"]] if isinstance(node.get("file"), str) else []) + \
+            [f for key in ("parts", "chapters", "sections") for f in _toc_files(node.get(key, []))]
+    return [f for item in node for f in _toc_files(item)] if isinstance(node, list) else []
+
+
+def without_pages(node, drop: set[str]):
+    """The toc ``node`` less the entries whose file is in ``drop`` (and any part left with no chapter)."""
+    if isinstance(node, list):
+        kept = [without_pages(n, drop) for n in node if not (isinstance(n, dict) and n.get("file") in drop)]
+        return [n for n in kept if not (isinstance(n, dict) and "chapters" in n and not n["chapters"])]
+    if isinstance(node, dict):
+        return {k: without_pages(v, drop) if k in ("parts", "chapters", "sections") else v for k, v in node.items()}
+    return node
+
+
+def _finished_toc(root: Path, out: Path, log) -> Path | None:
+    """The toc to build with: _toc.yml plus the reruns (:func:`rmbook.book.reruns.write_toc`), less every page its
+    run did not finish, each named in the log with why; None when that is _toc.yml itself."""
+    path = write_toc(root, out)
+    toc = yaml.safe_load((path or root / "_toc.yml").read_text(encoding="utf-8"))
+    left_out = unfinished_pages(toc, root)
+    if not left_out:
+        return path
+    for entry, why in sorted(left_out.items()):
+        log(f"[book] left out of the HTML: {entry} ({why}); `make book` runs it")
+    finished = out / "_build" / "_toc_finished.yml"
+    finished.parent.mkdir(parents=True, exist_ok=True)
+    finished.write_text(yaml.safe_dump(without_pages(toc, set(left_out)), sort_keys=False), encoding="utf-8")
+    return finished
 
 
 def _html_inputs_hash(root: Path) -> str:
@@ -32,11 +86,12 @@ def _html_inputs_hash(root: Path) -> str:
 
 
 def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = None, *, strict: bool = False,
-               force: bool = False) -> Path:
+               force: bool = False, log=print) -> Path:
     """``jupyter-book build`` of the book at ``root`` into ``out/_build/html`` (default ``out`` = ``root``).
 
     Skipped when no input changed since the last successful build; otherwise Sphinx rebuilds
-    incrementally from ``out/_build/.doctrees``. Returns the html directory.
+    incrementally from ``out/_build/.doctrees``. A page whose run did not finish is left out, and the log says
+    which and why (:func:`unfinished_pages`). Returns the html directory.
     """
     root = Path(root)
     missing = [f for f in VENDOR_FILES if not (root / "book" / "_static" / "vendor" / f).is_file()]
@@ -53,7 +108,7 @@ def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = N
         return html
     cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(root),
            "--path-output", str(out)]
-    toc = write_toc(root, out)  # the chapters' reruns, listed under "Your reruns" (rmbook.book.reruns)
+    toc = _finished_toc(root, out, log)  # the reruns under "Your reruns", less any unfinished page
     if toc is not None:
         cmd += ["--toc", str(toc)]
     if strict:

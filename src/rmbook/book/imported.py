@@ -7,6 +7,10 @@ colour, another chapter's analysis) stale all seventeen chapters. So the runner 
 the cell from the page (:func:`drop_recording`) and the stamp hashes only the files recorded
 (:func:`rmbook.book.stamps.dependencies`).
 
+The cell also records the ``local:`` models the kernel keyed or loaded, each with its content fingerprint
+(:data:`rmlib.trained.FINGERPRINTED`), which the stamp keeps (:func:`read_models`): a page that swept an RM the
+fine-tuning chapter trained is stale once that RM is retrained with other weights, and only then.
+
 What cannot be seen from the kernel makes the record incomplete, and an incomplete record hashes every file, as
 before: a run that used Ray (its workers import in other processes), a kernel that failed before the last cell.
 A module imported under a branch the run did not take is not a dependency: if an edit to a recorded module makes
@@ -19,7 +23,7 @@ from pathlib import Path
 
 from rmlib.storage.atomic import write_bytes
 
-__all__ = ["RECORD_ENV", "RECORD_TAG", "recording_cell", "drop_recording", "read_record"]
+__all__ = ["RECORD_ENV", "RECORD_TAG", "recording_cell", "drop_recording", "read_record", "read_models"]
 
 RECORD_ENV = "RMLIB_IMPORTED_FILE"  # where the recording cell writes; set by the runner for the kernel
 RECORD_TAG = "rmlib-record-imports"  # the cell's tag, by which the runner removes it from the page
@@ -40,7 +44,9 @@ if _target and "rmlib" in _sys.modules:
     _render = _sys.modules.get("rmbook.report.prose.render")
     for _t in (getattr(_render, "LOADED_TEMPLATES", ()) if _render else ()):
         _files.add(_t)
-    _record = {"files": sorted(_files), "complete": "ray" not in _sys.modules}
+    _trained = _sys.modules.get("rmlib.trained")
+    _record = {"files": sorted(_files), "complete": "ray" not in _sys.modules,
+               "models": dict(getattr(_trained, "FINGERPRINTED", None) or {})}
     with open(_target, "w", encoding="utf-8") as _out:
         _json.dump(_record, _out)
 '''
@@ -74,3 +80,13 @@ def read_record(path: str | Path) -> list[str] | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return sorted({Path(f).as_posix() for f in files})
+
+
+def read_models(path: str | Path) -> dict[str, str]:
+    """The ``local:`` models a run keyed or loaded, {id: content fingerprint} (empty when the record is missing or
+    has none: a run in Ray workers, whose models are keyed in other processes, is stale by every file instead)."""
+    try:
+        models = json.loads(Path(path).read_text(encoding="utf-8")).get("models") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {str(k): str(v) for k, v in models.items()} if isinstance(models, dict) else {}

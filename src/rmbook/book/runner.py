@@ -14,7 +14,7 @@ import yaml
 
 from rmbook.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, Chapter, chapter, chapters,
                                  in_run_order, merge_sources, missing_results, with_results_dir)
-from rmbook.book.imported import RECORD_ENV, drop_recording, read_record, recording_cell
+from rmbook.book.imported import RECORD_ENV, drop_recording, read_models, read_record, recording_cell
 from rmbook.book.in_brief import lift_in_brief
 from rmbook.book.parameters_table import show_parameters_once
 from rmbook.book.solutions import without_markers
@@ -23,6 +23,7 @@ from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
 from rmbook.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
 from rmlib import background
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
+from rmlib.storage import atomic
 from rmlib.storage.atomic import write_bytes
 
 __all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "reference_seconds",
@@ -51,8 +52,29 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     a :class:`~rmbook.book.chapters.Chapter` already resolved.
     """
     ch = name if isinstance(name, Chapter) else chapter(name)
-    name = ch.name
     output_dir = Path(output_dir)
+    with _one_writer(ch.name, output_dir, log):
+        return _run_locked(ch, tiny=tiny, params_file=params_file, overrides=overrides, output_dir=output_dir,
+                           force=force, timeout=timeout, log=log, progress_every=progress_every)
+
+
+@contextlib.contextmanager
+def _one_writer(name: str, output_dir: Path, log):
+    """Hold the page's lock (``output_dir/.<name>.lock``, flock: released when its process dies, so it cannot
+    deadlock) while the page is checked, run and stamped. Two runs of one page used to interleave: the page ended
+    half executed, and the next run called it up to date (#62). The second run now waits, then finds it current."""
+    with atomic.file_lock(output_dir / f".{name}.lock", wait=False) as got:
+        if got:
+            yield
+            return
+    log(f"[book] {name}: waiting for another run of this page in {output_dir} to finish")
+    with atomic.file_lock(output_dir / f".{name}.lock"):
+        yield
+
+
+def _run_locked(ch: Chapter, *, tiny, params_file, overrides, output_dir: Path, force, timeout, log,
+                progress_every) -> RunResult:
+    name = ch.name
     # Checking the stamp needs no papermill (slow to import); unknown keys change the hash, so
     # they are always caught by the validation below before anything runs.
     sources = ch.sources(tiny=tiny, params_file=params_file, overrides=overrides)
@@ -74,20 +96,38 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     # Hash the inputs *before* running: an edit made while the chapter runs must leave it stale.
     before = dependencies(ch, params)
     t0 = time.perf_counter()
-    recorded = _execute(ch, params, out, timeout=timeout, log=log, progress_every=progress_every)
-    drop_recording(out)
-    show_parameters_once(out, params)  # the page shows one table, not the two raw parameter cells
-    lift_in_brief(out)  # findings first: the brief the last cell computed goes under the title
+    recorded, models = _execute_page(ch, params, out, timeout=timeout, log=log, progress_every=progress_every)
     seconds = time.perf_counter() - t0
-    stamp = new_stamp(before, recorded, params, seconds)
+    stamp = new_stamp(before, recorded, params, seconds, page=out, models=models)
     write_bytes(stamp_path(name, output_dir), json.dumps(stamp, indent=1, default=str).encode("utf-8"))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
 
 
-def _execute(ch: Chapter, params: dict, out: Path, *, timeout: int | None, log, progress_every: float):
+def _execute_page(ch: Chapter, params: dict, out: Path, *, timeout, log, progress_every) -> tuple:
+    """Execute into a temporary file beside ``out``, finish the page there, then rename it into place: ``out`` is
+    never a page half written. A failed or interrupted run still leaves its page at ``out`` (for its traceback),
+    with no stamp, so it is never current and the HTML build leaves it out (:func:`rmbook.book.stamps.page_problem`)."""
+    for orphan in out.parent.glob(f".{out.stem}.*.running.ipynb"):  # a killed run's; we hold the page's lock
+        orphan.unlink(missing_ok=True)
+    running = out.with_name(f".{out.stem}.{os.getpid()}.running.ipynb")
+    try:
+        recorded = _execute(ch, params, running, page=out, timeout=timeout, log=log, progress_every=progress_every)
+        drop_recording(running)
+        show_parameters_once(running, params)  # the page shows one table, not the two raw parameter cells
+        lift_in_brief(running)  # findings first: the brief the last cell computed goes under the title
+    except BaseException:
+        if running.exists():
+            os.replace(running, out)
+        raise
+    os.replace(running, out)
+    return recorded
+
+
+def _execute(ch: Chapter, params: dict, out: Path, *, page: Path, timeout: int | None, log, progress_every: float):
     """Run the chapter's cells, and the cell that records what its kernel imported (:mod:`rmbook.book.imported`),
-    with papermill into ``out``, in the book's environment; the record (None when incomplete)."""
+    with papermill into ``out``, in the book's environment; the record (None when incomplete) and the ``local:``
+    models the kernel swept ({id: fingerprint})."""
     import papermill
 
     with tempfile.TemporaryDirectory(prefix=f"rmlib-{ch.name}-") as tmp, _book_environment(Path(tmp)) as env, \
@@ -102,8 +142,8 @@ def _execute(ch: Chapter, params: dict, out: Path, *, timeout: int | None, log, 
         except papermill.PapermillExecutionError as e:
             drop_recording(out)  # the failed page is for reading its traceback, not the runner's bookkeeping
             raise BookError(f"{ch.name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
-                            f"See the executed notebook {out} for the traceback.") from None
-        return read_record(env[RECORD_ENV])
+                            f"See the executed notebook {page} for the traceback.") from None
+        return read_record(env[RECORD_ENV]), read_models(env[RECORD_ENV])
 
 
 @contextlib.contextmanager

@@ -1,6 +1,11 @@
 """Stamps: a chapter reruns only when its template, its parameters, the source files it ran (the rmlib and rmbook
 modules its kernel imported, the prose templates it rendered, the packages' YAML), the project's own data files, or
-the results it reads changed.
+the results it reads changed, the ``local:`` models it swept now hold other weights (their content fingerprints,
+recorded by its kernel: :func:`rmbook.book.imported.read_models`), or the installed packages changed
+(:func:`environment_lock`: the name and version of every distribution in the environment).
+
+A stamp also holds the sha256 of the page it describes (:func:`page_problem`): a page that an interrupted or a
+second run rewrote is never current, and the HTML build leaves out any page without a stamp that matches it.
 
 ``book/_executed/<name>.stamp`` holds a content hash of everything an executed chapter depends on (and, since the
 runner reports an estimated remaining time, how long the chapter took), so a warm ``make book`` only rebuilds the
@@ -8,16 +13,22 @@ runner reports an estimated remaining time, how long the chapter took), so a war
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+from importlib import metadata
 from pathlib import Path
 
 from rmbook.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, Chapter, chapter
+from rmlib.errors import RmlibError
+from rmlib.registry import get_spec
 from rmlib.storage.results import results_path
 from rmlib.storage.results import results_problem
+from rmlib.trained import folder_fingerprint
 
 __all__ = ["SOURCE_ROOT", "PACKAGES", "PROJECT_DATA", "source_files", "project_data_files", "ran_files", "dependencies",
-           "content_hash", "new_stamp", "stamp_path", "stale_reason", "is_current"]
+           "content_hash", "new_stamp", "stamp_path", "stale_reason", "is_current", "environment_lock", "model_fingerprints",
+           "page_problem"]
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding both packages (src/): files are named from it
 PACKAGES = ("rmlib", "rmbook")  # the library and the book: a chapter may run source of either
@@ -73,10 +84,32 @@ def _file_sha(relative: str) -> str | None:
     return _sha(p.read_bytes()) if p.is_file() else None  # a file since removed: a change like any other
 
 
-def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None) -> dict:
+@functools.cache
+def environment_lock() -> str:
+    """sha256 of every installed distribution's name and version (the environment as resolved, once per process):
+    a transformers or torch bump changes what a chapter computes, so it reruns every chapter."""
+    pins = sorted({f"{(d.metadata['Name'] or '').lower()}=={d.version}" for d in metadata.distributions()})
+    return _sha("\n".join(pins).encode())
+
+
+def model_fingerprints(models) -> dict[str, str]:
+    """{id: its current content fingerprint} of ``local:`` models (:func:`rmlib.trained.folder_fingerprint`); a
+    model that is gone or damaged gets a line saying so, which differs from any fingerprint."""
+    out = {}
+    for model_id in models:
+        try:
+            out[model_id] = folder_fingerprint(model_id, get_spec(model_id).path)
+        except (RmlibError, OSError) as e:
+            out[model_id] = f"unavailable: {str(e)[:200]}"
+    return out
+
+
+def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None, models=()) -> dict:
     """Hashes of everything an executed chapter depends on: template, parameters, the packages' source files (``files``,
     relative to :data:`SOURCE_ROOT`: those the chapter ran, :func:`ran_files`; None: every one), each of the project's
-    data files, and the results files of the chapters it reads (``rmlib.reads_results``, under its ``RESULTS_DIR``).
+    data files, the installed packages (:func:`environment_lock`), the ``local:`` models it swept (``models``: ids,
+    as its stamp records them) and the results files of the chapters it reads (``rmlib.reads_results``, under its
+    ``RESULTS_DIR``).
 
     ``RESULTS_DIR`` itself is left out of the parameter hash: it says where results go, not what is computed.
     """
@@ -89,7 +122,10 @@ def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None
         "parameters": _sha(json.dumps(inputs, sort_keys=True, default=str).encode()),
         "source": {f: _file_sha(f) for f in files},
         "data": {p.name: _sha(p.read_bytes()) for p in project_data_files()},
+        "environment": environment_lock(),
     }
+    if models:
+        deps["models"] = model_fingerprints(sorted(models))
     sources = ch.reads
     if sources:
         folder = params.get(RESULTS_PARAMETER)
@@ -105,41 +141,72 @@ def content_hash(ch: str | Chapter, params: dict, files: list[str] | None = None
     return _hash(dependencies(ch, params, files))
 
 
-def new_stamp(before: dict, recorded: list[str] | None, params: dict, seconds: float) -> dict:
+def new_stamp(before: dict, recorded: list[str] | None, params: dict, seconds: float, page: Path | None = None,
+              models: dict[str, str] | None = None) -> dict:
     """The stamp of a run: its :func:`dependencies` hashed before it ran (an edit made while it ran leaves it
     stale), narrowed to the package files its kernel ran (:func:`ran_files`; every file when ``recorded`` is None),
-    and how long it took."""
+    with the ``local:`` models its kernel swept as it saw them (``models``), how long it took, and the sha256 of the
+    page it wrote (``page``)."""
     files = ran_files(recorded)
     deps = dict(before)
     if files is not None:
         deps["source"] = {f: before["source"].get(f) for f in files}
-    return {"hash": _hash(deps), "parameters": params, "dependencies": deps, "seconds": round(seconds, 1)}
+    if models:
+        deps["models"] = dict(sorted(models.items()))
+    stamp = {"hash": _hash(deps), "parameters": params, "dependencies": deps, "seconds": round(seconds, 1)}
+    if page is not None:
+        stamp["page"] = _sha(Path(page).read_bytes())
+    return stamp
 
 
 def stamp_path(name: str, output_dir: Path = EXECUTED) -> Path:
     return Path(output_dir) / f"{name}.stamp"
 
 
+def page_problem(name: str, output_dir: Path = EXECUTED) -> str | None:
+    """Why ``output_dir/<name>.ipynb`` is not a finished page (None when its stamp describes it): no page, no stamp
+    (its last run failed or was stopped), or a page other than the one its run wrote (#62: a second run of the same
+    page, or one stopped half way, left a half-executed page that was served as current and published)."""
+    out, stamp = Path(output_dir) / f"{name}.ipynb", stamp_path(name, output_dir)
+    if not out.is_file():
+        return "never executed"
+    if not stamp.is_file():
+        return "its last run failed or did not finish (no stamp)"
+    try:
+        page = json.loads(stamp.read_text()).get("page")
+    except (ValueError, AttributeError):
+        return "unreadable stamp"
+    if page != _sha(out.read_bytes()):
+        return "the page is not the one its run wrote (a run stopped half way, or two runs at once)"
+    return None
+
+
 def stale_reason(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -> str | None:
     """Why chapter ``ch`` must run again (None when its executed copy is current)."""
     ch = _chapter(ch)
     name = ch.name
-    out, stamp = Path(output_dir) / f"{name}.ipynb", stamp_path(name, output_dir)
-    if not (out.is_file() and stamp.is_file()):
-        return "never executed (or its last run failed)"
+    problem = page_problem(name, output_dir)
+    if problem is not None:
+        return "never executed (or its last run failed)" if problem == "never executed" else problem
     folder = params.get(RESULTS_PARAMETER)
     if folder and ch.declares_results:
         problem = results_problem(name, folder)  # missing, or changed since the chapter wrote it
         if problem is not None:
             return problem
     try:
-        old = json.loads(stamp.read_text())
+        old = json.loads(stamp_path(name, output_dir).read_text())
         was = old["dependencies"]
-        now = dependencies(ch, params, sorted(was["source"]))  # the files this chapter ran, as its stamp lists them
+        # the files and models this chapter ran, as its stamp lists them
+        now = dependencies(ch, params, sorted(was["source"]), models=sorted(was.get("models") or {}))
         if old["hash"] == _hash(now):
             return None
     except (ValueError, KeyError, TypeError, AttributeError):
         return "unreadable stamp"
+    return _what_changed(ch, was, now)
+
+
+def _what_changed(ch: Chapter, was: dict, now: dict) -> str:
+    """The first difference between a stamp's dependencies and today's, in words."""
     if was["template"] != now["template"]:
         return f"{ch.template.relative_to(ROOT)} changed"
     if was["parameters"] != now["parameters"]:
@@ -152,6 +219,12 @@ def stale_reason(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -
     changed_data = sorted(f for f in set(was_data) | set(now_data) if was_data.get(f) != now_data.get(f))
     if changed_data:
         return "project data changed: " + ", ".join(f"data/{f}" for f in changed_data)
+    if was.get("environment") != now.get("environment"):
+        return "installed packages changed"
+    was_models, now_models = was.get("models") or {}, now.get("models") or {}
+    changed_models = sorted(m for m in set(was_models) | set(now_models) if was_models.get(m) != now_models.get(m))
+    if changed_models:
+        return "model weights changed: " + ", ".join(changed_models[:5])
     changed = sorted(f for f in set(was["source"]) | set(now["source"]) if was["source"].get(f) != now["source"].get(f))
     return "source changed: " + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
 

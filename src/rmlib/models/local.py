@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import warnings
 from pathlib import Path
 from typing import Callable
@@ -21,8 +20,8 @@ from rmlib.models.devices import DTYPE_BY_NAME, dtype_name
 from rmlib.models.files import check_config, folder_tokenizer, unreadable_weights
 from rmlib.models.hub import from_pretrained_checked
 from rmlib.registry import ModelSpec, get_spec
-from rmlib.trained import RUN_FILE
-from rmlib.storage.integrity import check_manifest, content_sha256, read_manifest
+from rmlib.trained import RUN_FILE, folder_fingerprint
+from rmlib.storage.integrity import check_manifest, read_manifest
 
 __all__ = ["PARTIAL_WEIGHTS", "check_checkpoint", "frozen_weights_sha256", "source"]
 
@@ -116,22 +115,8 @@ def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype, load_
 
 
 def _revision(spec: ModelSpec, model) -> str:
-    """What the folder's weights are, for cache keys: the sha256 of every file's content. An rmlib export's files
-    must still be the ones its manifest lists (a file changed since is refused, here too, so that no cache serves
-    it); its key is the manifest's listing, as always. Any other folder is keyed by its files' content hashes
-    (:func:`content_sha256`, re-hashed only when a file changed), so other weights written in place, even of the
-    same size and with the old mtime, are another model everywhere a key uses them."""
-    folder = Path(spec.path)
-    manifest = read_manifest(folder) or {}
-    if isinstance(manifest.get("files"), dict):
-        listing = {k: v.get("sha256") for k, v in manifest["files"].items()}
-        changed = [k for k, sha in sorted(listing.items()) if content_sha256(folder / k) != sha]
-        if changed:
-            raise ModelError(f"{spec.id}: {', '.join(changed[:3])} in {folder} changed since rmlib exported it "
-                             "(sha256 differs from its manifest). Restore it, or retrain with train(..., overwrite=True).")
-        return f"files-sha256:{hashlib.sha256(json.dumps(listing, sort_keys=True).encode()).hexdigest()[:16]}"
-    listing = sorted((p.name, content_sha256(p)) for p in folder.iterdir() if p.is_file())
-    return f"files-content:{hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]}"
+    """The folder's content fingerprint (:func:`rmlib.trained.folder_fingerprint`), for cache keys."""
+    return folder_fingerprint(spec.id, spec.path)
 
 
 def source(load_model: Callable[..., LoadedModel]) -> Source:

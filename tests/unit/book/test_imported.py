@@ -73,7 +73,8 @@ def test_a_chapter_is_stale_when_a_file_it_ran_changed_and_only_then(tmp_path, m
 
     def stamp(recorded):
         before = stamps.dependencies("framing", params)
-        stamps.stamp_path("framing", out).write_text(json.dumps(stamps.new_stamp(before, recorded, params, 1.0)))
+        stamps.stamp_path("framing", out).write_text(json.dumps(stamps.new_stamp(before, recorded, params, 1.0,
+                                                                                     page=out / "framing.ipynb")))
 
     stamp(["rmbook/__init__.py", framing])  # what framing's kernel imported
     assert sorted(json.loads(stamps.stamp_path("framing", out).read_text())["dependencies"]["source"]) == [

@@ -31,7 +31,7 @@ def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path
     own = {"x": 1}
     (res / "claims.json").write_text(json.dumps({**own, HASH_FIELD: _digest(own)}))  # as write_results writes it
     book.stamp_path("claims", out).write_text(json.dumps(
-        {"hash": book.content_hash("claims", params), "dependencies": book.dependencies("claims", params)}))
+        book.new_stamp(book.dependencies("claims", params), None, params, 1.0, page=out / "claims.ipynb")))
     assert book.stale_reason("claims", params, out) is None
     (res / "claims.json").write_text(json.dumps({"x": 2, HASH_FIELD: _digest(own)}))  # a number changed by hand
     assert "changed after chapter 'claims' wrote it" in book.stale_reason("claims", params, out)
@@ -56,7 +56,7 @@ def test_editing_a_project_data_file_makes_a_chapter_stale(tmp_path, monkeypatch
     out.mkdir()
     (out / "blinding.ipynb").write_text("{}")
     stamps.stamp_path("blinding", out).write_text(json.dumps(
-        {"hash": stamps.content_hash("blinding", {}), "dependencies": stamps.dependencies("blinding", {})}))
+        stamps.new_stamp(stamps.dependencies("blinding", {}), None, {}, 1.0, page=out / "blinding.ipynb")))
     assert stamps.stale_reason("blinding", {}, out) is None
     (data / "external" / "fetched.yaml").write_text("research data: not the project's own\n")
     assert stamps.stale_reason("blinding", {}, out) is None
@@ -81,7 +81,7 @@ def test_editing_a_prose_template_makes_a_chapter_stale(tmp_path, monkeypatch):
     params = {}  # no RESULTS_DIR: the stamp alone decides
     (out / "framing.ipynb").write_text("{}")
     book.stamp_path("framing", out).write_text(json.dumps(
-        {"hash": book.content_hash("framing", params), "dependencies": book.dependencies("framing", params)}))
+        book.new_stamp(book.dependencies("framing", params), None, params, 1.0, page=out / "framing.ipynb")))
     assert book.stale_reason("framing", params, out) is None
     template.write_text("{% macro level(s) %}New sentence.{% endmacro %}\n")
     assert book.stale_reason("framing", params, out) == "source changed: rmbook/chapters/framing/prose.md.j2"
