@@ -3,6 +3,7 @@
 * ``chapters.py``: which chapters exist (``_toc.yml``), each resolved once into a :class:`Chapter` (its template,
   which may serve several chapters, its defaults, full-run and test parameters, the results it reads), the run order;
 * ``parameter_check.py``: the check every chapter runs on its own parameters (:func:`check_parameters`);
+* ``run_check.py``: what a run would refuse, checked before anything runs (``rmlib book run --estimate``);
 * ``stamps.py``: what an executed chapter depends on, and whether it is stale;
 * ``imported.py``: what a chapter's kernel imported, recorded as it ran, so its stamp hashes only those files;
 * ``runner.py``: :func:`run_chapter`, :func:`run_chapters` (papermill, progress and time left);

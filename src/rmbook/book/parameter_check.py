@@ -20,6 +20,7 @@ this run, which :func:`check_parameters` hands to :func:`rmlib.models.trust_remo
 a parameter like the others, so the page's parameter table shows it and a rerun with it gets a page of its own. Each
 id it names must be one of the models the run loads (:data:`MODEL_PARAMETERS`), and a parameter that only compute
 mode reads (:data:`COMPUTE_ONLY`) is refused in published mode, where it would change nothing (#62).
+:func:`value_problems` is what `rmlib book run --estimate` checks too (:mod:`rmbook.book.run_check`).
 """
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from rmbook.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, 
 from rmbook.book.imported import RECORD_ENV, drop_recording, read_models, read_record, recording_cell
 from rmbook.book.in_brief import lift_in_brief
 from rmbook.book.parameters_table import show_parameters_once
+from rmbook.book.run_check import check_run
 from rmbook.book.solutions import without_markers
 from rmbook.book.speed import calibration_text, lm_tokens_per_s, speed_factor
 from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
@@ -290,12 +291,15 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, es
     from their last stamps), so a cold ``make book`` never looks hung.
     With ``keep_going`` a failing chapter does not stop the others; one BookError lists all failures at the end.
     ``estimate_only`` logs what would run and how long it would take, and runs nothing (``make book`` says it first,
-    before fine-tuning, which runs on its own, hides the rest).
+    before fine-tuning, which runs on its own, hides the rest); it refuses the parameters a run would refuse
+    (:func:`rmbook.book.run_check.check_run`).
     """
     log = kwargs.get("log", print)
     output_dir = kwargs.get("output_dir", EXECUTED)
     order = in_run_order(list(names or chapters()))
     resolved = {n: chapter(n) for n in order}
+    for n in order if estimate_only else ():
+        check_run(resolved[n], **kwargs)  # what a run would refuse, refused before a time is promised (#62)
     stale = [n for n in order if _is_stale(resolved[n], output_dir, kwargs)]
     seconds = {n: previous_seconds(n, output_dir) for n in stale}
     reference = {} if kwargs.get("tiny") or kwargs.get("params_file") or kwargs.get("overrides") else reference_seconds()
@@ -304,6 +308,8 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, es
         log(f"[book] {len(stale)} of {plural(len(order), 'chapter')} to run, "
             f"{remaining_estimate(stale, seconds, reference, factor)}")
     if estimate_only:
+        if not stale:
+            log(f"[book] {plural(len(order), 'chapter')} up to date: 0 to run")
         return []
     results, failures = [], []
     for i, n in enumerate(order, 1):

@@ -44,11 +44,15 @@ def _run(args: argparse.Namespace) -> int:
     if not args.names and (args.tiny or args.params or overrides):
         raise BookError("name the chapters to rerun with these parameters (rmlib book run NAME ...): a rerun gets "
                         "a page of its own, and the book's chapters keep the parameters of `make book`")
-    if args.estimate:
-        run_chapters(args.names or None, force=args.force, estimate_only=True, **own)
-        return 0
     folders = {n: rerun_dir(n, **own) for n in args.names}
     book_names = [n for n, folder in folders.items() if folder is None]
+    if args.estimate:  # each rerun judged in its own folder, as it would run (#62: the book's page was looked at)
+        if book_names or not args.names:
+            run_chapters(book_names or None, force=args.force, estimate_only=True, **own)
+        for name, folder in folders.items():
+            if folder is not None:
+                run_chapters([name], force=args.force, estimate_only=True, output_dir=folder, **own)
+        return 0
     if book_names or not args.names:
         for r in run_chapters(book_names or None, keep_going=True, force=args.force, **own):
             if args.names:

@@ -1,6 +1,8 @@
 """`rmlib book`: the book's commands are part of the one `rmlib` CLI (what the Makefile calls)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rmbook.book import BookError
@@ -68,3 +70,36 @@ def test_make_chapter_hands_models_with_an_apostrophe_to_the_cli_unchanged(tmp_p
     assert proc.returncode == 0, proc.stderr
     assert (f"<run>\n<about>\n<--params>\n<{params}>\n<-p>\n<MODELS>\n<{models}>\n<-p>\n<TRUST_REMOTE_CODE>\n"
             f"<{trust}>\n<html>\n") in proc.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-p", "NOSUCH", "1"], r"parameters \['NOSUCH'\] are not in the parameters cell"),
+    (["--params", "BINARY"], "is not a text file"),
+    (["--params", "LIST"], "must hold a mapping of NAME: value, got list"),
+    (["-p", "TRUST_REMOTE_CODE", "x/y"], "TRUST_REMOTE_CODE='x/y' should be a list"),
+    (["-p", "MODELS", '["tiny-llama"]', "-p", "TRUST_REMOTE_CODE", '["x/y"]'],
+     r"TRUST_REMOTE_CODE names 'x/y', which is not in MODELS \['tiny-llama'\]"),
+    (["-p", "MODE", "nosuch"], r"MODE='nosuch': choose one of \['published', 'compute'\]"),
+    (["-p", "TOKENS", "300"], "TOKENS=300 applies only when MODE is 'compute'"),
+])
+def test_an_estimate_refuses_the_parameters_a_run_refuses(args, message, tmp_path, capsys):
+    """#62: `rmlib book run CHAPTER --estimate` said "1 of 1 chapter to run" and exited 0 with parameters that the
+    run itself refuses (the runner before it starts, or the chapter's check cell)."""
+    (tmp_path / "binary.yaml").write_bytes(b"\x00\xff\xfe\x81 not text")
+    (tmp_path / "list.yaml").write_text("- MODE\n- compute\n")
+    args = [str(tmp_path / f"{a.lower()}.yaml") if a in ("BINARY", "LIST") else a for a in args]
+    assert main(["book", "run", "framing", "--estimate", *args]) == 2
+    captured = capsys.readouterr()
+    assert re.search(message, captured.err) and "to run" not in captured.out
+
+
+def test_an_estimate_of_an_up_to_date_rerun_says_it_is_up_to_date(monkeypatch, capsys):
+    """#62: the estimate of a rerun looked at the book's own page, not the rerun's folder, and said "1 of 1 chapter
+    to run, never timed" for a rerun that was up to date."""
+    from rmbook.book import reruns, runner
+
+    folder = reruns.rerun_dir("framing", overrides={"N_INFLUENTIAL": 5})
+    monkeypatch.setattr(runner, "stale_reason", lambda ch, params, out: None if out == folder else "no stamp")
+    assert main(["book", "run", "framing", "--estimate", "-p", "N_INFLUENTIAL", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "1 chapter up to date: 0 to run" in out and "1 of 1" not in out
