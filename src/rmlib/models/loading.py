@@ -60,6 +60,7 @@ def load_model(model_id: str, options: LoadOptions | None = None, *, spec: Model
     dtype = resolve_dtype(spec, device, opts.dtype)
     source = SOURCES[spec.source]
     model, tok, fresh = source.load(spec, head, opts, device, dtype)
+    _vocabulary_fits(spec, model, tok)
     if device.type != "cpu" and {d.type for d in model_devices(model)} == {"cpu"}:
         model = place(model, device)  # a source that builds its model on the cpu (tiny)
     device = input_device(model, device)  # where input ids go: the GPU (of several) that holds the input embeddings
@@ -79,6 +80,25 @@ def load_model(model_id: str, options: LoadOptions | None = None, *, spec: Model
     if head == "rm":
         lm.reward_head  # a reader that does not fit the loaded head fails here, not in the middle of a sweep
     return lm
+
+
+def _vocabulary_fits(spec: ModelSpec, model, tok) -> None:
+    """Refuse a tokenizer with more ids (its vocabulary and added tokens) than the model's input embedding has rows:
+    an id past the last row stopped scoring with "IndexError: index out of range in self" (#62). Fewer ids than
+    rows is common (embeddings padded to a multiple of 64) and harmless."""
+    try:
+        embedding = model.get_input_embeddings()
+        rows = int(getattr(embedding, "num_embeddings", 0) or embedding.weight.shape[0])
+    except (AttributeError, NotImplementedError):
+        return
+    if len(tok) <= rows:
+        return
+    where = f"the tokenizer in {spec.path}" if spec.source == "local" else f"{spec.id}'s tokenizer"
+    added = len(tok) - tok.vocab_size
+    raise ModelError(f"{spec.id}: {where} has {len(tok)} ids, counting its added tokens ({tok.vocab_size} in its "
+                     f"vocabulary + {added} added), but the model's input embedding has {rows} rows, so ids "
+                     f"{rows}..{len(tok) - 1} would index past it. The tokenizer is not this model's: copy the "
+                     "tokenizer files of the model it was trained from")
 
 
 # registry source -> how its models are built (a new source: a module with tokenizer/load/revision, and a line here)

@@ -1,0 +1,39 @@
+"""A saved model folder that is not what rmlib can score (#62, "No wrong number"): a tokenizer larger than the
+model's embedding, a sharded checkpoint missing a shard, a head of several outputs, a folder that holds no model.
+Each is refused at load with a ModelError naming the folder and what is wrong. tests/README.md has the catalogue."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from rmlib.cli import main
+from rmlib.models import ModelError, load_model
+
+PROMPT = "What, in one word, is the greatest thing ever?"
+
+
+def _saved(tmp_path, head: str = "rm", **save):
+    from rmlib.models.tiny import tiny_model
+    model, tok = tiny_model("llama", head=head)
+    folder = tmp_path / "folder"
+    model.save_pretrained(folder, **save)
+    tok.save_pretrained(folder)
+    return folder, model
+
+
+def test_a_tokenizer_larger_than_the_embedding_is_refused_at_load(tmp_path, monkeypatch, capsys):
+    """Before: it loaded, and scoring stopped with `IndexError: index out of range in self` (a token id past the
+    embedding's 320 rows)."""
+    from rmlib.models.tiny import tiny_tokenizer
+    folder, _ = _saved(tmp_path)
+    big = tiny_tokenizer("llama", vocab_size=400)
+    assert len(big) == 400
+    big.save_pretrained(folder)
+    with pytest.raises(ModelError, match=re.escape(str(folder)) + r".*400 ids.*320 rows") as e:
+        load_model(f"local:{folder}", dtype="float32")
+    assert "added tokens" in str(e.value) and "input embedding" in str(e.value)
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["sweep", "--model", f"local:{folder}", "--prompt", PROMPT, "--tokens", "0:4"]) == 2
+    assert "400 ids" in capsys.readouterr().err
