@@ -37,3 +37,15 @@ def test_a_tokenizer_larger_than_the_embedding_is_refused_at_load(tmp_path, monk
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["sweep", "--model", f"local:{folder}", "--prompt", PROMPT, "--tokens", "0:4"]) == 2
     assert "400 ids" in capsys.readouterr().err
+
+
+def test_a_sharded_checkpoint_missing_a_shard_names_the_shard(tmp_path):
+    """Before: "ships no safetensors weights, only pickle files (.bin/.pt) ...": blamed on pickles."""
+    folder, _ = _saved(tmp_path, max_shard_size="100KB")
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    shards = sorted(set(index["weight_map"].values()))
+    assert len(shards) > 2
+    (folder / shards[1]).unlink()
+    with pytest.raises(ModelError, match=re.escape(str(folder)) + ".*" + re.escape(shards[1])) as e:
+        load_model(f"local:{folder}", dtype="float32")
+    assert "pickle" not in str(e.value) and "missing" in str(e.value) and shards[0] not in str(e.value)

@@ -56,6 +56,25 @@ def check_remote_code(spec: ModelSpec, trust_remote_code: bool) -> None:
             "`rmlib sweep --trust-remote-code --revision <commit>` (or add `revision:` to its registry entry).")
 
 
+def _missing_shards(spec: ModelSpec, exc: Exception) -> str | None:
+    """Why a load that failed on a safetensors file did: the shards a sharded checkpoint's index names that are not
+    there (a local folder's ``model.safetensors.index.json``; else the file the error names), or None. Not a pickle
+    question: the checkpoint has safetensors weights, one of them is missing (#62)."""
+    folder = Path(spec.path) if spec.source == "local" and spec.path else None
+    index = folder / "model.safetensors.index.json" if folder is not None else None
+    if index is not None and index.is_file():
+        try:
+            named = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+        except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
+            return f"{index} is damaged (not the JSON of a weight map); copy it again"
+        gone = [n for n in named if not (folder / n).is_file()]
+        if gone:
+            return (f"{index} names {len(named)} shards, and {len(gone)} of them are missing from {folder}: "
+                    f"{', '.join(gone)}; copy the missing shard(s) again")
+    found = re.search(r"No such file or directory: '?([^'\s)]+\.safetensors)", str(exc))
+    return f"{found[1]} is missing; copy the model's weight files again" if found else None
+
+
 @contextlib.contextmanager
 def pickle_refused(spec: ModelSpec):
     try:
@@ -63,6 +82,8 @@ def pickle_refused(spec: ModelSpec):
     except OSError as exc:
         if "safetensors" not in str(exc).lower():
             raise
+        if (missing := _missing_shards(spec, exc)) is not None:
+            raise ModelError(f"{spec.id}: its weights are incomplete: {missing}") from None
         raise ModelError(f"{spec.id} ships no safetensors weights, only pickle files (.bin/.pt), and reading a "
                          "pickle can run code. rmlib reads safetensors only unless you opt in: "
                          "load_model(..., allow_pickle=True) or `rmlib sweep --allow-pickle`, for files you trust. "
