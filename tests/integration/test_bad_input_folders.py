@@ -49,3 +49,19 @@ def test_a_sharded_checkpoint_missing_a_shard_names_the_shard(tmp_path):
     with pytest.raises(ModelError, match=re.escape(str(folder)) + ".*" + re.escape(shards[1])) as e:
         load_model(f"local:{folder}", dtype="float32")
     assert "pickle" not in str(e.value) and "missing" in str(e.value) and shards[0] not in str(e.value)
+
+
+def test_a_head_of_three_outputs_is_not_taken_for_a_single_score_rm(tmp_path):
+    """Before: "the weights do not fit its config (...)", though the config was right: rmlib asked for one label."""
+    from transformers import AutoModelForSequenceClassification
+
+    from rmlib.models.tiny import tiny_config, tiny_tokenizer
+    tok = tiny_tokenizer("llama")
+    cfg = tiny_config("llama", len(tok), tok.pad_token_id)
+    cfg.num_labels = 3
+    folder = tmp_path / "three"
+    AutoModelForSequenceClassification.from_config(cfg).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    with pytest.raises(ModelError, match=r"score\.weight.*\(3, 64\).*3 outputs.*one reward") as e:
+        load_model(f"local:{folder}", dtype="float32")
+    assert "single-score" in str(e.value) and "do not fit" not in str(e.value)

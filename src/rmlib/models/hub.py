@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 from rmlib.models.base import HubUnavailableError, LoadOptions, ModelError, Source
 from rmlib.models.devices import cuda_device_map, place
 from rmlib.models.files import unreadable_weights
-from rmlib.models.layout import check_layout_before_download, name_list
+from rmlib.models.layout import check_layout_before_download, name_list, published_tensors
 from rmlib.models.native_rms import check_loading_info
 from rmlib.models.native_rms import native_class
 from rmlib.models.policy import pickle_refused
@@ -139,6 +139,13 @@ def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: Loa
         except RuntimeError as exc:
             if "mismatched_sizes" not in str(exc):
                 raise
+            if head == "rm" and native is None and (wide := _wide_head(spec, folder)) is not None:
+                name, shape = wide
+                raise ModelError(f"{spec.id} ({where}): its reward head {name} has shape {shape}: {shape[0]} "
+                                 "outputs, where rmlib reads one reward (it loads a classification head with "
+                                 "num_labels=1), so it is not a single-score RM. Load it with head='lm' to sweep "
+                                 "its language model, or score one output with a reader that knows the head "
+                                 "(rmlib.models.reward_heads)") from None
             what = f"rmlib's native {native.__name__}" if native is not None else f"its config ({cls.__name__})"
             raise ModelError(f"{spec.id} ({where}): the weights do not fit {what}: a tensor has another shape than "
                              "this config gives it, so this checkpoint's layout differs from its config's") from None
@@ -146,6 +153,28 @@ def from_pretrained_checked(where: str, spec: ModelSpec, head: str, options: Loa
         check_loading_info(model, info, f"{spec.id} ({where})")
         return place(model, device), []
     return place(model, device), weights_fit(info, head, f"{spec.id} ({where})")
+
+
+def _wide_head(spec: ModelSpec, folder: Path | None) -> tuple[str, tuple[int, ...]] | None:
+    """(name, shape) of a reward-head weight with more than one output row, read from the safetensors headers (a
+    local folder's files; a hub model's published headers), or None: a head of several outputs (#62: "the weights
+    do not fit its config", though the config was right and rmlib had asked for one label)."""
+    shapes = {}
+    if folder is not None:
+        from safetensors import safe_open
+
+        for path in sorted(folder.glob("*.safetensors")):
+            try:
+                with safe_open(str(path), framework="pt") as f:
+                    shapes |= {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()
+                               if k.split(".")[0] in REWARD_HEADS}
+            except Exception:  # an unreadable file: the load's own message names it
+                continue
+    elif spec.source == "hub" and not hub_offline():
+        with contextlib.suppress(Exception):
+            shapes = {k: v for k, v in (published_tensors(spec) or {}).items() if k.split(".")[0] in REWARD_HEADS}
+    return next(((k, v) for k, v in sorted(shapes.items()) if k.endswith(".weight") and len(v) == 2 and v[0] > 1),
+                None)
 
 
 def weights_fit(info: dict, head: str, where: str) -> list[str]:
