@@ -65,3 +65,17 @@ def test_a_head_of_three_outputs_is_not_taken_for_a_single_score_rm(tmp_path):
     with pytest.raises(ModelError, match=r"score\.weight.*\(3, 64\).*3 outputs.*one reward") as e:
         load_model(f"local:{folder}", dtype="float32")
     assert "single-score" in str(e.value) and "do not fit" not in str(e.value)
+
+
+@pytest.mark.parametrize("where", ["empty", "/etc"])
+def test_a_folder_that_holds_no_model_says_so_not_that_no_rm_was_trained(where, tmp_path):
+    """Before: "no trained RM at /etc (train one with rmlib.train, or check the name/step)" for a path given as
+    local:/path, which names a folder, not a training run."""
+    folder = tmp_path / "empty" if where == "empty" else where
+    if where == "empty":
+        folder.mkdir()
+    with pytest.raises(ModelError, match=f"{re.escape(str(folder))} holds no model") as e:
+        load_model(f"local:{folder}", dtype="float32")
+    assert "config.json" in str(e.value) and "train one" not in str(e.value)
+    with pytest.raises(ModelError, match="does not exist"):
+        load_model(f"local:{tmp_path / 'nowhere'}", dtype="float32")
