@@ -69,7 +69,7 @@ def _missing_shards(spec: ModelSpec, exc: Exception) -> str | None:
             return f"{index} is damaged (not the JSON of a weight map); copy it again"
         gone = [n for n in named if not (folder / n).is_file()]
         if gone:
-            return (f"{index} names {len(named)} shards, and {len(gone)} of them are missing from {folder}: "
+            return (f"{index} names {len(named)} shards, and {folder} lacks {len(gone)} of them: "
                     f"{', '.join(gone)}; copy the missing shard(s) again")
     found = re.search(r"No such file or directory: '?([^'\s)]+\.safetensors)", str(exc))
     return f"{found[1]} is missing; copy the model's weight files again" if found else None
