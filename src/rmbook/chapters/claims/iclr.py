@@ -174,9 +174,9 @@ def durability(e: Evidence) -> list[Part]:
                 said("durability_published", n_held=held, n_runs=n, n_checkpoints_held=k, n_checkpoints=m))
 
     def largest():
-        # "as data grow" is also a question about one run: the largest data size. It is a part of its own, judged
-        # by its order like the order rule's single comparisons, so it is named on the page and counts once,
-        # beside the runs, never as a veto over them.
+        # "as data grow" is also a question about one run: the largest data size. It is one run among the runs
+        # above, so it is named on the page as context and counts there once, as one unit: a part of its own
+        # counted it twice and made the verdict depend on which run failed (#63 item 2).
         d = e.of("finetuning").durability.published
         run, holds = d.largest_run, d.largest_run_holds
         if run is None:
@@ -198,5 +198,5 @@ def durability(e: Evidence) -> list[Part]:
                                          power=_trained_power(e))
 
     return [_part("published runs keep the order to their final checkpoint", e, published),
-            _part("the largest data size keeps it", e, largest),
+            _part("the largest data size keeps it (one of the runs above)", e, largest, context=True),
             _part("our RMs keep one order across seeds", e, seeds, context=True)]

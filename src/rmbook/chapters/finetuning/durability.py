@@ -14,7 +14,8 @@ families a correlation over families means little, so the statistics here are ma
 * a **verdict per run** (:func:`judge_run`): a run whose claimed order is flipped at its final checkpoint fails,
   whether the flip came earlier and stayed (persistent) or only at the end. Pooling checkpoints over runs would let
   the many checkpoints of runs that hold outvote a run that ends flipped; the claim ("as data grow, the order
-  stays") is about runs, and about the largest data size most of all.
+  stays") is about runs, each run one unit (the largest data size is named, but counts as one run like the
+  others).
 """
 from __future__ import annotations
 
@@ -218,8 +219,8 @@ def _step(v) -> int | None:
 
 
 def _largest(runs: pd.DataFrame) -> dict:
-    """The run(s) at the largest data size, and whether all of them hold: the case the claim ("as data grow") is
-    about, so the claims page can fail the part on it."""
+    """The run(s) at the largest data size, and whether all of them hold: named on the page, since the claim says
+    "as data grow", but counted by the claims page as one run among the runs."""
     if not len(runs):
         return {"largest_run": None, "largest_quantity_k": None, "largest_run_holds": None}
     top = runs[runs["quantity_k"] == runs["quantity_k"].max()]

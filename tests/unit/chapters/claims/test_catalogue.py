@@ -250,29 +250,36 @@ def test_a_margin_keeps_a_0002_accuracy_inversion_from_proving_the_claim(planted
     assert "in 0 of them its accuracy lead exceeds 0.01" in parts["accuracy_not_speed"][0].evidence
 
 
-def _durability(largest_holds: bool, n_failed: int) -> dict:
-    runs = [{"run": "uf 27k", "flip_step": None}, {"run": "uf 100k", "flip_step": None if largest_holds else 8000}]
+def _durability(largest_holds: bool, n_failed: int, n_runs: int = 2, failing: str = "uf 100k") -> dict:
+    names = ["uf 27k", "uf 54k", "hh 10k", "uf 100k"][-n_runs:]
+    runs = [{"run": r, "flip_step": 8000 if (r == failing and not largest_holds) else None} for r in names]
     return {"durability": {"published": {
-        "n_runs_held": 2 - n_failed, "n_runs_judged": 2, "n_runs_failed": n_failed, "largest_run": "uf 100k",
+        "n_runs_held": n_runs - n_failed, "n_runs_judged": n_runs, "n_runs_failed": n_failed, "largest_run": "uf 100k",
         "largest_run_holds": largest_holds, "runs_judged": runs, "checkpoints_claimed_holds": 28,
         "checkpoints_n": 35}, "ours": None}}
 
 
 def test_durability_is_judged_over_runs_and_names_the_run_that_flips(planted):
     # defect 4 of #25: 28 of 35 pooled checkpoints read "holds" although UF-100k ends flipped; #38 item 5: that one
-    # run then vetoed the claim. The runs are the units of one part, and the largest data size is a part of its
-    # own: a run that flips makes the claim "partly", with the flip named, not "does not".
+    # run then vetoed the claim. The runs are the units of one part; the largest data size is named beside them as
+    # context, one run among the runs (#63 item 2: it counted twice, once among the runs and once as a part).
     parts, (v, reason) = _claim("durability", planted({"finetuning": _durability(False, 1)}))
-    assert [p.outcome for p in parts[:2]] == ["mixed", "fails"] and v == "partly"
+    assert [(p.outcome, p.context) for p in parts[:2]] == [("mixed", False), ("fails", True)]
     assert "flips at step 8000 and stays flipped" in parts[1].evidence and "one run, no replicate" in parts[1].evidence
     assert "durability.published.runs_judged.where(run='uf 100k').flip_step" in {r.path for r in parts[1].refs}
-    assert "the largest data size keeps it: fails" in reason
-    assert [p.outcome for p in _claim("durability", planted({"finetuning": _durability(True, 1)}))[0][:2]] == [
-        "mixed", "holds"]
+    assert "the largest data size keeps it" not in reason
     parts, (v, _) = _claim("durability", planted({"finetuning": _durability(True, 0)}))
     assert [p.outcome for p in parts[:2]] == ["holds", "holds"] and v == "replicates"
     parts, (v, _) = _claim("durability", planted({"finetuning": _durability(False, 2)}))
-    assert [p.outcome for p in parts[:2]] == ["fails", "fails"] and v == "does not"
+    assert parts[0].outcome == "fails" and v == "does not"
+
+
+def test_the_largest_run_is_one_run_among_the_runs_not_a_part_of_its_own(planted):
+    """#63 item 2: with 3 of 4 runs holding the verdict was "replicates" when any other run failed and "partly" when
+    the largest did (UltraFeedback 100k on the released data). One run is one unit."""
+    largest_fails = _claim("durability", planted({"finetuning": _durability(False, 1, n_runs=4)}))[1][0]
+    other_fails = _claim("durability", planted({"finetuning": _durability(True, 1, n_runs=4, failing="uf 27k")}))[1][0]
+    assert largest_fails == other_fails == "replicates"
 
 
 def _heterogeneity(p: float, *, exact: bool = True, p_se: float = 0.0, p_other: float = 0.0001) -> dict:

@@ -104,7 +104,10 @@ def test_published_durability_judges_runs_and_names_a_failing_largest_run():
     text = render("finetuning", "published_durability", s=_published())
     assert "1 of 2 published runs with several checkpoints hold: uf 27k BT: holds; " in text
     assert "uf 100k BT: flipped at step 2 and stayed flipped to its final checkpoint, so it fails" in text
-    assert "The largest data size, uf 100k BT, **fails**" in text and "uf 100k BT does not" in text
+    flat = " ".join(text.split())
+    # #63 item 2: "**fails**: that is the case the claim is about" counted the largest run twice
+    assert "The largest data size, uf 100k BT, does not hold: one run of the 2, and the claims page counts it as one" \
+        in flat and "uf 100k BT does not" in text and "the case the claim is about" not in flat
     assert "context, not the verdict" in text and "1 of 2 runs change the order" in text
     assert "; uf 100k BT: Llama < Gemma → Gemma < Llama." in text
     assert text.endswith("27k: Llama < Gemma; 100k: Gemma < Llama (Kendall's W = 0.00; 1 of 1 family pairs flip "
