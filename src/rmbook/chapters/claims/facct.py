@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rmbook.chapters.claims.evidence import Evidence, untestable
 from rmbook.chapters.claims.evidence import evaluate_part as _part
-from rmbook.chapters.claims.rules import (TAU_HETEROGENEOUS, Part, Said, exists_outcome, order_outcome, said,
-                                          share_outcome, test_outcome, threshold_outcome)
+from rmbook.chapters.claims.rules import (TAU_BAND, TAU_HETEROGENEOUS, Part, Said, exists_outcome, order_outcome,
+                                          rank_band, said, share_outcome, test_outcome, threshold_outcome)
 
 __all__ = ["heterogeneity", "asymmetry", "framing", "exposure", "identity", "themes", "love_freedom"]
 
@@ -14,7 +14,10 @@ def heterogeneity(e: Evidence) -> list[Part]:
     def tau():
         agree = e.of("heterogeneity").runs["published"].agreement
         med, lo, hi = agree.tau_median, agree.tau_min, agree.tau_max
-        return threshold_outcome(med, TAU_HETEROGENEOUS), said("tau", median=med, low=lo, high=hi)
+        outcome = threshold_outcome(med, TAU_HETEROGENEOUS, band=TAU_BAND)
+        close = abs(med - TAU_HETEROGENEOUS) <= TAU_BAND
+        return outcome, said("tau", median=med, low=lo, high=hi, limit=TAU_HETEROGENEOUS, band=TAU_BAND,
+                             too_close=close)
 
     def rsa():
         # Base family and model size overlap (the Gemma-27B RMs share both), so the base design is tested with size
@@ -148,8 +151,10 @@ def love_freedom(e: Evidence) -> list[Part]:
             ranks = e.of("big_two").love_freedom
             one, two = ranks.where(nickname=nick, word=first), ranks.where(nickname=nick, word=second)
             r1, r2, n = one.rank, two.rank, one.n_words
-            return order_outcome(r1, r2), said("love_freedom", model=nick, first=first, first_rank=r1,
-                                               second=second, second_rank=r2, n_words=n)
+            band = e.derive(f"ranks too close to call among {n} words", rank_band(n))
+            return order_outcome(r1, r2, band=band), said("love_freedom", model=nick, first=first, first_rank=r1,
+                                                          second=second, second_rank=r2, n_words=n, band=band,
+                                                          too_close=abs(r1 - r2) <= band)
         return fn
 
     return [_part("R-Gem-2B puts love above freedom", e, model("R-Gem-2B", "love", "freedom")),

@@ -32,7 +32,8 @@ Rules:
 * equivalence rule (:func:`equivalence_outcome`), for "comparable" claims, with a stated margin;
 * existence rule (:func:`exists_outcome`), for "can" claims;
 * order and threshold rules (:func:`order_outcome`, :func:`threshold_outcome`), for a claimed order or a side of a
-  stated threshold (descriptive: no test).
+  stated threshold (descriptive: no test), each with a stated band within which the two numbers are too close to
+  call (:data:`TAU_BAND`, :data:`RANK_BAND_SHARE`); a tie is "not established" everywhere, a tied run included.
 
 Verdicts (``VERDICTS``), symmetric as the rules are: every counted part holds -> **replicates**; every counted part
 fails -> **does not**; every testable part not established -> **not established**; no testable part -> **not
@@ -51,12 +52,15 @@ from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the ru
 
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
+           "TAU_BAND", "RANK_BAND_SHARE", "rank_band",
            "exact_two_group_floor", "bh_floor", "SIDES", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
 TAU_HETEROGENEOUS = 0.6  # median pairwise Kendall tau below this: RMs disagree on >= 20% of item pairs
-MULTIPLE = 2           # "multiple dimensions": at least this many panels
+TAU_BAND = 0.02        # a median tau within this of TAU_HETEROGENEOUS is too close to call: 1 point of item pairs
+RANK_BAND_SHARE = 0.01  # two ranks closer than this share of the ranked words (at least one rank) are too close
+MULTIPLE = 2           # "multiple dimensions": at least this many foundations
 SIDES = "two-sided"    # every test behind a part (rmlib.stats.permutation.ALTERNATIVE, group_tests: two-sided)
 
 VERDICTS = ("replicates", "partly", "not established", "does not", "not testable here")
@@ -158,16 +162,26 @@ def exists_outcome(k: int) -> str:
     return "holds" if k >= 1 else "not established"
 
 
-def order_outcome(first: float, second: float) -> str:
+def rank_band(n_words: int) -> int:
+    """How many ranks apart two words may be and still be too close to call among ``n_words``: RANK_BAND_SHARE of
+    them, and at least one rank (so ranks one apart never decide an order)."""
+    return max(1, math.floor(RANK_BAND_SHARE * n_words))
+
+
+def order_outcome(first: float, second: float, band: float = 0.0) -> str:
     """'holds' if first < second (e.g. rank of 'love' above rank of 'freedom': a smaller rank), 'fails' if
-    first > second, 'not established' on a tie (the mirror of a tie is a tie)."""
-    return "holds" if first < second else "fails" if first > second else "not established"
+    first > second, 'not established' on a tie or when the two are within ``band`` of each other (too close to
+    call; the mirror of a tie is a tie)."""
+    if abs(first - second) <= band:
+        return "not established"
+    return "holds" if first < second else "fails"
 
 
-def threshold_outcome(value: float, limit: float, below: bool = True) -> str:
+def threshold_outcome(value: float, limit: float, below: bool = True, band: float = 0.0) -> str:
     """'holds' if value < limit (or > limit with below=False), 'fails' if on the other side, 'not established' at
-    the limit itself."""
-    if value == limit:
+    the limit itself or within ``band`` of it (too close to call: a single number a hair either side of a
+    threshold decides nothing)."""
+    if abs(value - limit) <= band:
         return "not established"
     return "holds" if ((value < limit) if below else (value > limit)) else "fails"
 
@@ -245,4 +259,5 @@ def verdict(parts: list[Part]) -> tuple[str, Said]:
 def rules_fields() -> dict:
     """The thresholds the page's statement of the rules shows (its sentences: the claims template's ``rules``)."""
     return {"most": MOST, "alpha": ALPHA, "sides": SIDES, "tau_heterogeneous": TAU_HETEROGENEOUS,
-            "disagree_share": (1 - TAU_HETEROGENEOUS) / 2, "multiple": MULTIPLE}
+            "disagree_share": (1 - TAU_HETEROGENEOUS) / 2, "multiple": MULTIPLE, "tau_band": TAU_BAND,
+            "tau_band_pairs": TAU_BAND / 2, "rank_band_share": RANK_BAND_SHARE}

@@ -140,18 +140,20 @@ def claimed_order(df: pd.DataFrame, block: Sequence[str], lower: str, higher: st
                   value: str = "gap") -> pd.DataFrame:
     """In each block, does family ``lower`` have the lower ``value`` than family ``higher`` (the claimed order)?
 
-    Returns *block, value_lower, value_higher, difference (lower - higher), holds (difference < 0); blocks missing
-    either family are left out.
+    Returns *block, value_lower, value_higher, difference (lower - higher), holds (difference < 0), tied
+    (difference == 0: neither order, as the claims' order rule has a tie); blocks missing either family are left
+    out.
     """
     block = list(block)
     require_columns(df, [*block, family, value])
     wide = df.pivot_table(index=block, columns=family, values=value, aggfunc="first")
     if lower not in wide or higher not in wide:
-        return pd.DataFrame(columns=[*block, "value_lower", "value_higher", "difference", "holds"])
+        return pd.DataFrame(columns=[*block, "value_lower", "value_higher", "difference", "holds", "tied"])
     w = wide[[lower, higher]].dropna()
     out = pd.DataFrame({"value_lower": w[lower], "value_higher": w[higher]}, index=w.index)
     out["difference"] = out["value_lower"] - out["value_higher"]
     out["holds"] = out["difference"] < 0
+    out["tied"] = out["difference"] == 0
     return out.reset_index()
 
 
@@ -169,23 +171,28 @@ def checkpoint_gaps(ranks: pd.DataFrame, first: str = "Agency", second: str = "C
 
 def judge_run(ok: pd.DataFrame, block: str = "checkpoint") -> dict:
     """One run's verdict on the claimed order from its per-checkpoint ``ok`` (:func:`claimed_order`: ``block``,
-    holds). A run **fails** when the claimed order does not hold at its final checkpoint: a flip that came earlier and
-    stayed to the end (``persistent``) or one at the final checkpoint only. A flip that reverts before the end is
-    reported (``flip_step``) but does not fail the run: the claim is about where training ends up.
+    holds, and tied where it has it). A run **fails** when the claimed order is turned round at its final checkpoint: a
+    flip that came earlier and stayed to the end (``persistent``) or one at the final checkpoint only. A flip that
+    reverts before the end is reported (``flip_step``) but does not fail the run: the claim is about where training
+    ends up. A tie (the two families level) is no flip: a run tied at its final checkpoint neither holds nor fails
+    (``tied``), as the claims' order rule has a tie.
 
-    Returns holds, flip_step (the first checkpoint where the order is flipped; None when never), flipped_from (the
-    first checkpoint of the flipped stretch that reaches the final one; None when the final holds), persistent (the
-    order flipped before the final checkpoint and stayed flipped to it), n_flipped, n_checkpoints, final_step."""
+    Returns holds, tied, flip_step (the first checkpoint where the order is turned round; None when never),
+    flipped_from (the first checkpoint of the flipped stretch that reaches the final one; None when the final does not
+    fail), persistent (the order flipped before the final checkpoint and stayed flipped to it), n_flipped,
+    n_checkpoints, final_step."""
     o = ok.sort_values(block)
     held = o["holds"].astype(bool).to_numpy()
+    tied = o["tied"].astype(bool).to_numpy() if "tied" in o else np.zeros(len(o), bool)
     steps = o[block].to_numpy()
     if not len(o):
         raise ValueError("no checkpoints with both families: nothing to judge")
-    flipped = np.flatnonzero(~held)
+    against = ~held & ~tied
+    flipped = np.flatnonzero(against)
     tail = len(held)
-    while tail > 0 and not held[tail - 1]:
+    while tail > 0 and against[tail - 1]:
         tail -= 1                                   # steps[tail:] is the flipped stretch that reaches the end
-    return {"holds": bool(held[-1]), "flip_step": int(steps[flipped[0]]) if len(flipped) else None,
+    return {"holds": bool(held[-1]), "tied": bool(tied[-1]), "flip_step": int(steps[flipped[0]]) if len(flipped) else None,
             "flipped_from": int(steps[tail]) if tail < len(held) else None,
             "persistent": bool(tail < len(held) - 1), "n_flipped": int(len(flipped)), "n_checkpoints": int(len(o)),
             "final_step": int(steps[-1])}
@@ -206,7 +213,8 @@ def published_run_orders(ck: pd.DataFrame, lower: str = "Llama", higher: str = "
                      "final_order": list(st["orders"].values())[-1], "kendall_w": st["kendall_w"],
                      "pair_flips": st["n_pair_flips"], "pairs": st["n_pairs"], "llama_below_gemma": int(ok["holds"].sum()),
                      "n_checkpoints": len(ok), "final_claimed": verdict["holds"],
-                     **{k: verdict[k] for k in ("holds", "flip_step", "flipped_from", "persistent", "final_step")}})
+                     **{k: verdict[k] for k in ("holds", "tied", "flip_step", "flipped_from", "persistent",
+                                                "final_step")}})
     out = pd.DataFrame(rows)
     for col in ("flip_step", "flipped_from"):
         out[col] = out[col].astype("Int64")         # a missing step stays missing, not a float NaN
@@ -231,33 +239,37 @@ def _largest(runs: pd.DataFrame) -> dict:
 def final_outcomes(runs: pd.DataFrame) -> dict:
     """Per-run outcomes at the final checkpoint over every published run (GRM included, one checkpoint each): the
     data-source/size ablation, judged run by run like the checkpoint part. Returns final_runs (run, data_source,
-    quantity_k, method, final_step, holds), final_n_failed, final_failed_runs and the largest size's run(s)."""
+    quantity_k, method, final_step, holds, tied), final_n_failed, final_failed_runs, final_n_tied (neither held nor
+    failed) and the largest size's run(s)."""
     rec = [{"run": r.run, "data_source": r.data_source, "quantity_k": int(r.quantity_k), "method": r.method,
-            "final_step": int(r.final_step), "holds": bool(r.holds)} for r in runs.itertuples()]
-    failed = [r["run"] for r in rec if not r["holds"]]
+            "final_step": int(r.final_step), "holds": bool(r.holds), "tied": bool(r.tied)} for r in runs.itertuples()]
+    failed = [r["run"] for r in rec if not r["holds"] and not r["tied"]]
     big = _largest(runs)
     return {"final_runs": rec, "final_n_failed": len(failed), "final_failed_runs": failed,
+            "final_n_tied": sum(r["tied"] for r in rec),
             **{f"final_{k}": v for k, v in big.items()}}
 
 
 def published_durability(runs: pd.DataFrame, sizes: dict) -> dict:
     """The counts behind the published durability claim, run by run (:func:`judge_run`): runs_judged (each
-    multi-checkpoint run: run, file, data_source, quantity_k, method, holds, flip_step, flipped_from, persistent,
-    n_checkpoints), n_runs_judged, n_runs_held, n_runs_failed, failed_runs, the largest data size's run and whether it
+    multi-checkpoint run: run, file, data_source, quantity_k, method, holds, tied, flip_step, flipped_from, persistent,
+    n_checkpoints), n_runs_judged, n_runs_held, n_runs_failed, n_runs_tied (a tie at the final checkpoint: neither
+    held nor failed), failed_runs, the largest data size's run and whether it
     holds; the final-checkpoint outcomes of every run (:func:`final_outcomes`); and the pooled counts kept as
     context (final checkpoints where the order holds, checkpoints where it holds over the multi-checkpoint runs, runs
     whose order flips). ``sizes``: :func:`order_stability` across data sizes."""
     multi = runs[runs["checkpoints"] > 1]
     judged = [{"run": r.run, "file": r.file, "data_source": r.data_source, "quantity_k": int(r.quantity_k),
-               "method": r.method, "holds": bool(r.holds), "flip_step": _step(r.flip_step),
+               "method": r.method, "holds": bool(r.holds), "tied": bool(r.tied), "flip_step": _step(r.flip_step),
                "flipped_from": _step(r.flipped_from), "persistent": bool(r.persistent),
                "n_checkpoints": int(r.n_checkpoints)} for r in multi.itertuples()]
-    failed = [r["run"] for r in judged if not r["holds"]]
+    failed = [r["run"] for r in judged if not r["holds"] and not r["tied"]]
     return {"final_claimed_holds": int(runs["final_claimed"].sum()), "final_n": int(len(runs)),
             "checkpoints_claimed_holds": int(multi["llama_below_gemma"].sum()),
             "checkpoints_n": int(multi["n_checkpoints"].sum()), "runs_with_flip": int((multi["pair_flips"] > 0).sum()),
             "n_runs": int(len(multi)), "runs_judged": judged, "n_runs_judged": len(judged),
-            "n_runs_held": len(judged) - len(failed), "n_runs_failed": len(failed), "failed_runs": failed,
+            "n_runs_held": sum(r["holds"] for r in judged), "n_runs_failed": len(failed),
+            "n_runs_tied": sum(r["tied"] for r in judged), "failed_runs": failed,
             **_largest(multi), **final_outcomes(runs), "across_sizes": sizes, "runs": runs.to_dict("records")}
 
 

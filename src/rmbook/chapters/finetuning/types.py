@@ -146,6 +146,7 @@ class JudgedRun(Record):
 
     run: str
     holds: bool
+    tied: bool  # level at the final checkpoint: neither holds nor fails
     flip_step: int | None  # the checkpoint where the order turned round, None when it never did
     flipped_from: int | None
     persistent: bool
@@ -172,12 +173,14 @@ class PublishedDurability(Section):
     n_runs_judged: int
     n_runs_held: int
     n_runs_failed: int
+    n_runs_tied: int  # tied at the final checkpoint: neither held nor failed
     failed_runs: list[str]
     largest_run: str | None
     largest_quantity_k: int | None
     largest_run_holds: bool | None
     final_runs: Table
     final_n_failed: int
+    final_n_tied: int
     final_failed_runs: list[str]
     final_largest_run: str | None
     final_largest_quantity_k: int | None
@@ -231,8 +234,9 @@ class BaseEffect(Section):
 class FinetuningResults(ChapterResults):
     CHAPTERS = ("finetuning",)
     # 2: the sentences' numbers are sections; same_data -> training.same_data, reward_kinds ->
-    # evaluation.reward_kinds, spearman_acc_var -> accuracy_variance.rho. 3: training.renamed
-    SCHEMA_VERSION = 3
+    # evaluation.reward_kinds, spearman_acc_var -> accuracy_variance.rho. 3: training.renamed. 4: a tied run is
+    # neither held nor failed (durability.published.n_runs_tied, final_n_tied, runs_judged[].tied; #63 item 6)
+    SCHEMA_VERSION = 4
 
     runs: Table  # rmbook.chapters.finetuning.analysis.training_summary
     training: Training

@@ -129,6 +129,20 @@ def test_love_and_freedom_are_read_per_model_and_word(planted):
     assert "love_freedom.where(nickname='R-Gem-2B', word='love').rank" in {r.path for r in parts[0].refs}
 
 
+def test_ranks_too_close_to_call_and_a_median_tau_at_the_threshold_decide_nothing(planted):
+    """#63 item 6: love and freedom one rank apart decided the order, and median τ 0.599 "held"."""
+    ranks = [{"model": f"org/{nick}", "nickname": nick, "family": "x", "word": w, "rank": r, "n_words": 263}
+             for nick, got in (("R-Gem-2B", {"love": 3, "freedom": 4}), ("R-Lla-3B", {"love": 9, "freedom": 2}))
+             for w, r in got.items()]
+    parts, _ = _claim("love_freedom", planted({"big_two": {"love_freedom": ranks}}))
+    assert [p.outcome for p in parts] == ["not established", "holds"]
+    assert "too close to call" in parts[0].evidence and "too close" not in parts[1].evidence
+    het = _heterogeneity(0.0984)
+    het["runs"]["published"]["agreement"]["tau_median"] = 0.599
+    parts, _ = _claim("heterogeneity", planted({"heterogeneity": het}))
+    assert parts[0].outcome == "not established" and "too close to call" in parts[0].evidence
+
+
 def test_three_way_is_judged_on_models_not_on_prompts_as_replicates(planted):
     # defect 1 of #25: "replicates" on a mixed-model p that treats 54 prompts as independent replicates
     parts, (v, _) = _claim("three_way", planted({"big_two": _three_way(19.8, 0.076)}))

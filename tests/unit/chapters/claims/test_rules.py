@@ -101,6 +101,21 @@ def test_existence_order_and_threshold_rules():
     assert claims.threshold_outcome(claims.TAU_HETEROGENEOUS, claims.TAU_HETEROGENEOUS) == "not established"
 
 
+def test_a_single_number_next_to_its_threshold_is_too_close_to_call():
+    """#63 item 6: median τ 0.599 held and 0.601 failed; ranks one apart decided an order. Within the stated band
+    both read "not established", and the band is the same on either side."""
+    tau, band = claims.TAU_HETEROGENEOUS, claims.TAU_BAND
+    assert claims.threshold_outcome(0.599, tau, band=band) == claims.threshold_outcome(0.601, tau, band=band) == (
+        "not established")
+    assert claims.threshold_outcome(tau - 1.5 * band, tau, band=band) == "holds"
+    assert claims.threshold_outcome(tau + 1.5 * band, tau, band=band) == "fails"
+    assert claims.order_outcome(3, 4, band=claims.rank_band(263)) == "not established"
+    assert claims.order_outcome(3, 40, band=claims.rank_band(263)) == "holds"
+    assert claims.rank_band(263) >= 1 and claims.rank_band(10) == 1
+    text = " ".join(claims.rules_fields().keys())
+    assert "tau_band" in text and "rank_band_share" in text
+
+
 @pytest.mark.parametrize("outcomes, expected", [
     (["holds", "holds"], "replicates"),
     (["holds", "fails"], "partly"),
@@ -200,8 +215,10 @@ def test_every_rule_and_the_verdict_swap_holds_and_fails_when_the_claimed_direct
             claims.interval_outcome(lo, hi, claimed="above", null=null))
 
         a, b = (float(x) for x in rng.integers(0, 4, 2))
-        assert claims.order_outcome(b, a) == _mirror(claims.order_outcome(a, b))
-        assert claims.threshold_outcome(a, b, below=False) == _mirror(claims.threshold_outcome(a, b))
+        band = float(rng.choice([0.0, 0.5, 1.0]))
+        assert claims.order_outcome(b, a, band=band) == _mirror(claims.order_outcome(a, b, band=band))
+        assert claims.threshold_outcome(a, b, below=False, band=band) == _mirror(
+            claims.threshold_outcome(a, b, band=band))
 
         outcomes = list(rng.choice(claims.OUTCOMES, size=int(rng.integers(1, 5))))
         context = [bool(rng.integers(2)) for _ in outcomes]

@@ -176,3 +176,22 @@ def test_seeds_whose_orders_all_differ_have_no_modal_order():
     two_agree = three.assign(gap=[1, 2, 3, 1, 2, 3, 3, 2, 1])
     row = du.seed_orders(two_agree).iloc[0]
     assert row["modal_order_exists"] and row["n_seeds_modal_order"] == 2 and row["modal_order"] == "a < b < c"
+
+
+def test_a_tie_is_neither_held_nor_failed_as_the_order_rule_has_it():
+    """#63 item 6: a tied run counted as failed (``difference < 0``), where the claims' order rule calls a tie
+    "not established". A run tied at its final checkpoint is one unclear unit: neither held nor failed."""
+    df = _planted({"Llama": [-10.0, 0.0], "Gemma": [0.0, 0.0]})
+    ok = du.claimed_order(df, ["checkpoint"], lower="Llama", higher="Gemma")
+    assert ok["holds"].tolist() == [True, False] and ok["tied"].tolist() == [False, True]
+    run = du.judge_run(ok)
+    assert not run["holds"] and run["tied"] and run["flip_step"] is None and run["flipped_from"] is None
+    rows = []
+    for qty, final in ((27, -10.0), (100, 0.0)):
+        for c in (1, 2):
+            for fam, gap in (("Llama", final if c == 2 else -10.0), ("Gemma", 0.0)):
+                rows.append({"file": f"f{qty}", "data_source": "uf", "quantity_k": qty, "method": "BT",
+                             "checkpoint": c * 1000, "base_family": fam, "gap": gap})
+    d = du.published_durability(du.published_run_orders(pd.DataFrame(rows)), {"orders": {}})
+    assert (d["n_runs_held"], d["n_runs_failed"], d["n_runs_tied"]) == (1, 0, 1) and d["failed_runs"] == []
+    assert (d["final_n_failed"], d["final_n_tied"]) == (0, 1)
