@@ -68,7 +68,7 @@ CLAIMS: list[Claim] = [
           + " ('multiple dimensions of human value')", ("moral_foundations",),
           "published scores of the 10 RMs for the MFD2 terms, 54 prompts", "RMs",
           f"permutation tests per foundation × valence panel (virtue and vice pooled, as the authors do), models as "
-          f"replicates, FDR; holds with at least {MULTIPLE}", iclr.mfd2),
+          f"replicates, FDR; holds with at least {MULTIPLE} foundations that have a significant panel", iclr.mfd2),
     Claim("three_way", ICLR, "The family difference depends on the category and on the prompt's valence (a "
           "family × category × valence interaction).", "ICLR 2026 main text; the authors' "
           "figures/generate_figure_1_and_A1.R fits lme(median rank ~ base_model*Category*prompt_framing, "

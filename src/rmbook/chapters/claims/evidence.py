@@ -82,7 +82,7 @@ def follow(data: Any, steps) -> Any:
 
 
 _SCALARS = (int, float, str, bool)
-_STAND_INS = {bool: True, int: 1, float: 0.5, str: "x"}
+_STAND_INS = {bool: True, int: 0, float: 0.5, str: "x"}  # int 0: no unit counts that exceed their total
 
 
 def _is_leaf(value: Any) -> bool:

@@ -27,7 +27,8 @@ def _floor_text(e: Evidence, summary, k: int = 1) -> tuple[float, dict]:
     per_family = summary.models_per_family
     n = [per_family[f] for f in per_family.keys()]
     k = min(k, m)  # with fewer panels than k, all of them at the floor
-    floor = e.derive(f"smallest FDR-adjusted p with {k} panel(s) at the floor", bh_floor(raw, m, k))
+    # no panels: no test, and nothing below 1 is attainable
+    floor = e.derive(f"smallest FDR-adjusted p with {k} panel(s) at the floor", bh_floor(raw, m, k) if m else 1.0)
     return floor, {"n_models": n, "raw": raw, "n_panels": m, "floor": floor, "k": k}
 
 
@@ -73,24 +74,36 @@ def _foundation_directions(e: Evidence, panels) -> dict:
             "n_foundations": e.derive("foundations", len(found))}
 
 
+def _significant_foundations(panels, foundation_of) -> list[str]:
+    """The foundations with at least one panel significant after FDR (``foundation_of``: a panel -> its foundation):
+    "several foundations" counts foundations, so one foundation significant under both valences is one."""
+    return sorted({foundation_of(r) for r in panels if r.p_fdr < ALPHA})
+
+
 def mfd2(e: Evidence) -> list[Part]:
     # "Differ along several foundations" names no direction per foundation, so failing to find a difference is
-    # not evidence of none: short of MULTIPLE significant panels the part is not established, never fails.
+    # not evidence of none: short of MULTIPLE foundations with a significant panel the part is not established,
+    # never fails.
     def pooled():
         pooled = e.of("moral_foundations").by_foundation
         k, n, raw = pooled.n_significant_fdr, pooled.n_panels, pooled.n_significant_raw
+        found = _significant_foundations(pooled.panels, lambda r: r.foundation)
+        n_found = e.derive("foundations with a panel significant after FDR", len(found))
         floor, floor_text = _floor_text(e, pooled, k=MULTIPLE)
         directions = _foundation_directions(e, pooled.panels)
-        return ("holds" if k >= MULTIPLE else "not established",
+        return ("holds" if n_found >= MULTIPLE else "not established",
                 said("mfd2_pooled", n_significant=k, n_panels=n, n_significant_raw=raw, directions=directions,
-                     at=floor_text), {"floor": floor})
+                     foundations=found, n_found=n_found, at=floor_text), {"floor": floor})
 
     def split():
         published = e.of("moral_foundations").results["published"]
         k, n = published.n_significant_fdr, published.n_panels
+        found = _significant_foundations(published.panels, lambda r: r.category.split(".")[0])
+        n_found = e.derive("foundations with a virtue or vice panel significant after FDR", len(found))
         floor, floor_text = _floor_text(e, published, k=MULTIPLE)
-        return ("holds" if k >= MULTIPLE else "not established",
-                said("mfd2_split", n_significant=k, n_panels=n, at=floor_text), {"floor": floor})
+        return ("holds" if n_found >= MULTIPLE else "not established",
+                said("mfd2_split", n_significant=k, n_panels=n, foundations=found, n_found=n_found, at=floor_text),
+                {"floor": floor})
 
     return [_part("several foundations differ by base family", e, pooled),
             _part("the same with virtue and vice apart", e, split, context=True)]

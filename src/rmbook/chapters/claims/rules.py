@@ -95,6 +95,8 @@ def share_outcome(k: int, n: int, *, against: int) -> str:
         return "untestable"
     if min(k, against) < 0:
         raise ValueError(f"unit counts cannot be negative; got k={k}, against={against}")
+    if k + against > n:
+        raise ValueError(f"{k} units for and {against} against are more than the {n} units")
     if k / n >= MOST:
         return "holds"
     if against / n >= MOST:

@@ -97,10 +97,27 @@ def test_big_two_reversed_and_significant_does_not_replicate(planted):
 
 
 def _mfd2(n_sig: int) -> dict:
+    """MFD2 panels in miniature: the first ``n_sig`` panels (care positive, care negative, fairness positive, ...)
+    significant after FDR."""
     diffs = {(f, v): d for f, d in (("care", -36), ("fairness", 72), ("loyalty", -113), ("authority", 72),
                                     ("sanctity", -57)) for v, d in (("positive", d), ("negative", -d / 2))}
     panels = _panels(diffs, 0.12, by=("foundation", "valence"))
-    return {"by_foundation": _summary(panels, n_sig), "results": {"published": _summary(panels * 2, 0)}}
+    for panel in panels[:n_sig]:
+        panel |= {"p_fdr": 0.01, "reject": True}
+    split = [{**p, "category": f"{p['foundation']}.{m}"} for m in ("virtue", "vice") for p in panels]
+    for p in split:
+        del p["foundation"]
+    return {"by_foundation": _summary(panels, n_sig), "results": {"published": _summary(split, 0)}}
+
+
+def test_mfd2_counts_foundations_not_panels(planted):
+    """#63 item 7: one foundation significant under both valences gave two significant panels, which satisfied
+    "several foundations"."""
+    parts, (v, _) = _claim("mfd2", planted({"moral_foundations": _mfd2(2)}))
+    assert parts[0].outcome == "not established" and v == "not established"
+    assert "1 of 5 foundations (care)" in " ".join(parts[0].evidence.split())
+    parts, (v, _) = _claim("mfd2", planted({"moral_foundations": _mfd2(3)}))
+    assert parts[0].outcome == "holds" and v == "replicates"
 
 
 def test_mfd2_without_significant_panels_is_not_established_and_states_its_floor(planted):

@@ -18,6 +18,9 @@ def test_share_rule_thresholds():
         claims.share_outcome(4, 10)  # every caller says how many units are against (#38 item 2)
     with pytest.raises(ValueError, match="negative"):
         claims.share_outcome(4, 10, against=-1)
+    # #63 item 7: more units for and against than there are units was accepted
+    with pytest.raises(ValueError, match="more than"):
+        claims.share_outcome(8, 10, against=3)
 
 
 def test_share_rule_fails_only_by_the_bar_that_makes_it_hold():
