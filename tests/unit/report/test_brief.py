@@ -21,7 +21,7 @@ def test_a_chapter_judges_the_claims_it_tests_and_reads_only_its_own_results(mon
     text = brief.claims_brief("framing", "/planted")
     assert read == [("/planted", ["framing"])]
     assert text.startswith("*Under positive prompts RMs are more sensitive to positive words; under negative prompts, "
-                           "to negative words.* (FAccT 2025): **partly**.")
+                           "to negative words.* (FAccT 2025): **partly (both ways)**.")
     assert "negative prompts: more sensitive to negative words: fails" in text
     assert "The verdict follows the rules of {doc}`What replicates </book/_executed/claims>`" in text
     assert not text.startswith("- ")  # one claim: a sentence, not a one-item list

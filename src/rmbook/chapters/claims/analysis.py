@@ -20,10 +20,11 @@ from rmbook.chapters.claims.catalogue import (CLAIMS, FACCT, ICLR, RAZIN, chapte
                                               source_chapters)
 from rmbook.chapters.claims.evidence import Evidence, Missing, Node, Ref, SchemaError, follow
 from rmbook.chapters.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, RANK_BAND_SHARE, SIDES, TAU_BAND,
-                                          TAU_HETEROGENEOUS, VERDICTS, Claim, Part, Said, bh_floor,
+                                          TAU_HETEROGENEOUS, VERDICTS, LEANS, Claim, Part, Said, bh_floor,
                                           equivalence_outcome, exact_two_group_floor, exists_outcome, interval_outcome,
                                           monte_carlo_straddles, order_outcome, rank_band, rules_fields, share_outcome,
-                                          test_outcome, threshold_outcome, verdict)
+                                          test_outcome, threshold_outcome, verdict, partly_lean,
+                                          verdict_shown)
 
 __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "chapter_claims", "claims_table", "load_evidence", "source_chapters",
            "Evidence", "Missing", "Ref",
@@ -31,4 +32,4 @@ __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "chapter_claims", "claims_table",
            "Claim", "Part", "Said", "verdict", "rules_fields", "share_outcome", "test_outcome", "exists_outcome",
            "order_outcome", "threshold_outcome", "interval_outcome", "equivalence_outcome", "exact_two_group_floor",
            "bh_floor", "monte_carlo_straddles", "rank_band", "MOST", "ALPHA", "SIDES", "TAU_HETEROGENEOUS", "TAU_BAND",
-           "RANK_BAND_SHARE", "MULTIPLE", "VERDICTS", "OUTCOMES"]
+           "RANK_BAND_SHARE", "MULTIPLE", "VERDICTS", "OUTCOMES", "LEANS", "partly_lean", "verdict_shown"]

@@ -11,7 +11,7 @@ from rmbook.analysis.results import result_type
 from rmbook.chapters.claims import facct, iclr, teaching
 from rmbook.chapters.claims.evidence import Evidence, Say
 from rmbook.chapters.claims.implicit_explicit import implicit_explicit_claims
-from rmbook.chapters.claims.rules import MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, said, verdict
+from rmbook.chapters.claims.rules import MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, partly_lean, said, verdict
 from rmbook.chapters.claims.teaching import RAZIN, RAZIN_PAPER, TEACHING
 from rmlib.storage import ResultsError, read_results
 
@@ -131,7 +131,8 @@ def chapter_claims(chapter: str) -> list[Claim]:
 
 
 def claims_table(evidence: Evidence, claims: list[Claim] | None = None) -> tuple[pd.DataFrame, dict[str, list[Part]]]:
-    """One row per claim (paper, claim, stated_in, chapters, data, unit, test, evidence, verdict, reason, and
+    """One row per claim (paper, claim, stated_in, chapters, data, unit, test, evidence, verdict, lean (which way a
+    'partly' leans, :func:`~rmbook.chapters.claims.rules.partly_lean`; empty for any other verdict), reason, and
     attainable_p: the smallest p that the tests behind the counted parts could give at this number of units, None
     when no part rests on such a test) and the parts of each claim, with the references of every number used.
     ``claims``: only these (default: the whole catalogue)."""
@@ -146,5 +147,6 @@ def claims_table(evidence: Evidence, claims: list[Claim] | None = None) -> tuple
                      "evidence": evidence.words(said("evidence_cell", parts=[
                          {"name": p.name, "evidence": p.evidence, "outcome": p.outcome, "context": p.context}
                          for p in ps])),
-                     "verdict": v, "reason": evidence.words(why), "attainable_p": min(floors) if floors else None})
+                     "verdict": v, "lean": partly_lean(ps) if v == "partly" else "",
+                     "reason": evidence.words(why), "attainable_p": min(floors) if floors else None})
     return pd.DataFrame(rows), parts

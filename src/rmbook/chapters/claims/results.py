@@ -72,10 +72,12 @@ class VerdictCount(Section):
 
 
 class Glance(Section):
-    """How many claims got each verdict (every verdict, in the order of ``claims.VERDICTS``)."""
+    """How many claims got each verdict (every verdict, in the order of ``claims.VERDICTS``), and how many of the
+    *partly* verdicts lean each way (``claims.LEANS``)."""
 
     n_claims: int
     counts: list[VerdictCount]
+    partly: list[VerdictCount]  # verdict: the lean ("for", "both ways", "against")
 
 
 class PartShown(Section):
@@ -113,8 +115,12 @@ def sources_read(evidence: claims.Evidence) -> SourcesRead:
 def glance(table: pd.DataFrame) -> Glance:
     """The section of :func:`rmbook.chapters.claims.analysis.claims_table`'s table."""
     counts = table["verdict"].value_counts()
+    # rows stored before the lean was kept (#63 item 3) have no lean column: no breakdown, rather than a wrong one
+    by_lean = table.loc[table["verdict"] == "partly", "lean"].value_counts() if "lean" in table else None
     return Glance(n_claims=len(table), counts=[VerdictCount(verdict=v, n=int(counts.get(v, 0)))
-                                               for v in claims.VERDICTS])
+                                               for v in claims.VERDICTS],
+                  partly=[] if by_lean is None else [VerdictCount(verdict=w, n=int(by_lean.get(w, 0)))
+                                                     for w in claims.LEANS])
 
 
 def glance_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -126,13 +132,14 @@ def glance_table(table: pd.DataFrame) -> pd.DataFrame:
         return f"{row.reason[0].upper()}{row.reason[1:]}{floor} (chapter: {row.chapter})"
 
     return pd.DataFrame({"claim": [f"{r.claim} ({r.paper})" for r in table.itertuples()],
-                         "verdict": table["verdict"].tolist(), "why": [why(r) for r in table.itertuples()]})
+                         "verdict": [claims.verdict_shown(r.verdict, getattr(r, "lean", "")) for r in table.itertuples()],
+                         "why": [why(r) for r in table.itertuples()]})
 
 
 def claim_shown(row, parts: list[claims.Part]) -> ClaimShown:
     """The section of one row of :func:`rmbook.chapters.claims.analysis.claims_table`'s table (``itertuples``) and its
     parts."""
-    return ClaimShown(claim=row.claim, verdict=row.verdict, reason=row.reason[0].upper() + row.reason[1:],
+    return ClaimShown(claim=row.claim, verdict=claims.verdict_shown(row.verdict, row.lean), reason=row.reason[0].upper() + row.reason[1:],
                       attainable_p=None if pd.isna(row.attainable_p) else row.attainable_p, paper=row.paper,
                       stated_in=row.stated_in, chapter=row.chapter, data=row.data, unit=row.unit, test=row.test,
                       parts=[PartShown(name=p.name, outcome=p.outcome, context=p.context, evidence=p.evidence)

@@ -37,7 +37,8 @@ Rules:
 
 Verdicts (``VERDICTS``), symmetric as the rules are: every counted part holds -> **replicates**; every counted part
 fails -> **does not**; every testable part not established -> **not established**; no testable part -> **not
-testable here**; anything else -> **partly**, whose reason names each part's outcome (a failing part is never hidden
+testable here**; anything else -> **partly**, shown with the way it leans (:func:`partly_lean`: *for*, *against*
+or *both ways*), whose reason names each part's outcome (a failing part is never hidden
 behind another, and an untestable part keeps a claim from *replicates* and from *does not* alike). Parts marked
 ``context`` are shown but do not enter the verdict (e.g. the same method on stand-in models, or RMs trained here with
 too little power).
@@ -53,7 +54,7 @@ from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the ru
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
            "TAU_BAND", "RANK_BAND_SHARE", "rank_band",
-           "exact_two_group_floor", "bh_floor", "SIDES", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
+           "exact_two_group_floor", "bh_floor", "SIDES", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
@@ -65,6 +66,7 @@ SIDES = "two-sided"    # every test behind a part (rmlib.stats.permutation.ALTER
 
 VERDICTS = ("replicates", "partly", "not established", "does not", "not testable here")
 OUTCOMES = ("holds", "mixed", "not established", "fails", "untestable")
+LEANS = ("for", "both ways", "against")  # which way a "partly" leans (partly_lean)
 
 
 def _missing(x) -> bool:
@@ -256,6 +258,21 @@ def verdict(parts: list[Part]) -> tuple[str, Said]:
         return "does not", said("reason", case="every part fails", parts=_rows(counted))
     case = "not established" if outcomes <= {"not established", "untestable"} else "partly"
     return case, said("reason", case="outcomes", parts=_rows(counted))
+
+
+def partly_lean(parts: list[Part]) -> str:
+    """Which way a *partly* verdict leans, by its counted parts: 'for' when some part holds and none fails,
+    'against' when some part fails and none holds, 'both ways' otherwise (parts that hold and parts that fail, or
+    only mixed ones). The mirror of 'for' is 'against'; 'both ways' is its own. Shown with the verdict, so that
+    "partly" never reads as partial replication when it is a failure with nothing else clear."""
+    outcomes = {p.outcome for p in parts if not p.context}
+    holds, fails = "holds" in outcomes, "fails" in outcomes
+    return "for" if holds and not fails else "against" if fails and not holds else "both ways"
+
+
+def verdict_shown(verdict_: str, lean: str) -> str:
+    """The verdict as the page shows it: 'partly' with its lean ('partly (against)'), any other verdict as it is."""
+    return f"{verdict_} ({lean})" if verdict_ == "partly" and lean else verdict_
 
 
 def rules_fields() -> dict:

@@ -66,12 +66,13 @@ def test_the_page_lines_are_rendered_from_its_sections():
     assert [c.verdict for c in counts.counts] == list(claims.VERDICTS)
     assert sum(c.n for c in counts.counts) == len(claims.CLAIMS)
     glance = render("claims", "at_a_glance", s=counts)
-    assert glance.startswith(f"Of {len(table)} claims: **0 replicates**, **1 partly**")
+    assert glance.startswith(f"Of {len(table)} claims: **0 replicates**, **1 partly** (1 for, 0 both ways, 0 "
+                             "against)")  # #63 item 3: which way each partly leans
     row = next(table.itertuples())
     shown = results.claim_shown(row, parts[row.key])
     assert shown.attainable_p is None and shown.reason.startswith("RMs rank items differently: holds")
     text = render("claims", "claim", s=shown)
-    assert text.startswith(f"### {row.claim}\n\n**Verdict: partly.** RMs rank items differently: holds; ")
+    assert text.startswith(f"### {row.claim}\n\n**Verdict: partly (for).** RMs rank items differently: holds; ")
     assert ("\n- *RMs rank items differently* — **holds**: median Kendall τ between RMs' item rankings 0.40 "
             "(range 0.10–0.80).\n") in text
     # size given base at p = 0.05 is not significant: the page does not name a confound (#38 item 9)

@@ -139,6 +139,21 @@ def test_verdict_from_parts(outcomes, expected):
     assert verdict(parts)[0] == expected
 
 
+@pytest.mark.parametrize("outcomes, lean", [
+    (["holds", "not established"], "for"), (["holds", "untestable"], "for"), (["holds", "mixed"], "for"),
+    (["fails", "not established"], "against"), (["fails", "untestable"], "against"), (["fails", "mixed"], "against"),
+    (["holds", "fails"], "both ways"), (["mixed", "not established"], "both ways"),
+])
+def test_a_partly_verdict_says_which_way_it_leans(outcomes, lean):
+    """#63 item 3: "fails + not established" and "holds + not established" were both "partly", so improving the
+    failing part to "not established" turned "partly" into "not established", and "N partly" read as partial
+    replication. The lean is shown with the verdict."""
+    parts = [Part(f"p{i}", o, "e") for i, o in enumerate(outcomes)]
+    assert verdict(parts)[0] == "partly" and claims.partly_lean(parts) == lean
+    assert claims.verdict_shown("partly", lean) == f"partly ({lean})"
+    assert claims.verdict_shown("replicates", "") == "replicates"
+
+
 def test_every_outcome_and_verdict_is_explained_on_the_page():
     from rmbook.report import prose
 
@@ -229,3 +244,6 @@ def test_every_rule_and_the_verdict_swap_holds_and_fails_when_the_claimed_direct
         mirrored = [Part(f"p{i}", _mirror(o), "e", context=c) for i, (o, c) in enumerate(zip(outcomes, context))]
         v, w = verdict(parts)[0], verdict(mirrored)[0]
         assert w == _VERDICT_MIRROR.get(v, v), (outcomes, context, v, w)
+        if v == "partly":
+            lean, mirrored_lean = claims.partly_lean(parts), claims.partly_lean(mirrored)
+            assert mirrored_lean == {"for": "against", "against": "for"}.get(lean, lean)
