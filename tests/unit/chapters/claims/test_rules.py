@@ -56,9 +56,9 @@ def test_test_rule_separates_not_established_from_fails():
 
 
 def test_a_monte_carlo_p_within_two_standard_errors_of_alpha_decides_nothing():
-    """#38 item 8: heterogeneity's partial Mantel p was 0.0504 from 9,999 permutations (SE 0.0022); all 10!
-    give 0.0492. A Monte Carlo p whose interval p ± 2 SE straddles alpha is not established, either way; an exact
-    p is taken as it is."""
+    """#38 item 8: heterogeneity's partial Mantel p was 0.0504 from 9,999 permutations (SE 0.0022), near the 0.0492
+    that all 10! relabellings give one-sided (#63 item 8: the page's two-sided p is another number). A Monte Carlo p
+    whose interval p ± 2 SE straddles alpha is not established, either way; an exact p is taken as it is."""
     se = (0.05 * 0.95 / 9999) ** 0.5
     assert claims.monte_carlo_straddles(0.0504, se) and claims.monte_carlo_straddles(0.0492, se)
     assert claims.test_outcome(0.0492, True, se=se) == "not established"
