@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rmbook.chapters.claims.evidence import Evidence, untestable
 from rmbook.chapters.claims.evidence import evaluate_part as _part
-from rmbook.chapters.claims.rules import (TAU_BAND, TAU_HETEROGENEOUS, Part, Said, exists_outcome, order_outcome,
+from rmbook.chapters.claims.rules import (EXISTENCE, TAU_BAND, TAU_HETEROGENEOUS, Part, Said, exists_outcome, order_outcome,
                                           rank_band, said, share_outcome, test_outcome, threshold_outcome)
 
 __all__ = ["heterogeneity", "asymmetry", "framing", "exposure", "identity", "themes", "love_freedom"]
@@ -50,7 +50,8 @@ def asymmetry(e: Evidence) -> list[Part]:
         k = e.derive("RMs clearly asymmetric, either way", neg + pos)
         return share_outcome(k, n, against=0), said("skew", n_negative=neg, n_positive=pos, n_asymmetric=k, n_models=n)
 
-    return [_part("asymmetric score distributions (items)", e, skew),
+    return [_part("asymmetric score distributions (items)", e, skew,
+                  one_sided="'asymmetric' names no side, and no interval shows a distribution symmetric"),
             untestable("full-vocabulary tokens", "the paper RMs' full-vocabulary token scores are not in the "
                         "released data; sweeping them needs the RM weights on a GPU")]
 
@@ -114,7 +115,7 @@ def identity(e: Evidence) -> list[Part]:
                 said("identity_placement", n_below=below, n_above=above, n_items=n, n_below_raw=below_raw,
                      n_above_raw=above_raw, n_bins=bins))
 
-    return [_part("some identity terms placed below human ratings", e, placement),
+    return [_part("some identity terms placed below human ratings", e, placement, one_sided=EXISTENCE),
             untestable("caused by harmlessness training", "needs the RMs' training data or an ablation of "
                         "harmlessness data, which this book does not have")]
 

@@ -105,8 +105,9 @@ def mfd2(e: Evidence) -> list[Part]:
                 said("mfd2_split", n_significant=k, n_panels=n, foundations=found, n_found=n_found, at=floor_text),
                 {"floor": floor})
 
-    return [_part("several foundations differ by base family", e, pooled),
-            _part("the same with virtue and vice apart", e, split, context=True)]
+    why = "'several foundations differ' names no direction per foundation, and no test here shows foundations alike"
+    return [_part("several foundations differ by base family", e, pooled, one_sided=why),
+            _part("the same with virtue and vice apart", e, split, context=True, one_sided=why)]
 
 
 def three_way(e: Evidence) -> list[Part]:
@@ -175,7 +176,8 @@ def ablation(e: Evidence) -> list[Part]:
                                           power=_trained_power(e)))
 
     return [_part("published runs, identical data per run", e, published),
-            _part("RMs trained here", e, ours, context=True)]
+            _part("RMs trained here", e, ours, context=True,
+                  one_sided="a one-way ANOVA of the gap on the base names no direction")]
 
 
 def durability(e: Evidence) -> list[Part]:

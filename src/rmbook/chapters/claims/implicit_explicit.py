@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from rmbook.chapters.claims.evidence import Evidence
 from rmbook.chapters.claims.evidence import evaluate_part as _part
-from rmbook.chapters.claims.rules import (Claim, Part, equivalence_outcome, exists_outcome, interval_outcome, said,
+from rmbook.chapters.claims.rules import (EXISTENCE, Claim, Part, equivalence_outcome, exists_outcome, interval_outcome, said,
                                           share_outcome)
 
 __all__ = ["IVE", "POOR_IMPLICIT", "DISPLACEMENT", "DOMAIN_MARGIN", "implicit_explicit_claims"]
@@ -109,7 +109,8 @@ def _displacement(e: Evidence) -> list[Part]:
         return exists_outcome(int(hi < 0)), said("displacement_heldout", n_pairs=n, mean=m, ci_low=lo, ci_high=hi,
                                                  side=side)
 
-    return [_part("along DPO training", e, training), _part("on held-out pairs after training", e, heldout)]
+    return [_part("along DPO training", e, training, one_sided=EXISTENCE),
+            _part("on held-out pairs after training", e, heldout, one_sided=EXISTENCE)]
 
 
 def implicit_explicit_claims(paper: str) -> list[Claim]:

@@ -40,10 +40,13 @@ class PartResult(Section):
     note: str
     refs: list[NumberRef]
     derived: list[DerivedNumber]
+    one_sided: str  # why the part can hold but never fail; "" for a two-sided part
 
 
 class ClaimsResults(ChapterResults):
     CHAPTERS = ("claims",)
+    # 2: parts[].one_sided (#63 item 4)
+    SCHEMA_VERSION = 2
 
     rules: dict[str, float]
     chapters_read: list[str]
@@ -85,6 +88,7 @@ class PartShown(Section):
     outcome: str
     context: bool
     evidence: str
+    one_sided: str
 
 
 class ClaimShown(Section):
@@ -142,15 +146,15 @@ def claim_shown(row, parts: list[claims.Part]) -> ClaimShown:
     return ClaimShown(claim=row.claim, verdict=claims.verdict_shown(row.verdict, row.lean), reason=row.reason[0].upper() + row.reason[1:],
                       attainable_p=None if pd.isna(row.attainable_p) else row.attainable_p, paper=row.paper,
                       stated_in=row.stated_in, chapter=row.chapter, data=row.data, unit=row.unit, test=row.test,
-                      parts=[PartShown(name=p.name, outcome=p.outcome, context=p.context, evidence=p.evidence)
-                             for p in parts])
+                      parts=[PartShown(name=p.name, outcome=p.outcome, context=p.context, evidence=p.evidence,
+                                       one_sided=p.one_sided) for p in parts])
 
 
 def _part(p: claims.Part) -> PartResult:
     return PartResult(name=p.name, outcome=p.outcome, evidence=p.evidence, context=p.context, floor=p.floor,
                       note=p.note, refs=[NumberRef(chapter=r.chapter, path=r.path, steps=r.steps, value=r.value)
                                          for r in p.refs],
-                      derived=[DerivedNumber(what=r.path, value=r.value) for r in p.derived])
+                      derived=[DerivedNumber(what=r.path, value=r.value) for r in p.derived], one_sided=p.one_sided)
 
 
 def chapter_results(chapters_read: list[str], table: pd.DataFrame,

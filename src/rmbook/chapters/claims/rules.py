@@ -2,9 +2,13 @@
 parts to a verdict. The thresholds are module constants, and the page prints the rules from this module
 (the claims template's ``rules``, from :func:`rules_fields`), so what the page says is what the code does.
 
-**One bar in both directions.** Every rule is the mirror image of itself: a part *fails* only by the standard that
-makes it *hold*, with the claimed direction turned round (most units clearly against; a significant effect the other
-way; an interval wholly on the wrong side). Units that are merely not significant are unclear, never against.
+**One bar in both directions.** Every rule with a claimed direction is the mirror image of itself: a part *fails*
+only by the standard that makes it *hold*, with the claimed direction turned round (most units clearly against; a
+significant effect the other way; an interval wholly on the wrong side). Some parts are **one-sided checks**: they
+can hold but never fail, because their claim names no side to turn round ("asymmetric", "several foundations
+differ") or says only that something *can* happen (the existence rule: not finding an example does not show there
+is none). Each such part carries the reason (``Part.one_sided``) and the page marks it; a claim that rests on one
+can never be *does not*. Units that are merely not significant are unclear, never against.
 Swapping the claimed direction of any evidence swaps *holds* and *fails* and leaves every other outcome as it is
 (``tests/unit/chapters/claims/test_rules.py`` checks this on random planted cases). Every rule that rests on a test
 also takes its **attainable significance** into account: no part is decided by a test with four and six models that
@@ -54,7 +58,7 @@ from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the ru
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
            "TAU_BAND", "RANK_BAND_SHARE", "rank_band",
-           "exact_two_group_floor", "bh_floor", "SIDES", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
+           "exact_two_group_floor", "bh_floor", "SIDES", "EXISTENCE", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
@@ -66,6 +70,8 @@ SIDES = "two-sided"    # every test behind a part (rmlib.stats.permutation.ALTER
 
 VERDICTS = ("replicates", "partly", "not established", "does not", "not testable here")
 OUTCOMES = ("holds", "mixed", "not established", "fails", "untestable")
+#: why an existence part is one-sided (:attr:`Part.one_sided`)
+EXISTENCE = "a 'can' claim: not finding an example does not show there is none"
 LEANS = ("for", "both ways", "against")  # which way a "partly" leans (partly_lean)
 
 
@@ -219,6 +225,7 @@ class Part:
     note: str = ""  # a qualifier the verdict's reason repeats, e.g. "lexicon-dependent: holds with WARRINER"
     derived: list = field(default_factory=list)  # numbers computed from the refs (counts, floors), as Refs
     said: Said | None = None  # what ``evidence`` was rendered from
+    one_sided: str = ""  # why the part can hold but never fail (a one-sided check); "" for a two-sided part
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:

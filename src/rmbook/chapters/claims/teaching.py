@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rmbook.chapters.claims.evidence import Evidence, Missing
 from rmbook.chapters.claims.evidence import evaluate_part as _part
-from rmbook.chapters.claims.rules import Part, exists_outcome, order_outcome, said, share_outcome
+from rmbook.chapters.claims.rules import EXISTENCE, Part, exists_outcome, order_outcome, said, share_outcome
 
 __all__ = ["RAZIN", "TEACHING", "RAZIN_PAPER", "accuracy_speed", "variance_speed"]
 
@@ -12,15 +12,16 @@ RAZIN, TEACHING = "Razin et al. 2025", "good_teachers"
 RAZIN_PAPER = "Razin et al. 2025, What Makes a Reward Model a Good Teacher? An Optimization Perspective"
 
 
-def _teaching(e: Evidence, name: str, fn, context: bool = False) -> Part:
+def _teaching(e: Evidence, name: str, fn, context: bool = False, one_sided: str = "") -> Part:
     """A good_teachers part, or 'not computed in this run' (no results, or no published-mode setting)."""
     try:
         ran = e.of(TEACHING).replication.keys()
     except Missing as err:  # no results file
-        return Part(name, "untestable", f"not computed in this run ({err})", [], context)
+        return Part(name, "untestable", f"not computed in this run ({err})", [], context, one_sided=one_sided)
     if "published" not in ran:
-        return Part(name, "untestable", "not computed in this run (the published setting did not run)", [], context)
-    return _part(name, e, fn, context)
+        return Part(name, "untestable", "not computed in this run (the published setting did not run)", [], context,
+                    one_sided=one_sided)
+    return _part(name, e, fn, context, one_sided=one_sided)
 
 
 def _published(e: Evidence):
@@ -49,7 +50,7 @@ def accuracy_speed(e: Evidence) -> list[Part]:
         a, n = (e.of(TEACHING).planted.where(model=m).gain_T for m in ("accurate", "noisy"))
         return order_outcome(a, n), said("teaching_planted", gain_accurate=a, gain_noisy=n)
 
-    return [_teaching(e, "more accurate yet slower RM pairs exist", pairs),
+    return [_teaching(e, "more accurate yet slower RM pairs exist", pairs, one_sided=EXISTENCE),
             _teaching(e, "the theory's planted case", planted, context=True),
             _teaching(e, "low variance under π_0 explains the inversions", mechanism, context=True)]
 
