@@ -24,7 +24,7 @@ from rmbook.chapters.claims.rules import (ALPHA, MOST, MULTIPLE, OUTCOMES, RANK_
                                           equivalence_outcome, exact_two_group_floor, exists_outcome, interval_outcome,
                                           monte_carlo_straddles, order_outcome, rank_band, rules_fields, share_outcome,
                                           test_outcome, threshold_outcome, verdict, partly_lean,
-                                          verdict_shown)
+                                          verdict_shown, chance_p, holm_adjusted, under_control)
 
 __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "chapter_claims", "claims_table", "load_evidence", "source_chapters",
            "Evidence", "Missing", "Ref",
@@ -32,4 +32,5 @@ __all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "chapter_claims", "claims_table",
            "Claim", "Part", "Said", "verdict", "rules_fields", "share_outcome", "test_outcome", "exists_outcome",
            "order_outcome", "threshold_outcome", "interval_outcome", "equivalence_outcome", "exact_two_group_floor",
            "bh_floor", "monte_carlo_straddles", "rank_band", "MOST", "ALPHA", "SIDES", "TAU_HETEROGENEOUS", "TAU_BAND",
-           "RANK_BAND_SHARE", "MULTIPLE", "VERDICTS", "OUTCOMES", "LEANS", "partly_lean", "verdict_shown"]
+           "RANK_BAND_SHARE", "MULTIPLE", "VERDICTS", "OUTCOMES", "LEANS", "partly_lean", "verdict_shown",
+           "chance_p", "holm_adjusted", "under_control"]

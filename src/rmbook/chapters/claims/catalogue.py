@@ -3,6 +3,7 @@ it tests, where the paper says it, the chapters and data that test it, the unit 
 judges its parts from the chapters' numbers (``facct.py``, ``iclr.py``, ``teaching.py``, ``implicit_explicit.py``)."""
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pandas as pd
@@ -11,11 +12,13 @@ from rmbook.analysis.results import result_type
 from rmbook.chapters.claims import facct, iclr, teaching
 from rmbook.chapters.claims.evidence import Evidence, Say
 from rmbook.chapters.claims.implicit_explicit import implicit_explicit_claims
-from rmbook.chapters.claims.rules import MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, partly_lean, said, verdict
+from rmbook.chapters.claims.rules import (MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, holm_adjusted, partly_lean, said,
+                                          under_control, verdict)
 from rmbook.chapters.claims.teaching import RAZIN, RAZIN_PAPER, TEACHING
 from rmlib.storage import ResultsError, read_results
 
-__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "source_chapters", "chapter_claims", "load_evidence", "claims_table"]
+__all__ = ["CLAIMS", "FACCT", "ICLR", "RAZIN", "source_chapters", "chapter_claims", "load_evidence", "judge",
+           "claims_table"]
 
 FACCT = "FAccT 2025"
 ICLR = "ICLR 2026"
@@ -130,16 +133,32 @@ def chapter_claims(chapter: str) -> list[Claim]:
     return [c for c in CLAIMS if chapter in c.chapters]
 
 
+def judge(claim: Claim, evidence: Evidence) -> list[Part]:
+    """The claim's parts, each with its uncorrected ``outcome`` and its ``controlled`` one: the claim judged a second
+    time under the page's error control (:func:`~rmbook.chapters.claims.rules.under_control`), with the raw p of its
+    counted parts' tests Holm-adjusted together."""
+    parts = claim.evaluate(evidence)
+    holm = holm_adjusted([p_ for p in parts if not p.context for p_ in p.tests])
+    with under_control(holm):
+        controlled = claim.evaluate(evidence)
+    for part, under in zip(parts, controlled, strict=True):
+        part.controlled = under.outcome
+    return parts
+
+
 def claims_table(evidence: Evidence, claims: list[Claim] | None = None) -> tuple[pd.DataFrame, dict[str, list[Part]]]:
     """One row per claim (paper, claim, stated_in, chapters, data, unit, test, evidence, verdict, lean (which way a
-    'partly' leans, :func:`~rmbook.chapters.claims.rules.partly_lean`; empty for any other verdict), reason, and
+    'partly' leans, :func:`~rmbook.chapters.claims.rules.partly_lean`; empty for any other verdict),
+    verdict_controlled and lean_controlled (the same under the page's error control, :func:`judge`), reason, and
     attainable_p: the smallest p that the tests behind the counted parts could give at this number of units, None
     when no part rests on such a test) and the parts of each claim, with the references of every number used.
     ``claims``: only these (default: the whole catalogue)."""
     rows, parts = [], {}
     for c in (CLAIMS if claims is None else claims):
-        ps = c.evaluate(evidence)
+        ps = judge(c, evidence)
         v, why = verdict(ps)
+        under = [dataclasses.replace(p, outcome=p.controlled) for p in ps]
+        vc = verdict(under)[0]
         parts[c.key] = ps
         floors = [p.floor for p in ps if p.floor is not None and not p.context and p.outcome != "untestable"]
         rows.append({"key": c.key, "paper": c.paper, "claim": c.claim, "stated_in": c.stated_in,
@@ -148,5 +167,6 @@ def claims_table(evidence: Evidence, claims: list[Claim] | None = None) -> tuple
                          {"name": p.name, "evidence": p.evidence, "outcome": p.outcome, "context": p.context}
                          for p in ps])),
                      "verdict": v, "lean": partly_lean(ps) if v == "partly" else "",
+                     "verdict_controlled": vc, "lean_controlled": partly_lean(under) if vc == "partly" else "",
                      "reason": evidence.words(why), "attainable_p": min(floors) if floors else None})
     return pd.DataFrame(rows), parts

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from rmbook.chapters.claims.rules import Part, Said
+from rmbook.chapters.claims.rules import Part, Said, recording_tests
 from rmlib.errors import RmlibError
 
 __all__ = ["Missing", "SchemaError", "Ref", "Evidence", "Node", "follow", "step_path", "evaluate_part",
@@ -290,7 +290,8 @@ def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple], context: bool
     that the claims template words, or None). ``one_sided``: why the part can hold but never fail, where it
     cannot (:attr:`~rmbook.chapters.claims.rules.Part.one_sided`)."""
     try:
-        outcome, said, *rest = fn()
+        with recording_tests() as tests:
+            outcome, said, *rest = fn()
     except Missing as err:
         e.take(), e.take_derived()
         return Part(name, "untestable", f"not available here: {err}", [], context, one_sided=one_sided)
@@ -299,7 +300,8 @@ def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple], context: bool
     note = extras.get("note")
     note = e.words(note) if isinstance(note, Said) else (note or "")
     return Part(name, outcome, text, e.take(), context, floor=extras.get("floor"), note=note,
-                derived=e.take_derived(), said=said if isinstance(said, Said) else None, one_sided=one_sided)
+                derived=e.take_derived(), said=said if isinstance(said, Said) else None, one_sided=one_sided,
+                tests=tests)
 
 
 def untestable(name: str, reason: str) -> Part:

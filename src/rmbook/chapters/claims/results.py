@@ -41,12 +41,13 @@ class PartResult(Section):
     refs: list[NumberRef]
     derived: list[DerivedNumber]
     one_sided: str  # why the part can hold but never fail; "" for a two-sided part
+    controlled: str  # its outcome under the page's error control
 
 
 class ClaimsResults(ChapterResults):
     CHAPTERS = ("claims",)
-    # 2: parts[].one_sided (#63 item 4)
-    SCHEMA_VERSION = 2
+    # 2: parts[].one_sided (#63 item 4). 3: parts[].controlled, rows' verdict_controlled and lean (#63 items 3, 5)
+    SCHEMA_VERSION = 3
 
     rules: dict[str, float]
     chapters_read: list[str]
@@ -81,11 +82,13 @@ class Glance(Section):
     n_claims: int
     counts: list[VerdictCount]
     partly: list[VerdictCount]  # verdict: the lean ("for", "both ways", "against")
+    controlled: bool = False  # the verdicts under the page's error control
 
 
 class PartShown(Section):
     name: str
     outcome: str
+    controlled: str  # the outcome under the page's error control
     context: bool
     evidence: str
     one_sided: str
@@ -96,6 +99,7 @@ class ClaimShown(Section):
 
     claim: str
     verdict: str
+    verdict_controlled: str  # the verdict under the page's error control, with its lean
     reason: str  # capitalised: it starts a sentence
     attainable_p: Num  # None when no counted part rests on a test with a floor
     paper: str
@@ -116,45 +120,52 @@ def sources_read(evidence: claims.Evidence) -> SourcesRead:
                        all_read=len(read) == len(sources))
 
 
-def glance(table: pd.DataFrame) -> Glance:
-    """The section of :func:`rmbook.chapters.claims.analysis.claims_table`'s table."""
-    counts = table["verdict"].value_counts()
+def glance(table: pd.DataFrame, controlled: bool = False) -> Glance:
+    """The section of :func:`rmbook.chapters.claims.analysis.claims_table`'s table: its uncorrected verdicts, or
+    (``controlled``) those under the page's error control."""
+    verdicts, lean = ("verdict_controlled", "lean_controlled") if controlled else ("verdict", "lean")
+    counts = table[verdicts].value_counts()
     # rows stored before the lean was kept (#63 item 3) have no lean column: no breakdown, rather than a wrong one
-    by_lean = table.loc[table["verdict"] == "partly", "lean"].value_counts() if "lean" in table else None
+    by_lean = table.loc[table[verdicts] == "partly", lean].value_counts() if lean in table else None
     return Glance(n_claims=len(table), counts=[VerdictCount(verdict=v, n=int(counts.get(v, 0)))
                                                for v in claims.VERDICTS],
                   partly=[] if by_lean is None else [VerdictCount(verdict=w, n=int(by_lean.get(w, 0)))
-                                                     for w in claims.LEANS])
+                                                     for w in claims.LEANS], controlled=controlled)
 
 
 def glance_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The verdicts at a glance in three columns that fit the text column (#43 item 3: six columns hid the reason at
-    1280 px): the claim with the paper that states it, the verdict, and why, with the smallest p the data could give
-    where it binds and the chapter that has the evidence."""
+    """The verdicts at a glance in four columns that fit the text column (#43 item 3: six columns hid the reason at
+    1280 px): the claim with the paper that states it, the verdict (uncorrected), the verdict under the page's error
+    control (#63 item 5), and why, with the smallest p the data could give where it binds and the chapter that has
+    the evidence."""
     def why(row) -> str:
         floor = "" if pd.isna(row.attainable_p) else f"; the smallest attainable p is {row.attainable_p:.2g}"
         return f"{row.reason[0].upper()}{row.reason[1:]}{floor} (chapter: {row.chapter})"
 
     return pd.DataFrame({"claim": [f"{r.claim} ({r.paper})" for r in table.itertuples()],
                          "verdict": [claims.verdict_shown(r.verdict, getattr(r, "lean", "")) for r in table.itertuples()],
+                         "under control": [claims.verdict_shown(r.verdict_controlled, r.lean_controlled)
+                                           for r in table.itertuples()],
                          "why": [why(r) for r in table.itertuples()]})
 
 
 def claim_shown(row, parts: list[claims.Part]) -> ClaimShown:
     """The section of one row of :func:`rmbook.chapters.claims.analysis.claims_table`'s table (``itertuples``) and its
     parts."""
-    return ClaimShown(claim=row.claim, verdict=claims.verdict_shown(row.verdict, row.lean), reason=row.reason[0].upper() + row.reason[1:],
+    return ClaimShown(claim=row.claim, verdict=claims.verdict_shown(row.verdict, row.lean),
+                      verdict_controlled=claims.verdict_shown(row.verdict_controlled, row.lean_controlled), reason=row.reason[0].upper() + row.reason[1:],
                       attainable_p=None if pd.isna(row.attainable_p) else row.attainable_p, paper=row.paper,
                       stated_in=row.stated_in, chapter=row.chapter, data=row.data, unit=row.unit, test=row.test,
-                      parts=[PartShown(name=p.name, outcome=p.outcome, context=p.context, evidence=p.evidence,
-                                       one_sided=p.one_sided) for p in parts])
+                      parts=[PartShown(name=p.name, outcome=p.outcome, controlled=p.controlled, context=p.context,
+                                       evidence=p.evidence, one_sided=p.one_sided) for p in parts])
 
 
 def _part(p: claims.Part) -> PartResult:
     return PartResult(name=p.name, outcome=p.outcome, evidence=p.evidence, context=p.context, floor=p.floor,
                       note=p.note, refs=[NumberRef(chapter=r.chapter, path=r.path, steps=r.steps, value=r.value)
                                          for r in p.refs],
-                      derived=[DerivedNumber(what=r.path, value=r.value) for r in p.derived], one_sided=p.one_sided)
+                      derived=[DerivedNumber(what=r.path, value=r.value) for r in p.derived], one_sided=p.one_sided,
+                      controlled=p.controlled)
 
 
 def chapter_results(chapters_read: list[str], table: pd.DataFrame,

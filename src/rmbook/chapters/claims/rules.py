@@ -50,15 +50,20 @@ too little power).
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
+
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the rules state it on the page
 
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
            "TAU_BAND", "RANK_BAND_SHARE", "rank_band",
-           "exact_two_group_floor", "bh_floor", "SIDES", "EXISTENCE", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
+           "exact_two_group_floor", "bh_floor", "SIDES", "chance_p", "holm_adjusted", "under_control", "recording_tests", "EXISTENCE", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
@@ -90,6 +95,58 @@ def bh_floor(p_floor: float, m: int, k: int = 1) -> float:
     return min(1.0, p_floor * m / k)
 
 
+# --------------------------------------------------------------------------- error control (#63 item 5)
+
+# Set while a claim is judged under error control (:func:`under_control`): the Holm-adjusted p of each raw p of the
+# claim's counted tests. None: uncorrected, as each part's own 95% intervals and tests give it.
+_CONTROL: ContextVar[dict | None] = ContextVar("claims_control", default=None)
+# Set while one part is judged (:func:`recording_tests`): the raw p of every test it decides by.
+_TESTS: ContextVar[list | None] = ContextVar("claims_tests", default=None)
+
+
+def chance_p(clear: int, n: int) -> float:
+    """How often at least ``clear`` of ``n`` units would be clear (either way) by chance alone, when each unit's 95%
+    interval or test excludes the null with probability ALPHA and nothing is there: a one-sided binomial test
+    (scipy.stats.binomtest). One of ten: 1 - 0.95^10 = 0.40."""
+    return 1.0 if clear <= 0 else float(stats.binomtest(clear, n, ALPHA, alternative="greater").pvalue)
+
+
+def holm_adjusted(ps: list[float]) -> dict[float, float]:
+    """Each raw p of one claim's counted tests -> its Holm-adjusted p (statsmodels ``multipletests``)."""
+    if not ps:
+        return {}
+    adjusted = multipletests(ps, alpha=ALPHA, method="holm")[1]
+    return {float(p): float(a) for p, a in zip(ps, adjusted)}
+
+
+@contextmanager
+def under_control(holm: dict[float, float] | None = None) -> Iterator[None]:
+    """Judge under the page's error control while the block runs: a share-rule or existence part counts its clear
+    units only when there are more than chance gives (:func:`chance_p` <= ALPHA, else not established), and a
+    test-rule part reads its Holm-adjusted p (``holm``, from :func:`holm_adjusted`) instead of the raw one."""
+    token = _CONTROL.set(dict(holm or {}))
+    try:
+        yield
+    finally:
+        _CONTROL.reset(token)
+
+
+@contextmanager
+def recording_tests() -> Iterator[list]:
+    """The raw p of every test-rule decision made while the block runs (one part's), for the claim's Holm set."""
+    ps: list = []
+    token = _TESTS.set(ps)
+    try:
+        yield ps
+    finally:
+        _TESTS.reset(token)
+
+
+def _beyond_chance(clear: int, n: int) -> bool:
+    """False only under error control, when ``clear`` of ``n`` units are what chance alone gives."""
+    return _CONTROL.get() is None or chance_p(clear, n) <= ALPHA
+
+
 # --------------------------------------------------------------------------- rules
 
 def share_outcome(k: int, n: int, *, against: int) -> str:
@@ -105,6 +162,8 @@ def share_outcome(k: int, n: int, *, against: int) -> str:
         raise ValueError(f"unit counts cannot be negative; got k={k}, against={against}")
     if k + against > n:
         raise ValueError(f"{k} units for and {against} against are more than the {n} units")
+    if not _beyond_chance(k + against, n):
+        return "not established"
     if k / n >= MOST:
         return "holds"
     if against / n >= MOST:
@@ -128,6 +187,10 @@ def test_outcome(p: float | None, right_direction: bool, floor: float | None = N
     (:func:`monte_carlo_straddles`); 'untestable' when p is missing."""
     if _missing(p):
         return "untestable"
+    if (recorded := _TESTS.get()) is not None:
+        recorded.append(float(p))
+    if (holm := _CONTROL.get()) is not None:
+        p = holm.get(float(p), p)
     if floor is not None and floor >= ALPHA:
         return "not established"
     if monte_carlo_straddles(p, se):
@@ -166,9 +229,12 @@ def equivalence_outcome(lo: float, hi: float, margin: float, *, better_ok: bool 
     return "not established"
 
 
-def exists_outcome(k: int) -> str:
+def exists_outcome(k: int, n: int | None = None) -> str:
     """For 'can' claims: 'holds' if at least one unit shows the effect (interval excluding zero, or beyond a stated
-    margin), else 'not established' (not finding an example does not show there is none)."""
+    margin), else 'not established' (not finding an example does not show there is none). ``n``: the units looked
+    at, where each is an interval, so that under error control k must beat chance (:func:`under_control`)."""
+    if n is not None and not _beyond_chance(k, n):
+        return "not established"
     return "holds" if k >= 1 else "not established"
 
 
@@ -226,6 +292,8 @@ class Part:
     derived: list = field(default_factory=list)  # numbers computed from the refs (counts, floors), as Refs
     said: Said | None = None  # what ``evidence`` was rendered from
     one_sided: str = ""  # why the part can hold but never fail (a one-sided check); "" for a two-sided part
+    controlled: str = ""  # its outcome under the page's error control (:func:`under_control`); "" until judged
+    tests: list = field(default_factory=list)  # the raw p of each test it decided by (the claim's Holm set)
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -286,4 +354,4 @@ def rules_fields() -> dict:
     """The thresholds the page's statement of the rules shows (its sentences: the claims template's ``rules``)."""
     return {"most": MOST, "alpha": ALPHA, "sides": SIDES, "tau_heterogeneous": TAU_HETEROGENEOUS,
             "disagree_share": (1 - TAU_HETEROGENEOUS) / 2, "multiple": MULTIPLE, "tau_band": TAU_BAND,
-            "tau_band_pairs": TAU_BAND / 2, "rank_band_share": RANK_BAND_SHARE}
+            "tau_band_pairs": TAU_BAND / 2, "rank_band_share": RANK_BAND_SHARE, "one_of_ten": chance_p(1, 10)}

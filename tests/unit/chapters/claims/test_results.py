@@ -88,15 +88,16 @@ def test_a_part_without_a_renderer_is_an_error_not_a_blank():
         claims.claims_table(e)
 
 
-def test_the_glance_table_has_three_columns_and_keeps_paper_chapter_and_floor():
-    """#43 item 3: six columns hid the reason past the text column at 1280 px."""
+def test_the_glance_table_has_four_columns_and_keeps_paper_chapter_and_floor():
+    """#43 item 3: six columns hid the reason past the text column at 1280 px; #63 item 5 adds the verdict under
+    error control beside the uncorrected one."""
     e = claims.Evidence({c: (_het() if c == "heterogeneity" else None) for c in claims.source_chapters()},
                         reasons={c: f"{c}.json not found" for c in claims.source_chapters()},
                         say=lambda kind, fields: render("claims", kind, **fields))
     table, _ = claims.claims_table(e)
     table.loc[table.index[0], "attainable_p"] = 0.0476
     shown = results.glance_table(table)
-    assert list(shown.columns) == ["claim", "verdict", "why"] and len(shown) == len(table)
+    assert list(shown.columns) == ["claim", "verdict", "under control", "why"] and len(shown) == len(table)
     first = table.iloc[0]
     assert shown.iloc[0]["claim"] == f"{first['claim']} ({first['paper']})"
     assert shown.iloc[0]["why"].endswith(f"; the smallest attainable p is 0.048 (chapter: {first['chapter']})")
