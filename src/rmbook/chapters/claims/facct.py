@@ -111,7 +111,8 @@ def identity(e: Evidence) -> list[Part]:
         elo = e.of("identity_terms").elo
         below, above, n = elo.n_below, elo.n_above, elo.n_items
         below_raw, above_raw, bins = elo.n_below_raw, elo.n_above_raw, elo.human_bins
-        return (exists_outcome(below),
+        # each item's interval over RMs is a unit: under error control the items below must beat chance
+        return (exists_outcome(below, n=n),
                 said("identity_placement", n_below=below, n_above=above, n_items=n, n_below_raw=below_raw,
                      n_above_raw=above_raw, n_bins=bins))
 

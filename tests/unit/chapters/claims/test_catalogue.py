@@ -387,5 +387,9 @@ def test_identity_counts_are_the_ones_adjusted_for_regression_to_the_mean(plante
     assert {r.path for r in parts[0].refs} >= {"elo.n_below", "elo.n_below_raw", "elo.human_bins"}
     parts, _ = _claim("identity_terms", planted({"identity_terms": {"elo": {**elo, "n_below": 13}}}))
     assert parts[0].outcome == "holds" and "13 of 31" in parts[0].evidence
+    assert parts[0].controlled == "" or parts[0].controlled == "holds"
+    with claims.under_control():
+        assert _claim("identity_terms", planted({"identity_terms": {"elo": {**elo, "n_below": 1}}}))[0][0].outcome == (
+            "not established")  # one of 31 intervals below: what chance gives
     parts, _ = _claim("identity_terms", planted({"identity_terms": {"mode": "compute", "elo": None}}))
     assert parts[0].outcome == "untestable"  # a compute-mode run has no item-level numbers
