@@ -14,7 +14,9 @@ Swapping the claimed direction of any evidence swaps *holds* and *fails* and lea
 also takes its **attainable significance** into account: no part is decided by a test with four and six models that
 could not reach significance, and none by a Monte Carlo p whose error straddles alpha.
 
-**Sidedness.** Every test is two-sided (:data:`SIDES`), also for claims with a direction: the same test then decides
+**Sidedness.** Every test is two-sided (:data:`SIDES`): twice the smaller one-sided tail, capped at 1 (scipy's
+convention, :func:`rmlib.stats.permutation.label_permutation_p`), not the share with |stat| >= |observed|, which
+differs for a skewed null. Also for claims with a direction: the same test then decides
 *holds* (significant with the claimed sign) and *fails* (significant with the other), the criterion of the large
 replication projects (a significant effect, two-sided p < .05, in the original direction). A one-sided test in the
 claimed direction would halve the bar for holding and leave no test for failing.

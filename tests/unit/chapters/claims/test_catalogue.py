@@ -328,6 +328,7 @@ def test_similarity_by_base_is_judged_with_size_held_fixed(planted):
     parts, (v, reason) = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.0984)}))
     assert [p.outcome for p in parts] == ["holds", "not established"] and v == "partly"
     assert "exact over all 3628800 relabellings of the 10 RMs" in parts[1].evidence
+    assert "two-sided permutation p, doubled smaller tail," in " ".join(parts[1].evidence.split())
     flat = " ".join(parts[1].evidence.split())
     assert "same base family's Mantel r falls from 0.59 alone to a partial r of 0.27 with similar size held fixed" in flat
     assert "similar size given same base family keeps r = 0.55 (p = 0.0001)" in flat

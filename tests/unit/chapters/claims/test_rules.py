@@ -163,6 +163,8 @@ def test_every_outcome_and_verdict_is_explained_on_the_page():
     assert f"{claims.ALPHA}" in text and f"{claims.MOST:.0%}" in text
     flat = " ".join(text.split())
     assert "Every test on this page is two-sided" in flat and "none is one-sided" in flat
+    # #63 item 7: "two-sided" was never defined, and for skewed nulls its two readings differ (0.098 vs 0.071)
+    assert "twice the smaller one-sided tail" in flat and "|statistic| ≥ |observed|" in flat
     # #38 item 9: "not established" was said to mean "the direction is as claimed", also for estimates the other way
     assert "the direction is as claimed" not in flat and "whichever way its estimate points" in flat
 
