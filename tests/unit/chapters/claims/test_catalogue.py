@@ -328,7 +328,7 @@ def test_similarity_by_base_is_judged_with_size_held_fixed(planted):
     parts, (v, reason) = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.0984)}))
     assert [p.outcome for p in parts] == ["holds", "not established"] and v == "partly"
     assert "exact over all 3628800 relabellings of the 10 RMs" in parts[1].evidence
-    assert "two-sided permutation p, doubled smaller tail," in " ".join(parts[1].evidence.split())
+    assert "as twice the smaller tail, exact over all" in " ".join(parts[1].evidence.split())
     flat = " ".join(parts[1].evidence.split())
     assert "same base family's Mantel r falls from 0.59 alone to a partial r of 0.27 with similar size held fixed" in flat
     assert "similar size given same base family keeps r = 0.55 (p = 0.0001)" in flat
@@ -348,9 +348,9 @@ def test_a_monte_carlo_partial_mantel_p_at_alpha_is_not_established_with_its_err
     """#38 item 8: 0.0504 ± 0.0022 from 9,999 permutations decided the part; the exact p is what counts."""
     mc = planted({"heterogeneity": _heterogeneity(0.0492, exact=False, p_se=0.0022)})
     parts, _ = _claim("heterogeneity", mc)
-    assert parts[1].outcome == "not established" and "0.049 ± 0.002 (Monte Carlo SE" in parts[1].evidence
+    assert parts[1].outcome == "not established" and "0.049 ± 0.002 as twice the smaller tail (Monte Carlo SE" in parts[1].evidence
     parts, _ = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.0492)}))
-    assert parts[1].outcome == "holds" and "p = 0.0492, exact" in " ".join(parts[1].evidence.split())
+    assert parts[1].outcome == "holds" and "p = 0.0492 as twice the smaller tail, exact" in " ".join(parts[1].evidence.split())
 
 
 def _themes_by_prompt(directions: dict) -> dict:
