@@ -51,7 +51,7 @@ def test_every_claim_has_a_verdict_and_a_reason(page):
     md = "".join("".join(o["data"].get("text/markdown", "")) for c in nb["cells"] for o in c.get("outputs", [])
                  if "data" in o)
     for row in rows.values():
-        assert f"**Verdict: {claims.verdict_shown(row['verdict'], row['lean'])}.**" in md  # partly with its lean
+        assert f"**Verdict: {claims.verdict_shown(row['verdict'], row['lean'])}**" in md  # partly with its lean
     assert f"at least {claims.MOST:.0%} of the units" in md  # the thresholds are on the page
     assert "*not established*: nothing is clear either way" in md  # and what each outcome means
     assert "Every test on this page is two-sided" in md and "one bar in both directions" in md.lower()

@@ -13,7 +13,7 @@ from rmbook.chapters.claims import facct, iclr, teaching
 from rmbook.chapters.claims.evidence import Evidence, Say
 from rmbook.chapters.claims.implicit_explicit import implicit_explicit_claims
 from rmbook.chapters.claims.rules import (MULTIPLE, TAU_HETEROGENEOUS, Claim, Part, holm_adjusted, partly_lean, said,
-                                          under_control, verdict)
+                                          support_of, under_control, verdict)
 from rmbook.chapters.claims.teaching import RAZIN, RAZIN_PAPER, TEACHING
 from rmlib.storage import ResultsError, read_results
 
@@ -149,7 +149,8 @@ def judge(claim: Claim, evidence: Evidence) -> list[Part]:
 def claims_table(evidence: Evidence, claims: list[Claim] | None = None) -> tuple[pd.DataFrame, dict[str, list[Part]]]:
     """One row per claim (paper, claim, stated_in, chapters, data, unit, test, evidence, verdict, lean (which way a
     'partly' leans, :func:`~rmbook.chapters.claims.rules.partly_lean`; empty for any other verdict),
-    verdict_controlled and lean_controlled (the same under the page's error control, :func:`judge`), reason, and
+    verdict_controlled and lean_controlled (the same under the page's error control, :func:`judge`), support
+    (reproduction, replication or both: :func:`~rmbook.chapters.claims.rules.support_of`), reason, and
     attainable_p: the smallest p that the tests behind the counted parts could give at this number of units, None
     when no part rests on such a test) and the parts of each claim, with the references of every number used.
     ``claims``: only these (default: the whole catalogue)."""
@@ -167,6 +168,6 @@ def claims_table(evidence: Evidence, claims: list[Claim] | None = None) -> tuple
                          {"name": p.name, "evidence": p.evidence, "outcome": p.outcome, "context": p.context}
                          for p in ps])),
                      "verdict": v, "lean": partly_lean(ps) if v == "partly" else "",
-                     "verdict_controlled": vc, "lean_controlled": partly_lean(under) if vc == "partly" else "",
+                     "support": support_of(ps), "verdict_controlled": vc, "lean_controlled": partly_lean(under) if vc == "partly" else "",
                      "reason": evidence.words(why), "attainable_p": min(floors) if floors else None})
     return pd.DataFrame(rows), parts

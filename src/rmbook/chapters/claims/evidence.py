@@ -281,27 +281,29 @@ class Evidence:
 
 
 def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple], context: bool = False,
-                  one_sided: str = "") -> Part:
+                  one_sided: str = "", support: str = "reproduction") -> Part:
     """Run one part's evidence function ``fn`` and attach the numbers it read; a missing number makes the part
     untestable with the reason, rather than failing the page (a :class:`SchemaError` is a bug and is raised).
     ``fn`` returns (outcome, said) or (outcome, said, extras): ``said`` the evidence sentence's
     :class:`~rmbook.chapters.claims.rules.Said` (or a fixed reason, for an untestable part), extras holding the part's
     ``floor`` (smallest attainable p) and/or ``note`` (a qualifier, as a :class:`~rmbook.chapters.claims.rules.Said`
     that the claims template words, or None). ``one_sided``: why the part can hold but never fail, where it
-    cannot (:attr:`~rmbook.chapters.claims.rules.Part.one_sided`)."""
+    cannot (:attr:`~rmbook.chapters.claims.rules.Part.one_sided`); ``support``: 'reproduction' (the authors' released
+    data) or 'replication' (new models)."""
     try:
         with recording_tests() as tests:
             outcome, said, *rest = fn()
     except Missing as err:
         e.take(), e.take_derived()
-        return Part(name, "untestable", f"not available here: {err}", [], context, one_sided=one_sided)
+        return Part(name, "untestable", f"not available here: {err}", [], context, one_sided=one_sided,
+                    support=support)
     extras = rest[0] if rest else {}
     text = e.words(said) if isinstance(said, Said) else said
     note = extras.get("note")
     note = e.words(note) if isinstance(note, Said) else (note or "")
     return Part(name, outcome, text, e.take(), context, floor=extras.get("floor"), note=note,
                 derived=e.take_derived(), said=said if isinstance(said, Said) else None, one_sided=one_sided,
-                tests=tests)
+                tests=tests, support=support)
 
 
 def untestable(name: str, reason: str) -> Part:

@@ -135,7 +135,7 @@ def implicit(e: Evidence) -> list[Part]:
     return [untestable("the paper's LMs (Gemma-2, Llama-3)", "needs their log-probs (about 2 GB on a model hub) "
                         "or the models on a GPU"),
             _part("same method on the embedded LMs (Gemma-3 vs SmolLM2, a Llama-architecture model)", e, fn,
-                  context=True)]
+                  context=True, support="replication")]
 
 
 def _trained_power(e: Evidence) -> dict:
@@ -176,7 +176,7 @@ def ablation(e: Evidence) -> list[Part]:
                                           power=_trained_power(e)))
 
     return [_part("published runs, identical data per run", e, published),
-            _part("RMs trained here", e, ours, context=True,
+            _part("RMs trained here", e, ours, context=True, support="replication",
                   one_sided="a one-way ANOVA of the gap on the base names no direction")]
 
 
@@ -214,4 +214,4 @@ def durability(e: Evidence) -> list[Part]:
 
     return [_part("published runs keep the order to their final checkpoint", e, published),
             _part("the largest data size keeps it (one of the runs above)", e, largest, context=True),
-            _part("our RMs keep one order across seeds", e, seeds, context=True)]
+            _part("our RMs keep one order across seeds", e, seeds, context=True, support="replication")]

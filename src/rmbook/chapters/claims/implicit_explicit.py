@@ -18,7 +18,7 @@ source is not established, whatever its interval.
 from __future__ import annotations
 
 from rmbook.chapters.claims.evidence import Evidence
-from rmbook.chapters.claims.evidence import evaluate_part as _part
+from rmbook.chapters.claims.evidence import evaluate_part
 from rmbook.chapters.claims.rules import (EXISTENCE, Claim, Part, equivalence_outcome, exists_outcome, interval_outcome, said,
                                           share_outcome)
 
@@ -40,6 +40,11 @@ _UNIT = "pairs, for one IM-RM and one EX-RM"
 #: Without a margin, "not significantly worse" would count as comparable, so an interval too wide to tell anything
 #: would support the claim: the burden of proof on the other side from the token-shift and in-distribution claims.
 DOMAIN_MARGIN = 0.05
+
+
+def _part(name: str, e: Evidence, fn, **kw) -> Part:
+    """A part of these claims: RMs trained here from an embedded base, so its support is replication."""
+    return evaluate_part(name, e, fn, support="replication", **kw)
 
 
 def _interval(e: Evidence, eval_set: str) -> tuple[float, float, float, int]:

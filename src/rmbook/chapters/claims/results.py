@@ -42,12 +42,14 @@ class PartResult(Section):
     derived: list[DerivedNumber]
     one_sided: str  # why the part can hold but never fail; "" for a two-sided part
     controlled: str  # its outcome under the page's error control
+    support: str  # "reproduction" (the authors' released data) or "replication" (new models)
 
 
 class ClaimsResults(ChapterResults):
     CHAPTERS = ("claims",)
-    # 2: parts[].one_sided (#63 item 4). 3: parts[].controlled, rows' verdict_controlled and lean (#63 items 3, 5)
-    SCHEMA_VERSION = 3
+    # 2: parts[].one_sided (#63 item 4). 3: parts[].controlled, rows' verdict_controlled and lean (#63 items 3, 5).
+    # 4: parts[].support, rows' support (#63 item 9)
+    SCHEMA_VERSION = 4
 
     rules: dict[str, float]
     chapters_read: list[str]
@@ -92,6 +94,7 @@ class PartShown(Section):
     context: bool
     evidence: str
     one_sided: str
+    support: str
 
 
 class ClaimShown(Section):
@@ -100,6 +103,7 @@ class ClaimShown(Section):
     claim: str
     verdict: str
     verdict_controlled: str  # the verdict under the page's error control, with its lean
+    support: str  # what the verdict rests on: reproduction, replication, or both ("" when nothing was testable)
     reason: str  # capitalised: it starts a sentence
     attainable_p: Num  # None when no counted part rests on a test with a floor
     paper: str
@@ -140,7 +144,8 @@ def glance_table(table: pd.DataFrame) -> pd.DataFrame:
     the evidence."""
     def why(row) -> str:
         floor = "" if pd.isna(row.attainable_p) else f"; the smallest attainable p is {row.attainable_p:.2g}"
-        return f"{row.reason[0].upper()}{row.reason[1:]}{floor} (chapter: {row.chapter})"
+        support = f"{getattr(row, 'support', '')}; " if getattr(row, "support", "") else ""
+        return f"{row.reason[0].upper()}{row.reason[1:]}{floor} ({support}chapter: {row.chapter})"
 
     return pd.DataFrame({"claim": [f"{r.claim} ({r.paper})" for r in table.itertuples()],
                          "verdict": [claims.verdict_shown(r.verdict, getattr(r, "lean", "")) for r in table.itertuples()],
@@ -153,11 +158,12 @@ def claim_shown(row, parts: list[claims.Part]) -> ClaimShown:
     """The section of one row of :func:`rmbook.chapters.claims.analysis.claims_table`'s table (``itertuples``) and its
     parts."""
     return ClaimShown(claim=row.claim, verdict=claims.verdict_shown(row.verdict, row.lean),
-                      verdict_controlled=claims.verdict_shown(row.verdict_controlled, row.lean_controlled), reason=row.reason[0].upper() + row.reason[1:],
+                      verdict_controlled=claims.verdict_shown(row.verdict_controlled, row.lean_controlled),
+                      support=row.support, reason=row.reason[0].upper() + row.reason[1:],
                       attainable_p=None if pd.isna(row.attainable_p) else row.attainable_p, paper=row.paper,
                       stated_in=row.stated_in, chapter=row.chapter, data=row.data, unit=row.unit, test=row.test,
                       parts=[PartShown(name=p.name, outcome=p.outcome, controlled=p.controlled, context=p.context,
-                                       evidence=p.evidence, one_sided=p.one_sided) for p in parts])
+                                       evidence=p.evidence, one_sided=p.one_sided, support=p.support) for p in parts])
 
 
 def _part(p: claims.Part) -> PartResult:
@@ -165,7 +171,7 @@ def _part(p: claims.Part) -> PartResult:
                       note=p.note, refs=[NumberRef(chapter=r.chapter, path=r.path, steps=r.steps, value=r.value)
                                          for r in p.refs],
                       derived=[DerivedNumber(what=r.path, value=r.value) for r in p.derived], one_sided=p.one_sided,
-                      controlled=p.controlled)
+                      controlled=p.controlled, support=p.support)
 
 
 def chapter_results(chapters_read: list[str], table: pd.DataFrame,

@@ -65,7 +65,7 @@ from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the ru
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
            "TAU_BAND", "RANK_BAND_SHARE", "rank_band",
-           "exact_two_group_floor", "bh_floor", "SIDES", "chance_p", "holm_adjusted", "under_control", "recording_tests", "EXISTENCE", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
+           "exact_two_group_floor", "bh_floor", "SIDES", "SUPPORTS", "support_of", "chance_p", "holm_adjusted", "under_control", "recording_tests", "EXISTENCE", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
@@ -77,6 +77,9 @@ SIDES = "two-sided"    # every test behind a part (rmlib.stats.permutation.ALTER
 
 VERDICTS = ("replicates", "partly", "not established", "does not", "not testable here")
 OUTCOMES = ("holds", "mixed", "not established", "fails", "untestable")
+#: the kind of support a part gives (:attr:`Part.support`): *reproduction* re-analyses the authors' released scores
+#: and checkpoints; *replication* tests the claim on new models (the embedded LMs, RMs trained here, other RMs)
+SUPPORTS = ("reproduction", "replication")
 #: why an existence part is one-sided (:attr:`Part.one_sided`)
 EXISTENCE = "a 'can' claim: not finding an example does not show there is none"
 LEANS = ("for", "both ways", "against")  # which way a "partly" leans (partly_lean)
@@ -294,6 +297,7 @@ class Part:
     derived: list = field(default_factory=list)  # numbers computed from the refs (counts, floors), as Refs
     said: Said | None = None  # what ``evidence`` was rendered from
     one_sided: str = ""  # why the part can hold but never fail (a one-sided check); "" for a two-sided part
+    support: str = "reproduction"  # SUPPORTS: the authors' released data re-analysed, or new models
     controlled: str = ""  # its outcome under the page's error control (:func:`under_control`); "" until judged
     tests: list = field(default_factory=list)  # the raw p of each test it decided by (the claim's Holm set)
 
@@ -345,6 +349,13 @@ def partly_lean(parts: list[Part]) -> str:
     outcomes = {p.outcome for p in parts if not p.context}
     holds, fails = "holds" in outcomes, "fails" in outcomes
     return "for" if holds and not fails else "against" if fails and not holds else "both ways"
+
+
+def support_of(parts: list[Part]) -> str:
+    """The kind of support a verdict rests on: the :data:`SUPPORTS` of its counted, testable parts ('reproduction',
+    'replication', 'reproduction and replication'), or '' when no counted part is testable."""
+    kinds = {p.support for p in parts if not p.context and p.outcome != "untestable"}
+    return " and ".join(k for k in SUPPORTS if k in kinds)
 
 
 def verdict_shown(verdict_: str, lean: str) -> str:

@@ -17,11 +17,13 @@ def _teaching(e: Evidence, name: str, fn, context: bool = False, one_sided: str 
     try:
         ran = e.of(TEACHING).replication.keys()
     except Missing as err:  # no results file
-        return Part(name, "untestable", f"not computed in this run ({err})", [], context, one_sided=one_sided)
+        return Part(name, "untestable", f"not computed in this run ({err})", [], context, one_sided=one_sided,
+                    support="replication")
     if "published" not in ran:
         return Part(name, "untestable", "not computed in this run (the published setting did not run)", [], context,
-                    one_sided=one_sided)
-    return _part(name, e, fn, context, one_sided=one_sided)
+                    one_sided=one_sided, support="replication")
+    # Razin et al.'s claims tested on other RMs than theirs (the FAccT paper's ten): a replication
+    return _part(name, e, fn, context, one_sided=one_sided, support="replication")
 
 
 def _published(e: Evidence):

@@ -394,3 +394,22 @@ def test_identity_counts_are_the_ones_adjusted_for_regression_to_the_mean(plante
             "not established")  # one of 31 intervals below: what chance gives
     parts, _ = _claim("identity_terms", planted({"identity_terms": {"mode": "compute", "elo": None}}))
     assert parts[0].outcome == "untestable"  # a compute-mode run has no item-level numbers
+
+
+def test_each_verdict_names_reproduction_or_replication(planted):
+    """#63 item 9: re-analysing the authors' released scores is reproduction, new models are replication; the page
+    said "replicates" for both."""
+    from rmbook.chapters.claims.rules import support_of
+
+    parts, _ = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.0984)}))
+    assert {p.support for p in parts} == {"reproduction"} and support_of(parts) == "reproduction"
+    acc = _razin(planted, _good_teachers({"random 500": "predicts"}, 54))["accuracy_not_speed"]
+    assert {p.support for p in acc} == {"replication"} and support_of(acc) == "replication"
+    finetuning = {"durability": {"published": {"final_claimed_holds": 4, "final_n": 5, "final_n_failed": 0,
+                                               "final_largest_run": "uf 100k", "final_largest_run_holds": True,
+                                               "final_failed_runs": []}, "ours": None},
+                  "base_effect": {"n_prompts_significant": 0, "n_prompts": 2}, "metrics": []}
+    parts, _ = _claim("ablations", planted({"finetuning": finetuning}))
+    assert [p.support for p in parts] == ["reproduction", "replication"]  # the RMs trained here are context
+    assert support_of(parts) == "reproduction"
+    assert support_of([claims.Part("a", "untestable", "e")]) == ""

@@ -59,6 +59,6 @@ def test_the_page_shows_each_claim_under_control_beside_its_uncorrected_verdict(
     assert list(glance.columns) == ["claim", "verdict", "under control", "why"]
     assert glance.iloc[0]["under control"] == "not established"
     shown = render("claims", "claim", s=results.claim_shown(next(table.itertuples()), parts["mere_exposure"]))
-    assert "**Verdict: partly (both ways).** " in shown and "Under error control: **not established**" in shown
+    assert "**Verdict: partly (both ways)** (by reproduction). " in shown and "Under error control: **not established**" in shown
     rules = " ".join(render("claims", "rules", s=claims.rules_fields()).split())
     assert "Error control" in rules and "Holm" in rules and "binomial" in rules

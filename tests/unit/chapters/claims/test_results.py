@@ -72,8 +72,11 @@ def test_the_page_lines_are_rendered_from_its_sections():
     shown = results.claim_shown(row, parts[row.key])
     assert shown.attainable_p is None and shown.reason.startswith("RMs rank items differently: holds")
     text = render("claims", "claim", s=shown)
-    assert text.startswith(f"### {row.claim}\n\n**Verdict: partly (for).** RMs rank items differently: holds; ")
-    assert ("\n- *RMs rank items differently* — **holds**: median Kendall τ between RMs' item rankings 0.40 "
+    assert text.startswith(f"### {row.claim}\n\n**Verdict: partly (for)** (by reproduction). RMs rank items "
+                           "differently: holds; ")
+    # #63 item 9: each verdict and part says whether it rests on the authors' released data or on new models
+    assert "- *RMs rank items differently* [reproduction] — **holds**" in text
+    assert ("\n- *RMs rank items differently* [reproduction] — **holds**: median Kendall τ between RMs' item rankings 0.40 "
             "(range 0.10–0.80).\n") in text
     # size given base at p = 0.05 is not significant: the page does not name a confound (#38 item 9)
     assert "keeps r = 0.55 (p = 0.05)" in text and "confound" not in text
@@ -100,5 +103,6 @@ def test_the_glance_table_has_four_columns_and_keeps_paper_chapter_and_floor():
     assert list(shown.columns) == ["claim", "verdict", "under control", "why"] and len(shown) == len(table)
     first = table.iloc[0]
     assert shown.iloc[0]["claim"] == f"{first['claim']} ({first['paper']})"
-    assert shown.iloc[0]["why"].endswith(f"; the smallest attainable p is 0.048 (chapter: {first['chapter']})")
+    assert shown.iloc[0]["why"].endswith(f"; the smallest attainable p is 0.048 (reproduction; chapter: "
+                                         f"{first['chapter']})")
     assert "attainable" not in shown.iloc[1]["why"] and shown.iloc[1]["why"][0].isupper()
