@@ -8,6 +8,8 @@ what they learnt. TRL's ``RewardTrainer`` does the optimisation; rmlib adds arou
 * ``pairs.py``: tokenizer-independent data (selection, split by prompt, seeded nested subsamples, the schedule);
 * ``encode.py``: one rendering per base (its chat template; truncation keeps the end);
 * ``trainer.py``: :func:`train` (TRL wiring, resume, data order), :func:`load_run`;
+* ``frozen.py``: with ``last_n`` tuning, the frozen layers run once per sequence (states kept in the cache) and
+  training reads their output instead of recomputing it;
 * ``resume.py``: the trainer's resume checkpoints, hashed when saved and checked (a bad one set aside) before a resume;
 * ``export.py``: atomic checkpoints with sha256 manifests, loadable as ``local:<name>[@step<N>]``
   (``rmlib.train.export.export``: the face does not re-export it, since the name is the module's);

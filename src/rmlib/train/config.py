@@ -107,6 +107,9 @@ class TrainConfig:
     # bradley_terry: scalar head (EX-RM) | dpo: TRL's DPO, an implicit RM (IM-RM)
     objective: Annotated[Literal[OBJECTIVES], _accepts(f"one of {OBJECTIVES}")] = "bradley_terry"
     beta: float = 0.1                   # DPO's beta: the IM-RM's reward is beta * (log pi_theta - log pi_ref)
+    # last_n: compute the frozen layers once per sequence and train the top from their states (rmlib.train.frozen);
+    # how the same function is computed, not what the run is: left out of the run's hash
+    frozen_states: bool = True
 
     def __post_init__(self):
         if self.dtype == "auto":
@@ -116,7 +119,7 @@ class TrainConfig:
         """Hash of what defines the run. A Bradley-Terry config hashes exactly as before the DPO objective existed
         (objective and the DPO-only fields are left out), so existing trained RMs keep their hash and are reused.
         For the same reason a renamed field is hashed under its old name (``tuning`` as ``method``)."""
-        fields = {_LEGACY_KEYS.get(k, k): v for k, v in asdict(self).items()}
+        fields = {_LEGACY_KEYS.get(k, k): v for k, v in asdict(self).items() if k != "frozen_states"}
         if self.objective == "bradley_terry":
             for key in ("objective", *_DPO_ONLY):
                 fields.pop(key)

@@ -12,6 +12,7 @@ are written atomically, so a full disk leaves no partial file (:class:`TrainWrit
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -28,6 +29,7 @@ from rmlib import __version__
 from rmlib.config import PROGRESS_FILE_ENV, progress_bar, progress_enabled
 from rmlib.errors import RmlibError
 from rmlib.models import chat_template_of, load_model, load_tokenizer
+from rmlib.models.local import frozen_weights_sha256
 from rmlib.registry import get_spec
 from rmlib.trained import local_rm_dir
 from rmlib.storage import atomic
@@ -35,6 +37,7 @@ from rmlib.train.config import TrainConfig, TrainConfigError, TrainResult, valid
 from rmlib.train.dpo import dpo_stream, dpo_trainer, lm_peft_config
 from rmlib.train.encode import TRUNCATION_POLICY, encode_pairs
 from rmlib.train.export import TrainWriteError, export
+from rmlib.train.frozen import FrozenStates, FrozenStatesError, decoder_layers, frozen_layer_count, serving_frozen_layers
 from rmlib.train.pairs import data_hash, schedule, select_pairs
 from rmlib.train.resume import hash_checkpoints, resume_checkpoint
 
@@ -72,19 +75,6 @@ def _check_finite(model, state_step: int, cfg: TrainConfig, loss=None) -> None:
                                "marked complete; lower lr (2e-5 is usual) and train again with overwrite=True")
 
 
-def _decoder_layers(model):
-    for path in ("model.layers", "model.language_model.layers", "transformer.h"):
-        obj = model
-        try:
-            for part in path.split("."):
-                obj = getattr(obj, part)
-            return obj
-        except AttributeError:
-            continue
-    raise TrainConfigError(f"cannot find the decoder layers of {type(model).__name__} for tuning='last_n'; "
-                           "use tuning='full' or 'lora'")
-
-
 def _prepare_trainable(model, cfg: TrainConfig):
     """Freeze what ``cfg.tuning`` leaves untrained; returns (model, peft_config or None). For DPO, last_n leaves the LM
     head frozen (see rmlib.train.dpo: it is pretrained and often tied to the input embeddings)."""
@@ -96,7 +86,11 @@ def _prepare_trainable(model, cfg: TrainConfig):
         from peft import LoraConfig
         return model, LoraConfig(task_type="SEQ_CLS", r=cfg.lora_r, lora_alpha=2 * cfg.lora_r, lora_dropout=0.0,
                                  target_modules="all-linear", modules_to_save=["score"])
-    layers = _decoder_layers(model)
+    try:
+        layers = decoder_layers(model)
+    except FrozenStatesError:
+        raise TrainConfigError(f"cannot find the decoder layers of {type(model).__name__} for tuning='last_n'; "
+                               "use tuning='full' or 'lora'") from None
     if not 1 <= cfg.n_layers <= len(layers):
         raise TrainConfigError(f"n_layers={cfg.n_layers} but the base has {len(layers)} decoder layers")
     model.requires_grad_(False)
@@ -187,7 +181,10 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
         from transformers.trainer_callback import PrinterCallback
         trainer.remove_callback(PrinterCallback)  # every log line as a dict, onto the page
     last = resume_checkpoint(trainer_dir)  # the newest intact one; damaged ones are set aside with a warning
-    trainer.train(resume_from_checkpoint=str(last) if last else None)
+    frozen = None if dpo or peft_config is not None else _frozen_states(model, cfg, train_df, tok.pad_token_id,
+                                                                        progress)
+    with serving_frozen_layers(frozen) if frozen is not None else contextlib.nullcontext():
+        trainer.train(resume_from_checkpoint=str(last) if last else None)
 
     _check_finite(trainer.model, steps, cfg)
     export(trainer.model, tok, run_dir, {**run, "step": steps}, cfg.save_dtype)
@@ -199,6 +196,23 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
         shutil.rmtree(trainer_dir, ignore_errors=True)
     _write_record(run_file, lambda tmp: tmp.write_text(yaml.safe_dump({**run, "complete": True}, sort_keys=False)))
     return _result(cfg, run_dir, resumed_from=int(last.name.split("-")[1]) if last else None)
+
+
+def _frozen_states(model, cfg: TrainConfig, train_df: pd.DataFrame, pad_token_id: int, progress: bool):
+    """The hidden states after the frozen layers for every training sequence, computed once (or read from the
+    cache: :mod:`rmlib.train.frozen`), or None when no layer is frozen (``full`` tuning) or ``cfg.frozen_states``
+    is off. Keyed by the base and the sha256 of its frozen weights (float32), so they are shared only by runs whose
+    frozen part is the same function."""
+    k = frozen_layer_count(model) if cfg.frozen_states else 0
+    if k == 0:
+        return None
+    trainable = {n for n, p in model.named_parameters() if p.requires_grad}
+    identity = {"base": cfg.base, "frozen_sha256": frozen_weights_sha256(model, trainable, torch.float32)}
+    states = FrozenStates(model, k, pad_token_id, identity,
+                          autocast_dtype=torch.bfloat16 if cfg.dtype == "bfloat16" else None)
+    states.ensure([*train_df["chosen_ids"], *train_df["rejected_ids"]], batch_size=2 * cfg.batch_size,
+                  progress=progress_enabled(progress))
+    return states
 
 
 def _open_run_dir(run_dir: Path, run_hash: str, overwrite: bool) -> bool:

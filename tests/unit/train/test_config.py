@@ -54,10 +54,12 @@ def test_bradley_terry_run_hash_is_unchanged_by_the_dpo_fields():
     from rmlib import __version__
 
     c = cfg("hash", beta=0.7)  # beta is irrelevant to Bradley-Terry and must not enter its hash
-    legacy = {("method" if k == "tuning" else k): v for k, v in asdict(c).items() if k not in ("objective", "beta")}
+    # frozen_states (#61) says how the frozen layers are computed, not what the run is: never in the hash either
+    legacy = {("method" if k == "tuning" else k): v for k, v in asdict(c).items()
+              if k not in ("objective", "beta", "frozen_states")}
     expected = hashlib.sha256(json.dumps({**legacy, "data_hash": "d", "rmlib": __version__},
                                          sort_keys=True).encode()).hexdigest()[:16]
-    assert c.run_hash("d") == cfg("hash").run_hash("d") == expected
+    assert c.run_hash("d") == cfg("hash").run_hash("d") == cfg("hash", frozen_states=False).run_hash("d") == expected
     dpo = cfg("hash", objective="dpo")
     assert dpo.run_hash("d") != expected  # a DPO run is another run
     assert dpo.run_hash("d") != cfg("hash", objective="dpo", beta=0.2).run_hash("d")  # and beta is part of it
