@@ -26,11 +26,13 @@ def topic_enrichment(labels: pd.DataFrame, flagged: Iterable[str], *, item: str 
     flagged items -- within each stratum when ``strata`` (a Series item -> stratum) is given, e.g. deciles of the
     human rank, so that topics people rate highly are not found 'undervalued' just because only highly rated items
     have room to fall. Two-sided p = 2 x the smaller one-sided permutation p (capped at 1), then BH-FDR across
-    topics (statsmodels).
+    topics (statsmodels). Each p is a Monte Carlo estimate, so it carries its standard error (``p_se``: twice the
+    binomial SE of the smaller one-sided p over ``n_resamples``), and the FDR-adjusted p its SE scaled alike
+    (``p_fdr_se`` = p_se × p_fdr / p), so that a caller can tell a p too close to alpha to decide.
 
     Returns topic, n_items, n_flagged, expected (mean under the null), ratio (n_flagged / expected), null_low /
-    null_high (2.5% and 97.5% of the null count), p_over, p_under, p, p_fdr, direction ('over'|'under'|'' when
-    p_fdr >= alpha); sorted by p.
+    null_high (2.5% and 97.5% of the null count), p_over, p_under, p, p_se, p_fdr, p_fdr_se, direction
+    ('over'|'under'|'' when p_fdr >= alpha); sorted by p.
     """
     from statsmodels.stats.multitest import multipletests
 
@@ -54,15 +56,29 @@ def topic_enrichment(labels: pd.DataFrame, flagged: Iterable[str], *, item: str 
     p_over = (1 + (null >= observed).sum(axis=0)) / (1 + n_resamples)
     p_under = (1 + (null <= observed).sum(axis=0)) / (1 + n_resamples)
     p = np.minimum(1.0, 2 * np.minimum(p_over, p_under))
+    p_se = _p_se(np.minimum(p_over, p_under), n_resamples)
     p_fdr = multipletests(p, alpha=alpha, method="fdr_bh")[1]
     expected = null.mean(axis=0)
     out = pd.DataFrame({
         topic: topics, "n_items": member.sum(axis=0), "n_flagged": observed, "expected": expected,
         "ratio": np.where(expected > 0, observed / np.where(expected > 0, expected, 1), np.nan),
         "null_low": np.quantile(null, 0.025, axis=0), "null_high": np.quantile(null, 0.975, axis=0),
-        "p_over": p_over, "p_under": p_under, "p": p, "p_fdr": p_fdr})
+        "p_over": p_over, "p_under": p_under, "p": p, "p_se": p_se, "p_fdr": p_fdr,
+        "p_fdr_se": _scaled_se(p_se, p, p_fdr)})
     out["direction"] = np.where(out["p_fdr"] < alpha, np.where(observed > expected, "over", "under"), "")
     return out.sort_values(["p", topic], ignore_index=True)
+
+
+def _p_se(one_sided: np.ndarray, n_resamples: int) -> np.ndarray:
+    """The Monte Carlo standard error of a two-sided p = 2 × the smaller one-sided p, estimated from
+    ``n_resamples`` resamples."""
+    return 2 * np.sqrt(one_sided * (1 - one_sided) / n_resamples)
+
+
+def _scaled_se(p_se, p, p_fdr):
+    """The SE of an FDR-adjusted p, scaled from the raw p's: p_se × p_fdr / p (the BH map is linear in each p)."""
+    p, p_fdr = np.asarray(p, float), np.asarray(p_fdr, float)
+    return np.asarray(p_se, float) * np.divide(p_fdr, p, out=np.ones_like(p), where=p > 0)
 
 
 def _strata_groups(items: pd.Index, strata: pd.Series | None) -> list[np.ndarray]:
@@ -116,6 +132,7 @@ def topic_enrichment_by(labels: pd.DataFrame, flagged: Mapping[str, Iterable[str
              for key, items in flagged.items()]
     out = pd.concat(parts, ignore_index=True).rename(columns={"p_fdr": "p_fdr_within"})
     out["p_fdr"] = multipletests(out["p"], alpha=alpha, method="fdr_bh")[1]
+    out["p_fdr_se"] = _scaled_se(out["p_se"], out["p"], out["p_fdr"])
     out["direction"] = np.where(out["p_fdr"] < alpha,
                                 np.where(out["n_flagged"] > out["expected"], "over", "under"), "")
     order = {k: i for i, k in enumerate(flagged)}

@@ -85,3 +85,17 @@ def test_opposite_effects_in_two_sets_are_reported_per_set_not_cancelled():
     assert not np.allclose(by["p_fdr"], by["p_fdr_within"])
     with pytest.raises(ValueError, match="no set"):
         topic_enrichment_by(lab, {})
+
+
+def test_each_monte_carlo_p_carries_its_standard_error():
+    """#63 item 7: the themes' Monte Carlo p (9,999 resamples) had no standard error, so no straddle check."""
+    lab = _labels()
+    flagged = lab["item"].iloc[:50].tolist()
+    res = stats.topic_enrichment(lab, flagged, n_resamples=999)
+    one_sided = np.minimum(res["p_over"], res["p_under"])
+    assert np.allclose(res["p_se"], 2 * np.sqrt(one_sided * (1 - one_sided) / 999))
+    assert np.allclose(res["p_fdr_se"], res["p_se"] * res["p_fdr"] / res["p"])
+    from rmlib.stats.enrichment import topic_enrichment_by
+
+    by = topic_enrichment_by(lab, {"p1": flagged, "p2": lab["item"].iloc[50:90].tolist()}, n_resamples=99)
+    assert np.allclose(by["p_fdr_se"], by["p_se"] * by["p_fdr"] / by["p"])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rmbook.chapters.claims.evidence import Evidence, untestable
 from rmbook.chapters.claims.evidence import evaluate_part as _part
-from rmbook.chapters.claims.rules import (EXISTENCE, TAU_BAND, TAU_HETEROGENEOUS, Part, Said, exists_outcome, order_outcome,
-                                          rank_band, said, share_outcome, test_outcome, threshold_outcome)
+from rmbook.chapters.claims.rules import (EXISTENCE, TAU_BAND, TAU_HETEROGENEOUS, Part, Said, exists_outcome,
+                                          monte_carlo_straddles, order_outcome, rank_band, said, share_outcome, test_outcome, threshold_outcome)
 
 __all__ = ["heterogeneity", "asymmetry", "framing", "exposure", "identity", "themes", "love_freedom"]
 
@@ -132,13 +132,16 @@ def themes(e: Evidence) -> list[Part]:
             by_prompt = e.of("elo_misalignment").topics.themes_by_prompt
             prompts = sorted({r.prompt for r in by_prompt})
             picked = {pr: by_prompt.where(topic=t, prompt=pr) for pr in prompts}
-            rows = [(pr, r.direction, r.ratio, r.p_fdr) for pr, r in picked.items()]
+            # a direction whose Monte Carlo p (± 2 SE) straddles alpha is too close to call: unclear on that prompt
+            rows = [(pr, "close" if monte_carlo_straddles(r.p_fdr, r.p_fdr_se) else r.direction, r.ratio, r.p_fdr,
+                     r.p_fdr_se) for pr, r in picked.items()]
             over = [pr for pr, d, *_ in rows if d == "over"]
             under = [pr for pr, d, *_ in rows if d == "under"]
             outcome = share_outcome(len(over), len(rows), against=len(under))
             note = said("themes_mixed", over=over, under=under) if outcome == "mixed" else None
-            return (outcome, said("themes", prompts=[{"prompt": pr, "direction": d, "ratio": ratio, "p_fdr": p}
-                                                     for pr, d, ratio, p in rows]), {"note": note})
+            return (outcome, said("themes", prompts=[{"prompt": pr, "direction": d, "ratio": ratio, "p_fdr": p,
+                                                      "p_fdr_se": se} for pr, d, ratio, p, se in rows]),
+                    {"note": note})
         return fn
 
     return [_part(t, e, theme(t)) for t in ("nature", "life", "technology", "human sexuality")]

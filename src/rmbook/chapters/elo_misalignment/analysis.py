@@ -263,10 +263,10 @@ def theme_prompts(by_prompt: pd.DataFrame) -> dict:
 
 def _by_prompt_records(by_prompt: pd.DataFrame) -> list[dict]:
     """The per-prompt theme table as records: topic, prompt, direction ('over'|'under'|'none'), ratio, p, p_fdr,
-    n_flagged, expected, n_items."""
+    p_fdr_se, n_flagged, expected, n_items."""
     if by_prompt.empty:
         return []
-    cols = ["topic", "prompt", "direction", "ratio", "p", "p_fdr", "n_flagged", "expected", "n_items"]
+    cols = ["topic", "prompt", "direction", "ratio", "p", "p_fdr", "p_fdr_se", "n_flagged", "expected", "n_items"]
     return by_prompt.assign(direction=by_prompt["direction"].replace("", "none"))[cols].to_dict("records")
 
 

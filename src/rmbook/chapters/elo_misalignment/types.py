@@ -39,6 +39,7 @@ class ThemeByPrompt(Record):
     ratio: Num
     p: Num
     p_fdr: Num
+    p_fdr_se: Num  # the Monte Carlo SE of p_fdr (rmlib.stats.enrichment)
     n_flagged: int
     expected: Num
     n_items: int
@@ -186,7 +187,8 @@ class EloMisalignmentResults(ChapterResults):
     # 2: topics.n_permutations is topics.n_resamples (one name for the resampling count)
     # 3: the sentences' sections (run, agreement_summary, robustness, forms, topics, trajectories); the run's, the
     #    agreement's, the robustness', the forms' and the trajectories' top-level keys move into them
-    SCHEMA_VERSION = 3
+    # 4: topics.themes_by_prompt[].p_fdr_se, the Monte Carlo SE the claims page checks for a straddle (#63 item 7)
+    SCHEMA_VERSION = 4
 
     mode: Literal[PUBLISHED_OR_COMPUTE]
     models: list[str]

@@ -356,7 +356,22 @@ def test_a_monte_carlo_partial_mantel_p_at_alpha_is_not_established_with_its_err
 def _themes_by_prompt(directions: dict) -> dict:
     return {"topics": {"themes_by_prompt": [
         {"topic": t, "prompt": pr, "direction": d, "ratio": {"over": 1.6, "under": 0.6, "none": 1.0}[d],
-         "p_fdr": 0.001 if d != "none" else 0.8} for t, per in directions.items() for pr, d in per.items()]}}
+         "p_fdr": 0.001 if d != "none" else 0.8, "p_fdr_se": 0.0005} for t, per in directions.items()
+        for pr, d in per.items()]}}
+
+
+def test_a_theme_whose_monte_carlo_p_straddles_alpha_is_unclear_on_that_prompt(planted):
+    """#63 item 7: the themes' 9,999-resample p had no standard error and no straddle check, though the rules say
+    every part gets one."""
+    plan = {t: {"prefer": "over", "greatest": "over", "single": "over"}
+            for t in ("nature", "life", "technology", "human sexuality")}
+    results = _themes_by_prompt(plan)
+    close = next(r for r in results["topics"]["themes_by_prompt"] if r["topic"] == "nature" and r["prompt"] == "prefer")
+    close |= {"p_fdr": 0.048, "p_fdr_se": 0.002}
+    parts, _ = _claim("misalignment_themes", planted({"elo_misalignment": results}))
+    nature = next(p for p in parts if p.name == "nature")
+    assert nature.outcome == "mixed" and "0.048 ± 0.002, too close to call" in nature.evidence
+    assert {p.outcome for p in parts if p.name != "nature"} == {"holds"}
 
 
 def test_a_theme_that_holds_on_one_prompt_and_reverses_on_another_is_reported_per_prompt(planted):

@@ -183,7 +183,8 @@ def test_form_summary_finds_the_planted_over_valued_form():
 
 def test_theme_prompts_and_the_summary_records():
     by_prompt = pd.DataFrame([
-        {"topic": t, "prompt": p, "direction": d, "ratio": 2.0, "p": 0.01, "p_fdr": 0.02, "n_flagged": 3,
+        {"topic": t, "prompt": p, "direction": d, "ratio": 2.0, "p": 0.01, "p_fdr": 0.02, "p_fdr_se": 0.001,
+         "n_flagged": 3,
          "expected": 1.5, "n_items": 10}
         for t, p, d in (("nature", "greatest", "over"), ("nature", "prefer", "under"), ("art", "greatest", ""),
                         ("art", "prefer", ""), ("life", "greatest", "over"), ("life", "prefer", "over"))])

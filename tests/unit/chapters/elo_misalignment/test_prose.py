@@ -100,7 +100,8 @@ def test_forms_without_negative_words_print_no_nan():
 
 def _by_prompt() -> pd.DataFrame:
     rec = lambda t, pr, d, ratio, p: {"topic": t, "prompt": pr, "direction": d, "ratio": ratio, "p": p / 2,
-                                      "n_flagged": 6, "expected": 2.5, "p_fdr": p, "n_items": 10}
+                                      "n_flagged": 6, "expected": 2.5, "p_fdr": p, "p_fdr_se": 0.0,
+                                      "n_items": 10}
     return pd.DataFrame([rec("nature", "greatest", "over", 2.4, 0.004), rec("nature", "prefer", "", 1.1, 0.6),
                          rec("life", "greatest", "under", 0.3, 0.01), rec("life", "prefer", "over", 1.9, 0.03),
                          rec("art", "greatest", "", 1.0, 0.9), rec("art", "prefer", "", 0.9, 0.8)])

@@ -31,7 +31,7 @@ def _elo(n=60) -> hr.EloScores:
 def _topics(n=60) -> dict:
     """What :func:`hr.undervalued_topics` returns, planted (two themes on two prompts)."""
     rec = lambda topic, d: {"topic": topic, "n_items": 10, "n_flagged": 3, "expected": 1.0, "ratio": 3.0, "p": 0.01,
-                            "p_fdr": 0.02, "direction": d}
+                            "p_fdr": 0.02, "p_fdr_se": 0.001, "direction": d}
     by_prompt = pd.DataFrame([{**rec(t, d), "prompt": pr} for t, per in
                               {"nature": {"greatest": "over", "prefer": ""}, "life": {"greatest": "under",
                                                                                      "prefer": "over"}}.items()
