@@ -12,6 +12,7 @@ Its packages, in layer order (ARCHITECTURE.md; a module imports only from its ow
 | 0 | ``errors.py`` | the one error family (:class:`RmlibError`) and the input checks every layer shares |
 | 0 | ``storage/`` | atomic writes, recorded hashes, self-certifying Parquet shards, the chapters' results JSON |
 | 0 | ``background.py`` | work repeated in a background thread while a block runs (heartbeats, progress lines) |
+| 0 | ``costs.py`` | where a process's time goes, by phase (load, sweep, answers, train, ...), and the FLOPs each ran |
 | 0 | ``lazy.py`` | the lazy faces of the torch packages (PEP 562): they import torch only when a name is used |
 | 1 | ``registry.py`` | every model a chapter can name (``registry.yaml``), without loading anything |
 | 1 | ``trained.py`` | the RMs rmlib trained, as their exports lie in the cache (what a ``local:`` id points at) |

@@ -16,7 +16,7 @@ PACKAGES = ("rmlib", "rmbook")
 # package (or module) -> layer, bottom to top; the same table is in ARCHITECTURE.md. Every rmlib layer is below
 # every rmbook layer: the library a researcher installs alone imports nothing of the book.
 LAYERS = {
-    "rmlib": 0, "rmlib.config": 0, "rmlib.errors": 0, "rmlib.background": 0, "rmlib.storage": 0,
+    "rmlib": 0, "rmlib.config": 0, "rmlib.errors": 0, "rmlib.background": 0, "rmlib.costs": 0, "rmlib.storage": 0,
     "rmlib.registry": 1, "rmlib.trained": 1, "rmlib.data": 1,
     "rmlib.models": 2,
     "rmlib.engine": 3, "rmlib.train": 3,

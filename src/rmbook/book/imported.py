@@ -9,7 +9,8 @@ the cell from the page (:func:`drop_recording`) and the stamp hashes only the fi
 
 The cell also records the ``local:`` models the kernel keyed or loaded, each with its content fingerprint
 (:data:`rmlib.trained.FINGERPRINTED`), which the stamp keeps (:func:`read_models`): a page that swept an RM the
-fine-tuning chapter trained is stale once that RM is retrained with other weights, and only then.
+fine-tuning chapter trained is stale once that RM is retrained with other weights, and only then. And it records
+where the kernel's time went, by phase (:mod:`rmlib.costs`), which the stamp keeps for the book's cost table.
 
 What cannot be seen from the kernel makes the record incomplete, and an incomplete record hashes every file, as
 before: a run that used Ray (its workers import in other processes), a kernel that failed before the last cell.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from rmlib.storage.atomic import write_bytes
 
-__all__ = ["RECORD_ENV", "RECORD_TAG", "recording_cell", "drop_recording", "read_record", "read_models"]
+__all__ = ["RECORD_ENV", "RECORD_TAG", "recording_cell", "drop_recording", "read_record", "read_models", "read_costs"]
 
 RECORD_ENV = "RMLIB_IMPORTED_FILE"  # where the recording cell writes; set by the runner for the kernel
 RECORD_TAG = "rmlib-record-imports"  # the cell's tag, by which the runner removes it from the page
@@ -45,8 +46,10 @@ if _target and "rmlib" in _sys.modules:
     for _t in (getattr(_render, "LOADED_TEMPLATES", ()) if _render else ()):
         _files.add(_t)
     _trained = _sys.modules.get("rmlib.trained")
+    _costs = _sys.modules.get("rmlib.costs")
     _record = {"files": sorted(_files), "complete": "ray" not in _sys.modules,
-               "models": dict(getattr(_trained, "FINGERPRINTED", None) or {})}
+               "models": dict(getattr(_trained, "FINGERPRINTED", None) or {}),
+               "costs": _costs.totals() if _costs else {}}
     with open(_target, "w", encoding="utf-8") as _out:
         _json.dump(_record, _out)
 '''
@@ -90,3 +93,13 @@ def read_models(path: str | Path) -> dict[str, str]:
     except (OSError, ValueError, AttributeError):
         return {}
     return {str(k): str(v) for k, v in models.items()} if isinstance(models, dict) else {}
+
+
+def read_costs(path: str | Path) -> dict:
+    """The time and FLOPs of each phase of the run ({phase: {seconds, flops, calls}}, :mod:`rmlib.costs`), as its
+    kernel counted them; empty when the record is missing or has none."""
+    try:
+        found = json.loads(Path(path).read_text(encoding="utf-8")).get("costs") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return found if isinstance(found, dict) else {}

@@ -14,12 +14,12 @@ import yaml
 
 from rmbook.book.chapters import (EXECUTED, NOTEBOOKS, RESULTS_PARAMETER, ROOT, BookError, Chapter, chapter, chapters,
                                  in_run_order, merge_sources, missing_results, with_results_dir)
-from rmbook.book.imported import RECORD_ENV, drop_recording, read_models, read_record, recording_cell
+from rmbook.book.imported import RECORD_ENV, drop_recording, read_costs, read_models, read_record, recording_cell
 from rmbook.book.in_brief import lift_in_brief
 from rmbook.book.parameters_table import show_parameters_once
 from rmbook.book.run_check import check_run
 from rmbook.book.solutions import without_markers
-from rmbook.book.speed import calibration_text, lm_tokens_per_s, speed_factor
+from rmbook.book.speed import calibration_text, lm_tokens_per_s, machine, speed_factor
 from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
 from rmbook.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
 from rmlib import background
@@ -97,9 +97,11 @@ def _run_locked(ch: Chapter, *, tiny, params_file, overrides, output_dir: Path, 
     # Hash the inputs *before* running: an edit made while the chapter runs must leave it stale.
     before = dependencies(ch, params)
     t0 = time.perf_counter()
-    recorded, models = _execute_page(ch, params, out, timeout=timeout, log=log, progress_every=progress_every)
+    load = os.getloadavg()[0]
+    recorded, models, costs = _execute_page(ch, params, out, timeout=timeout, log=log, progress_every=progress_every)
     seconds = time.perf_counter() - t0
     stamp = new_stamp(before, recorded, params, seconds, page=out, models=models)
+    stamp["costs"] = {"phases": costs, "machine": machine(), "load": [round(load, 2), round(os.getloadavg()[0], 2)]}
     write_bytes(stamp_path(name, output_dir), json.dumps(stamp, indent=1, default=str).encode("utf-8"))
     log(f"[book] {name}: done in {seconds:.1f} s")
     return RunResult(name, out, True, seconds, params)
@@ -144,7 +146,7 @@ def _execute(ch: Chapter, params: dict, out: Path, *, page: Path, timeout: int |
             drop_recording(out)  # the failed page is for reading its traceback, not the runner's bookkeeping
             raise BookError(f"{ch.name}: cell {e.exec_count} raised {e.ename}: {e.evalue}\n"
                             f"See the executed notebook {page} for the traceback.") from None
-        return read_record(env[RECORD_ENV]), read_models(env[RECORD_ENV])
+        return read_record(env[RECORD_ENV]), read_models(env[RECORD_ENV]), read_costs(env[RECORD_ENV])
 
 
 @contextlib.contextmanager

@@ -19,11 +19,15 @@ The estimate is still an estimate: the analysis between the forwards (pandas, st
 """
 from __future__ import annotations
 
+import functools
+import os
+import re
 import time
+from pathlib import Path
 
 from rmlib import models, train
 
-__all__ = ["LM_SHAPE", "lm_tokens_per_s", "speed_factor", "calibration_text"]
+__all__ = ["LM_SHAPE", "lm_tokens_per_s", "speed_factor", "calibration_text", "machine", "cpu_kind"]
 
 # SmolLM2-135M's layer shapes (hidden 576, MLP 1,536, 9 query and 3 key-value heads), four of its 30 layers, a small
 # vocabulary, and a batch of 64 sequences of 24 tokens: the forward the sweeps and the training steps repeat.
@@ -76,3 +80,43 @@ def calibration_text(reference: dict, here: dict, factor: float) -> str:
     return (f"calibrated by 1 second of {here['dtype']} forwards of a small LM: {here['tokens_per_s']:,.0f} tokens/s "
             f"here against {reference['tokens_per_s']:,.0f} ({reference['dtype']}) on the reference machine, so "
             f"{factor:.1f}× its times")
+
+
+def cpu_kind() -> str:
+    """The CPU's matrix units as the README's table names them: ``amx`` (an AMX Xeon), ``avx512_bf16`` or
+    ``avx2`` (no bf16 units: float32 is the fast path), from /proc/cpuinfo's flags (what ``lscpu`` shows)."""
+    try:
+        flags = set(re.findall(r"\b(amx_bf16|avx512_bf16|avx2)\b", Path("/proc/cpuinfo").read_text()))
+    except OSError:
+        return "unknown"
+    for flag, kind in (("amx_bf16", "amx"), ("avx512_bf16", "avx512_bf16"), ("avx2", "avx2")):
+        if flag in flags:
+            return kind
+    return "other"
+
+
+def _matmul_gflops(dtype: str, n: int = 1024, seconds: float = 0.5) -> float:
+    """GFLOP/s of repeated n x n products in ``dtype``, the best of :data:`ROUNDS` rounds: the peak a phase's
+    FLOP rate is set against (the ceiling, not what a model's mix of products, norms and attention reaches)."""
+    import torch
+
+    a = torch.randn(n, n, dtype=models.DTYPE_BY_NAME[dtype])
+    b = torch.randn(n, n, dtype=models.DTYPE_BY_NAME[dtype])
+    a @ b
+    best = 0.0
+    for _ in range(ROUNDS):
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds / ROUNDS:
+            a @ b
+            count += 1
+        best = max(best, 2 * n ** 3 * count / (time.perf_counter() - start) / 1e9)
+    return round(best, 1)
+
+
+@functools.cache
+def machine() -> dict:
+    """What a build's stamps record of the machine, measured once per process (about a second): the kind of CPU,
+    its cores, the dtype the book trains and scores in here, and the matmul peak in float32 and in that dtype."""
+    dtype = train.training_dtype()
+    peaks = {d: _matmul_gflops(d) for d in sorted({"float32", dtype})}
+    return {"cpu": cpu_kind(), "cores": os.cpu_count(), "dtype": dtype, "matmul_gflops": peaks}

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from rmlib import costs
 from rmlib.config import progress_bar
 from rmlib.engine.checks import SweepError, auto_batch_size, check_batch_size, check_finite, check_length, resolve_model
 from rmlib.engine.kernels import (lm_logprobs_shared, prefix_kv, right_pad, rm_scores_full, rm_scores_shared,
@@ -25,6 +26,7 @@ from rmlib.errors import as_list
 __all__ = ["score_answers"]
 
 
+@costs.phase("answers")
 def score_answers(model, prompts, answers, *, batch_size: int | None = None, cache: bool = True,
                   progress: bool = True, cache_root=None, load=None) -> pd.DataFrame:
     """Score multi-token answers (e.g. lexicon words) under many prompts, id-exactly.

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from rmlib import costs
 from rmlib.config import progress_bar
 from rmlib.engine.checks import (SweepError, auto_batch_size, candidate_ids, check_batch_size, check_finite,
                                  check_length, resolve_model)
@@ -35,6 +36,7 @@ CHUNK = int(os.environ.get("RMLIB_SWEEP_CHUNK") or 4096)
 MODES = ("id_exact", "paper")
 
 
+@costs.phase("sweep")
 def sweep(model, prompt: str, *, tokens=None, mode: str = "id_exact", method: str = "auto",
           batch_size: int | None = None, cache: bool = True, progress: bool = True,
           cache_root=None, compile: bool = False, load=None) -> SweepResult:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rmlib import costs
 from rmlib.models import embedded, hub, local, tiny
 from rmlib.models.base import LoadedModel, LoadOptions, ModelError, Source
 from rmlib.models.devices import input_device, model_devices, place, resolve_device, resolve_dtype
@@ -29,6 +30,7 @@ def load_tokenizer(model_id: str, options: LoadOptions | None = None, **fields):
     return SOURCES[spec.source].tokenizer(spec, trusted)
 
 
+@costs.phase("load")
 def load_model(model_id: str, options: LoadOptions | None = None, *, spec: ModelSpec | None = None,
                **fields) -> LoadedModel:
     """Load a model as an RM (``head='rm'``, scalar score) or a causal LM (``head='lm'``), freshly (not cached:
@@ -60,6 +62,7 @@ def load_model(model_id: str, options: LoadOptions | None = None, *, spec: Model
     dtype = resolve_dtype(spec, device, opts.dtype)
     source = SOURCES[spec.source]
     model, tok, fresh = source.load(spec, head, opts, device, dtype)
+    costs.count_forwards(model)  # the FLOPs of its forward passes, for the book's cost table
     _vocabulary_fits(spec, model, tok)
     if device.type != "cpu" and {d.type for d in model_devices(model)} == {"cpu"}:
         model = place(model, device)  # a source that builds its model on the cpu (tiny)

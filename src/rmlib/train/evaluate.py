@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from rmlib import costs
 from rmlib.config import progress_bar
 from rmlib.models import LoadedModel, LoadOptions, cached_model
 from rmlib.models.devices import dtype_name
@@ -30,6 +31,7 @@ class EvalError(RmlibError, ValueError):
     pass
 
 
+@costs.phase("evaluate")
 @torch.inference_mode()
 def score_pairs(model, pairs: pd.DataFrame, max_len: int, batch_size: int = 16, progress: bool = True, *,
                 load: LoadOptions | None = None) -> pd.DataFrame:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from rmlib import config
+from rmlib import config, costs
 from rmlib.config import progress_bar
 from rmlib.errors import RmlibError
 from rmlib.storage import atomic
@@ -106,7 +106,8 @@ class FrozenStates:
             need -= self.states.keys()
         if not need:
             return
-        new = self._compute(sorted(need, key=len), batch_size, progress)
+        with costs.phase("frozen"):
+            new = self._compute(sorted(need, key=len), batch_size, progress)
         self.states.update(new)
         self.computed += len(new)
         if self.folder is not None:
@@ -119,7 +120,7 @@ class FrozenStates:
                                                                                         else o))
         device = self._device()
         try:
-            with _layers_skipped(layers[self.k:]), torch.no_grad(), \
+            with _layers_skipped(self.model, layers[self.k:]), torch.no_grad(), \
                     torch.autocast(device.type, dtype=self.autocast_dtype or torch.float32,
                                    enabled=self.autocast_dtype is not None):
                 for s in progress_bar(range(0, len(seqs), batch_size), progress=progress, unit="batch",
@@ -188,13 +189,14 @@ class FrozenStates:
 
 
 @contextlib.contextmanager
-def _layers_skipped(layers):
-    """The given decoder layers pass their input through while the block runs (an instance attribute, removed
-    after: the module tree and its parameters never change)."""
+def _layers_skipped(model, layers):
+    """The given decoder layers of ``model`` pass their input through while the block runs (an instance attribute,
+    removed after: the module tree and its parameters never change; their FLOPs are not counted)."""
     for layer in layers:
         layer.forward = _passthrough
     try:
-        yield
+        with costs.skipping_parameters(model, sum(p.numel() for layer in layers for p in layer.parameters())):
+            yield
     finally:
         for layer in layers:
             del layer.forward
@@ -219,7 +221,7 @@ def serving_frozen_layers(states: FrozenStates):
     handle = embed.register_forward_hook(
         lambda module, args, output: states.lookup(args[0]).to(device=output.device, dtype=output.dtype))
     try:
-        with _layers_skipped(decoder_layers(model)[:states.k]):
+        with _layers_skipped(model, decoder_layers(model)[:states.k]):
             yield states
     finally:
         handle.remove()

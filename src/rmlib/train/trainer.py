@@ -25,6 +25,7 @@ import pandas as pd
 import torch
 import yaml
 
+from rmlib import costs
 from rmlib import __version__
 from rmlib.config import PROGRESS_FILE_ENV, progress_bar, progress_enabled
 from rmlib.errors import RmlibError
@@ -141,6 +142,7 @@ class _RecordingCollator:
         return self.inner([{k: v for k, v in e.items() if k != "pair_index"} for e in examples])
 
 
+@costs.phase("train")
 def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: bool = False, progress: bool = True,
           callbacks=(), keep_trainer_checkpoints: bool = False) -> TrainResult:
     """Train (or resume, or reuse) the run `cfg.name`; see the module docstring for what is saved where.

@@ -1,0 +1,86 @@
+"""The book's cost table (#61): per chapter, where its last run's time went and how close each compute phase came to
+the machine's matmul peak, from the stamps a build wrote (``book/_executed/*.stamp``).
+
+Each stamp holds its kernel's phases (:mod:`rmlib.costs`: seconds exclusive of nested phases, FLOPs counted at
+every forward of a loaded model, calls), the machine that ran it (kind of CPU, cores, the dtype the book computes
+in, the float32 and bf16 matmul peaks measured in the same build) and the load average at its start and end.
+"rest" is the chapter's time outside every phase: its analysis, charts, prose and papermill's own work.
+
+    .venv/bin/python benchmarks/book_cost.py                      # the book's last build
+    .venv/bin/python benchmarks/book_cost.py --executed DIR --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+PHASES = ("load", "sweep", "answers", "train", "frozen", "evaluate")
+COMPUTE = ("sweep", "answers", "train", "frozen", "evaluate")
+
+
+def chapter_costs(stamp: dict) -> dict | None:
+    """One row of the table from a stamp, or None for a stamp written before costs were recorded."""
+    costs = stamp.get("costs")
+    if not isinstance(costs, dict) or "phases" not in costs:
+        return None
+    phases, machine = costs["phases"], costs.get("machine", {})
+    total = float(stamp.get("seconds", 0.0))
+    row = {"seconds": total, "load_avg": costs.get("load"), "cpu": machine.get("cpu"), "dtype": machine.get("dtype")}
+    for p in PHASES:
+        row[p] = float(phases.get(p, {}).get("seconds", 0.0))
+    row["rest"] = max(total - sum(row[p] for p in PHASES), 0.0)
+    flops = sum(float(phases.get(p, {}).get("flops", 0.0)) for p in COMPUTE)
+    busy = sum(row[p] for p in COMPUTE)
+    peak = (machine.get("matmul_gflops") or {}).get(machine.get("dtype"))
+    row["gflop"] = flops / 1e9
+    row["gflops_per_s"] = flops / 1e9 / busy if busy else None
+    row["share_of_peak"] = row["gflops_per_s"] / peak if peak and row["gflops_per_s"] else None
+    row["peak_gflops"] = peak
+    row["by_phase"] = {p: {"seconds": row[p], "gflop": float(phases.get(p, {}).get("flops", 0.0)) / 1e9,
+                           "share_of_peak": (float(phases[p]["flops"]) / 1e9 / row[p] / peak
+                                             if peak and p in phases and row[p] and phases[p].get("flops") else None)}
+                       for p in COMPUTE}
+    return row
+
+
+def table(rows: dict[str, dict]) -> str:
+    """The rows as a markdown table, the costliest chapter first, with a total line."""
+    head = "| chapter | total s | " + " | ".join(PHASES) + " | rest | GFLOP | GFLOP/s | of peak |"
+    lines = [head, "|---|" + "---:|" * (len(PHASES) + 5)]
+    fmt = lambda v, d=0: "—" if v is None else f"{v:,.{d}f}"  # noqa: E731
+    for name, r in sorted(rows.items(), key=lambda kv: -kv[1]["seconds"]):
+        share = "—" if r["share_of_peak"] is None else f"{100 * r['share_of_peak']:.0f}%"
+        lines.append(f"| {name} | {fmt(r['seconds'])} | " + " | ".join(fmt(r[p]) for p in PHASES)
+                     + f" | {fmt(r['rest'])} | {fmt(r['gflop'])} | {fmt(r['gflops_per_s'])} | {share} |")
+    total = {k: sum(r[k] for r in rows.values()) for k in ("seconds", *PHASES, "rest", "gflop")}
+    lines.append(f"| **all** | {fmt(total['seconds'])} | " + " | ".join(fmt(total[p]) for p in PHASES)
+                 + f" | {fmt(total['rest'])} | {fmt(total['gflop'])} | | |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--executed", default=str(Path(__file__).resolve().parents[1] / "book" / "_executed"))
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    rows, old = {}, []
+    for stamp in sorted(Path(args.executed).glob("*.stamp")):
+        row = chapter_costs(json.loads(stamp.read_text()))
+        if row is None:
+            old.append(stamp.stem)
+        else:
+            rows[stamp.stem] = row
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return
+    machines = {(r["cpu"], r["dtype"], r["peak_gflops"]) for r in rows.values()}
+    for cpu, dtype, peak in sorted(machines, key=str):
+        print(f"machine: {cpu} CPU, computing in {dtype}, matmul peak {peak} GFLOP/s (measured in the build)")
+    print(table(rows))
+    if old:
+        print(f"\nno costs recorded (stamped before costs were): {', '.join(old)}")
+
+
+if __name__ == "__main__":
+    main()
