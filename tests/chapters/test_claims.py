@@ -97,7 +97,13 @@ def test_tiny_verdicts_follow_from_the_chapters(page):
     assert parts["durability"]["our RMs keep one order across seeds"]["outcome"] != "untestable"
     # the paper's implicit-reward LMs are not here: that claim is not testable, whatever the stand-ins show
     assert rows["implicit_rewards"]["verdict"] == "not testable here"
-    assert rows["love_freedom"]["verdict"] == "replicates"  # the published ranks of the two words
+    # the published ranks of the two words: R-Gem-2B's are apart, R-Lla-3B's one rank apart among the tiny run's
+    # words, too close to call (#63 item 6: ranks one apart decided the order)
+    lf = parts["love_freedom"]
+    assert lf["R-Gem-2B puts love above freedom"]["outcome"] == "holds"
+    lla = lf["R-Lla-3B puts freedom above love"]
+    assert lla["outcome"] == "holds" or (lla["outcome"] == "not established" and "too close to call" in lla["evidence"])
+    assert rows["love_freedom"]["verdict"] in ("replicates", "partly")
 
 
 def _opening_box(path) -> str:
