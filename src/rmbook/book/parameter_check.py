@@ -142,7 +142,8 @@ def _type_problem(name: str, value, default) -> str | None:
         return None
     if ok:
         return None
-    hint = (f" (papermill's -p passes text; give lists and mappings as YAML: -y '{name}: [...]')"
+    hint = (f" (give lists and mappings as YAML: `rmlib book run ... -p {name} '[\"...\"]'`, or papermill's "
+            f"-y '{name}: [...]', since papermill's -p passes text)"
             if isinstance(value, str) and kind in ("a list", "a mapping") else "")
     return f"{name}={value!r} should be {kind} (or None), like its default {default!r}{hint}"
 

@@ -1,6 +1,7 @@
 """rmbook.book.parameter_check: undeclared parameters, values outside the choices and values of the wrong type are refused."""
 from __future__ import annotations
 
+import re
 
 from papermill.translators import translate_parameters
 import pytest
@@ -26,6 +27,8 @@ PARAMS = ('MODE = "published"  # a comment\nMODELS = ["a", "b"]\nN = 400\nRATE =
     ({"RATE": "0.1"}, "RATE='0.1' should be a number"),
     ({"FLAG": 1}, "FLAG=1 should be True or False"),
     ({"MODELS": "a,b"}, "MODELS='a,b' should be a list"),
+    # #62: the hint named only papermill's -y, which `rmlib book run` (and make chapter) does not have
+    ({"MODELS": "x/y"}, re.escape("""`rmlib book run ... -p MODELS '["..."]'`, or papermill's -y 'MODELS: [...]'""")),
     ({"MODE": "both"}, "MODE='both': choose one of"),
     ({"MOEDLS": ["x"]}, "MOEDLS is not a parameter of this chapter \\(did you mean MODELS\\?\\)"),
     ({"mode": "compute"}, "mode is not a parameter of this chapter \\(did you mean MODE\\?\\)"),
