@@ -102,3 +102,32 @@ def test_a_layer_with_dropout_is_not_frozen_for_this_purpose():
     model, _ = _tiny_rm_with_frozen_bottom()
     model.model.layers[0].self_attn.attention_dropout = 0.1
     assert frozen_layer_count(model) == 0
+
+
+def test_evaluating_checkpoints_reads_the_frozen_states_once(module_cache, monkeypatch):
+    """Every checkpoint of a last_n run (and of every run from the same base) has the same frozen layers: the
+    held-out pairs' states after them are computed for the first checkpoint only, and the rewards are those of the
+    full forward."""
+    import contextlib
+
+    from rmlib.models import load_model
+    from rmlib.train import evaluate, load_run, score_pairs
+    from rmlib.train import frozen as frozen_module
+
+    run = train(marker_config("evalfrozen", tuning="last_n", n_layers=1, lr=1e-3), progress=False)
+    test = __import__("pandas").read_parquet(run.run_dir / "test_pairs.parquet")
+    made = []
+    real = frozen_module.FrozenStates.ensure
+
+    def counting(self, seqs, **kw):
+        real(self, seqs, **kw)
+        made.append((self.computed, self.read))
+
+    monkeypatch.setattr(frozen_module.FrozenStates, "ensure", counting)
+    served = {s: score_pairs(load_model(f"local:{run.name}@step{s}", dtype="float32"), test, 96, progress=False)
+              for s in load_run(run.name).checkpoints}
+    assert made[0][0] > 0 and all(computed == 0 and read > 0 for computed, read in made[1:]), made
+    monkeypatch.setattr(evaluate, "_frozen_layers_served", lambda *a, **k: contextlib.nullcontext())
+    for step, got in served.items():
+        full = score_pairs(load_model(f"local:{run.name}@step{step}", dtype="float32"), test, 96, progress=False)
+        np.testing.assert_allclose(got["margin"], full["margin"], rtol=1e-5, atol=1e-5)

@@ -13,6 +13,8 @@ same dtype, and β the run's: the margin is then comparable in kind with an expl
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pandas as pd
 import torch
@@ -21,7 +23,9 @@ from rmlib import costs
 from rmlib.config import progress_bar
 from rmlib.models import LoadedModel, LoadOptions, cached_model
 from rmlib.models.devices import dtype_name
+from rmlib.train.config import stored_tuning
 from rmlib.train.encode import encode_pairs
+from rmlib.train.frozen import FrozenStates, decoder_layers, serving_frozen_layers
 from rmlib.errors import RmlibError
 
 __all__ = ["EvalError", "score_pairs", "completion_logps", "pairwise_accuracy", "reward_variance"]
@@ -63,11 +67,31 @@ def score_pairs(model, pairs: pd.DataFrame, max_len: int, batch_size: int = 16, 
         res["ref_logp_chosen"], res["ref_logp_rejected"] = base[:n], base[n:]
         r = float(lm.spec.extra["beta"]) * (pol - base)
     else:
-        r = np.concatenate([logits[:, 0].float().cpu().numpy() for logits, _, _ in _forward(lm, seqs, batch_size,
-                                                                                          progress)])
+        with _frozen_layers_served(lm, seqs, batch_size, progress):
+            r = np.concatenate([logits[:, 0].float().cpu().numpy() for logits, _, _ in _forward(lm, seqs, batch_size,
+                                                                                              progress)])
     res["reward_chosen"], res["reward_rejected"] = r[:n], r[n:]
     res["margin"] = res["reward_chosen"] - res["reward_rejected"]
     return res
+
+
+def _frozen_layers_served(lm: LoadedModel, seqs: list, batch_size: int, progress: bool):
+    """For a ``last_n`` checkpoint of rmlib (its frozen layers are its base's, checked by fingerprint at load), the
+    held-out sequences' states after those layers, computed once and shared by every checkpoint of every run with
+    the same base and frozen weights (:mod:`rmlib.train.frozen`); otherwise nothing changes. A trajectory evaluates
+    each run's held-out pairs at every checkpoint: the frozen layers ran again for each."""
+    extra = lm.spec.extra
+    if extra.get("weights") != "partial" or stored_tuning(extra) != "last_n" or lm.head != "rm" \
+            or not extra.get("frozen_sha256"):
+        return contextlib.nullcontext()
+    k = len(decoder_layers(lm.model)) - int(extra["n_layers"])
+    if k < 1:
+        return contextlib.nullcontext()
+    pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+    states = FrozenStates(lm.model, k, pad, {"base": extra["base_model"], "frozen_sha256": extra["frozen_sha256"],
+                                              "evaluation": True})
+    states.ensure(seqs, batch_size=batch_size, progress=progress)
+    return serving_frozen_layers(states)
 
 
 def _forward(lm: LoadedModel, seqs: list, batch_size: int, progress: bool, starts=None):
