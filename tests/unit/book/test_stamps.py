@@ -35,6 +35,11 @@ def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path
     assert book.stale_reason("claims", params, out) is None
     (res / "claims.json").write_text(json.dumps({"x": 2, HASH_FIELD: _digest(own)}))  # a number changed by hand
     assert "changed after chapter 'claims' wrote it" in book.stale_reason("claims", params, out)
+    # #62: a number edited to 1e999 stopped `rmlib book run` with "Out of range float values are not JSON
+    # compliant", naming no file; the chapter is now stale, and the reason names the file and the chapter
+    (res / "claims.json").write_text('{"x": 1e999, "%s": "%s"}' % (HASH_FIELD, _digest(own)))
+    why = book.stale_reason("claims", params, out)
+    assert str(res / "claims.json") in why and "not finite" in why and "rerun chapter 'claims'" in why
     (res / "claims.json").write_text(json.dumps({**own, HASH_FIELD: _digest(own)}))
     (res / "framing.json").write_text('{"x": 2}')
     assert book.stale_reason("claims", params, out) == "results changed: framing"
