@@ -129,8 +129,8 @@ def _execute_page(ch: Chapter, params: dict, out: Path, *, timeout, log, progres
 
 def _execute(ch: Chapter, params: dict, out: Path, *, page: Path, timeout: int | None, log, progress_every: float):
     """Run the chapter's cells, and the cell that records what its kernel imported (:mod:`rmbook.book.imported`),
-    with papermill into ``out``, in the book's environment; the record (None when incomplete) and the ``local:``
-    models the kernel swept ({id: fingerprint})."""
+    with papermill into ``out``, in the book's environment; the record (None when incomplete), the ``local:``
+    models the kernel swept ({id: fingerprint}) and where its time went ({phase: {seconds, flops, calls}})."""
     import papermill
 
     with tempfile.TemporaryDirectory(prefix=f"rmlib-{ch.name}-") as tmp, _book_environment(Path(tmp)) as env, \
