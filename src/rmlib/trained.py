@@ -97,9 +97,10 @@ def local_run(model_id: str) -> tuple[Path, dict] | None:
     return path, (read_run_file(path, model_id) if (path / RUN_FILE).exists() else {})
 
 
-# model id -> the fingerprint each ``local:`` model had when this process keyed or loaded it: a book chapter's kernel
-# hands this to its stamp (:mod:`rmbook.book.imported`), so a retrained RM makes the pages that swept it stale
-FINGERPRINTED: dict[str, str] = {}
+# model id -> {"path": its folder, "fingerprint": what it held} when this process keyed or loaded it: a book
+# chapter's kernel hands this to its stamp (:mod:`rmbook.book.imported`), so a retrained RM makes the pages that swept
+# it stale. The folder is kept because an id resolves through RMLIB_CACHE_DIR, which a check may not share.
+FINGERPRINTED: dict[str, dict[str, str]] = {}
 
 
 def folder_fingerprint(model_id: str, folder: str | Path) -> str:
@@ -120,7 +121,7 @@ def folder_fingerprint(model_id: str, folder: str | Path) -> str:
     else:
         listing = sorted((p.name, content_sha256(p)) for p in folder.iterdir() if p.is_file())
         fingerprint = f"files-content:{hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]}"
-    FINGERPRINTED[model_id] = fingerprint
+    FINGERPRINTED[model_id] = {"path": str(folder.resolve()), "fingerprint": fingerprint}
     return fingerprint
 
 

@@ -85,14 +85,18 @@ def read_record(path: str | Path) -> list[str] | None:
     return sorted({Path(f).as_posix() for f in files})
 
 
-def read_models(path: str | Path) -> dict[str, str]:
-    """The ``local:`` models a run keyed or loaded, {id: content fingerprint} (empty when the record is missing or
-    has none: a run in Ray workers, whose models are keyed in other processes, is stale by every file instead)."""
+def read_models(path: str | Path) -> dict[str, dict[str, str]]:
+    """The ``local:`` models a run keyed or loaded, {id: {"path": its folder, "fingerprint": its content}} (empty
+    when the record is missing or has none: a run in Ray workers, whose models are keyed in other processes, is
+    stale by every file instead)."""
     try:
         models = json.loads(Path(path).read_text(encoding="utf-8")).get("models") or {}
     except (OSError, ValueError, AttributeError):
         return {}
-    return {str(k): str(v) for k, v in models.items()} if isinstance(models, dict) else {}
+    if not isinstance(models, dict):
+        return {}
+    return {str(k): {"path": str(v["path"]), "fingerprint": str(v["fingerprint"])} for k, v in models.items()
+            if isinstance(v, dict) and {"path", "fingerprint"} <= set(v)}
 
 
 def read_costs(path: str | Path) -> dict:

@@ -92,19 +92,24 @@ def environment_lock() -> str:
     return _sha("\n".join(pins).encode())
 
 
-def model_fingerprints(models) -> dict[str, str]:
-    """{id: its current content fingerprint} of ``local:`` models (:func:`rmlib.trained.folder_fingerprint`); a
-    model that is gone or damaged gets a line saying so, which differs from any fingerprint."""
+def model_fingerprints(models: dict) -> dict[str, dict[str, str]]:
+    """{id: {"path", "fingerprint"}} of ``local:`` models as their folders hold them now
+    (:func:`rmlib.trained.folder_fingerprint`), each read at the folder its run used (``models``: {id: {"path": ...}},
+    as a stamp records them; an id alone is resolved here). The folder, not the id: a ``local:`` id resolves through
+    ``RMLIB_CACHE_DIR``, which the run (the tests' isolated caches) may have set and the check may not. A model that
+    is gone or damaged gets a line saying so, which differs from any fingerprint."""
     out = {}
-    for model_id in models:
+    for model_id, was in models.items():
+        path = was.get("path") if isinstance(was, dict) else None
         try:
-            out[model_id] = folder_fingerprint(model_id, get_spec(model_id).path)
+            path = path or get_spec(model_id).path
+            out[model_id] = {"path": str(path), "fingerprint": folder_fingerprint(model_id, path)}
         except (RmlibError, OSError) as e:
-            out[model_id] = f"unavailable: {str(e)[:200]}"
+            out[model_id] = {"path": str(path or ""), "fingerprint": f"unavailable: {str(e)[:200]}"}
     return out
 
 
-def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None, models=()) -> dict:
+def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None, models: dict | None = None) -> dict:
     """Hashes of everything an executed chapter depends on: template, parameters, the packages' source files (``files``,
     relative to :data:`SOURCE_ROOT`: those the chapter ran, :func:`ran_files`; None: every one), each of the project's
     data files, the installed packages (:func:`environment_lock`), the ``local:`` models it swept (``models``: ids,
@@ -125,7 +130,7 @@ def dependencies(ch: str | Chapter, params: dict, files: list[str] | None = None
         "environment": environment_lock(),
     }
     if models:
-        deps["models"] = model_fingerprints(sorted(models))
+        deps["models"] = model_fingerprints(dict(sorted(models.items())))
     sources = ch.reads
     if sources:
         folder = params.get(RESULTS_PARAMETER)
@@ -142,7 +147,7 @@ def content_hash(ch: str | Chapter, params: dict, files: list[str] | None = None
 
 
 def new_stamp(before: dict, recorded: list[str] | None, params: dict, seconds: float, page: Path | None = None,
-              models: dict[str, str] | None = None) -> dict:
+              models: dict[str, dict] | None = None) -> dict:
     """The stamp of a run: its :func:`dependencies` hashed before it ran (an edit made while it ran leaves it
     stale), narrowed to the package files its kernel ran (:func:`ran_files`; every file when ``recorded`` is None),
     with the ``local:`` models its kernel swept as it saw them (``models``), how long it took, and the sha256 of the
@@ -197,7 +202,7 @@ def stale_reason(ch: str | Chapter, params: dict, output_dir: Path = EXECUTED) -
         old = json.loads(stamp_path(name, output_dir).read_text())
         was = old["dependencies"]
         # the files and models this chapter ran, as its stamp lists them
-        now = dependencies(ch, params, sorted(was["source"]), models=sorted(was.get("models") or {}))
+        now = dependencies(ch, params, sorted(was["source"]), models=was.get("models") or {})
         if old["hash"] == _hash(now):
             return None
     except (ValueError, KeyError, TypeError, AttributeError):

@@ -45,3 +45,17 @@ def test_build_html_names_what_it_left_out(tmp_path, monkeypatch):
                      "(no stamp)); `make book` runs it"]
     files = html._toc_files(yaml.safe_load(toc.read_text()))
     assert "book/_executed/finetuning" not in files and "book/_executed/about" in files
+
+
+def test_a_page_being_executed_is_never_read_by_sphinx():
+    """A build beside a run (the tests' two workers) published `.finetuning.<pid>.running.html`, the half page the
+    runner was writing: sphinx-external-toc's only_build_toc_files lists no hidden file, so it was not excluded."""
+    import yaml
+    from sphinx.util.matching import Matcher
+
+    from rmbook.book import ROOT
+
+    patterns = yaml.safe_load((ROOT / "_config.yml").read_text())["exclude_patterns"]
+    assert Matcher(patterns)("book/_executed/.finetuning.21679.running.ipynb")
+    assert Matcher(patterns)("book/_executed/reruns/framing-0a1b2c3d/.framing.7.running.ipynb")
+    assert not Matcher(patterns)("book/_executed/finetuning.ipynb")

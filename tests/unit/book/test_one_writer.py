@@ -100,8 +100,9 @@ def test_a_stamp_keeps_the_local_models_a_run_swept_and_the_installed_packages(t
     out.mkdir()
     (out / "about.ipynb").write_text("{}")
     before = stamps.dependencies("about", {})
-    fingerprint = stamps.model_fingerprints([model])[model]
-    stamp = stamps.new_stamp(before, None, {}, 1.0, page=out / "about.ipynb", models={model: fingerprint})
+    recorded = stamps.model_fingerprints({model: {}})  # an id alone is resolved
+    assert recorded[model]["path"] == str(rm.resolve())
+    stamp = stamps.new_stamp(before, None, {}, 1.0, page=out / "about.ipynb", models=recorded)
     stamps.stamp_path("about", out).write_text(json.dumps(stamp))
     assert stamps.stale_reason("about", {}, out) is None
     (rm / "model.safetensors").write_bytes(b"weights two")  # retrained in place
@@ -118,7 +119,25 @@ def test_the_kernels_record_names_the_local_models_it_fingerprinted(tmp_path, mo
     from rmbook.book import imported
     from rmlib import trained
 
-    monkeypatch.setitem(trained.FINGERPRINTED, "local:/some/rm", "files-content:abc")
+    monkeypatch.setitem(trained.FINGERPRINTED, "local:/some/rm", {"path": "/some/rm", "fingerprint": "files-content:abc"})
     monkeypatch.setenv(imported.RECORD_ENV, str(tmp_path / "record.json"))
     exec(imported.RECORD_SOURCE, {})
-    assert imported.read_models(tmp_path / "record.json")["local:/some/rm"] == "files-content:abc"
+    assert imported.read_models(tmp_path / "record.json")["local:/some/rm"] == {"path": "/some/rm",
+                                                                                "fingerprint": "files-content:abc"}
+
+
+def test_a_model_is_checked_at_the_folder_its_run_used_whatever_the_cache_setting_now(tmp_path, monkeypatch):
+    """The tests' isolated runs train `local:ft-...` RMs under an RMLIB_CACHE_DIR set for the run only; a check made
+    without it resolved the ids in another cache, found nothing, and called every such page stale (a rerun that
+    raced the HTML build). The stamp keeps each model's folder, and the check fingerprints that folder."""
+    from rmlib.trained import local_rm_dir
+
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "run-cache"))
+    folder = local_rm_dir("ft-demo")
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    (folder / "model.safetensors").write_bytes(b"weights")
+    recorded = stamps.model_fingerprints({"local:ft-demo": {}})
+    assert recorded["local:ft-demo"]["fingerprint"].startswith("files-content:")
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "another-cache"))
+    assert stamps.model_fingerprints(recorded) == recorded
