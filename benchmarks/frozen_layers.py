@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import tempfile
@@ -22,40 +21,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from transformers import TrainerCallback
+from train_cost import StepTimer  # this folder's training benchmark: a step timer as a trainer callback
 
+from rmbook.book.speed import cpu_kind, matmul_gflops
 from rmlib.train import TrainConfig, train
-
-
-class StepTimer(TrainerCallback):
-    def __init__(self):
-        self.times = []
-
-    def on_step_begin(self, args, state, control, **kw):
-        self.t0 = time.perf_counter()
-
-    def on_step_end(self, args, state, control, **kw):
-        self.times.append(time.perf_counter() - self.t0)
-
-
-def cpu_flags() -> str:
-    try:
-        flags = set(re.findall(r"\b(amx_bf16|avx512_bf16|avx2)\b", Path("/proc/cpuinfo").read_text()))
-    except OSError:
-        return "unknown"
-    return ",".join(sorted(flags)) or "none of amx/avx512_bf16/avx2"
-
-
-def matmul_gflops(dtype=torch.float32, n: int = 1024, seconds: float = 1.0) -> float:
-    a, b = torch.randn(n, n, dtype=dtype), torch.randn(n, n, dtype=dtype)
-    best = 0.0
-    for _ in range(3):
-        t0, k = time.perf_counter(), 0
-        while time.perf_counter() - t0 < seconds / 3:
-            a @ b
-            k += 1
-        best = max(best, 2 * n ** 3 * k / (time.perf_counter() - t0) / 1e9)
-    return best
 
 
 def one(args, mode: str, cache: Path) -> dict:
@@ -84,14 +53,14 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    peak = matmul_gflops()
+    peak = matmul_gflops("float32")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             for mode in ("full", "frozen", "cached"):
                 rows.append({"round": r, **one(args, mode, Path(tmp))})
     base = {r["round"]: r["losses"] for r in rows if r["mode"] == "full"}
-    out = {"cpu": cpu_flags(), "load_avg": os.getloadavg(), "fp32_matmul_gflops": round(peak, 1),
+    out = {"cpu": cpu_kind(), "load_avg": os.getloadavg(), "fp32_matmul_gflops": round(peak, 1),
            "base": args.base, "dtype": args.dtype, "steps": args.steps, "pairs": args.pairs, "runs": []}
     for r in rows:
         out["runs"].append({"round": r["round"], "mode": r["mode"], "seconds": round(r["seconds"], 1),

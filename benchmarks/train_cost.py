@@ -19,7 +19,7 @@ import time
 import torch
 from transformers import TrainerCallback
 
-from rmlib.registry import local_rm_dir
+from rmlib.trained import local_rm_dir
 from rmlib.train import TrainConfig, train
 
 

@@ -89,6 +89,9 @@ def test_states_are_read_from_the_cache_and_a_damaged_part_is_computed_again(tmp
     other = FrozenStates(model, 1, tok.pad_token_id, {**identity, "frozen_sha256": "other weights"})
     other.ensure(SEQS)
     assert (other.read, other.computed) == (0, 3)  # other frozen weights never share states
+    model.config._attn_implementation = "eager"  # another attention kernel rounds otherwise: its own states
+    assert FrozenStates(model, 1, tok.pad_token_id, identity).folder != again.folder
+    model.config._attn_implementation = "sdpa"
     part = next(p for p in (tmp_path / "frozen").glob("*/*/states.safetensors") if p.parent.parent == again.folder)
     data = bytearray(part.read_bytes())
     data[-5] ^= 0xFF

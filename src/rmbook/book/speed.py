@@ -27,7 +27,7 @@ from pathlib import Path
 
 from rmlib import models, train
 
-__all__ = ["LM_SHAPE", "lm_tokens_per_s", "speed_factor", "calibration_text", "machine", "cpu_kind"]
+__all__ = ["LM_SHAPE", "lm_tokens_per_s", "speed_factor", "calibration_text", "machine", "cpu_kind", "matmul_gflops"]
 
 # SmolLM2-135M's layer shapes (hidden 576, MLP 1,536, 9 query and 3 key-value heads), four of its 30 layers, a small
 # vocabulary, and a batch of 64 sequences of 24 tokens: the forward the sweeps and the training steps repeat.
@@ -95,7 +95,7 @@ def cpu_kind() -> str:
     return "other"
 
 
-def _matmul_gflops(dtype: str, n: int = 1024, seconds: float = 0.5) -> float:
+def matmul_gflops(dtype: str, n: int = 1024, seconds: float = 0.5) -> float:
     """GFLOP/s of repeated n x n products in ``dtype``, the best of :data:`ROUNDS` rounds: the peak a phase's
     FLOP rate is set against (the ceiling, not what a model's mix of products, norms and attention reaches)."""
     import torch
@@ -118,5 +118,5 @@ def machine() -> dict:
     """What a build's stamps record of the machine, measured once per process (about a second): the kind of CPU,
     its cores, the dtype the book trains and scores in here, and the matmul peak in float32 and in that dtype."""
     dtype = train.training_dtype()
-    peaks = {d: _matmul_gflops(d) for d in sorted({"float32", dtype})}
+    peaks = {d: matmul_gflops(d) for d in sorted({"float32", dtype})}
     return {"cpu": cpu_kind(), "cores": os.cpu_count(), "dtype": dtype, "matmul_gflops": peaks}

@@ -27,6 +27,7 @@ import json
 from pathlib import Path
 
 import torch
+import transformers
 
 from rmlib import config, costs
 from rmlib.config import progress_bar
@@ -91,8 +92,11 @@ class FrozenStates:
         self.computed = self.read = 0
         self.folder = None
         if identity is not None:
+            # everything else that changes a state: the precision, the device, the attention kernel, the libraries
             key = {**identity, "k": k, "autocast": str(autocast_dtype), "device": self._device().type,
-                   "param_dtype": str(next(model.parameters()).dtype), "format": 1}
+                   "param_dtype": str(next(model.parameters()).dtype),
+                   "attention": str(getattr(model.config, "_attn_implementation", None)),
+                   "torch": torch.__version__, "transformers": transformers.__version__, "format": 1}
             self.folder = config.cache_dir() / "frozen" / sha256_bytes(json.dumps(key, sort_keys=True).encode())[:24]
 
     def _device(self) -> torch.device:
