@@ -21,6 +21,7 @@ Its packages, in layer order (ARCHITECTURE.md; a module imports only from its ow
 | 3 | ``engine/`` | where a model id becomes rewards: token sweeps, answers, the audit, GCG, the verified cache |
 | 3 | ``train/`` | training RMs (Bradley-Terry and DPO) from any base on identical data |
 | 4 | ``stats/`` | the statistics the chapters use, on scipy and statsmodels |
+| 4 | ``lens/`` | a reward lens: a reward split by block and layer, checked by activation patching and ablation |
 | 5 | ``cli/`` | the ``rmlib`` command (the book adds ``card`` and ``book`` to it as plug-ins) |
 """
 

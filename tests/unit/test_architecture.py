@@ -20,7 +20,7 @@ LAYERS = {
     "rmlib.registry": 1, "rmlib.trained": 1, "rmlib.data": 1,
     "rmlib.models": 2,
     "rmlib.engine": 3, "rmlib.train": 3,
-    "rmlib.stats": 4,
+    "rmlib.stats": 4, "rmlib.lens": 4,
     "rmlib.cli": 5,
     "rmbook": 6, "rmbook.analysis": 6, "rmbook.chapters": 6,
     "rmbook.report": 7, "rmbook.course": 7,
