@@ -15,6 +15,9 @@ layer of ``rmlib``):
 | 7 | ``course/`` | the course edition's exercises: labelled checks of a student's function on planted data |
 | 8 | ``book/`` | the chapters run with papermill when stale, the offline HTML build, the course editions |
 | 9 | ``cli/`` | the ``rmlib book`` and ``rmlib card`` commands, which the ``rmlib`` command finds as plug-ins |
+
+``locate.py`` (layer 6, below the chapters it finds) says where the chapters are: their folders and notebook
+templates, found by name, so that no shared layer imports :mod:`rmbook.chapters`.
 """
 import sys
 

@@ -108,7 +108,9 @@ def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, 
     """#41: staleness follows what a chapter ran. The book's standard runs, checked against a copy of the package
     with one chapter's files edited: only the chapters whose kernels imported them must run again. The claims page
     reads every source chapter's results through their types alone (each chapter folder's ``types.py``), so it reruns
-    only when the results it reads change (the results hashes in its stamp), not when a chapter's code does."""
+    only when the results it reads change (the results hashes in its stamp), not when a chapter's code does; it
+    gathers every chapter's claims (``claims.py``), so an edit to one claim reruns that chapter and the claims page,
+    and nothing else (#64)."""
     from rmbook.chapters.claims import analysis as claims
     from rmbook.book import stamps
 
@@ -143,6 +145,13 @@ def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, 
     assert stale() == {"heterogeneity": "source changed: rmbook/chapters/heterogeneity/prose.md.j2"}
     undo("rmbook/chapters/heterogeneity/prose.md.j2")
     assert stale() == {}
+    for claim in ("rmbook/chapters/heterogeneity/claims.py", "rmbook/chapters/heterogeneity/claims.md.j2"):
+        edit(claim)  # one chapter's claim or its evidence sentences (#64): its brief and the claims page judge it
+        assert stale() == {"heterogeneity": f"source changed: {claim}", "claims": f"source changed: {claim}"}
+        undo(claim)
+    edit("rmbook/analysis/claims/rules.py")  # the rules every claim is judged by: every chapter that holds one
+    assert set(stale()) == {*claims.claimed_chapters(), "claims"} & set(runs)
+    undo("rmbook/analysis/claims/rules.py")
     edit("rmbook/chapters/heterogeneity/analysis.py")
     assert stale() == {"heterogeneity": "source changed: rmbook/chapters/heterogeneity/analysis.py"}
     edit("rmbook/chapters/heterogeneity/types.py")  # the results type the claims page reads

@@ -59,7 +59,7 @@ def test_every_claim_has_a_verdict_and_a_reason(page):
 
 def test_every_number_is_one_a_chapter_produced(page):
     _, out, results = page
-    from rmbook.chapters.claims.implicit_explicit import DOMAIN_MARGIN
+    from rmbook.chapters.implicit_vs_explicit.claims import DOMAIN_MARGIN
     from rmbook.report.tables import P_FLOOR
 
     # the rules' constants, the non-inferiority margin of implicit vs explicit RMs (stated as ±), and the floor below

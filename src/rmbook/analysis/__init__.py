@@ -3,11 +3,12 @@
 
 | module | what it holds | used by |
 |---|---|---|
-| ``words`` | from token sweeps to words | framing, mere_exposure, identity_terms |
+| ``words`` | from token sweeps to words, and sweeps of different tokenizers aligned on their text | framing, mere_exposure, identity_terms, distributions, heterogeneity |
 | ``categories`` | what kind of answer fills each tail of a reward distribution | distributions, longer_answers, elo_misalignment |
 | ``values``, ``families`` | value scores (Big Two, MFD2) and whether base families rank them differently | big_two, moral_foundations, implicit_rewards, finetuning, value_cards |
 | ``beside`` | a chapter's computed models beside the ten paper RMs (compute mode): the same measure on their released scores of the same answers and prompts, and one placement rule (shared with value cards) | framing, mere_exposure, identity_terms, elo_misalignment, value_cards |
 | ``choices`` | the closed sets of choices (run modes, ...) an analysis takes and its results type validates | most chapters |
+| ``claims/`` | how a paper's claim is judged: the rules, evidence with provenance, the papers, and the chapters' claims (each chapter's ``claims.py``) gathered by name and judged | every chapter that holds claims (its "In brief"), the claims page |
 | ``results/`` | :func:`result_type` (a chapter's results type, found by its name) and the ``beside`` section several chapters' results hold | the claims page, the tests |
 
 Importing this package imports none of them: ``from rmbook.analysis import values`` (or ``analysis.values``) loads

@@ -4,7 +4,9 @@
 whole vocabulary of any models now. Both label each model for the page (``label``; an LM's is marked implicit). Two
 readings of a token sweep at word level, both by the data layer's rules (:func:`rmlib.data.normalise_token`,
 :func:`rmlib.data.match_words_to_tokens`): :func:`word_like_tokens` keeps every token whose text is word-like, and
-:func:`tokens_to_words` maps a word list onto the single tokens that spell each word.
+:func:`tokens_to_words` maps a word list onto the single tokens that spell each word. Sweeps of models with
+different tokenizers meet on their decoded text: :func:`shared_vocabulary` and :func:`vocabulary_overlap`
+(distributions, heterogeneity).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from rmbook.analysis.categories import REPLACEMENT_CHAR
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmlib import engine
 from rmlib import models as rm_models
@@ -26,7 +29,7 @@ from rmlib.registry import embedded_lms
 from rmlib.stats import require_columns
 
 __all__ = ["WORDLIKE", "TOKEN_PROMPT_KEYS", "MODES", "published_scores", "token_scores", "word_like_tokens",
-           "tokens_to_words"]
+           "tokens_to_words", "shared_vocabulary", "vocabulary_overlap"]
 
 WORDLIKE = re.compile(r"^[a-z][a-z'-]*$")
 TOKEN_PROMPT_KEYS = ["greatest", "best", "worst"]   # compute mode's prompts when a chapter names none
@@ -94,3 +97,52 @@ def tokens_to_words(token_scores: pd.DataFrame, words: Iterable[str], tokenizer_
     out = pd.concat(frames, ignore_index=True)
     out.attrs["coverage"] = coverage
     return out
+
+
+def _clean_for_alignment(df: pd.DataFrame, key: str) -> pd.DataFrame:
+    keep = ~df[key].astype(str).str.contains(REPLACEMENT_CHAR, regex=False) & (df[key].astype(str).str.strip() != "")
+    if "is_special" in df.columns:
+        keep &= ~df["is_special"].astype(bool)
+    return df[keep]
+
+
+def shared_vocabulary(frame: pd.DataFrame, *, model: str = "model", key: str = "text", value: str = "reward",
+                      normalise: bool = False, agg: str = "max") -> pd.DataFrame:
+    """Wide table (index: decoded token text; one column per model) over the texts every model's vocabulary has.
+
+    Tokenizers differ, so token ids mean nothing across models; the decoded text is the common currency (the
+    ICLR paper's 85,632-token intersection is built the same way). Special tokens, whitespace-only tokens and byte
+    fragments (text containing U+FFFD) are dropped. Where several ids of one model decode to the same text,
+    ``agg`` ('max', 'mean' or 'first') combines them. ``normalise=True`` keys on
+    :func:`rmlib.data.normalise_token` (no leading space, lower case) instead, a looser match.
+    """
+    require_columns(frame, [model, key, value], "frame")
+    if agg not in ("max", "mean", "first"):
+        raise ValueError(f"agg must be 'max', 'mean' or 'first', got {agg!r}")
+    d = _clean_for_alignment(frame, key)
+    if normalise:
+        d = d.assign(**{key: d[key].map(normalise_token)})
+        d = d[d[key] != ""]
+    models = list(dict.fromkeys(d[model]))
+    if len(models) < 2:
+        raise ValueError(f"shared_vocabulary needs sweeps of at least 2 models, got {models}")
+    wide = d.groupby([key, model], sort=False)[value].agg(agg).unstack(model)[models].dropna()
+    if len(wide) < 3:
+        raise ValueError(f"the models {models} share only {len(wide)} decoded tokens; nothing to compare")
+    wide.index.name = "text"
+    wide.columns.name = None
+    return wide
+
+
+def vocabulary_overlap(frame: pd.DataFrame, shared: pd.DataFrame, *, model: str = "model",
+                       key: str = "text") -> pd.DataFrame:
+    """Per model: n_tokens swept, n_distinct_texts (after cleaning), n_shared, share_shared."""
+    require_columns(frame, [model, key], "frame")
+    clean = _clean_for_alignment(frame, key)
+    rows = []
+    for m in shared.columns:
+        n_tok = int((frame[model] == m).sum())
+        n_txt = int(clean.loc[clean[model] == m, key].nunique())
+        rows.append({"model": m, "n_tokens": n_tok, "n_distinct_texts": n_txt, "n_shared": len(shared),
+                     "share_shared": len(shared) / n_txt if n_txt else np.nan})
+    return pd.DataFrame(rows)

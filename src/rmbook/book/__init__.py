@@ -1,4 +1,4 @@
-"""The book (layer 7): chapters run with papermill, only when stale, and rendered offline by Jupyter Book.
+"""The book (layer 8): chapters run with papermill, only when stale, and rendered offline by Jupyter Book.
 
 * ``chapters.py``: which chapters exist (``_toc.yml``), each resolved once into a :class:`Chapter` (its template,
   which may serve several chapters, its defaults, full-run and test parameters, the results it reads), the run order;

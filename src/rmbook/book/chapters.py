@@ -17,8 +17,9 @@ chapter name to that chapter's own defaults (applied before its parameter file),
 parameter file, stamp and results; a template that declares ``CHAPTER`` gets the chapter's name in it.
 
 A chapter whose parameters cell declares ``RESULTS_DIR`` always gets one from the runner (``<output_dir>/results``,
-unless the caller sets it). A chapter whose notebook metadata lists ``rmlib.reads_results`` (the claims page) runs
-after those chapters and refuses to run while one of their results is missing.
+unless the caller sets it). A chapter whose notebook metadata lists ``rmlib.reads_results`` runs after those chapters
+and refuses to run while one of their results is missing; ``"claimed"`` there (the claims page) stands for every
+chapter that the chapters' claims read (:func:`rmbook.analysis.claims.source_chapters`: derived, not listed).
 
 :func:`chapter` resolves all of this once into a :class:`Chapter`, which the runner, the stamps and the chapter
 tests use; the functions below that take a name are shorthands for it.
@@ -33,6 +34,7 @@ from pathlib import Path
 
 import yaml
 
+from rmbook import analysis  # a lazy face: its claims load only when the claims page is resolved (not in a kernel)
 from rmbook.book.parameter_check import unknown_parameter_hint
 from rmbook.chapters import FOLDER, NOTEBOOKS
 from rmlib.config import BOOK_EXECUTED, PROJECT_ROOT, RESULTS_SUBDIR
@@ -50,6 +52,7 @@ EXECUTED = BOOK_EXECUTED
 TOC = ROOT / "_toc.yml"
 RESULTS_PARAMETER = "RESULTS_DIR"  # the one parameter through which every chapter writes its results
 CHAPTER_PARAMETER = "CHAPTER"      # a template serving several chapters learns which one it runs as
+CLAIMED = "claimed"  # rmlib.reads_results of a page that reads what every chapter's claims read (the claims page)
 
 
 class BookError(RmlibError, RuntimeError):
@@ -233,8 +236,10 @@ def chapter(name: str) -> Chapter:
     except ValueError as e:
         raise BookError(f"{path} is not a valid notebook: {e}") from None
     reads = nb.get("metadata", {}).get("rmlib", {}).get("reads_results", [])
+    if reads == CLAIMED:  # the claims page: every chapter its gathered claims read, derived, not listed
+        reads = analysis.claims.source_chapters()
     if not isinstance(reads, list) or not all(isinstance(n, str) for n in reads):
-        raise BookError(f"{path}: metadata rmlib.reads_results must be a list of chapter names")
+        raise BookError(f"{path}: metadata rmlib.reads_results must be a list of chapter names or {CLAIMED!r}")
     test_file = param_file(name, "test")
     test = _read_yaml(test_file) if test_file.is_file() else {}
     if set(test) - TEST_KEYS or not isinstance(test.get("parameters", {}), dict):

@@ -1,4 +1,4 @@
-"""The course edition's exercises (layer 6): checks that tell a student whether the function they wrote is right.
+"""The course edition's exercises (layer 7): checks that tell a student whether the function they wrote is right.
 
 Modules:
 

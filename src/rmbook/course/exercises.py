@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rmbook.chapters import FOLDER, NOTEBOOKS
+from rmbook.locate import FOLDER, NOTEBOOKS, PACKAGE
 from rmlib.errors import RmlibError
 
 __all__ = ["Exercise", "CheckFailed", "Passed", "exercise", "task_text", "checks", "catalogue", "check", "expect", "close"]
@@ -100,7 +100,7 @@ def task_text(source: str, where: str) -> dict:
 def _load(chapter: str) -> None:
     """Import chapter ``chapter``'s checks (its folder's ``course.py``), which register its exercises."""
     if (FOLDER / chapter / "course.py").is_file():
-        importlib.import_module(f"rmbook.chapters.{chapter}.course")
+        importlib.import_module(f"{PACKAGE}.{chapter}.course")
 
 
 def checks() -> dict[str, Callable]:

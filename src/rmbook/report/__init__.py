@@ -1,4 +1,4 @@
-"""Showing results (layer 6): every chart (``charts/``), tables as a reader sees them (``tables.py``), findings in
+"""Showing results (layer 7): every chart (``charts/``), tables as a reader sees them (``tables.py``), findings in
 sentences (``prose/``: one Jinja template per chapter, rendered from the chapter's results) and the one call that sets a chapter's
 page up (:func:`setup_page`). Nothing here computes a finding: it shows what :mod:`rmbook.analysis` returns.
 

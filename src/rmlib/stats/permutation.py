@@ -4,7 +4,7 @@ their error where it does not.
 Why a module of its own: with 10 models there are 10! = 3,628,800 relabellings, few enough to enumerate, and a
 Monte Carlo p from 9,999 of them carries an error of ±0.002 around 0.05, enough to move a verdict. Every test here
 is two-sided unless a caller asks otherwise (:data:`ALTERNATIVE`, the book's one convention; see
-:mod:`rmbook.chapters.claims.rules`).
+:mod:`rmbook.analysis.claims.rules`).
 """
 from __future__ import annotations
 

@@ -21,11 +21,11 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from rmbook.chapters.claims.rules import Part, Said, recording_tests
+from rmbook.analysis.claims.rules import Part, Said, bh_floor, recording_tests
 from rmlib.errors import RmlibError
 
 __all__ = ["Missing", "SchemaError", "Ref", "Evidence", "Node", "follow", "step_path", "evaluate_part",
-           "untestable", "Say"]
+           "untestable", "Say", "fdr_floor"]
 
 
 class Missing(LookupError):
@@ -223,13 +223,13 @@ class Node:
         return 1 if self._e.schema_mode else len(self._value)
 
 
-Say = Callable[[str, dict], str]  # (a sentence's kind, its fields) -> the sentence
+Say = Callable[[Said], str]  # a sentence's Said (template, macro, fields) -> the sentence
 
 
 class Evidence:
     """The chapters' results, handing out numbers and recording where each came from. ``say`` words a part's
-    evidence (:class:`~rmbook.chapters.claims.rules.Said`): the page passes the report layer's renderer of
-    ``templates/claims.md.j2``, since this layer may not import it."""
+    evidence (:class:`~rmbook.analysis.claims.rules.Said`): the page passes the report layer's renderer
+    (:func:`rmbook.report.brief.words`), since this layer may not import it."""
 
     def __init__(self, results: dict[str, BaseModel | None], reasons: dict[str, str] | None = None,
                  schema_mode: bool = False, say: Say | None = None):
@@ -252,8 +252,8 @@ class Evidence:
             if self.schema_mode:
                 return ""
             raise RmlibError("Evidence needs say= to word the parts' evidence (the page passes "
-                             "lambda kind, fields: rmbook.report.prose.render('claims', kind, **fields))")
-        return self.say(said.kind, said.fields)
+                             "rmbook.report.brief.words)")
+        return self.say(said)
 
     def of(self, chapter: str) -> Node:
         """The root of chapter ``chapter``'s results; Missing (with the reason) when it has not written any."""
@@ -285,10 +285,10 @@ def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple], context: bool
     """Run one part's evidence function ``fn`` and attach the numbers it read; a missing number makes the part
     untestable with the reason, rather than failing the page (a :class:`SchemaError` is a bug and is raised).
     ``fn`` returns (outcome, said) or (outcome, said, extras): ``said`` the evidence sentence's
-    :class:`~rmbook.chapters.claims.rules.Said` (or a fixed reason, for an untestable part), extras holding the part's
-    ``floor`` (smallest attainable p) and/or ``note`` (a qualifier, as a :class:`~rmbook.chapters.claims.rules.Said`
+    :class:`~rmbook.analysis.claims.rules.Said` (or a fixed reason, for an untestable part), extras holding the part's
+    ``floor`` (smallest attainable p) and/or ``note`` (a qualifier, as a :class:`~rmbook.analysis.claims.rules.Said`
     that the claims template words, or None). ``one_sided``: why the part can hold but never fail, where it
-    cannot (:attr:`~rmbook.chapters.claims.rules.Part.one_sided`); ``support``: 'reproduction' (the authors' released
+    cannot (:attr:`~rmbook.analysis.claims.rules.Part.one_sided`); ``support``: 'reproduction' (the authors' released
     data) or 'replication' (new models)."""
     try:
         with recording_tests() as tests:
@@ -309,3 +309,16 @@ def evaluate_part(name: str, e: Evidence, fn: Callable[[], tuple], context: bool
 def untestable(name: str, reason: str) -> Part:
     """A part that needs what this book does not have (the RMs' weights on a GPU, a model hub), with the reason."""
     return Part(name, "untestable", reason)
+
+
+def fdr_floor(e: Evidence, summary, k: int = 1) -> tuple[float, dict]:
+    """The smallest FDR-adjusted p a panel can reach with this many models and panels (``k`` panels at the floor),
+    and the fields of the clause that says so (the shared ``floor`` macro); ``summary`` is a family summary's node
+    (e.g. ``e.of("big_two").results["published"]``: the Big Two and the MFD2 claims read it alike)."""
+    raw, m = summary.min_attainable_p, summary.n_panels
+    per_family = summary.models_per_family
+    n = [per_family[f] for f in per_family.keys()]
+    k = min(k, m)  # with fewer panels than k, all of them at the floor
+    # no panels: no test, and nothing below 1 is attainable
+    floor = e.derive(f"smallest FDR-adjusted p with {k} panel(s) at the floor", bh_floor(raw, m, k) if m else 1.0)
+    return floor, {"n_models": n, "raw": raw, "n_panels": m, "floor": floor, "k": k}

@@ -65,7 +65,7 @@ from rmlib.stats.group_tests import exact_two_group_floor  # re-exported: the ru
 __all__ = ["MOST", "ALPHA", "TAU_HETEROGENEOUS", "MULTIPLE", "VERDICTS", "OUTCOMES", "share_outcome", "test_outcome",
            "interval_outcome", "equivalence_outcome", "exists_outcome", "order_outcome", "threshold_outcome",
            "TAU_BAND", "RANK_BAND_SHARE", "rank_band",
-           "exact_two_group_floor", "bh_floor", "SIDES", "SUPPORTS", "support_of", "chance_p", "holm_adjusted", "under_control", "recording_tests", "EXISTENCE", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields"]
+           "exact_two_group_floor", "bh_floor", "SIDES", "SUPPORTS", "support_of", "chance_p", "holm_adjusted", "under_control", "recording_tests", "EXISTENCE", "LEANS", "partly_lean", "verdict_shown", "monte_carlo_straddles", "Said", "said", "Part", "Claim", "verdict", "rules_fields", "sentences", "VERDICT_WORDS"]
 
 MOST = 0.75            # share of units that must show the effect for a part to hold
 ALPHA = 0.05           # significance level for test-based parts (after the chapter's FDR correction)
@@ -269,20 +269,35 @@ def threshold_outcome(value: float, limit: float, below: bool = True, band: floa
 
 # --------------------------------------------------------------------------- claims, parts and verdicts
 
+#: the template of the sentences every claim shares (a verdict's reason, the evidence cell, the attainable floor):
+#: the report layer's ``templates/verdicts.md.j2``
+VERDICT_WORDS = "verdicts"
+
+
 @dataclass(frozen=True)
 class Said:
-    """What a part's evidence sentence states: the macro that words it (``kind``, one of
-    ``rmbook/chapters/claims/prose.md.j2``) and the fields it is rendered from, every one computed by the
-    evaluator (the template only chooses words). The analysis layer does not render: :class:`Evidence` is given
-    the renderer (``say``) by the page."""
+    """What a part's evidence sentence states: the macro that words it (``kind``), the template that holds that
+    macro (``template``: a chapter's ``<chapter>/claims.md.j2`` beside its ``claims.py``, or the shared
+    :data:`VERDICT_WORDS`) and the fields it is rendered from, every one computed by the evaluator (the template only
+    chooses words). The analysis layer does not render: :class:`Evidence` is given the renderer (``say``) by the
+    page (:func:`rmbook.report.brief.words`)."""
 
     kind: str
     fields: dict
+    template: str = VERDICT_WORDS
 
 
 def said(kind: str, **fields) -> Said:
-    """The evidence sentence ``kind`` with its ``fields``."""
+    """The shared sentence ``kind`` (:data:`VERDICT_WORDS`) with its ``fields``."""
     return Said(kind, fields)
+
+
+def sentences(chapter: str) -> Callable[..., Said]:
+    """``said`` for the claims of ``chapter``: its evidence sentences are macros of the chapter's own
+    ``claims.md.j2`` (beside its ``claims.py``), so an edit to them reruns that chapter and the claims page only."""
+    def said_(kind: str, **fields) -> Said:
+        return Said(kind, fields, f"{chapter}/claims")
+    return said_
 
 
 @dataclass
@@ -317,6 +332,7 @@ class Claim:
     unit: str
     test: str
     evaluate: Callable  # (Evidence) -> list[Part]
+    place: int = 0  # where the paper states it among its claims: the page lists a paper's claims in this order
 
 
 def _rows(parts: list[Part]) -> list[dict]:

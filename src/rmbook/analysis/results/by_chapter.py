@@ -13,12 +13,10 @@ import functools
 import importlib
 from pathlib import Path
 
-from rmbook.chapters import FOLDER
+from rmbook.locate import FOLDER, PACKAGE
 from rmlib.storage import ChapterResults
 
 __all__ = ["chapters_with_results", "result_type", "result_types"]
-
-PACKAGE = "rmbook.chapters"
 
 
 def _listed_chapters(path: Path) -> tuple[str, ...]:

@@ -1,26 +1,13 @@
-"""What replicates: every claim of the two papers judged by a stated rule from the chapters' typed results.
+"""What replicates: every claim of the papers, gathered from the chapters that test them and judged by a stated rule
+from the chapters' typed results.
 
-The chapter's files:
+Each chapter that tests a claim holds it in its own folder (``claims.py``, with ``claims.md.j2`` for its evidence
+sentences); the rules, the evidence with provenance and the judging are the shared layer's
+(:mod:`rmbook.analysis.claims`). This page only gathers and renders. The chapter's files:
 
-* ``analysis.py``: what the notebook calls;
-* ``catalogue.py``: every claim of the two papers (and of Razin et al.'s, which the reward-model quality chapters
-  test): the sentence it tests, where the paper says it, the chapters and data that test it, the unit it is about, and
-  the function that judges its parts from the chapters' numbers (``facct.py``, ``iclr.py``, ``teaching.py``,
-  ``implicit_explicit.py``);
-* ``evidence.py``: evidence with provenance: every number a claim uses is read from a chapter's typed results by
-  attribute, through :class:`Evidence`, which records the chapter and the path of each number it hands out;
-* ``facct.py``: how the claims of the FAccT 2025 paper (optimal and pessimal tokens) are judged from the chapters'
-  numbers: one evaluate function per claim, returning its parts (the catalogue pairs each with its sentence and
-  source);
-* ``iclr.py``: how the claims of the ICLR 2026 paper (value biases inherited from pretraining) are judged from the
-  chapters' numbers: the Big Two and MFD2 panels by direction and attainable significance, the three-way interaction
-  with models as replicates, and durability run by run;
-* ``implicit_explicit.py``: the claims of Razin et al;
-* ``rules.py``: how a claim gets a verdict: one vocabulary of outcomes, the rules that give a part its outcome, and
-  the rule from parts to a verdict;
-* ``teaching.py``: how the claims of Razin et al;
-* ``results.py``: builds the chapter's results (``chapter_results``);
-* ``prose.md.j2``: the chapter's sentences, one macro per paragraph;
+* ``analysis.py``: what the notebook calls: the gathered claims and the shared layer's rules, re-exported;
+* ``results.py``: builds the chapter's results (``chapter_results``), the sources read and the verdicts at a glance;
+* ``prose.md.j2``: the page's own sentences (what was read, the rules, the verdicts at a glance, each claim);
 * ``charts.py``: the charts only this chapter draws;
 * ``params.yaml``: the full-run values ``make book`` uses.
 """

@@ -1,6 +1,6 @@
 """The claims page's results: the rules' thresholds, which chapters it read, one row per claim with its verdict,
 and every part of every claim with the numbers it used and where each came from (``steps`` to follow into the
-chapter's results file, :func:`rmbook.chapters.claims.analysis.follow`). The page's own sentences are rendered from the
+chapter's results file, :func:`rmbook.analysis.claims.follow`). The page's own sentences are rendered from the
 sections below (``rmbook/chapters/claims/prose.md.j2``: ``read_from``, ``at_a_glance``, ``claim``), each part's
 evidence from the fields its evaluator gave (:class:`rmbook.chapters.claims.analysis.Said`)."""
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rmbook.chapters.claims import analysis as claims
+from rmbook.analysis.claims.shown import ClaimShown, PartShown, claim_shown  # re-exported: the page's sections
 from rmlib.storage import ChapterResults, JsonData, Num, Section, Table
 
 __all__ = ["NumberRef", "DerivedNumber", "PartResult", "ClaimsResults", "UnreadChapter", "SourcesRead",
@@ -87,34 +88,6 @@ class Glance(Section):
     controlled: bool = False  # the verdicts under the page's error control
 
 
-class PartShown(Section):
-    name: str
-    outcome: str
-    controlled: str  # the outcome under the page's error control
-    context: bool
-    evidence: str
-    one_sided: str
-    support: str
-
-
-class ClaimShown(Section):
-    """One claim as the page shows it: its row of the table, the reason as a sentence, and its parts."""
-
-    claim: str
-    verdict: str
-    verdict_controlled: str  # the verdict under the page's error control, with its lean
-    support: str  # what the verdict rests on: reproduction, replication, or both ("" when nothing was testable)
-    reason: str  # capitalised: it starts a sentence
-    attainable_p: Num  # None when no counted part rests on a test with a floor
-    paper: str
-    stated_in: str
-    chapter: str
-    data: str
-    unit: str
-    test: str
-    parts: list[PartShown]
-
-
 def sources_read(evidence: claims.Evidence) -> SourcesRead:
     """The section of :func:`rmbook.chapters.claims.analysis.load_evidence`'s evidence."""
     sources = claims.source_chapters()
@@ -152,18 +125,6 @@ def glance_table(table: pd.DataFrame) -> pd.DataFrame:
                          "under control": [claims.verdict_shown(r.verdict_controlled, r.lean_controlled)
                                            for r in table.itertuples()],
                          "why": [why(r) for r in table.itertuples()]})
-
-
-def claim_shown(row, parts: list[claims.Part]) -> ClaimShown:
-    """The section of one row of :func:`rmbook.chapters.claims.analysis.claims_table`'s table (``itertuples``) and its
-    parts."""
-    return ClaimShown(claim=row.claim, verdict=claims.verdict_shown(row.verdict, row.lean),
-                      verdict_controlled=claims.verdict_shown(row.verdict_controlled, row.lean_controlled),
-                      support=row.support, reason=row.reason[0].upper() + row.reason[1:],
-                      attainable_p=None if pd.isna(row.attainable_p) else row.attainable_p, paper=row.paper,
-                      stated_in=row.stated_in, chapter=row.chapter, data=row.data, unit=row.unit, test=row.test,
-                      parts=[PartShown(name=p.name, outcome=p.outcome, controlled=p.controlled, context=p.context,
-                                       evidence=p.evidence, one_sided=p.one_sided, support=p.support) for p in parts])
 
 
 def _part(p: claims.Part) -> PartResult:

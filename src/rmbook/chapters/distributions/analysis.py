@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rmbook.analysis.categories import REPLACEMENT_CHAR, item_categories, token_features
+from rmbook.analysis.categories import item_categories, token_features
 from rmbook.analysis.choices import ANY_MODE
+from rmbook.analysis.words import shared_vocabulary, vocabulary_overlap  # re-exported: heterogeneity uses them too
 from rmlib import engine
 from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
-from rmlib.data import normalise_token
 from rmlib.errors import as_list
 from rmlib.registry import get_spec
 from rmlib.stats import moments, require_columns, tail_asymmetry, tail_comparison
@@ -64,56 +64,6 @@ def tail_composition(df: pd.DataFrame, value: str = "reward", k: int = 100, feat
                              "share": share, "ci_low": float(lo), "ci_high": float(hi),
                              "lift": share / b if b > 0 else np.nan})
     return pd.DataFrame(rows)
-
-def _clean_for_alignment(df: pd.DataFrame, key: str) -> pd.DataFrame:
-    keep = ~df[key].astype(str).str.contains(REPLACEMENT_CHAR, regex=False) & (df[key].astype(str).str.strip() != "")
-    if "is_special" in df.columns:
-        keep &= ~df["is_special"].astype(bool)
-    return df[keep]
-
-
-def shared_vocabulary(frame: pd.DataFrame, *, model: str = "model", key: str = "text", value: str = "reward",
-                      normalise: bool = False, agg: str = "max") -> pd.DataFrame:
-    """Wide table (index: decoded token text; one column per model) over the texts every model's vocabulary has.
-
-    Tokenizers differ, so token ids mean nothing across models; the decoded text is the common currency (the
-    ICLR paper's 85,632-token intersection is built the same way). Special tokens, whitespace-only tokens and byte
-    fragments (text containing U+FFFD) are dropped. Where several ids of one model decode to the same text,
-    ``agg`` ('max', 'mean' or 'first') combines them. ``normalise=True`` keys on
-    :func:`rmlib.data.normalise_token` (no leading space, lower case) instead, a looser match.
-    """
-    require_columns(frame, [model, key, value], "frame")
-    if agg not in ("max", "mean", "first"):
-        raise ValueError(f"agg must be 'max', 'mean' or 'first', got {agg!r}")
-    d = _clean_for_alignment(frame, key)
-    if normalise:
-        d = d.assign(**{key: d[key].map(normalise_token)})
-        d = d[d[key] != ""]
-    models = list(dict.fromkeys(d[model]))
-    if len(models) < 2:
-        raise ValueError(f"shared_vocabulary needs sweeps of at least 2 models, got {models}")
-    wide = d.groupby([key, model], sort=False)[value].agg(agg).unstack(model)[models].dropna()
-    if len(wide) < 3:
-        raise ValueError(f"the models {models} share only {len(wide)} decoded tokens; nothing to compare")
-    wide.index.name = "text"
-    wide.columns.name = None
-    return wide
-
-
-def vocabulary_overlap(frame: pd.DataFrame, shared: pd.DataFrame, *, model: str = "model",
-                       key: str = "text") -> pd.DataFrame:
-    """Per model: n_tokens swept, n_distinct_texts (after cleaning), n_shared, share_shared."""
-    require_columns(frame, [model, key], "frame")
-    clean = _clean_for_alignment(frame, key)
-    rows = []
-    for m in shared.columns:
-        n_tok = int((frame[model] == m).sum())
-        n_txt = int(clean.loc[clean[model] == m, key].nunique())
-        rows.append({"model": m, "n_tokens": n_tok, "n_distinct_texts": n_txt, "n_shared": len(shared),
-                     "share_shared": len(shared) / n_txt if n_txt else np.nan})
-    return pd.DataFrame(rows)
-
-
 
 def _published_answers(prompt_key: str, n_items: int | None, models) -> pd.DataFrame:
     models = elo_models(models)

@@ -12,8 +12,8 @@ from rmbook.chapters.framing import contrast, sources
 from rmbook.chapters.framing.contrast import (framing_frame, framing_cell_slopes, framing_cell_counts,
                                               framing_contrast, FRAMING_HALVES, framing_halves,
                                               framing_halves_summary, framing_word_influence, influential_words,
-                                              SLOPE_CELLS, framing_slopes_long, dictionary_word_counts)
+                                              dictionary_word_counts)
 
 __all__ = ["contrast", "sources", "framing_frame", "framing_cell_slopes", "framing_cell_counts", "framing_contrast",
            "FRAMING_HALVES", "framing_halves", "framing_halves_summary", "framing_word_influence",
-           "influential_words", "SLOPE_CELLS", "framing_slopes_long", "dictionary_word_counts"]
+           "influential_words", "dictionary_word_counts"]

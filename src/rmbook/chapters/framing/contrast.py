@@ -21,7 +21,7 @@ from rmlib.stats import require_columns, standardise
 
 __all__ = ["framing_frame", "framing_cell_slopes", "framing_cell_counts", "framing_contrast",
            "FRAMING_HALVES", "framing_halves", "framing_halves_summary", "framing_word_influence", "influential_words",
-           "SLOPE_CELLS", "framing_slopes_long", "dictionary_word_counts"]
+           "dictionary_word_counts"]
 
 
 def framing_frame(scores: pd.DataFrame, source: str = "afinn", response: str = "z") -> pd.DataFrame:
@@ -251,23 +251,6 @@ def influential_words(influence: pd.DataFrame, n: int = 8, groups: Sequence[str]
             parts.append(part.assign(rank=np.arange(1, len(part) + 1)))
     cols = ["half", "direction", "rank", "word", "word_side", "valence", "contribution", "mean_y"]
     return pd.concat(parts, ignore_index=True)[cols]
-
-
-SLOPE_CELLS = {"s_pp": ("positive", "positive"), "s_pn": ("positive", "negative"),
-               "s_np": ("negative", "positive"), "s_nn": ("negative", "negative")}
-
-
-def framing_slopes_long(contrast: pd.DataFrame, label: str = "model") -> pd.DataFrame:
-    """The four slopes of :func:`framing_contrast` in long form: label, word_side, prompt_valence, slope, ci_low,
-    ci_high (one row per model x cell)."""
-    require_columns(contrast, [label, *SLOPE_CELLS], "contrast (from framing_contrast)")
-    rows = []
-    for r in contrast.itertuples(index=False):
-        d = r._asdict()
-        for c, (side, pv) in SLOPE_CELLS.items():
-            rows.append({label: d[label], "word_side": f"{side} words", "prompt_valence": f"{pv} prompts",
-                         "slope": d[c], "ci_low": d[f"{c}_ci_low"], "ci_high": d[f"{c}_ci_high"]})
-    return pd.DataFrame(rows)
 
 
 def dictionary_word_counts(scores: pd.DataFrame) -> dict:

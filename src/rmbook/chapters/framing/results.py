@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rmbook.analysis.results.beside import Beside, beside_section
-from rmbook.chapters.claims.rules import MOST
+from rmbook.analysis.claims.rules import MOST
 from rmbook.chapters.framing.analysis import FRAMING_HALVES, dictionary_word_counts
 from rmbook.chapters.framing.types import (HalfCounts, HalvesSummary, CellCounts, Scored, Coverage, Slopes,
                                            HalvesFound, Disagreement, TopWords, FramingResults, Half, Lexicon)

@@ -16,7 +16,7 @@ import pandas as pd
 from rmbook.analysis import beside
 from rmbook.analysis.choices import HALF_WORDS, RESPONSES
 from rmbook.analysis.words import MODES, published_scores, token_scores, tokens_to_words
-from rmbook.chapters.claims.rules import share_outcome
+from rmbook.analysis.claims.rules import share_outcome
 from rmbook.chapters.framing.contrast import (FRAMING_HALVES, framing_cell_counts, framing_cell_slopes,
                                               framing_contrast, framing_frame, framing_halves, framing_halves_summary,
                                               framing_word_influence, influential_words)

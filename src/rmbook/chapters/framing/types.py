@@ -12,7 +12,7 @@ from typing import Literal
 
 from rmbook.analysis.choices import FRAMING_HALVES, PUBLISHED_OR_COMPUTE, RESPONSES
 from rmbook.analysis.results.types.beside import Beside
-from rmbook.chapters.claims.rules import OUTCOMES
+from rmbook.analysis.claims.rules import OUTCOMES
 from rmlib.data import AFFECT_SOURCES
 from rmlib.storage import ChapterResults, Num, Record, Section, Table
 

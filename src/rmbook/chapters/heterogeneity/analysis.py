@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from rmbook.analysis.choices import ANY_MODE
-from rmbook.chapters.distributions.analysis import shared_vocabulary, vocabulary_overlap
+from rmbook.analysis.words import shared_vocabulary, vocabulary_overlap
 from rmlib import engine
 from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
 from rmlib.errors import as_list
@@ -92,7 +92,7 @@ def published_run(prompt_key: str, n_items: int | None = None, models=None) -> S
 
 def computed_run(models, prompt_key: str, tokens=None, *, load=None) -> SimilarityRun:
     """Token sweeps of ``models`` (at least 3: the MDS map needs them) under one prompt, compared on the decoded
-    token texts every vocabulary has (:func:`rmbook.chapters.distributions.analysis.shared_vocabulary`)."""
+    token texts every vocabulary has (:func:`rmbook.analysis.words.shared_vocabulary`)."""
 
     models = as_list(models or [], "models")
     if len(models) < 3:

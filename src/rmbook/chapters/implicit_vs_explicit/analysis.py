@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from rmbook.chapters.claims.implicit_explicit import DOMAIN_MARGIN
-from rmbook.chapters.claims.rules import share_outcome
+from rmbook.chapters.implicit_vs_explicit.claims import DOMAIN_MARGIN
+from rmbook.analysis.claims.rules import share_outcome
 from rmbook.chapters.finetuning.analysis import run_name
 from rmbook.chapters.implicit_vs_explicit.token_shift import SHIFTS, jaccard, shift_pairs
 from rmlib.data.preferences import load_preferences, sample_pairs
@@ -242,10 +242,10 @@ def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc:
     0 (the rewrite changed no pair) the token level is 'not tested'.
 
     Domain ("comparable or better", a non-inferiority claim, so it needs a margin: ``margin``, 0.05 accuracy by
-    default, the claims page's :data:`~rmbook.chapters.claims.implicit_explicit.DOMAIN_MARGIN`): per domain set
+    default, the claims page's :data:`~rmbook.chapters.implicit_vs_explicit.claims.DOMAIN_MARGIN`): per domain set
     (``domain_sets``), 'comparable or better' when the IM − EX CI lies above −margin, 'worse' when it lies below
     −margin, else 'not established'. The half follows the claims page's share rule over the sets
-    (:func:`~rmbook.chapters.claims.rules.share_outcome`): 'replicates' when at least 75% are comparable or better,
+    (:func:`~rmbook.analysis.claims.rules.share_outcome`): 'replicates' when at least 75% are comparable or better,
     'does not replicate' when at least 75% are worse (the mirror), 'not established' when none is either, else
     'mixed'. ``domain_worse_sets`` lists the worse sets. ``replicates`` is both halves replicating.
 

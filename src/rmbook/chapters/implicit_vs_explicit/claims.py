@@ -1,4 +1,6 @@
-"""The claims of Razin et al. on implicit and explicit reward models, judged from the implicit_vs_explicit chapter.
+"""The claims of Razin et al. on implicit and explicit reward models, judged from this chapter's results (their
+evidence sentences are the macros of ``claims.md.j2`` beside this file; the claims page gathers ``CLAIMS`` by the
+chapter's name).
 
 Two papers: *Why is Your Language Model a Poor Implicit Reward Model?* (the IM-RM generalises worse under token-level
 shifts and in distribution, comparably or better under domain shifts) and *Unintentional Unalignment: Likelihood
@@ -17,12 +19,12 @@ source is not established, whatever its interval.
 """
 from __future__ import annotations
 
-from rmbook.chapters.claims.evidence import Evidence
-from rmbook.chapters.claims.evidence import evaluate_part
-from rmbook.chapters.claims.rules import (EXISTENCE, Claim, Part, equivalence_outcome, exists_outcome, interval_outcome, said,
-                                          share_outcome)
+from rmbook.analysis.claims import (EXISTENCE, RAZIN, Claim, Evidence, Part, equivalence_outcome, evaluate_part,
+                                    exists_outcome, interval_outcome, sentences, share_outcome)
 
-__all__ = ["IVE", "POOR_IMPLICIT", "DISPLACEMENT", "DOMAIN_MARGIN", "implicit_explicit_claims"]
+__all__ = ["CLAIMS", "IVE", "POOR_IMPLICIT", "DISPLACEMENT", "DOMAIN_MARGIN"]
+
+said = sentences("implicit_vs_explicit")  # this chapter's evidence sentences: the macros of claims.md.j2 beside it
 
 IVE = "implicit_vs_explicit"
 POOR_IMPLICIT = ("Razin, Lin, Yao & Arora 2025, Why is Your Language Model a Poor Implicit Reward Model? "
@@ -118,31 +120,30 @@ def _displacement(e: Evidence) -> list[Part]:
             _part("on held-out pairs after training", e, heldout, one_sided=EXISTENCE)]
 
 
-def implicit_explicit_claims(paper: str) -> list[Claim]:
-    """The four claims, under the catalogue's label for Razin et al. (``paper``)."""
-    return [
-        Claim("im_token_shift", paper, "Implicit RMs (DPO's β·log πθ/πref) generalise worse than explicit RMs (a "
-              "scalar head) under token-level shifts, because they lean more on the surface tokens of a response.",
-              POOR_IMPLICIT, (IVE,), _DATA, _UNIT, "paired bootstrap interval of the IM-RM's accuracy drop under "
-              "the rewrite minus the EX-RM's; interval rule: holds when it lies above 0, fails when below, not "
-              "established when it spans 0", _token_shift),
-        Claim("im_in_distribution", paper, "Implicit RMs are often less accurate than explicit RMs even in "
-              "distribution.", POOR_IMPLICIT, (IVE,), _DATA, _UNIT, "paired bootstrap interval of IM − EX accuracy "
-              "on held-out pairs of the training source; interval rule: holds when it lies below 0, fails when "
-              "above, not established when it spans 0", _in_distribution),
-        Claim("im_domain_shift", paper, "Under domain shifts, implicit RMs generalise comparably to or better than "
-              "explicit RMs.", POOR_IMPLICIT, (IVE,), _DATA, _UNIT + " (sources as units of the share rule)",
-              "paired bootstrap interval of IM − EX accuracy per other source, with a non-inferiority margin of "
-              f"{DOMAIN_MARGIN:g} accuracy ({DOMAIN_MARGIN * 100:g} points, {DOMAIN_MARGIN / 0.5:.0%} of the way "
-              "from chance to perfect; chosen on what accuracy means, not on these results): a source is "
-              f"comparable or better when its interval lies above −{DOMAIN_MARGIN:g}, worse when it lies below "
-              f"−{DOMAIN_MARGIN:g}, otherwise not established; a source on which either RM is below chance (the "
-              "chapter's flag) is not established, its labels running against training; share rule over the "
-              "sources", _domain_shift),
-        Claim("likelihood_displacement", paper, "DPO can make the preferred response less likely while it widens "
-              "the preference margin (likelihood displacement).", DISPLACEMENT, (IVE,),
-              "the IM-RM's DPO run: TRL's per-step log-ratios to the reference, and held-out pairs after training",
-              "one DPO run", "existence: the chosen completion ends below its reference log-prob while the margin "
-              "grew (training), and its held-out interval lies below 0; otherwise not established (one run "
-              "without it does not show that DPO cannot displace)", _displacement),
-    ]
+# the four claims, after good_teachers' two of Razin et al. on the page
+CLAIMS: list[Claim] = [
+    Claim("im_token_shift", RAZIN, "Implicit RMs (DPO's β·log πθ/πref) generalise worse than explicit RMs (a "
+          "scalar head) under token-level shifts, because they lean more on the surface tokens of a response.",
+          POOR_IMPLICIT, (IVE,), _DATA, _UNIT, "paired bootstrap interval of the IM-RM's accuracy drop under "
+          "the rewrite minus the EX-RM's; interval rule: holds when it lies above 0, fails when below, not "
+          "established when it spans 0", _token_shift, place=3),
+    Claim("im_in_distribution", RAZIN, "Implicit RMs are often less accurate than explicit RMs even in "
+          "distribution.", POOR_IMPLICIT, (IVE,), _DATA, _UNIT, "paired bootstrap interval of IM − EX accuracy "
+          "on held-out pairs of the training source; interval rule: holds when it lies below 0, fails when "
+          "above, not established when it spans 0", _in_distribution, place=4),
+    Claim("im_domain_shift", RAZIN, "Under domain shifts, implicit RMs generalise comparably to or better than "
+          "explicit RMs.", POOR_IMPLICIT, (IVE,), _DATA, _UNIT + " (sources as units of the share rule)",
+          "paired bootstrap interval of IM − EX accuracy per other source, with a non-inferiority margin of "
+          f"{DOMAIN_MARGIN:g} accuracy ({DOMAIN_MARGIN * 100:g} points, {DOMAIN_MARGIN / 0.5:.0%} of the way "
+          "from chance to perfect; chosen on what accuracy means, not on these results): a source is "
+          f"comparable or better when its interval lies above −{DOMAIN_MARGIN:g}, worse when it lies below "
+          f"−{DOMAIN_MARGIN:g}, otherwise not established; a source on which either RM is below chance (the "
+          "chapter's flag) is not established, its labels running against training; share rule over the "
+          "sources", _domain_shift, place=5),
+    Claim("likelihood_displacement", RAZIN, "DPO can make the preferred response less likely while it widens "
+          "the preference margin (likelihood displacement).", DISPLACEMENT, (IVE,),
+          "the IM-RM's DPO run: TRL's per-step log-ratios to the reference, and held-out pairs after training",
+          "one DPO run", "existence: the chosen completion ends below its reference log-prob while the margin "
+          "grew (training), and its held-out interval lies below 0; otherwise not established (one run "
+          "without it does not show that DPO cannot displace)", _displacement, place=6),
+]

@@ -10,7 +10,7 @@ import pandas as pd
 
 from rmbook.analysis.results.beside import Beside, beside_section
 from rmbook.analysis.words import MODES
-from rmbook.chapters.claims.rules import MOST
+from rmbook.analysis.claims.rules import MOST
 from rmbook.chapters.mere_exposure.analysis import FREQUENCY_LABELS
 from rmbook.chapters.mere_exposure.types import (ModelVerdict, RewardKind, Covered, Scores, ShareRow, ShareValence,
                                                  Shares, DictionaryRow, Dictionaries, VerdictRow, VerdictValence,

@@ -13,7 +13,7 @@ from typing import Literal
 
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmbook.analysis.results.types.beside import Beside
-from rmbook.chapters.claims.rules import OUTCOMES
+from rmbook.analysis.claims.rules import OUTCOMES
 from rmlib.data import AFFECT_SOURCES, FREQUENCY_SOURCES
 from rmlib.storage import ChapterResults, Num, Record, Section, Table
 

@@ -17,7 +17,7 @@ from scipy import stats
 
 from rmbook.analysis import beside
 from rmbook.analysis.words import MODES, published_scores, token_scores
-from rmbook.chapters.claims.rules import share_outcome
+from rmbook.analysis.claims.rules import share_outcome
 from rmbook.chapters.mere_exposure.slopes import (attach_reference_logprob, exposure_by_group, exposure_frame,
                                                   pooled_frequency_slopes, token_exposure_frame)
 from rmlib.data import AFFECT_SOURCES, FREQUENCY_SOURCES

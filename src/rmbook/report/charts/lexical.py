@@ -7,12 +7,25 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from rmbook.chapters.framing.analysis import FRAMING_HALVES, framing_slopes_long
+from rmbook.analysis.choices import FRAMING_HALVES, SLOPE_CELLS
 from rmbook.report.charts.basic import slope_ci
 from rmlib.stats import require_columns
 
 __all__ = ["framing_slopes_chart", "framing_halves_chart", "halves_by_source_chart", "swarm_offsets",
            "word_swarm_chart", "cell_strip_chart"]
+
+
+def _slopes_long(contrast: pd.DataFrame, label: str = "model") -> pd.DataFrame:
+    """The four slopes of :func:`rmbook.chapters.framing.analysis.framing_contrast` in long form: label, word_side,
+    prompt_valence, slope, ci_low, ci_high (one row per model x cell)."""
+    require_columns(contrast, [label, *SLOPE_CELLS], "contrast (from framing_contrast)")
+    rows = []
+    for r in contrast.itertuples(index=False):
+        d = r._asdict()
+        for c, (side, pv) in SLOPE_CELLS.items():
+            rows.append({label: d[label], "word_side": f"{side} words", "prompt_valence": f"{pv} prompts",
+                         "slope": d[c], "ci_low": d[f"{c}_ci_low"], "ci_high": d[f"{c}_ci_high"]})
+    return pd.DataFrame(rows)
 
 
 def framing_slopes_chart(contrast: pd.DataFrame, label: str = "model", title: str = ""):
@@ -22,7 +35,7 @@ def framing_slopes_chart(contrast: pd.DataFrame, label: str = "model", title: st
     lie right of the negative-word dot, under negative prompts the other way round.
     """
 
-    long = framing_slopes_long(contrast, label)
+    long = _slopes_long(contrast, label)
     colour = alt.Color("word_side:N", title="words",
                        scale=alt.Scale(domain=["positive words", "negative words"], range=["#4c78a8", "#e45756"]))
     y = alt.Y(f"{label}:N", title=None, axis=alt.Axis(labelLimit=260))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jinja2
 
-from rmbook.chapters import FOLDER
+from rmbook.locate import FOLDER
 from rmbook.report.tables import p_text, show_whitespace
 
 __all__ = ["render", "num", "pct", "count", "plural", "signed", "whitespace", "term", "p_value", "FILTERS"]

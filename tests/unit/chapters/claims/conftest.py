@@ -7,14 +7,9 @@ import pytest
 from pydantic import BaseModel
 
 from rmbook.analysis.results import result_type
-from rmbook.chapters.claims.analysis import Evidence
-from rmbook.chapters.claims.evidence import _strip
-from rmbook.report.prose import render
-
-
-def say(kind: str, fields: dict) -> str:
-    """The page's renderer of the evidence sentences (templates/claims.md.j2), as the notebook passes it."""
-    return render("claims", kind, **fields)
+from rmbook.analysis.claims import Evidence
+from rmbook.analysis.claims.evidence import _strip
+from rmbook.report.brief import words as say  # the page's renderer of the evidence sentences, as the notebook passes it
 
 
 def _build(annotation, value):

@@ -1,4 +1,4 @@
-"""rmbook.chapters.claims.catalogue: planted results give the verdicts the rules say; every claim names its source."""
+"""rmbook.analysis.claims.catalogue and the chapters' claims.py: planted results give the verdicts the rules say; every claim names its source."""
 from __future__ import annotations
 
 from rmbook.chapters.claims import analysis as claims
@@ -414,7 +414,7 @@ def test_identity_counts_are_the_ones_adjusted_for_regression_to_the_mean(plante
 def test_each_verdict_names_reproduction_or_replication(planted):
     """#63 item 9: re-analysing the authors' released scores is reproduction, new models are replication; the page
     said "replicates" for both."""
-    from rmbook.chapters.claims.rules import support_of
+    from rmbook.analysis.claims.rules import support_of
 
     parts, _ = _claim("heterogeneity", planted({"heterogeneity": _heterogeneity(0.0984)}))
     assert {p.support for p in parts} == {"reproduction"} and support_of(parts) == "reproduction"

@@ -1,4 +1,4 @@
-"""rmbook.chapters.claims.evidence: numbers read by attribute from typed results, the provenance of each, missing
+"""rmbook.analysis.claims.evidence: numbers read by attribute from typed results, the provenance of each, missing
 numbers (untestable) apart from fields the type does not declare (a bug, raised), and the schema mode that checks
 the claims' reads against the types without any chapter having run."""
 from __future__ import annotations

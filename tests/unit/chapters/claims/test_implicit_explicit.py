@@ -9,7 +9,7 @@ import pytest
 
 from rmbook.chapters.claims import analysis as claims
 from rmbook.chapters.claims.analysis import verdict
-from rmbook.chapters.claims.implicit_explicit import DOMAIN_MARGIN
+from rmbook.chapters.implicit_vs_explicit.claims import DOMAIN_MARGIN
 
 KEYS = ("im_token_shift", "im_in_distribution", "im_domain_shift", "likelihood_displacement")
 

@@ -7,13 +7,14 @@ import pytest
 
 from rmbook.analysis.results import result_type
 from rmbook.chapters.claims.analysis import CLAIMS, Evidence
+from rmbook.report.brief import words
 from rmbook.report.prose import render
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.key for c in CLAIMS])
 def test_every_field_a_claim_reads_is_declared_and_typed(claim):
     e = Evidence.schema({c: result_type(c) for c in claim.chapters},
-                        say=lambda kind, fields: render("claims", kind, **fields))
+                        say=words)
     parts = claim.evaluate(e)  # a SchemaError (unknown field, untyped value, unknown key) fails the test, and so
     # does a sentence whose macro is missing or reads a field its evaluator does not give (StrictUndefined)
     unread = [f"{p.name}: {p.evidence}" for p in parts if p.evidence.startswith("not available here")]
@@ -30,7 +31,7 @@ def test_the_parts_that_can_hold_but_never_fail_say_so():
     one_sided = {}
     for claim in CLAIMS:
         e = Evidence.schema({c: result_type(c) for c in claim.chapters},
-                            say=lambda kind, fields: render("claims", kind, **fields))
+                            say=words)
         one_sided |= {(claim.key, p.name): p.one_sided for p in claim.evaluate(e) if p.one_sided and not p.context}
     assert set(one_sided) == {("asymmetry", "asymmetric score distributions (items)"),
                               ("identity_terms", "some identity terms placed below human ratings"),

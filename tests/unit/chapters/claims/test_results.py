@@ -9,6 +9,7 @@ import pytest
 from rmbook.chapters.claims import analysis as claims
 from rmbook.chapters.claims import results
 from rmbook.chapters.heterogeneity.results import HeterogeneityResults
+from rmbook.report.brief import words
 from rmbook.report.prose import render
 from rmlib.errors import RmlibError
 from rmlib.storage import read_results, write_results
@@ -35,7 +36,7 @@ def _het() -> HeterogeneityResults:
 
 def test_the_page_results_lead_back_to_each_number(tmp_path):
     het = _het()
-    say = lambda kind, fields: render("claims", kind, **fields)  # noqa: E731  (as the page passes it)
+    say = words  # as the page passes it
     e = claims.Evidence({c: (het if c == "heterogeneity" else None) for c in claims.source_chapters()}, say=say)
     table, parts = claims.claims_table(e)
     out = results.chapter_results(["heterogeneity"], table, parts)
@@ -53,7 +54,7 @@ def test_the_page_results_lead_back_to_each_number(tmp_path):
 
 
 def test_the_page_lines_are_rendered_from_its_sections():
-    say = lambda kind, fields: render("claims", kind, **fields)  # noqa: E731
+    say = words
     e = claims.Evidence({c: (_het() if c == "heterogeneity" else None) for c in claims.source_chapters()},
                         reasons={c: f"{c}.json not found" for c in claims.source_chapters()}, say=say)
     sources = results.sources_read(e)
@@ -96,7 +97,7 @@ def test_the_glance_table_has_four_columns_and_keeps_paper_chapter_and_floor():
     error control beside the uncorrected one."""
     e = claims.Evidence({c: (_het() if c == "heterogeneity" else None) for c in claims.source_chapters()},
                         reasons={c: f"{c}.json not found" for c in claims.source_chapters()},
-                        say=lambda kind, fields: render("claims", kind, **fields))
+                        say=words)
     table, _ = claims.claims_table(e)
     table.loc[table.index[0], "attainable_p"] = 0.0476
     shown = results.glance_table(table)

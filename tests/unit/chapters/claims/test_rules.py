@@ -1,4 +1,4 @@
-"""rmbook.chapters.claims.rules: each outcome rule at its thresholds, and verdicts from parts."""
+"""rmbook.analysis.claims.rules: each outcome rule at its thresholds, and verdicts from parts."""
 from __future__ import annotations
 
 import pytest
@@ -175,7 +175,7 @@ def test_a_parts_note_reaches_the_verdicts_reason():
     parts = [Part("a", "holds", "e"), Part("b", "mixed", "e", note="lexicon-dependent: holds with WARRINER")]
     v, reason = verdict(parts)
     assert reason.kind == "reason" and v == "partly"
-    assert say(reason.kind, reason.fields) == "a: holds; b: mixed (lexicon-dependent: holds with WARRINER)"
+    assert say(reason) == "a: holds; b: mixed (lexicon-dependent: holds with WARRINER)"
 
 
 @pytest.mark.parametrize("parts, words", [
@@ -190,7 +190,7 @@ def test_the_verdicts_reason_is_worded_by_the_claims_template(parts, words):
     from .conftest import say
 
     reason = verdict(parts)[1]
-    assert say(reason.kind, reason.fields) == words
+    assert say(reason) == words
 
 
 def test_context_parts_do_not_count():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rmbook.chapters.claims.rules import MOST
+from rmbook.analysis.claims.rules import MOST
 from rmbook.chapters.framing import results
 from rmbook.report.prose import render
 
