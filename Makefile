@@ -7,10 +7,14 @@ PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# rmlib's folders are the checkout's own here (installed elsewhere, rmlib uses the user's data and cache folders:
+# rmlib.config); the tests set their own cache whatever this says (tests/cache_guard.py).
 export RMLIB_DATA_DIR ?= $(CURDIR)/data/external
+export RMLIB_CACHE_DIR ?= $(CURDIR)/.cache/rmlib
 # A local mirror of the raw data is used when present; otherwise `make data`
-# downloads from the original addresses in data/sources.yml.
+# downloads from the original addresses in src/rmlib/data/sources.yml.
 MIRROR ?= $(wildcard $(CURDIR)/../shared/data)
+export RMLIB_DATA_MIRROR ?= $(MIRROR)
 PYTEST_ARGS ?=
 # make test runs in this many pytest-xdist workers (one per core; 0 runs everything in one process)
 TEST_WORKERS ?= 2

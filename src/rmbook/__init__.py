@@ -18,6 +18,9 @@ layer of ``rmlib``):
 
 ``locate.py`` (layer 6, below the chapters it finds) says where the chapters are: their folders and notebook
 templates, found by name, so that no shared layer imports :mod:`rmbook.chapters`.
+
+``paths.py`` (layer 6) says where the book lives: the checkout's folders (the executed chapters, their results, the
+reruns), and the data and cache folders the book gives rmlib when the environment names none.
 """
 import sys
 

@@ -1,52 +1,38 @@
 """Where rmlib reads data and writes caches.
 
-Everything is configurable through environment variables so that a notebook,
-the CLI and the tests agree without passing paths around.
+Everything is configurable through environment variables so that a notebook, the CLI and the tests agree without
+passing paths around. Unset, the folders are the user's (platformdirs: ``~/.local/share/rmlib`` and
+``~/.cache/rmlib`` on Linux), never a place derived from where rmlib is installed: a wheel installed into
+``site-packages`` writes nothing beside itself (#64 item 4). A checkout of the project sets the variables to its own
+folders (``data/external``, ``.cache/rmlib``, ``../shared/data``): the Makefile exports them and the book's commands
+set them when unset (``rmbook.paths.use_checkout_folders``), so `make book`, `make data` and the book's kernels use
+the checkout's data and cache as they always did.
 """
 import os
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+import platformdirs
+
+APP_NAME = "rmlib"  # the folder name under the user's data and cache folders
+DATA_ENV, CACHE_ENV, MIRROR_ENV = "RMLIB_DATA_DIR", "RMLIB_CACHE_DIR", "RMLIB_DATA_MIRROR"
 
 
 def data_dir() -> Path:
-    """Verified research data (filled by `make data` / `rmlib data fetch`)."""
-    return Path(os.environ.get("RMLIB_DATA_DIR", PROJECT_ROOT / "data" / "external")).resolve()
-
-
-BOOK_EXECUTED = PROJECT_ROOT / "book" / "_executed"  # where the book's runner writes executed chapters
-RESULTS_SUBDIR = "results"  # the chapters' results, inside any folder of executed chapters
-
-
-def book_results_dir() -> Path:
-    """Where the book's own runs keep the chapters' results (``book/_executed/results``), which ``rmlib verify``
-    checks unless given another folder; the book's runner writes there (``rmbook.book.chapters.results_dir``)."""
-    return (BOOK_EXECUTED / RESULTS_SUBDIR).resolve()
-
-
-RERUNS_SUBDIR = "reruns"  # a chapter rerun with parameters of its own: reruns/<name>-<key>/, its own executed folder
-
-
-def book_results_dirs() -> list[Path]:
-    """The book's results folder (:func:`book_results_dir`) and every rerun's (``book/_executed/reruns/<name>-<key>/
-    results``, where ``rmlib book run NAME`` with parameters of its own writes: ``rmbook.book.reruns``): what the
-    default ``rmlib verify`` checks."""
-    reruns = sorted(p.resolve() for p in (BOOK_EXECUTED / RERUNS_SUBDIR).glob(f"*/{RESULTS_SUBDIR}") if p.is_dir())
-    return [book_results_dir(), *reruns]
+    """Verified research data (filled by `make data` / `rmlib data fetch`): $RMLIB_DATA_DIR, else the user's data
+    folder (``platformdirs.user_data_path("rmlib")``)."""
+    return Path(os.environ.get(DATA_ENV) or platformdirs.user_data_path(APP_NAME)).resolve()
 
 
 def cache_dir() -> Path:
-    """Sweep shards, trained checkpoints and assembled model files."""
-    return Path(os.environ.get("RMLIB_CACHE_DIR", PROJECT_ROOT / ".cache" / "rmlib")).resolve()
+    """Sweep shards, trained checkpoints and assembled model files: $RMLIB_CACHE_DIR, else the user's cache folder
+    (``platformdirs.user_cache_path("rmlib")``)."""
+    return Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_path(APP_NAME)).resolve()
 
 
 def mirror_dir() -> Path | None:
-    """A local mirror of the raw data (e.g. ../shared/data), if one is configured or found."""
-    env = os.environ.get("RMLIB_DATA_MIRROR")
-    if env:
-        return Path(env).resolve()
-    default = PROJECT_ROOT.parent / "shared" / "data"
-    return default.resolve() if default.is_dir() else None
+    """A local mirror of the raw data ($RMLIB_DATA_MIRROR, e.g. a checkout's ../shared/data), if one is set."""
+    env = os.environ.get(MIRROR_ENV)
+    return Path(env).resolve() if env else None
 
 
 def progress_enabled(requested: bool = True) -> bool:

@@ -14,7 +14,7 @@ chapter tests, the claims page (which reads their results), the page checks and 
 read that one build. Every other run gets a folder named by its chapter and parameters. The store is
 ``.pytest_cache/d/rmlib/<key>/``, where the key (:func:`store_key`) hashes rmlib's source, the book's machinery that
 runs outside a chapter's kernel (``rmbook/book``, ``rmbook/cli``: the runner, stamps, HTML build), the project's
-data files, environment.yml, data/sources.yml and the Python and torch versions: a changed engine, model or runner
+data files, environment.yml, rmlib/data/sources.yml and the Python and torch versions: a changed engine, model or runner
 starts an empty store (older ones are removed). Inside it the book runner's stamps decide, as in ``make book``: a
 chapter whose template, parameters, read results and the source files its kernel ran (an rmbook chapter's own
 modules, the shared analysis and report modules it imported) are unchanged is not executed again. So a second
@@ -93,7 +93,7 @@ def store_key(root: Path) -> str:
 
     h = hashlib.sha256()
     files = [p for p in source_files() if keyed(p.relative_to(SOURCE_ROOT).as_posix())]
-    for p in [*files, *project_data_files(), root / "environment.yml", root / "data" / "sources.yml"]:
+    for p in [*files, *project_data_files(), root / "environment.yml", root / "src" / "rmlib" / "data" / "sources.yml"]:
         h.update(str(p.relative_to(root)).encode() + b"\0" + (p.read_bytes() if p.is_file() else b"") + b"\0")
     h.update(f"{sys.version}|torch {metadata.version('torch')}".encode())
     return h.hexdigest()[:16]

@@ -6,7 +6,7 @@ import hashlib
 import pytest
 
 from rmbook.chapters.blinding.prompts import CONDITIONS
-from rmlib.config import PROJECT_ROOT
+from rmbook.paths import ROOT
 
 SMOLLM2 = "smollm2-135m-instruct"
 
@@ -120,7 +120,7 @@ def test_blinding_chapter_with_an_rm_an_unusable_lm_and_a_missing_rm(chapter, ti
     assert {x["condition"] for x in rm_rows} == set(CONDITIONS)
     assert all(x["gap"] == 0 for x in rm_rows if x["condition"] == "blinded")
     assert "No reward model in this run" not in text and "share preferring yes" in r.path.read_text()
-    shown = tiny_rm.replace(str(PROJECT_ROOT), ".")  # a page shows no machine path (the RM lives in the store)
+    shown = tiny_rm.replace(str(ROOT), ".")  # a page shows no machine path (the RM lives in the store)
     assert out["rms"]["models"] == [tiny_rm] and f"Reward models scored: **{shown}**." in text
     prefs = [x for x in out["rms"]["table"] if x["model"] == tiny_rm]
     assert [x["condition"] for x in prefs] == list(CONDITIONS) and all(0 <= x["share_preferring_yes"] <= 1 for x in prefs)

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from rmbook.book import chapters
-from rmlib.config import PROJECT_ROOT
+from rmbook.paths import ROOT
 
 # what must never reach a page: (what it is, a pattern)
 DEBRIS = [
@@ -19,7 +19,7 @@ DEBRIS = [
     ("a saved tqdm widget", re.compile(r"(Float|Int)Progress\(")),  # the book's own Accordions are content
     ("a Python warning", re.compile(r"\b\w*Warning: ")),
     ("a Path's repr", re.compile(r"PosixPath\(|WindowsPath\(")),
-    ("the building machine's path", re.compile(re.escape(str(PROJECT_ROOT)))),
+    ("the building machine's path", re.compile(re.escape(str(ROOT)))),
 ]
 
 
@@ -58,7 +58,7 @@ def debris(path) -> list[str]:
 def test_the_debris_check_finds_what_it_looks_for(tmp_path):
     nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [
         {"output_type": "stream", "name": "stdout", "text": "{'loss': 0.69, 'grad_norm': 1.2}\n"},
-        {"output_type": "stream", "name": "stderr", "text": f"{PROJECT_ROOT}/.venv/x.py:3: FutureWarning: old\n"},
+        {"output_type": "stream", "name": "stderr", "text": f"{ROOT}/.venv/x.py:3: FutureWarning: old\n"},
         {"output_type": "execute_result", "data": {"text/plain": "PosixPath('/x/results/a.json')"}},
         {"output_type": "display_data", "data": {"text/plain": "HBox(children=(HTML(value=''), FloatProgress(value=0.0"}},
         {"output_type": "display_data", "data": {"text/plain": "Accordion(children=(HTML(value='<table>"}},

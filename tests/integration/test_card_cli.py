@@ -17,9 +17,9 @@ def _browser_check(page) -> list[str]:
     """What tools/browser_check.py finds wrong with ``page`` in headless Chromium at 1280 px (empty: it passes)."""
     import importlib.util
 
-    from rmlib.config import PROJECT_ROOT
+    from rmbook.paths import ROOT
 
-    spec = importlib.util.spec_from_file_location("browser_check", PROJECT_ROOT / "tools" / "browser_check.py")
+    spec = importlib.util.spec_from_file_location("browser_check", ROOT / "tools" / "browser_check.py")
     bc = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bc)
     return bc.check_pages([page], width=1280, log=lambda *_: None)[page]

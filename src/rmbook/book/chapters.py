@@ -37,7 +37,7 @@ import yaml
 from rmbook import analysis  # a lazy face: its claims load only when the claims page is resolved (not in a kernel)
 from rmbook.book.parameter_check import unknown_parameter_hint
 from rmbook.chapters import FOLDER, NOTEBOOKS
-from rmlib.config import BOOK_EXECUTED, PROJECT_ROOT, RESULTS_SUBDIR
+from rmbook.paths import BOOK_EXECUTED, RESULTS_SUBDIR, ROOT
 from rmlib.errors import RmlibError
 from rmlib.storage.results import results_path
 
@@ -46,7 +46,6 @@ __all__ = ["ROOT", "NOTEBOOKS", "CHAPTERS", "param_file", "EXECUTED", "TOC", "RE
            "Chapter", "chapter", "chapters", "template", "chapter_defaults", "chapter_cells", "declares_results", "reads_results", "results_dir", "declared_parameters", "parameters",
            "with_results_dir", "missing_results", "in_run_order"]
 
-ROOT = PROJECT_ROOT
 CHAPTERS = FOLDER  # src/rmbook/chapters/: one folder per chapter
 EXECUTED = BOOK_EXECUTED
 TOC = ROOT / "_toc.yml"

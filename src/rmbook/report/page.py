@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from rmbook.paths import ROOT
 from rmbook.report.charts.render import enable_offline
 from rmbook.report.masking import mask_frame, mask_text, show_slurs as _show_slurs, slurs_shown
 from rmbook.report.quiet import in_book_run, quiet_libraries
@@ -16,7 +17,7 @@ __all__ = ["setup_page", "relative_paths"]
 def relative_paths(text: str) -> str:
     """``text`` without the building machine's absolute paths: the rmlib cache reads as ``$RMLIB_CACHE_DIR``, the
     repository as ``.`` (a model's "no trained RM at <its folder in the cache>" reason, shown on a page)."""
-    for folder, name in ((config.cache_dir(), "$RMLIB_CACHE_DIR"), (config.PROJECT_ROOT, ".")):
+    for folder, name in ((config.cache_dir(), "$RMLIB_CACHE_DIR"), (ROOT, ".")):
         text = text.replace(str(folder), name)
     return text
 

@@ -5,19 +5,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from importlib import metadata
 from pathlib import Path
 
 from rmlib import config
 from rmlib.cli.options import add_load_options, integer_at_least, load_options
 from rmlib.cli.show import audit_summary, local_rm_lines, on_terminal, quiet_libraries, sweep_report
-from rmlib.config import book_results_dirs
 from rmlib.engine.tokens import parse_tokens
 from rmlib.errors import SweepError
 from rmlib.trained import local_rms
 from rmlib.registry import registry
 from rmlib.storage import atomic
 
-__all__ = ["add_model_commands"]
+__all__ = ["add_model_commands", "RESULTS_FOLDERS_GROUP", "default_results_folders"]
+
+# entry points: name -> function() returning the results folders that `rmlib verify` checks when given none. The book
+# declares one (its results and its reruns', rmbook.paths.book_results_dirs): where results live is the book's
+# concept, so rmlib knows no folder of its own and imports nothing of the book.
+RESULTS_FOLDERS_GROUP = "rmlib.results_folders"
 
 
 def _token_spec(text: str):
@@ -35,6 +40,19 @@ def _results_folder(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text}: {'not a folder' if path.exists() else 'no such folder'}; give the "
                                           "folder of the chapters' results (e.g. book/_executed/results)")
     return path
+
+
+def default_results_folders() -> list[Path]:
+    """The folders every installed :data:`RESULTS_FOLDERS_GROUP` entry point names; an entry point whose package is
+    not installed (a wheel of rmlib without the book) names none."""
+    folders = []
+    for entry in sorted(metadata.entry_points(group=RESULTS_FOLDERS_GROUP), key=lambda e: e.name):
+        try:
+            find = entry.load()
+        except ImportError:
+            continue
+        folders += [Path(f) for f in find()]
+    return folders
 
 
 def _positive(what: str):
@@ -157,7 +175,7 @@ def _cmd_verify(args) -> int:
     from rmlib.engine import print_report, verify_cache
     from rmlib.engine.verify import verify_results
     findings = verify_cache(full=args.full, repair=not args.dry_run)
-    for folder in [args.results] if args.results is not None else book_results_dirs():  # the book's and its reruns'
+    for folder in [args.results] if args.results is not None else default_results_folders():  # e.g. the book's
         findings += verify_results(folder)
     status = print_report(findings, full=args.full)
     if args.dry_run:
@@ -204,6 +222,6 @@ def add_model_commands(sub) -> None:
                         "hashes for model files, every shard's sha256)")
     p.add_argument("--dry-run", action="store_true", help="report only: move, rebuild or delete nothing")
     p.add_argument("--results", default=None, metavar="DIR", type=_results_folder,
-                   help="the chapters' results folder to check too (default: the book's, book/_executed/results, "
-                        "and each rerun's, book/_executed/reruns/*/results)")
+                   help="the chapters' results folder to check too (default: those the installed plug-ins name: the "
+                        "book's, book/_executed/results, and each rerun's, book/_executed/reruns/*/results)")
     p.set_defaults(func=_cmd_verify)

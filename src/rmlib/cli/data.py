@@ -13,7 +13,7 @@ from rmlib.data.manifest import load_manifest
 def _cmd_fetch(args: argparse.Namespace) -> int:
     dest = Path(args.dest) if args.dest else config.data_dir()
     mirror = Path(args.mirror) if args.mirror else (None if args.no_mirror else config.mirror_dir())
-    print(f"data dir: {dest}\nsource:   {mirror if mirror else 'original URLs in data/sources.yml'}", file=sys.stderr)
+    print(f"data dir: {dest}\nsource:   {mirror if mirror else 'original URLs in the data manifest (rmlib/data/sources.yml)'}", file=sys.stderr)
     try:
         paths = fetch(dest, mirror, progress=lambda msg: print("  " + msg, file=sys.stderr))
     except DataError as exc:

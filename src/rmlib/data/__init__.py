@@ -1,11 +1,11 @@
-"""Research data for rmlib (layer 1): provenance (data/sources.yml), checksummed fetching, and tidy loaders.
+"""Research data for rmlib (layer 1): provenance (``sources.yml``, package data), checksummed fetching, and tidy loaders.
 
 Start with `rmlib data fetch` (or `make data`), then call the loaders, e.g. `load_elo()`,
 `load_dictionary_scores("big2")`, `load_preferences("hh_rlhf_harmless")`. Columns are documented in each
 loader's docstring and in data/README.md. Nothing here imports torch: the labels of the `reward_kind` column
 (:mod:`rmlib.data.kinds`) and every published score load without a model library.
 
-* ``manifest.py``: the data manifest (data/sources.yml): which files exist, where they come from, their sha256;
+* ``manifest.py``: the data manifest (``sources.yml`` beside it): which files exist, where they come from, their sha256;
 * ``fetch.py``: fills the data directory from a mirror or the original URLs, verifying every sha256 (``DataError``);
 * ``files.py``: the verified local path of a data file (:func:`path`) and the per-process caches of parsed frames;
 * ``paper_rms.py``: family, size and developer of the 10 paper RMs, read from :mod:`rmlib.registry` (no drift);

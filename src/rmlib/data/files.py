@@ -22,7 +22,7 @@ def path(key_or_relpath: str) -> Path:
         raise DataError(f"{f.path} is missing from the data directory {config.data_dir()}. "
                         "Fix: run `make data` (or `rmlib data fetch`), or set RMLIB_DATA_DIR to a filled data directory")
     if not is_verified(p, f.sha256):
-        raise DataError(f"{p} does not match its sha256 in data/sources.yml (corrupt or edited). "
+        raise DataError(f"{p} does not match its sha256 in the data manifest (rmlib/data/sources.yml) (corrupt or edited). "
                         "Fix: run `make data` to fetch it again")
     return p
 

@@ -1,4 +1,5 @@
-"""The data manifest (data/sources.yml): which files exist, where they come from, and their sha256.
+"""The data manifest (``sources.yml`` beside this module, shipped in the wheel as package data): which files exist,
+where they come from, and their sha256.
 
 The manifest is the single record of provenance. Everything else (fetch, the path helper, the README) reads it.
 """
@@ -10,9 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from rmlib.config import PROJECT_ROOT
-
-MANIFEST_PATH = PROJECT_ROOT / "data" / "sources.yml"
+MANIFEST_PATH = Path(__file__).resolve().with_name("sources.yml")
 
 
 @dataclass(frozen=True)

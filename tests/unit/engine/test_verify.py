@@ -120,11 +120,12 @@ def test_verify_results_of_a_folder_that_does_not_exist_is_a_usage_error(tmp_pat
 
 def test_the_default_verify_checks_the_reruns_results_too(tmp_path, monkeypatch, capsys):
     """#62: the default `rmlib verify` checked book/_executed/results only, and a changed number in a rerun's
-    results (book/_executed/reruns/<name>-<key>/results) went unreported."""
-    from rmlib import config
+    results (book/_executed/reruns/<name>-<key>/results) went unreported. The folders come from the book's
+    ``rmlib.results_folders`` entry point (rmbook.paths): rmlib knows none of its own (#64 item 4)."""
+    from rmbook import paths
 
     executed = tmp_path / "book" / "_executed"
-    monkeypatch.setattr(config, "BOOK_EXECUTED", executed)
+    monkeypatch.setattr(paths, "BOOK_EXECUTED", executed)
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
     storage.write_results(VerifyDemo(a=0.25), executed / "results")
     rerun = storage.write_results(VerifyDemo(a=0.25), executed / "reruns" / "verifydemo-0123abcd" / "results")
@@ -149,3 +150,15 @@ def test_verify_never_reports_an_old_dequantized_copy_out_of_the_cache_as_remove
     findings = verify_cache(cache, repair=True)
     assert [(f.path, f.status) for f in findings] == [(link, REFUSED)]
     assert not [f for f in findings if f.status == CLEANED] and (outside / "model.safetensors").exists()
+
+
+def test_without_a_plug_in_naming_results_folders_verify_checks_the_cache_alone(tmp_path, monkeypatch, capsys):
+    """rmlib installed without the book (a wheel): no entry point names a results folder, and the default `rmlib
+    verify` checks the cache only, where it used to look for a checkout's book/_executed beside site-packages."""
+    from rmlib.cli import commands
+
+    monkeypatch.setattr(commands.metadata, "entry_points", lambda group: [])
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
+    assert commands.default_results_folders() == []
+    assert main(["verify"]) == 0
+    assert "results" not in capsys.readouterr().out.lower()

@@ -96,13 +96,14 @@ def test_a_known_slur_from_the_data_is_masked_by_default_on_a_page(shell):
 def test_a_page_shows_no_absolute_path_of_the_building_machine(shell):
     from IPython.display import Markdown
 
+    from rmbook.paths import ROOT
     from rmlib import config
     from rmbook.report import setup_page
 
     setup_page()
     reason = f"local:ft-x: no trained RM at {config.cache_dir() / 'rms' / 'ft-x'} (train one with rmlib.train)"
     shown = shell.display_formatter.format(Markdown(reason))[0]["text/markdown"]
-    assert str(config.PROJECT_ROOT) not in shown and str(config.cache_dir()) not in shown
+    assert str(ROOT) not in shown and str(config.cache_dir()) not in shown
     assert "no trained RM at $RMLIB_CACHE_DIR/rms/ft-x" in shown
     table = shell.display_formatter.format(pd.DataFrame({"model": ["x"], "reason": [reason]}))[0]
     assert all(str(config.cache_dir()) not in v for v in table.values())

@@ -7,10 +7,10 @@ import json
 import altair as alt
 import pandas as pd
 
-from rmlib.config import PROJECT_ROOT
+from rmbook.paths import ROOT
 from rmbook.report.charts import render_html
 
-_spec = importlib.util.spec_from_file_location("readme_picture", PROJECT_ROOT / "tools" / "readme_picture.py")
+_spec = importlib.util.spec_from_file_location("readme_picture", ROOT / "tools" / "readme_picture.py")
 rp = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rp)
 

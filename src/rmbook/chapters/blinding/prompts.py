@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from rmlib.config import PROJECT_ROOT
+from rmbook.paths import ROOT
 from rmlib.data import load_dixon, load_holistic_bias
 from rmlib.errors import RmlibError
 
@@ -35,7 +35,7 @@ __all__ = ["CONDITIONS", "CONDITION_LABELS", "DESIGN_FILE", "DesignError", "Desi
 CONDITIONS = ("informed", "told_to_ignore", "blinded", "counterfactual")
 CONDITION_LABELS = {"informed": "1 informed", "told_to_ignore": "2 told to ignore", "blinded": "3 blinded replica",
                     "counterfactual": "4 replica's answer shown"}
-DESIGN_FILE = PROJECT_ROOT / "data" / "blinding.yaml"
+DESIGN_FILE = ROOT / "data" / "blinding.yaml"
 
 
 class DesignError(RmlibError, ValueError):

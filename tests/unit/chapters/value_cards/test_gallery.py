@@ -47,10 +47,10 @@ def test_the_books_trained_rms_are_the_finetuning_chapters_first_seed_main_runs(
     import yaml
 
     from rmbook.chapters.finetuning.analysis import run_name
-    from rmlib.config import PROJECT_ROOT
+    from rmbook.paths import ROOT
 
-    ft = yaml.safe_load((PROJECT_ROOT / "src/rmbook/chapters/finetuning/params.yaml").read_text())
-    cards = yaml.safe_load((PROJECT_ROOT / "src/rmbook/chapters/value_cards/params.yaml").read_text())
+    ft = yaml.safe_load((ROOT / "src/rmbook/chapters/finetuning/params.yaml").read_text())
+    cards = yaml.safe_load((ROOT / "src/rmbook/chapters/value_cards/params.yaml").read_text())
     expected = [f"local:{run_name(b, ft['SOURCES'], ft['SEEDS'][0], ft['N_PAIRS'], ft['STEPS'], ft['BATCH_SIZE'], ft['TUNING'])}"
                 for b in ft["BASES"]]
     assert cards["TRAINED"] == expected and set(cards["MODELS"]) == set(ft["BASES"])
