@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import re
 import secrets
 import shutil
 import time
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 # <anything>.<pid>.<token>.tmp  (files and folders alike)
 _TEMP = re.compile(r"\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
@@ -113,29 +114,33 @@ class _Built:
 
 
 @contextlib.contextmanager
-def file_lock(path: str | os.PathLike, shared: bool = False, wait: bool = True):
-    """An advisory lock (flock) on `path`, created if needed; blocks until it is granted, and yields True. With
-    ``wait=False`` it yields False at once, holding nothing, when another process holds the lock (a caller that has
-    other work to do meanwhile, e.g. the chapter tests' shared runs, comes back to it later).
+def file_lock(path: str | os.PathLike, wait: bool = True):
+    """An advisory lock on `path` (filelock's flock lock; the file is created if needed and stays in place, so every
+    waiter locks the same inode); blocks until it is granted, and yields True. With ``wait=False`` it yields False
+    at once, holding nothing, when another process holds the lock (a caller that has other work to do meanwhile,
+    e.g. the chapter tests' shared runs, comes back to it later).
 
     Used so that two processes do not both spend a minute building the same de-quantised model, and so that a
     `--no-cache` replacement and a new sweep of the same key do not interleave. Correctness never depends on it
-    (writes are atomic and first-rename-wins); on a file system without flock it only costs duplicate work.
+    (writes are atomic and first-rename-wins); on a file system without flock it only costs duplicate work: the lock
+    is then skipped, never replaced by filelock's soft lock (a marker file that a killed holder would leave behind,
+    blocking every later waiter).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    lock = FileLock(path, fallback_to_soft=False)
     try:
-        try:
-            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        except OSError:
-            pass  # no flock here (some network file systems): carry on unlocked
+        lock.acquire(blocking=wait)
+    except Timeout:
+        yield False
+        return
+    except (NotImplementedError, OSError):  # no flock here (some network file systems): carry on unlocked
+        yield True
+        return
+    try:
         yield True
     finally:
-        os.close(fd)  # closing releases the lock
+        lock.release()
 
 
 def _pid_alive(pid: int) -> bool:
