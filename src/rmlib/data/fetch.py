@@ -9,10 +9,15 @@ file the mirror holds, which for some entries is a member of a wheel or a Debian
 line endings or field spacing normalised (``member``, ``transform``); the mirror copy, the host probe that fails in
 seconds with no network, and the Git LFS redirect are not pooch's either. What pooch would replace here is the
 download and the atomic, verified write (about 20 lines); the rest would stay, as custom processors.
+
+A download that fails in a way another try may not (a server error or rate limit, a timeout, a dropped connection)
+is tried again, up to :data:`DOWNLOAD_ATTEMPTS` times with growing waits (tenacity); one that will fail again (a 404,
+a refused permission) is not, and neither is a host the probe found unreachable.
 """
 from __future__ import annotations
 
 import hashlib
+import http.client
 import io
 import shutil
 import socket
@@ -23,6 +28,8 @@ import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
+
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from rmlib.storage import atomic
 from rmlib.storage.integrity import sha256_file  # noqa: F401 (also this module's public name)
@@ -52,6 +59,21 @@ def is_verified(path: Path, expected_sha256: str) -> bool:
     return _VERIFIED[key] == expected_sha256
 
 
+DOWNLOAD_ATTEMPTS = 3  # tries of one URL whose failure may be transient (then its alternatives are tried)
+
+
+def transient(exc: BaseException) -> bool:
+    """Whether another try of the download may succeed: an HTTP 5xx or 429, a timeout, a dropped or reset connection,
+    a read cut short; not a 4xx (the file is not there, or not for us) nor a malformed address."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return exc.code >= 500 or exc.code == 429
+    if isinstance(exc, urllib.error.URLError):
+        return isinstance(exc.reason, (TimeoutError, ConnectionError, socket.timeout))
+    return isinstance(exc, (TimeoutError, ConnectionError, http.client.IncompleteRead))
+
+
+@retry(retry=retry_if_exception(transient), stop=stop_after_attempt(DOWNLOAD_ATTEMPTS),
+       wait=wait_exponential_jitter(initial=1, max=10), reraise=True)
 def _download(url: str, timeout: float = 60.0) -> bytes:
     req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 (https URLs from our manifest)

@@ -261,3 +261,49 @@ def test_a_host_that_does_not_answer_is_given_up_after_the_probe_time(monkeypatc
     down = fetch_module.unreachable(["https://127.0.0.1:9/x", "file:///tmp/x"], seconds=0.3)
     assert time.monotonic() - start < 1.5
     assert down == {("127.0.0.1", 9): "no answer within 0.3 s"}
+
+
+class _Response(io.BytesIO):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_a_transient_download_failure_is_tried_again_and_a_missing_file_is_not(monkeypatch):
+    """#64 item 7: a 503, a reset connection or a timeout used to fail the file at once (then its alternative URLs);
+    now the same URL is tried again (DOWNLOAD_ATTEMPTS in all), while a 404 fails on its first try."""
+    import urllib.error
+    import urllib.request
+
+    from tenacity import wait_none
+
+    import rmlib.data.fetch as fetch_module
+
+    download = fetch_module._download.retry_with(wait=wait_none())  # the same policy, without the waits
+    failures = [urllib.error.HTTPError("u", 503, "busy", {}, None), ConnectionResetError("reset"),
+                urllib.error.URLError(TimeoutError("timed out"))]
+    calls = []
+
+    def flaky(req, timeout):
+        calls.append(req.full_url)
+        if len(calls) < fetch_module.DOWNLOAD_ATTEMPTS:
+            raise failures[len(calls) - 1]
+        return _Response(b"payload")
+
+    monkeypatch.setattr(urllib.request, "urlopen", flaky)
+    assert download("https://example.org/a.csv") == b"payload" and len(calls) == fetch_module.DOWNLOAD_ATTEMPTS
+
+    calls.clear()
+
+    def missing(req, timeout):
+        calls.append(req.full_url)
+        raise urllib.error.HTTPError(req.full_url, 404, "not found", {}, None)
+
+    monkeypatch.setattr(urllib.request, "urlopen", missing)
+    with pytest.raises(urllib.error.HTTPError, match="404|not found"):
+        download("https://example.org/missing.csv")
+    assert len(calls) == 1
+    assert [fetch_module.transient(e) for e in failures] == [True, True, True]
+    assert not fetch_module.transient(urllib.error.URLError("unknown url type: ftp"))
