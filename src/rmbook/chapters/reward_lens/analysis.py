@@ -1,0 +1,189 @@
+"""Where the agency − communion gap is written: the lens over the Big Two words, layer by layer, for base LMs
+(implicit rewards: the words' logits after the prompt) and RMs (explicit: each word's conversation scored by the head),
+and each RM's gap split into what its frozen layers (copies of the base LM's) and its tuned layers wrote.
+
+Only one-token words are read (a word's logit is the implicit reward of that one-token answer, and patching swaps
+two conversations position by position); how many words each tokenizer keeps whole is reported. Intervals are
+percentile bootstraps over words (scipy.stats.bootstrap, two samples: agency and communion), the gap averaged over
+the prompts; the spread over prompts is reported beside it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+import rmlib.data as data
+from rmlib import lens, models
+from rmlib.registry import get_spec, split_available
+
+__all__ = ["CATEGORIES", "words_frame", "tuned_layers", "implicit_parts", "explicit_parts", "gap_by_layer",
+           "frozen_split", "patch_check", "available_rms", "agreement"]
+
+CATEGORIES = ("Agency", "Communion")
+
+
+def words_frame(words: dict | None) -> pd.DataFrame:
+    """word, category: ``words`` ({category: [words]}) or, when None, the 263 Big Two nouns."""
+    if words is None:
+        return data.value_lexicon("big2")[["word", "category"]]
+    if set(words) != set(CATEGORIES):
+        raise ValueError(f"WORDS must map exactly {CATEGORIES} to lists of words, not {sorted(words)}")
+    return pd.DataFrame([(w, c) for c in CATEGORIES for w in words[c]], columns=["word", "category"])
+
+
+def tuned_layers(rm_id: str, default: int) -> int:
+    """How many top layers an RM's training tuned: its run file's ``n_layers`` under ``tuning: last_n``, else
+    ``default`` (an RM rmlib did not train)."""
+    run = (get_spec(rm_id).extra or {}) if rm_id.startswith("local:") else {}
+    return int(run["n_layers"]) if run.get("tuning") == "last_n" and run.get("n_layers") else int(default)
+
+
+def _kept(tokenizer, words: pd.DataFrame) -> pd.DataFrame:
+    kept, _ = lens.single_tokens(tokenizer, words["word"])
+    return words[words["word"].isin(kept)].assign(token=lambda d: d["word"].map(kept)).reset_index(drop=True)
+
+
+def _long(parts: np.ndarray, comps, layer_of, rows: pd.DataFrame, **meta) -> pd.DataFrame:
+    """parts [W, C] of the words in ``rows`` -> word, category, component, layer, contribution."""
+    W, C = parts.shape
+    return pd.DataFrame({"word": np.repeat(rows["word"].to_numpy(), C),
+                         "category": np.repeat(rows["category"].to_numpy(), C),
+                         "component": np.tile(comps, W), "layer": np.tile(layer_of, W),
+                         "contribution": parts.reshape(-1)}).assign(**meta)
+
+
+def implicit_parts(model_id: str, prompts, words: pd.DataFrame, dtype=None) -> tuple[pd.DataFrame, dict]:
+    """Each one-token word's logit after each prompt split by block (one pass per prompt for all words): model,
+    prompt, word, category, component, layer, contribution; and {n_words, n_layers, max_sum_error, dtype} (the sum's
+    error is rounding: about 1e-6 of the score in float32, 1e-3 in bfloat16)."""
+    lm = models.cached_model(model_id, models.LoadOptions(head="lm", dtype=dtype))
+    kept = _kept(lm.tokenizer, words)
+    frames, err = [], 0.0
+    for prompt in prompts:
+        ids = lens.prompt_ids(lm.tokenizer, lm.chat_template, prompt)
+        tokens = kept["token"].tolist()
+        d = lens.decompose(lm.model, *lens.batch([ids], lm.tokenizer.pad_token_id or 0, lm.device),
+                           lens.lm_readout(lm.model, tokens), token_ids=tokens)
+        err = max(err, float(np.abs(d.total - d.model_score).max())) if d.softcap is None else err
+        frames.append(_long(d.parts[0].T, d.components, d.layers, kept, model=model_id, kind="implicit", prompt=prompt))
+    n_layers = max(d.layers) + 1
+    return pd.concat(frames, ignore_index=True), {"n_words": len(kept), "n_layers": n_layers, "max_sum_error": err,
+                                                  "n_asked": len(words), "dtype": str(lm.dtype).removeprefix("torch.")}
+
+
+def _rm(rm_id: str, dtype, random_head: bool):
+    return models.cached_model(rm_id, models.LoadOptions(head="rm", dtype=dtype, allow_untrained_head=random_head))
+
+
+def explicit_parts(rm_id: str, prompts, words: pd.DataFrame, dtype=None,
+                   random_head: bool = False) -> tuple[pd.DataFrame, dict]:
+    """Each one-token word's RM score (its whole conversation) split by block; the same columns as
+    :func:`implicit_parts`. ``random_head``: an LM id gets a random scalar head (the tests' arithmetic only)."""
+    rm = _rm(rm_id, dtype, random_head)
+    kept = _kept(rm.tokenizer, words)
+    frames, err = [], 0.0
+    for prompt in prompts:
+        seqs = lens.conversation_ids(rm.tokenizer, rm.chat_template, prompt, [[t] for t in kept["token"]])
+        d = lens.decompose(rm.model, *lens.batch(seqs, rm.tokenizer.pad_token_id or 0, rm.device),
+                           lens.rm_readout(rm.model))
+        err = max(err, float(np.abs(d.total - d.model_score).max()))
+        frames.append(_long(d.parts[:, :, 0], d.components, d.layers, kept, model=rm_id, kind="explicit", prompt=prompt))
+    return pd.concat(frames, ignore_index=True), {"n_words": len(kept), "n_layers": max(d.layers) + 1,
+                                                  "max_sum_error": err, "n_asked": len(words),
+                                                  "dtype": str(rm.dtype).removeprefix("torch.")}
+
+
+def _gap_ci(per_word: pd.DataFrame, value: str, n_resamples: int, seed: int) -> tuple[float, float, float]:
+    a = per_word.loc[per_word["category"] == "Agency", value].to_numpy(float)
+    c = per_word.loc[per_word["category"] == "Communion", value].to_numpy(float)
+    gap = float(a.mean() - c.mean()) if a.size and c.size else np.nan
+    if min(a.size, c.size) < 3 or n_resamples < 1:
+        return gap, np.nan, np.nan
+    ci = stats.bootstrap((a, c), lambda x, y, axis=-1: x.mean(axis) - y.mean(axis), vectorized=True,
+                         n_resamples=n_resamples, method="percentile", rng=np.random.default_rng(seed))
+    return gap, float(ci.confidence_interval.low), float(ci.confidence_interval.high)
+
+
+def gap_by_layer(parts: pd.DataFrame, n_resamples: int = 999, seed: int = 0) -> pd.DataFrame:
+    """model, kind, layer (-1: the embedding), gap (agency − communion mean of what that layer wrote, averaged over the
+    prompts), ci_low, ci_high (over words), prompt_min, prompt_max (the gap under each prompt alone)."""
+    by = parts.groupby(["model", "kind", "layer", "prompt", "word", "category"], as_index=False,
+                       sort=False)["contribution"].sum()
+    rows = []
+    for (model, kind, layer), g in by.groupby(["model", "kind", "layer"], sort=False):
+        per_word = g.groupby(["word", "category"], as_index=False)["contribution"].mean()
+        gap, lo, hi = _gap_ci(per_word, "contribution", n_resamples, seed)
+        per_prompt = [_gap_ci(p, "contribution", 0, seed)[0] for _, p in g.groupby("prompt")]
+        rows.append({"model": model, "kind": kind, "layer": int(layer), "gap": gap, "ci_low": lo, "ci_high": hi,
+                     "prompt_min": min(per_prompt), "prompt_max": max(per_prompt)})
+    return pd.DataFrame(rows)
+
+
+def frozen_split(parts: pd.DataFrame, n_layers: int, n_tuned: int, n_resamples: int = 999,
+                 seed: int = 0) -> dict:
+    """An RM's gap split at its frozen boundary: what the embedding and its first ``n_layers - n_tuned`` layers
+    wrote (copies of the base LM's), and what its tuned layers wrote, each with an interval over words; and the
+    frozen part's share of the gap."""
+    boundary = n_layers - n_tuned
+    per_word = parts.assign(part=np.where(parts["layer"] < boundary, "frozen", "tuned")).pivot_table(
+        index=["word", "category"], columns="part", values="contribution", aggfunc="sum").reset_index()
+    n_prompts = parts["prompt"].nunique()
+    per_word[["frozen", "tuned"]] = per_word.reindex(columns=["frozen", "tuned"]).fillna(0.0) / n_prompts
+    per_word["total"] = per_word["frozen"] + per_word["tuned"]
+    out = {"boundary": boundary, "n_tuned": n_tuned}
+    for part in ("frozen", "tuned", "total"):
+        out[part], out[f"{part}_low"], out[f"{part}_high"] = _gap_ci(per_word, part, n_resamples, seed)
+    out["frozen_share"] = out["frozen"] / out["total"] if out["total"] else np.nan
+    return out
+
+
+def patch_check(rm_id: str, prompt: str, words: pd.DataFrame, n_pairs: int, dtype=None, seed: int = 0,
+                n_resamples: int = 999, random_head: bool = False) -> tuple[pd.DataFrame, dict]:
+    """Each block's attribution to the gap of ``n_pairs`` (agency word, communion word) pairs under ``prompt``,
+    beside its patching effect (:func:`rmlib.lens.attribution_vs_patching`): (table, summary)."""
+    rm = _rm(rm_id, dtype, random_head)
+    kept = _kept(rm.tokenizer, words)
+    rng = np.random.default_rng(seed)
+    a = kept[kept["category"] == "Agency"]["token"].to_numpy()
+    c = kept[kept["category"] == "Communion"]["token"].to_numpy()
+    n = min(n_pairs, len(a), len(c))
+    if n < 3:
+        return pd.DataFrame(), {"n_pairs": n, "disagree": [], "spearman": None, "gap": np.nan}
+    a, c = rng.choice(a, n, replace=False), rng.choice(c, n, replace=False)
+    pad = rm.tokenizer.pad_token_id or 0
+    clean = lens.batch(lens.conversation_ids(rm.tokenizer, rm.chat_template, prompt, [[t] for t in a]), pad, rm.device)
+    corrupt = lens.batch(lens.conversation_ids(rm.tokenizer, rm.chat_template, prompt, [[t] for t in c]), pad,
+                         rm.device)
+    readout = lens.rm_readout(rm.model)
+    att = lens.gap_by_component(lens.decompose(rm.model, *clean, readout), lens.decompose(rm.model, *corrupt, readout))
+    return lens.attribution_vs_patching(att, lens.patch_blocks(rm.model, clean, corrupt, readout),
+                                        n_resamples=n_resamples, seed=seed)
+
+
+def available_rms(rm_ids) -> tuple[list[str], dict]:
+    """The RMs of ``rm_ids`` this machine holds, and {RM: why it is missing} (a missing RM is reported, not fatal)."""
+    return split_available(list(rm_ids))
+
+
+def _signed(value, low, high) -> int:
+    """+1 or -1 when the interval lies wholly on that side of 0, else 0."""
+    if low is None or high is None or np.isnan(low) or np.isnan(high):
+        return 0
+    return 1 if low > 0 else -1 if high < 0 else 0
+
+
+def agreement(splits: list) -> pd.DataFrame:
+    """Per base, whether its RMs (one per seed) agree: base, n_rms, the frozen share's range, and how many RMs'
+    frozen part and tuned part have an interval wholly on the side of their whole gap's sign."""
+    rows = []
+    for base, group in pd.DataFrame([dict(s) for s in splits]).groupby("base", dropna=False, sort=False):
+        sign = np.sign(group["total"])
+        frozen = [_signed(*r) for r in group[["frozen", "frozen_low", "frozen_high"]].itertuples(index=False)]
+        tuned = [_signed(*r) for r in group[["tuned", "tuned_low", "tuned_high"]].itertuples(index=False)]
+        rows.append({"base": base if isinstance(base, str) else "(no base)", "n_rms": len(group),
+                     "share_min": float(group["frozen_share"].min()), "share_max": float(group["frozen_share"].max()),
+                     "n_frozen_with_gap": int((np.asarray(frozen) == sign).sum()),
+                     "n_tuned_with_gap": int((np.asarray(tuned) == sign).sum()),
+                     "n_gap_signs": int(np.sign(group["total"]).nunique())})
+    return pd.DataFrame(rows)
