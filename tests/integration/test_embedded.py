@@ -89,3 +89,41 @@ def test_the_gguf_facts_are_read_once_and_a_record_that_does_not_check_out_is_re
         assert gguf_facts(smol) == first
         assert record.read_text() == kept   # read again and rewritten
     assert len(reads) == 5
+
+
+@pytest.mark.embedded
+def test_the_gguf_tokenizer_is_converted_once_and_its_folder_tokenizes_alike(tmp_path, monkeypatch):
+    """transformers converts a GGUF's tokenizer by parsing the whole file in Python (5-29 s a load); fine-tuning
+    loaded each checkpoint's base tokenizer again. The conversion is kept as a checked tokenizer folder, and that
+    folder must tokenize, template and pad exactly as the GGUF's own tokenizer does."""
+    import transformers
+
+    from rmlib.models import load_tokenizer
+    from rmlib.models.embedded import _gguf_tokenizer, tokenizer_path
+
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path))
+    spec = get_spec("smollm2-135m-instruct")
+    conversions = []
+    real = transformers.AutoTokenizer.from_pretrained
+
+    def counting(*args, **kwargs):
+        conversions.append(kwargs.get("gguf_file"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", counting)
+    first, second = load_tokenizer(spec.id), load_tokenizer(spec.id)
+    assert len([c for c in conversions if c]) == 1 and len(conversions) == 3  # converted once, then read as a folder
+    own = _gguf_tokenizer(spec)
+    texts = ["Hello world", " love", "<|im_start|>user\nWhat?<|im_end|>", "naïve café 東京 🙂", "  two  spaces\n\n"]
+    for tok in (first, second):
+        assert tok.get_vocab() == own.get_vocab() and tok.all_special_ids == own.all_special_ids
+        assert (tok.pad_token_id, tok.padding_side, tok.chat_template) == \
+            (own.pad_token_id, own.padding_side, own.chat_template)
+        for text in texts:
+            assert tok(text).input_ids == own(text).input_ids
+    folder = tokenizer_path(spec)
+    (folder / "tokenizer.json").write_text("{}")  # damaged: rebuilt from the GGUF with a warning, never served
+    from rmlib.models.base import CacheWarning
+    with pytest.warns(CacheWarning, match="failed its check"):
+        again = load_tokenizer(spec.id)
+    assert again(texts[3]).input_ids == own(texts[3]).input_ids

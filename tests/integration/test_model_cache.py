@@ -73,7 +73,9 @@ def test_two_processes_cold_loading_one_embedded_model_both_succeed(cold_cache):
         assert (stranger / "another-writer.txt").exists()
         assert not (stranger.with_name(stranger.name.removesuffix(".tmp")) / "another-writer.txt").exists()
     folders = sorted((cold_cache["cache"] / "dequantized").glob(f"{SMOL}-*"))
-    assert [f.name.endswith("bfloat16") for f in folders if not f.name.endswith(".tmp")] == [False, True]
+    copies = [f for f in folders if not f.name.endswith((".tmp", "-tokenizer"))]
+    assert [f.name.endswith("bfloat16") for f in copies] == [False, True]
+    assert len([f for f in folders if f.name.endswith("-tokenizer")]) == 1  # the GGUF's tokenizer, converted once
 
 
 @pytest.mark.embedded
@@ -102,15 +104,18 @@ def test_a_flipped_bit_in_dequantized_weights_is_caught_and_rebuilt(cold_cache, 
 @pytest.mark.slow
 def test_verify_repairs_a_damaged_dequantized_copy(cold_cache, monkeypatch, capsys):
     from rmlib.cli import main
-    from rmlib.models.embedded import dequantized_path
+    from rmlib.models.embedded import dequantized_path, tokenizer_path
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(cold_cache["cache"]))
     weights = dequantized_path(get_spec(SMOL), torch.bfloat16) / "model.safetensors"
-    with open(weights, "r+b") as f:
-        f.seek(100)  # inside the header, which the quick check samples
-        f.write(b"\x00")
+    vocabulary = tokenizer_path(get_spec(SMOL)) / "tokenizer.json"
+    for damaged in (weights, vocabulary):
+        with open(damaged, "r+b") as f:
+            f.seek(100)  # inside the header, which the quick check samples
+            f.write(b"\x00")
     assert main(["verify", *NO_RESULTS]) == 0
     out = capsys.readouterr().out
-    assert "repaired" in out and "rebuilt from the GGUF" in out
+    assert out.count("rebuilt from the GGUF") == 2  # the weights and the tokenizer converted from the GGUF
+    assert "-tokenizer  tokenizer.json: sampled sha256 differs" in out
     assert main(["verify", "--full", *NO_RESULTS]) == 0
     out = capsys.readouterr().out
     assert "corrupt" not in out.split("summary:")[0] and "every byte hashed" in out

@@ -5,8 +5,8 @@ What is checked (quick, the default; then what --full adds), and what a failure 
 * sweeps/, answers/, gcg/ (GCG searches) and the answers cached inside trained checkpoints: the sha256 of every shard, meta.json and
   COMPLETE (--full: decode every shard and check its key, finite values and token ids). A corrupt result is moved
   aside; the next run of the same call recomputes only the damaged shards.
-* dequantized/ (embedded models): sizes, sampled sha256 and the source GGUF's sha256 (--full: every byte).
-  A corrupt copy is rebuilt from the GGUF.
+* dequantized/ (embedded models: their weights per dtype, and their tokenizers converted from the GGUF): sizes,
+  sampled sha256 and the source GGUF's sha256 (--full: every byte). A corrupt copy is rebuilt from the GGUF.
 * gguf/ (multi-part GGUFs joined in the cache): the size (--full: the pinned sha256). Joined again if damaged.
 * rms/ (trained checkpoints): sizes and sampled sha256 of every file (--full: every byte). A corrupt checkpoint
   is reported (loading refuses it); retraining repairs it.
@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from rmlib import config
 from rmlib.engine.store import digest
-from rmlib.models.embedded import build_dequantized, dequantized_path
+from rmlib.models.embedded import build_dequantized, build_tokenizer, dequantized_path, tokenizer_path
 from rmlib.models.gguf import EMBEDDED, EmbeddedModelError, _verify
 from rmlib.registry import get_spec, registry
 from rmlib.storage import atomic
@@ -264,6 +264,8 @@ def _check_dequantized(d: Path, full: bool, repair: bool) -> Finding:
         for dtype in (torch.float32, torch.bfloat16, torch.float16):
             if dequantized_path(spec, dtype).resolve() == d.resolve():
                 match = (spec, dtype)
+        if tokenizer_path(spec).resolve() == d.resolve():
+            match = (spec, None)  # the GGUF's tokenizer, converted once (rmlib.models.embedded.tokenizer_dir)
     if match is None:
         return Finding("dequantized", d, UNVERIFIED, "not a copy of any pinned embedded model (an older GGUF?); "
                                                      "delete it to reclaim the space")
@@ -276,14 +278,18 @@ def _check_dequantized(d: Path, full: bool, repair: bool) -> Finding:
         problems = check_manifest(d, full=full, memo=False)
     if not problems:
         return Finding("dequantized", d, INTACT if full else SAMPLED,
-                       f"{spec.id} {str(dtype).removeprefix('torch.')}, from GGUF {gg.sha256[:12]}"
+                       f"{spec.id} {str(dtype).removeprefix('torch.') if dtype else 'tokenizer'}, from GGUF "
+                       f"{gg.sha256[:12]}"
                        + (", every byte hashed" if full else f", sizes and sampled hashes; {FULL_HINT}"))
     if not repair:
         return Finding("dequantized", d, CORRUPT, "; ".join(problems[:3]) + " (dry run: left in place)")
     moved = atomic.quarantine(d)
     try:
         with atomic.file_lock(d.parent / f".{d.name}.lock"):
-            build_dequantized(get_spec(spec.id), dtype, d, gg)
+            if dtype is None:
+                build_tokenizer(get_spec(spec.id), d)
+            else:
+                build_dequantized(get_spec(spec.id), dtype, d, gg)
     except Exception as exc:  # e.g. the embedded package was uninstalled
         return Finding("dequantized", d, CORRUPT, f"{'; '.join(problems[:3])}; moved to {moved.name}, and "
                                                   f"rebuilding failed: {exc}")
