@@ -4,6 +4,7 @@ layers load without torch."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -287,3 +288,171 @@ def test_a_new_chapters_module_needs_no_line_in_a_package_docstring(tmp_path):
     assert _unlisted_and_undocumented(package, False, set()) == (["helpers.py", "new_chapter.py"], [])
     (package / "new_chapter.py").write_text("x = 1\n")
     assert _unlisted_and_undocumented(package, True, {"new_chapter"}) == (["helpers.py"], ["new_chapter.py"])
+
+
+# --------------------------------------------------------------------------- #64: shared code never imports a chapter
+
+SHARED_LAYERS = ("rmbook.analysis", "rmbook.report", "rmbook.course")
+# the value cards' helper moves ValueCard and the identity flag below the chapters (#64 "What to build"); until then
+CARD_IMPORTS = {"rmbook.report.card"}
+
+
+def _chapter_of(module: str) -> str | None:
+    """The chapter folder a module of ``rmbook.chapters`` lies in (None for the package itself or another module)."""
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["rmbook", "chapters"] and len(parts) > 2 else None
+
+
+def _shared_imports_of_chapters(files) -> list[str]:
+    return [f"{_module_name(f)} imports {m}" for f in files for m in sorted(_imports_anywhere(f))
+            if _module_name(f).startswith(SHARED_LAYERS) and _module_name(f) not in CARD_IMPORTS
+            and (m == "rmbook.chapters" or _chapter_of(m))]
+
+
+def test_no_shared_module_imports_a_chapter():
+    """#64 item 2: report, course and analysis (the layers every chapter builds on) imported chapters (report ×9,
+    course ×2, analysis ×1), so they sat above what they serve. They find a chapter's module by its name
+    (:mod:`rmbook.locate`), and what two chapters share lives below both."""
+    assert _shared_imports_of_chapters(FILES) == []
+
+
+def test_the_check_of_shared_imports_finds_one(tmp_path):
+    fake = SRC / "rmbook" / "report" / "charts" / "lexical.py"
+    text = "from rmbook.chapters.framing.analysis import FRAMING_HALVES\nfrom rmbook.chapters import FOLDER\n"
+    found = [m for _, m in rmlib_imports(fake, text)]
+    assert found == ["rmbook.chapters.framing.analysis", "rmbook.chapters"]
+    assert all(m == "rmbook.chapters" or _chapter_of(m) for m in found)
+
+
+def _declared_uses(chapter: str) -> dict:
+    """The chapters that ``chapter``'s folder declares it imports (``USES`` in its ``__init__.py``), with why."""
+    return getattr(__import__(f"rmbook.chapters.{chapter}", fromlist=["USES"]), "USES", {})
+
+
+def test_a_chapter_imports_another_only_through_a_declared_dependency():
+    """#64 item 2: 17 imports ran between 9 pairs of chapters. A chapter's folder may import another chapter only
+    where its ``__init__.py`` declares it (``USES``, with the reason: e.g. finetuning's trained RMs), so a reader
+    sees every arrow between chapters in one place. value_cards' imports are its helper's (#64)."""
+    undeclared = []
+    for f in FILES:
+        mine = _chapter_of(_module_name(f))
+        if mine is None or mine == "value_cards":
+            continue
+        others = {_chapter_of(m) for m in _imports_anywhere(f)} - {None, mine}
+        undeclared += [f"{_module_name(f)} imports chapter {o}" for o in sorted(others - set(_declared_uses(mine)))]
+    assert undeclared == []
+    assert _declared_uses("implicit_vs_explicit") and all(why for why in _declared_uses("implicit_vs_explicit").values())
+
+
+def test_a_chapters_claims_import_no_chapter_module():
+    """A chapter's ``claims.py`` is imported by its own brief and by the claims page: were it to import the chapter's
+    analysis, an edit to any analysis would rerun the claims page (its stamp hashes what its kernel imported)."""
+    for path in sorted((SRC / "rmbook" / "chapters").glob("*/claims.py")):
+        chapters = {m for m in _imports_anywhere(path) if m.startswith("rmbook.chapters")}
+        assert chapters == set(), f"{path.relative_to(SRC)} imports {sorted(chapters)}"
+
+
+# --------------------------------------------------------------------------- #64 item 6: docs the test missed
+
+_LISTED = re.compile(r"^\s*(?:[*-]|\|(?:\s*\d+\s*\|)?)\s*``([\w./-]+)``", re.M)
+
+
+def _listed_but_missing(package: Path) -> list[str]:
+    """The modules, templates or folders that ``package``'s docstring lists (an item that starts with ``name``, in a
+    bullet or a table row) but that do not exist in it."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    return [n for n in _LISTED.findall(doc)
+            if not any((package / c).exists() for c in (n, n + ".py", n.rstrip("/")))]
+
+
+@pytest.mark.parametrize("package", PACKAGE_FOLDERS, ids=lambda p: str(p.relative_to(SRC)))
+def test_a_package_docstring_lists_only_what_exists(package):
+    """#64 item 6: report/prose listed 15 templates/*.md.j2 files that no longer existed (2 did). A package of
+    chapters (:data:`BY_CHAPTER`) lists what each chapter's folder may hold, not files of its own."""
+    if str(package.relative_to(SRC)) in BY_CHAPTER:
+        return
+    assert _listed_but_missing(package) == [], f"{package.relative_to(SRC)}'s docstring lists files it does not have"
+
+
+def test_the_listing_check_finds_a_missing_template(tmp_path):
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "beside.md.j2").write_text("")
+    (tmp_path / "render.py").write_text("")
+    (tmp_path / "__init__.py").write_text('"""Sentences.\n\n* ``render.py``: renders;\n* ``templates/beside.md.j2``: '
+                                          'one;\n* ``templates/method.md.j2``: gone.\n"""\n')
+    assert _listed_but_missing(tmp_path) == ["templates/method.md.j2"]
+
+
+def _architecture_layers() -> dict[str, int]:
+    """ARCHITECTURE.md's layer table: {package or module: layer}, from rows ``| N | `a`, `b` | ... |``."""
+    text = (SRC.parent / "ARCHITECTURE.md").read_text()
+    out = {}
+    for layer, names in re.findall(r"^\| (\d+) \| ([^|]+) \|", text, flags=re.M):
+        out |= {n: int(layer) for n in re.findall(r"`((?:rmlib|rmbook)[\w.]*)`", names)}
+    return out
+
+
+def test_the_layer_numbers_agree_with_architecture_md():
+    """#64 item 6: the package docstrings gave layers 6 and 7 for report/course and book, where ARCHITECTURE.md says
+    7, 7 and 8. The test's table, ARCHITECTURE.md's and each package docstring's "(layer N)" agree."""
+    documented = _architecture_layers()
+    assert documented, "ARCHITECTURE.md has no layer table"
+    assert {k: layer_of(k) for k in documented} == documented
+    said = {}
+    for package in PACKAGE_FOLDERS:
+        doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+        if m := re.search(r"\(layer (\d+)", doc.split("\n\n")[0]):
+            said[_module_name(package / "__init__.py")] = int(m.group(1))
+    assert said and {k: layer_of(k) for k in said} == said
+    top = ast.get_docstring(ast.parse((SRC / "rmbook" / "__init__.py").read_text()))
+    rows = {f"rmbook.{n}": int(layer) for layer, n in re.findall(r"^\| (\d+) \| ``(\w+)/``", top, flags=re.M)}
+    assert rows and {k: layer_of(k) for k in rows} == rows
+
+
+# --------------------------------------------------------------------------- #64 item 3: statistics in rmlib.stats
+
+STATS_LIBRARIES = ("scipy", "statsmodels")
+# calls rmlib.stats makes that a chapter may make too: a coefficient, a rank, a moment, a quantile or a special
+# function that the library computes in one call and rmlib.stats adds nothing to
+PRIMITIVES = {"scipy.stats.rankdata", "scipy.stats.kendalltau", "scipy.stats.spearmanr", "scipy.stats.skew",
+              "scipy.stats.kurtosis", "scipy.special.gammaln", "scipy.stats.norm.ppf", "scipy.stats.t.ppf"}
+
+
+def _library_calls(path: Path, text: str | None = None) -> set[tuple[str, int]]:
+    """(dotted scipy/statsmodels function, line) for each call in a file, through its imports' names."""
+    tree = ast.parse(path.read_text() if text is None else text)
+    alias = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            alias |= {a.asname or a.name: a.name for a in n.names if a.name.split(".")[0] in STATS_LIBRARIES}
+        elif isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] in STATS_LIBRARIES:
+            alias |= {a.asname or a.name: f"{n.module}.{a.name}" for a in n.names}
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f, chain = n.func, []
+            while isinstance(f, ast.Attribute):
+                chain.append(f.attr)
+                f = f.value
+            if isinstance(f, ast.Name) and f.id in alias:
+                out.add((".".join([alias[f.id], *reversed(chain)]), n.lineno))
+    return out
+
+
+def _wrapped_calls_in_chapters() -> list[str]:
+    wrapped = {c for p in (SRC / "rmlib" / "stats").glob("*.py") for c, _ in _library_calls(p)} - PRIMITIVES
+    return [f"{f.relative_to(SRC)}:{line} calls {c}" for f in FILES if _chapter_of(_module_name(f))
+            for c, line in sorted(_library_calls(f)) if c in wrapped]
+
+
+def test_a_chapter_calls_no_scipy_or_statsmodels_function_that_rmlib_stats_wraps():
+    """#64 item 3: the bootstrap CI was written three ways (rmlib.stats, scipy again in implicit_vs_explicit, numpy
+    in value_cards). A chapter that needs what rmlib.stats computes with scipy or statsmodels calls rmlib.stats."""
+    assert _wrapped_calls_in_chapters() == []
+
+
+def test_the_check_of_library_calls_finds_one():
+    fake = SRC / "rmbook" / "chapters" / "framing" / "analysis.py"
+    text = ("from scipy import stats as sps\nimport statsmodels.stats.multitest as mt\n"
+            "x = sps.bootstrap((v,), f)\ny = mt.multipletests(p)\n")
+    assert _library_calls(fake, text) == {("scipy.stats.bootstrap", 3), ("statsmodels.stats.multitest.multipletests", 4)}

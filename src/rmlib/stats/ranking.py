@@ -1,4 +1,5 @@
-"""Ranks within groups: the top and bottom rows, percentile ranks and standardised rewards.
+"""Ranks within groups: the top and bottom rows, percentile ranks and standardised rewards; and how far several
+rankings of the same objects agree (Kendall's W).
 
 RMs' scales are arbitrary, so the chapters compare models through ranks or z-scores within each model x prompt.
 """
@@ -11,7 +12,7 @@ import pandas as pd
 
 from rmlib.stats.columns import require_columns
 
-__all__ = ["top_bottom", "percentile_ranks", "standardise"]
+__all__ = ["top_bottom", "percentile_ranks", "standardise", "kendall_w"]
 
 
 def top_bottom(df: pd.DataFrame, value: str = "reward", k: int = 20, by: Sequence[str] = ()) -> pd.DataFrame:
@@ -57,3 +58,24 @@ def standardise(df: pd.DataFrame, value: str = "reward", by: Sequence[str] = ("m
         return (g.rank(pct=True, method="average") * 100.0).rename(value)
     raise ValueError(f"method must be 'z' or 'rank', not {method!r}")
 
+
+def kendall_w(ranks: np.ndarray) -> float:
+    """Kendall's W for an (m raters x n objects) array of ranks (1 = first; ties as average ranks), with the
+    standard tie correction: W = Friedman's chi-squared / (m (n - 1)) (scipy has the Friedman test, not W, which the
+    fine-tuning chapter reports). 1 = complete agreement; 0 = none. NaN with fewer than 2 raters or objects, or when
+    every rater ties every object."""
+    r = np.asarray(ranks, float)
+    if r.ndim != 2:
+        raise ValueError(f"ranks must be 2-D (raters x objects), got shape {r.shape}")
+    m, n = r.shape
+    if m < 2 or n < 2:
+        return float("nan")
+    if np.isnan(r).any():
+        raise ValueError("ranks contain NaN: every rater must rank every object")
+    s = ((r.sum(axis=0) - m * (n + 1) / 2) ** 2).sum()
+    ties = 0.0
+    for row in r:
+        _, counts = np.unique(row, return_counts=True)
+        ties += (counts ** 3 - counts).sum()
+    denom = m ** 2 * (n ** 3 - n) - m * ties
+    return float(12 * s / denom) if denom > 0 else float("nan")

@@ -3,6 +3,7 @@
 One OLS fit per model x prompt cell (statsmodels), e.g. ``reward ~ log_freq + valence`` (mere exposure) or
 ``reward ~ afinn`` (framing). The chapters then ask how many cells have a positive slope, and compare that share
 with a noise baseline from shuffling the predictor, because the cells share the same words and are not independent.
+A share's interval is :func:`proportion_ci` (Wilson), which the distributions chapter's tail shares use too.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from rmlib.stats.columns import formula_name, require_columns
 
-__all__ = ["cell_slopes", "slope_difference", "share_positive", "shuffled_share_baseline", "compare_to_baseline"]
+__all__ = ["cell_slopes", "slope_difference", "proportion_ci", "share_positive", "shuffled_share_baseline",
+           "compare_to_baseline"]
 
 
 def _rhs(df: pd.DataFrame, covariates: Sequence[str]) -> list[str]:
@@ -118,6 +120,13 @@ def slope_difference(df: pd.DataFrame, *, y: str = "reward", x: str = "x", condi
     return pd.DataFrame(rows)
 
 
+def proportion_ci(k: int, n: int, alpha: float = 0.05, method: str = "wilson") -> tuple[float, float]:
+    """The 1 − ``alpha`` interval of a share ``k`` of ``n`` (statsmodels ``proportion_confint``; Wilson by default,
+    which stays within [0, 1] and holds at small n and near 0 or 1, where the normal interval does not)."""
+    lo, hi = proportion_confint(k, n, alpha=alpha, method=method)
+    return float(lo), float(hi)
+
+
 def share_positive(slopes: pd.DataFrame | Sequence[float], *, column: str = "slope", alpha: float = 0.05,
                    method: str = "wilson") -> dict:
     """Share of cells with a positive slope, with a Wilson CI (``statsmodels`` proportion_confint).
@@ -131,7 +140,7 @@ def share_positive(slopes: pd.DataFrame | Sequence[float], *, column: str = "slo
     if len(s) == 0:
         raise ValueError("no slopes given")
     k, n = int((s > 0).sum()), len(s)
-    lo, hi = proportion_confint(k, n, alpha=alpha, method=method)
+    lo, hi = proportion_ci(k, n, alpha, method)
     out = {"n_cells": n, "n_positive": k, "share": k / n, "ci_low": float(lo), "ci_high": float(hi)}
     if isinstance(slopes, pd.DataFrame) and "p" in slopes:
         sig = slopes["p"] < alpha

@@ -1,9 +1,10 @@
-"""rmlib.stats.ranking: standardised rewards within groups."""
+"""rmlib.stats.ranking: standardised rewards within groups; Kendall's W."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from rmlib import stats
 
@@ -16,3 +17,18 @@ def test_standardise():
     assert r.tolist() == [25, 50, 75, 100] * 2
     with pytest.raises(ValueError, match="constant"):
         stats.standardise(df.assign(reward=1.0))
+
+
+def test_kendall_w_matches_friedman_and_its_extremes():
+    rng = np.random.default_rng(0)
+    ranks = np.array([sps.rankdata(rng.normal(size=5)) for _ in range(7)])
+    # W = chi2_Friedman / (m (n - 1)), scipy's Friedman test has the same tie correction
+    chi2 = sps.friedmanchisquare(*ranks.T).statistic
+    assert stats.kendall_w(ranks) == pytest.approx(chi2 / (7 * 4))
+    same = np.tile([1, 2, 3], (4, 1))
+    assert stats.kendall_w(same) == pytest.approx(1.0)
+    opposite = np.array([[1, 2], [2, 1]])
+    assert stats.kendall_w(opposite) == pytest.approx(0.0)
+    assert np.isnan(stats.kendall_w(np.array([[1, 2, 3]])))  # one rater: no agreement to measure
+    with pytest.raises(ValueError, match="NaN"):
+        stats.kendall_w(np.array([[1, np.nan], [1, 2]]))

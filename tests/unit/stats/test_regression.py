@@ -81,3 +81,11 @@ def test_share_positive_wilson_and_errors():
         reg.cell_slopes(df, x="log_freq")
     with pytest.raises(ValueError, match="min_n"):
         reg.cell_slopes(df.head(15), x="x", min_n=10, groups=["model", "prompt", "word"])
+
+
+def test_a_share_s_interval_is_wilson_and_stays_in_zero_one():
+    from statsmodels.stats.proportion import proportion_confint
+
+    assert reg.proportion_ci(3, 10) == proportion_confint(3, 10, alpha=0.05, method="wilson")
+    lo, hi = reg.proportion_ci(10, 10)
+    assert hi == pytest.approx(1.0) and 0.6 < lo < 1  # the normal interval would be [1, 1]

@@ -21,7 +21,7 @@ from rmlib import engine
 from rmlib.data import RM_SCORE_PUBLISHED, elo_items, elo_models, prompt_text
 from rmlib.errors import as_list
 from rmlib.registry import get_spec
-from rmlib.stats import moments, require_columns, tail_asymmetry, tail_comparison
+from rmlib.stats import moments, proportion_ci, require_columns, tail_asymmetry, tail_comparison
 
 __all__ = ["tail_composition", "shared_vocabulary", "vocabulary_overlap", "MODES", "ANSWER_KIND", "answer_runs",
            "tail_size", "shape_statistics", "tail_compositions", "token_feature_tails"]
@@ -36,10 +36,9 @@ def tail_composition(df: pd.DataFrame, value: str = "reward", k: int = 100, feat
     """Share of each ``feature`` value among the top-k, the bottom-k and all tokens (per ``by`` group).
 
     Columns: [by], tail (top|bottom|all), value, n, count, share, ci_low, ci_high, lift (share / share in all).
-    CIs are Wilson intervals (statsmodels). The 'all' row is the baseline a tail should be read against.
+    CIs are Wilson intervals (:func:`rmlib.stats.proportion_ci`). The 'all' row is the baseline a tail should be
+    read against.
     """
-    from statsmodels.stats.proportion import proportion_confint
-
     require_columns(df, [value, feature] + ([by] if by else []), "df")
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
@@ -57,7 +56,7 @@ def tail_composition(df: pd.DataFrame, value: str = "reward", k: int = 100, feat
             counts = part[feature].value_counts()
             for v in values:
                 c = int(counts.get(v, 0))
-                lo, hi = proportion_confint(c, len(part), alpha=1 - confidence, method="wilson")
+                lo, hi = proportion_ci(c, len(part), alpha=1 - confidence)
                 share = c / len(part)
                 b = float(base.get(v, 0.0))
                 rows.append({**({by: key} if by else {}), "tail": tail, "value": v, "n": len(part), "count": c,

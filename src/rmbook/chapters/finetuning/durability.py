@@ -26,32 +26,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from rmlib.stats import require_columns
+from rmlib.stats import kendall_w, require_columns
 
-__all__ = ["kendall_w", "order_string", "family_orders", "pairwise_flips", "order_stability", "claimed_order",
+__all__ = ["order_string", "family_orders", "pairwise_flips", "order_stability", "claimed_order",
            "checkpoint_gaps", "judge_run", "final_outcomes",
            "published_run_orders", "published_durability", "seed_orders", "step_orders"]
-
-
-def kendall_w(ranks: np.ndarray) -> float:
-    """Kendall's W for an (m raters x n objects) array of ranks (1 = first; ties as average ranks), with the
-    standard tie correction. 1 = complete agreement; 0 = none. NaN with fewer than 2 raters or objects, or when
-    every rater ties every object."""
-    r = np.asarray(ranks, float)
-    if r.ndim != 2:
-        raise ValueError(f"ranks must be 2-D (raters x objects), got shape {r.shape}")
-    m, n = r.shape
-    if m < 2 or n < 2:
-        return float("nan")
-    if np.isnan(r).any():
-        raise ValueError("ranks contain NaN: every rater must rank every object")
-    s = ((r.sum(axis=0) - m * (n + 1) / 2) ** 2).sum()
-    ties = 0.0
-    for row in r:
-        _, counts = np.unique(row, return_counts=True)
-        ties += (counts ** 3 - counts).sum()
-    denom = m ** 2 * (n ** 3 - n) - m * ties
-    return float(12 * s / denom) if denom > 0 else float("nan")
 
 
 def order_string(values: pd.Series, ascending: bool = True, tol: float = 0.0) -> str:

@@ -168,9 +168,9 @@ def identity_items(models=None, *, include_ambiguous: bool = False, bins: int = 
 
     Returns (per_item: item × term × RM label, percentiles, gap, expected_gap and excess = gap − expected_gap,
     averaged over the 3 prompts; items: one row per item with the mean percentiles, the gap and the excess over RMs
-    each with a bootstrap CI over RMs (ci_low/ci_high for the gap, excess_ci_low/excess_ci_high), a display ``row``
-    and ``has_ci``). A percentile interval can miss a skewed mean by a hair with few RMs; each CI is widened to keep
-    its mean inside. ``elo`` (the shape of :func:`published_elo_scores` with a ``label``) replaces the published
+    each with a t interval over the RMs (:func:`rmlib.stats.mean_ci`, which holds over ten RMs where a bootstrap is too
+    narrow: ci_low/ci_high for the gap, excess_ci_low/excess_ci_high), a display ``row`` and ``has_ci``). Each CI is
+    kept around its mean (a t interval always is; a percentile one could miss a skewed mean by a hair). ``elo`` (the shape of :func:`published_elo_scores` with a ``label``) replaces the published
     scores, for tests.
     """
     if elo is None:
@@ -242,7 +242,7 @@ def gap_matrix(per_item: pd.DataFrame, value: str = "gap") -> pd.DataFrame:
 
 
 def axis_gaps(per_item: pd.DataFrame) -> pd.DataFrame:
-    """Mean gap per HolisticBias axis with a bootstrap CI over the items' terms (none with fewer than 3 terms)."""
+    """Mean gap per HolisticBias axis with a t interval over the items' terms (none with fewer than 3 terms)."""
     return mean_with_ci(per_item, "gap", ["axis"], cluster="term")
 
 
@@ -253,7 +253,7 @@ def identity_words(mode: str = "published", models=None, prompt_keys=None, token
 
     Returns words (the scores read), ranks (:func:`identity_word_ranks`), table (per term × prompt valence, the mean
     percentiles and gap, with the spread over spellings for tokens), per_word (the same per model label), by_axis
-    (mean gap per axis × prompt valence with a bootstrap CI over terms) and level (in words, for the page); table
+    (mean gap per axis × prompt valence with a t interval over terms) and level (in words, for the page); table
     and by_axis are empty when no term is among the rated words.
     """
     if mode == "published":

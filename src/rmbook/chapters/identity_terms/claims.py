@@ -34,6 +34,6 @@ CLAIMS: list[Claim] = [
     Claim("identity_terms", FACCT, "RMs can encode biases toward identity groups, possibly as a side effect of "
           "harmlessness training.", FACCT_ABSTRACT, ("identity_terms",),
           "published EloEverything scores of identity items vs human Elo", "identity items",
-          "RM percentile − human percentile, minus the gap expected at the item's human rank, bootstrap interval "
+          "RM percentile − human percentile, minus the gap expected at the item's human rank, t interval "
           "over RMs", identity, place=5),
 ]

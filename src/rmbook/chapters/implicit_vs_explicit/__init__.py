@@ -18,3 +18,7 @@ The chapter's files:
 * ``params.course.yaml``: the course edition's values.
 """
 __all__ = []  # a folder of modules, each imported by its name
+
+# the chapters whose modules this one imports, and why (a chapter imports another only through a declared dependency)
+USES = {"finetuning": "its EX-RM is a Bradley-Terry run of the finetuning chapter, named as that chapter names its "
+                      "runs (run_name), so the two chapters share one trained RM"}

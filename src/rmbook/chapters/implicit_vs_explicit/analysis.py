@@ -21,7 +21,6 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from rmbook.chapters.implicit_vs_explicit.claims import DOMAIN_MARGIN
 from rmbook.analysis.claims.rules import share_outcome
@@ -29,7 +28,7 @@ from rmbook.chapters.finetuning.analysis import run_name
 from rmbook.chapters.implicit_vs_explicit.token_shift import SHIFTS, jaccard, shift_pairs
 from rmlib.data.preferences import load_preferences, sample_pairs
 from rmlib.stats import require_columns, spearman_ci
-from rmlib.stats.resampling import mean_with_ci
+from rmlib.stats.resampling import bootstrap_ci, mean_with_ci
 from rmlib.train import (TrainConfig, own_name, same_finished_run, score_pairs, select_pairs, train,
                          train_data_hash)
 from rmlib.train.pairs import _usable
@@ -104,10 +103,11 @@ def score_sets(model_id: str, sets: pd.DataFrame, max_len: int, label: str, *, l
 
 
 def accuracy_table(scored: pd.DataFrame, n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Pairwise accuracy per RM and set with a percentile bootstrap CI over pairs: rm, eval_set, accuracy,
-    ci_low, ci_high, n."""
+    """Pairwise accuracy per RM and set with a percentile bootstrap CI over pairs (:func:`rmlib.stats.bootstrap_ci`):
+    rm, eval_set, accuracy, ci_low, ci_high, n."""
     require_columns(scored, ["rm", "eval_set", "correct"], "scored")
-    t = mean_with_ci(scored, "correct", ["rm", "eval_set"], n_resamples=n_resamples, seed=seed)
+    # an accuracy over many pairs: the percentile bootstrap, which stays within [0, 1]
+    t = mean_with_ci(scored, "correct", ["rm", "eval_set"], n_resamples=n_resamples, seed=seed, interval="bootstrap")
     t = t.rename(columns={"mean": "accuracy"})
     const = t["ci_low"].isna() & (t["n"] >= 3)  # every pair scored alike (e.g. all right): each resample gives it
     t.loc[const, ["ci_low", "ci_high"]] = np.repeat(t.loc[const, ["accuracy"]].to_numpy(), 2, axis=1)
@@ -117,9 +117,7 @@ def accuracy_table(scored: pd.DataFrame, n_resamples: int = 2000, seed: int = 0)
 def _paired_ci(diff: np.ndarray, n_resamples: int, seed: int) -> tuple[float, float]:
     if diff.size < 3 or np.ptp(diff) == 0:
         return float(diff.mean()), float(diff.mean())
-    ci = stats.bootstrap((diff,), np.mean, n_resamples=n_resamples, method="percentile",
-                         rng=np.random.default_rng(seed)).confidence_interval
-    return float(ci.low), float(ci.high)
+    return bootstrap_ci((diff,), np.mean, n_resamples=n_resamples, seed=seed)  # over pairs: many units
 
 
 def paired_gaps(scored: pd.DataFrame, implicit: str, explicit: str, n_resamples: int = 2000,
@@ -230,7 +228,7 @@ def heldout_logratios(scored: pd.DataFrame, rm: str, eval_set: str = IN_DISTRIBU
         raise ValueError(f"no scored pairs of {rm!r} on {eval_set!r}")
     long = pd.concat([pd.DataFrame({"completion": side, "logratio": s[f"logp_{side}"] - s[f"ref_logp_{side}"]})
                       for side in ("chosen", "rejected")], ignore_index=True)
-    return mean_with_ci(long, "logratio", ["completion"], n_resamples=n_resamples, seed=seed)
+    return mean_with_ci(long, "logratio", ["completion"], n_resamples=n_resamples, seed=seed, interval="bootstrap")
 
 
 def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc: pd.DataFrame | None = None,

@@ -1,28 +1,12 @@
-"""rmbook.chapters.finetuning.durability: Kendall's W, family orders, planted flips and the published checkpoint
+"""rmbook.chapters.finetuning.durability: family orders, planted flips and the published checkpoint
 gaps."""
 from __future__ import annotations
 
-from scipy import stats
 import numpy as np
 import pandas as pd
 import pytest
 
 from rmbook.chapters.finetuning import durability as du
-
-
-def test_kendall_w_matches_friedman_and_its_extremes():
-    rng = np.random.default_rng(0)
-    ranks = np.array([stats.rankdata(rng.normal(size=5)) for _ in range(7)])
-    # W = chi2_Friedman / (m (n - 1)), scipy's Friedman test has the same tie correction
-    chi2 = stats.friedmanchisquare(*ranks.T).statistic
-    assert du.kendall_w(ranks) == pytest.approx(chi2 / (7 * 4))
-    same = np.tile([1, 2, 3], (4, 1))
-    assert du.kendall_w(same) == pytest.approx(1.0)
-    opposite = np.array([[1, 2], [2, 1]])
-    assert du.kendall_w(opposite) == pytest.approx(0.0)
-    assert np.isnan(du.kendall_w(np.array([[1, 2, 3]])))  # one rater: no agreement to measure
-    with pytest.raises(ValueError, match="NaN"):
-        du.kendall_w(np.array([[1, np.nan], [1, 2]]))
 
 
 def _planted(gaps: dict[str, list[float]]) -> pd.DataFrame:
