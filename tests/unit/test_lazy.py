@@ -6,8 +6,6 @@ import sys
 
 import pytest
 
-from rmlib.lazy import lazy_face
-
 
 def test_a_name_loads_its_submodule_on_first_use_only():
     code = ("import sys, rmlib.engine as e\n"
@@ -18,10 +16,25 @@ def test_a_name_loads_its_submodule_on_first_use_only():
     assert out == ["False", "True", "rmlib.engine.rewards", "True"]
 
 
-def test_unknown_names_and_names_that_are_also_submodules_are_refused():
+def test_unknown_names_are_refused():
     import rmlib.models
 
-    with pytest.raises(AttributeError, match="no attribute 'load_modle'"):
+    with pytest.raises(AttributeError, match="load_modle"):
         rmlib.models.load_modle
-    with pytest.raises(ValueError, match=r"\['export'\] are also submodules"):
-        lazy_face("rmlib.train", {"export": "export"})
+
+
+def test_a_name_that_is_also_its_submodules_name_stays_the_name(tmp_path, monkeypatch):
+    """The face the old rmlib.lazy refused (``{"export": "export"}``: importing the submodule would have replaced the
+    function on the package with the module); lazy_loader keeps the function bound."""
+    pkg = tmp_path / "planted_face"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from rmlib.lazy import lazy_face\n"
+                                     "__getattr__, __dir__ = lazy_face(__name__, {'export': 'export'})\n")
+    (pkg / "export.py").write_text("def export():\n    return 'exported'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    face = importlib.import_module("planted_face")
+    assert face.export() == "exported"
+    importlib.import_module("planted_face.export")
+    assert callable(face.export) and face.export() == "exported"
