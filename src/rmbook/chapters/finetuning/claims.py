@@ -39,10 +39,10 @@ def ablation(e: Evidence) -> list[Part]:
     def published():
         d = e.of("finetuning").durability.published
         n_failed, largest, largest_holds = d.final_n_failed, d.final_largest_run, d.final_largest_run_holds
-        k, n, failed = d.final_claimed_holds, d.final_n, d.final_failed_runs
+        k, n, failed, largest_tied = d.final_claimed_holds, d.final_n, d.final_failed_runs, d.final_largest_run_tied
         return (_runs_outcome(k, n, n_failed),
                 said("ablation_published", n_held=k, n_runs=n, failed=failed, any_failed=bool(failed),
-                     largest=largest, largest_holds=largest_holds))
+                     largest=largest, largest_holds=largest_holds, largest_tied=largest_tied))
 
     def ours():
         effect = e.of("finetuning").base_effect
@@ -70,12 +70,13 @@ def durability(e: Evidence) -> list[Part]:
         # above, so it is named on the page as context and counts there once, as one unit: a part of its own
         # counted it twice and made the verdict depend on which run failed (#63 item 2).
         d = e.of("finetuning").durability.published
-        run, holds = d.largest_run, d.largest_run_holds
+        run, holds, tied = d.largest_run, d.largest_run_holds, d.largest_run_tied
         if run is None:
             return "untestable", "no published run with several checkpoints has a data size"
-        flip = d.runs_judged.where(run=run).flip_step if not holds else None
-        return ("holds" if holds else "fails"), said("durability_largest", largest=run, largest_holds=holds,
-                                                      flip_step=flip)
+        flip = d.runs_judged.where(run=run).flip_step if not (holds or tied) else None
+        # a tie is neither: 'not established', as the order rule has it (#63 item 6)
+        outcome = "holds" if holds else "not established" if tied else "fails"
+        return outcome, said("durability_largest", largest=run, largest_holds=holds, largest_tied=tied, flip_step=flip)
 
     def seeds():
         ours = e.of("finetuning").durability.ours

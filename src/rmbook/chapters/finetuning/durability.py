@@ -206,13 +206,15 @@ def _step(v) -> int | None:
 
 
 def _largest(runs: pd.DataFrame) -> dict:
-    """The run(s) at the largest data size, and whether all of them hold: named on the page, since the claim says
-    "as data grow", but counted by the claims page as one run among the runs."""
+    """The run(s) at the largest data size, whether all of them hold, and whether they are tied (none fails, and one
+    is level at its final checkpoint: neither holds nor fails, as the order rule has a tie): named on the page, since
+    the claim says "as data grow", but counted by the claims page as one run among the runs."""
     if not len(runs):
-        return {"largest_run": None, "largest_quantity_k": None, "largest_run_holds": None}
+        return {"largest_run": None, "largest_quantity_k": None, "largest_run_holds": None, "largest_run_tied": None}
     top = runs[runs["quantity_k"] == runs["quantity_k"].max()]
+    holds, tied = top["holds"].astype(bool), top["tied"].astype(bool)
     return {"largest_run": "; ".join(top["run"]), "largest_quantity_k": int(top["quantity_k"].iloc[0]),
-            "largest_run_holds": bool(top["holds"].all())}
+            "largest_run_holds": bool(holds.all()), "largest_run_tied": bool(tied.any() and (holds | tied).all())}
 
 
 def final_outcomes(runs: pd.DataFrame) -> dict:
@@ -234,7 +236,7 @@ def published_durability(runs: pd.DataFrame, sizes: dict) -> dict:
     multi-checkpoint run: run, file, data_source, quantity_k, method, holds, tied, flip_step, flipped_from, persistent,
     n_checkpoints), n_runs_judged, n_runs_held, n_runs_failed, n_runs_tied (a tie at the final checkpoint: neither
     held nor failed), failed_runs, the largest data size's run and whether it
-    holds; the final-checkpoint outcomes of every run (:func:`final_outcomes`); and the pooled counts kept as
+    holds or is tied; the final-checkpoint outcomes of every run (:func:`final_outcomes`); and the pooled counts kept as
     context (final checkpoints where the order holds, checkpoints where it holds over the multi-checkpoint runs, runs
     whose order flips). ``sizes``: :func:`order_stability` across data sizes."""
     multi = runs[runs["checkpoints"] > 1]

@@ -178,6 +178,7 @@ class PublishedDurability(Section):
     largest_run: str | None
     largest_quantity_k: int | None
     largest_run_holds: bool | None
+    largest_run_tied: bool | None  # level at its final checkpoint (and none of its size fails): neither holds nor fails
     final_runs: Table
     final_n_failed: int
     final_n_tied: int
@@ -185,6 +186,7 @@ class PublishedDurability(Section):
     final_largest_run: str | None
     final_largest_quantity_k: int | None
     final_largest_run_holds: bool | None
+    final_largest_run_tied: bool | None
     across_sizes: JsonData  # rmbook.chapters.finetuning.durability.order_stability across the UltraFeedback sizes
     runs: Table  # rmbook.chapters.finetuning.durability.published_run_orders
     order_changes: list[OrderChange]  # the runs_with_flip runs, first order -> final order
@@ -235,8 +237,9 @@ class FinetuningResults(ChapterResults):
     CHAPTERS = ("finetuning",)
     # 2: the sentences' numbers are sections; same_data -> training.same_data, reward_kinds ->
     # evaluation.reward_kinds, spearman_acc_var -> accuracy_variance.rho. 3: training.renamed. 4: a tied run is
-    # neither held nor failed (durability.published.n_runs_tied, final_n_tied, runs_judged[].tied; #63 item 6)
-    SCHEMA_VERSION = 4
+    # neither held nor failed (durability.published.n_runs_tied, final_n_tied, runs_judged[].tied; #63 item 6). 5: so
+    # is a tied largest run (durability.published.largest_run_tied, final_largest_run_tied; #63 item 6)
+    SCHEMA_VERSION = 5
 
     runs: Table  # rmbook.chapters.finetuning.analysis.training_summary
     training: Training

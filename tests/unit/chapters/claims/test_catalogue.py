@@ -178,7 +178,8 @@ def test_rms_trained_here_are_context_with_their_power_stated(planted):
                   "metrics": [{"run": r, "step": s, "accuracy": a} for r, a in (("a", 0.5), ("b", 0.77))
                               for s in (16, 64)]}
     finetuning["durability"]["published"] |= {"final_n_failed": 0, "final_largest_run": "uf 100k",
-                                              "final_largest_run_holds": True, "final_failed_runs": []}
+                                              "final_largest_run_holds": True, "final_largest_run_tied": False,
+                                              "final_failed_runs": []}
     parts, (v, _) = _claim("ablations", planted({"finetuning": finetuning}))
     # 0 of 2 prompts significant: unclear, not against (#38 item 2; it read "fails")
     assert [(p.outcome, p.context) for p in parts] == [("holds", False), ("not established", True)]
@@ -189,7 +190,7 @@ def test_ablation_runs_are_units_of_the_share_rule_not_vetoes(planted):
     """#38 item 5: the largest data size alone, one run without replicates, decided "fails"; 4 of 5 runs holding
     read "does not". Now the runs are the units of the share rule, and the page names the run that does not hold."""
     published = {"final_claimed_holds": 4, "final_n": 5, "final_n_failed": 1, "final_largest_run": "uf 100k",
-                 "final_largest_run_holds": False, "final_failed_runs": ["uf 100k"]}
+                 "final_largest_run_holds": False, "final_largest_run_tied": False, "final_failed_runs": ["uf 100k"]}
     finetuning = {"durability": {"published": published, "ours": None},
                   "base_effect": {"n_prompts_significant": 0, "n_prompts": 2}, "metrics": []}
     parts, (v, _) = _claim("ablations", planted({"finetuning": finetuning}))
@@ -281,12 +282,15 @@ def test_a_margin_keeps_a_0002_accuracy_inversion_from_proving_the_claim(planted
     assert "in 0 of them its accuracy lead exceeds 0.01" in parts["accuracy_not_speed"][0].evidence
 
 
-def _durability(largest_holds: bool, n_failed: int, n_runs: int = 2, failing: str = "uf 100k") -> dict:
+def _durability(largest_holds: bool, n_failed: int, n_runs: int = 2, failing: str = "uf 100k",
+                largest_tied: bool = False) -> dict:
     names = ["uf 27k", "uf 54k", "hh 10k", "uf 100k"][-n_runs:]
-    runs = [{"run": r, "flip_step": 8000 if (r == failing and not largest_holds) else None} for r in names]
+    runs = [{"run": r, "flip_step": 8000 if (r == failing and not (largest_holds or largest_tied)) else None}
+            for r in names]
     return {"durability": {"published": {
         "n_runs_held": n_runs - n_failed, "n_runs_judged": n_runs, "n_runs_failed": n_failed, "largest_run": "uf 100k",
-        "largest_run_holds": largest_holds, "runs_judged": runs, "checkpoints_claimed_holds": 28,
+        "largest_run_holds": largest_holds, "largest_run_tied": largest_tied, "runs_judged": runs,
+        "checkpoints_claimed_holds": 28,
         "checkpoints_n": 35}, "ours": None}}
 
 
@@ -311,6 +315,13 @@ def test_the_largest_run_is_one_run_among_the_runs_not_a_part_of_its_own(planted
     largest_fails = _claim("durability", planted({"finetuning": _durability(False, 1, n_runs=4)}))[1][0]
     other_fails = _claim("durability", planted({"finetuning": _durability(True, 1, n_runs=4, failing="uf 27k")}))[1][0]
     assert largest_fails == other_fails == "replicates"
+
+
+def test_a_tied_largest_run_is_not_established_not_failed(planted):
+    """#63 item 6: ties are 'not established' everywhere; the largest run's part said "fails" for a tie."""
+    parts, _ = _claim("durability", planted({"finetuning": _durability(False, 0, largest_tied=True)}))
+    assert parts[1].outcome == "not established" and "a tie, neither holding nor failing" in parts[1].evidence
+    assert "flips" not in parts[1].evidence
 
 
 def _heterogeneity(p: float, *, exact: bool = True, p_se: float = 0.0, p_other: float = 0.0001) -> dict:
@@ -422,7 +433,8 @@ def test_each_verdict_names_reproduction_or_replication(planted):
     assert {p.support for p in acc} == {"replication"} and support_of(acc) == "replication"
     finetuning = {"durability": {"published": {"final_claimed_holds": 4, "final_n": 5, "final_n_failed": 0,
                                                "final_largest_run": "uf 100k", "final_largest_run_holds": True,
-                                               "final_failed_runs": []}, "ours": None},
+                                               "final_largest_run_tied": False, "final_failed_runs": []},
+                                 "ours": None},
                   "base_effect": {"n_prompts_significant": 0, "n_prompts": 2}, "metrics": []}
     parts, _ = _claim("ablations", planted({"finetuning": finetuning}))
     assert [p.support for p in parts] == ["reproduction", "replication"]  # the RMs trained here are context

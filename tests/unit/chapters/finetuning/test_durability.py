@@ -179,3 +179,18 @@ def test_a_tie_is_neither_held_nor_failed_as_the_order_rule_has_it():
     d = du.published_durability(du.published_run_orders(pd.DataFrame(rows)), {"orders": {}})
     assert (d["n_runs_held"], d["n_runs_failed"], d["n_runs_tied"]) == (1, 0, 1) and d["failed_runs"] == []
     assert (d["final_n_failed"], d["final_n_tied"]) == (0, 1)
+
+
+def test_a_tied_largest_run_is_neither_held_nor_failed():
+    """#63 item 6: ties are 'not established' everywhere; the largest run tied at its final checkpoint was said to
+    fail (largest_run_holds False, and the page's "does not hold")."""
+    rows = [{"file": f"f{qty}", "data_source": "uf", "quantity_k": qty, "method": "BT", "checkpoint": c * 1000,
+             "base_family": fam, "gap": (0.0 if (qty == 100 and c == 2) else -10.0) if fam == "Llama" else 0.0}
+            for qty in (27, 100) for c in (1, 2) for fam in ("Llama", "Gemma")]
+    d = du.published_durability(du.published_run_orders(pd.DataFrame(rows)), {"orders": {}})
+    assert (d["largest_run"], d["largest_run_holds"], d["largest_run_tied"]) == ("uf 100k BT", False, True)
+    assert (d["final_largest_run_holds"], d["final_largest_run_tied"]) == (False, True)
+    flipped = [{**r, "gap": 10.0} if (r["quantity_k"], r["checkpoint"], r["base_family"]) == (100, 2000, "Llama")
+               else r for r in rows]
+    d = du.published_durability(du.published_run_orders(pd.DataFrame(flipped)), {"orders": {}})
+    assert (d["largest_run_holds"], d["largest_run_tied"]) == (False, False)  # a flip is a failure, not a tie

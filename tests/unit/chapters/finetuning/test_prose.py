@@ -112,3 +112,16 @@ def test_published_durability_judges_runs_and_names_a_failing_largest_run():
     assert "; uf 100k BT: Llama < Gemma → Gemma < Llama." in text
     assert text.endswith("27k: Llama < Gemma; 100k: Gemma < Llama (Kendall's W = 0.00; 1 of 1 family pairs flip "
                          "against the smallest set).")
+
+
+def test_a_tied_largest_run_neither_holds_nor_fails_on_the_page():
+    """#63 item 6: the page said the largest run "does not hold" when it was tied at its final checkpoint."""
+    rows = [{"file": f"f{q}", "data_source": "uf", "quantity_k": q, "method": "BT", "checkpoint": c,
+             "base_family": fam, "gap": (0.0 if (q == 100 and c == 3) else -5.0) if fam == "Llama" else 0.0}
+            for q in (27, 100) for c in (1, 2, 3) for fam in ("Llama", "Gemma")]
+    runs = du.published_run_orders(pd.DataFrame(rows))
+    s = results.published(du.published_durability(runs, {"orders": {}, "kendall_w": 0.0, "n_pair_flips": 0,
+                                                         "n_pairs": 1}), runs)
+    text = " ".join(render("finetuning", "published_durability", s=s).split())
+    assert "The largest data size, uf 100k BT, neither holds nor fails (Llama and Gemma level" in text
+    assert "does not hold" not in text
