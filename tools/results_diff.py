@@ -14,7 +14,7 @@ Each side writes, under its ``--out`` folder: ``<set>/results/<chapter>.json`` (
 ``<set>/<chapter>.glued.json`` (the values the page glued with myst_nb), the executed notebooks, ``run.json`` (what
 ran, where, how long) and its own cache (``cache/``: nothing computed by one side is served to the other).
 ``diff`` compares two such folders value by value (exact by default; ``--rtol/--atol`` for floats) and prints every
-path that differs. Keys renamed on purpose are mapped first (:data:`RENAMES`) and listed in the report.
+path that differs (the diffing is DeepDiff's, :func:`compare` words it). Keys renamed on purpose are mapped first (:data:`RENAMES`) and listed in the report.
 
     python tools/results_diff.py run 9fd8614 --out /work/notes/results-before          # a commit
     python tools/results_diff.py run . --out /tmp/results-after --set tiny             # this worktree
@@ -34,6 +34,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from deepdiff import DeepDiff
+from deepdiff.operator import BaseOperator
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = ("tiny", "full")
@@ -294,31 +297,52 @@ def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+class _CloseNumbers(BaseOperator):
+    """Two numbers within the tolerances are equal (exact when both are 0), an int and a float of one value too (JSON
+    writes 3 and 3.0 alike); a bool is not the number 1."""
+
+    def __init__(self, rtol: float, atol: float):
+        super().__init__()
+        self.rtol, self.atol = rtol, atol
+
+    def match(self, level) -> bool:
+        return _is_number(level.t1) and _is_number(level.t2)
+
+    def give_up_diffing(self, level, diff_instance) -> bool:
+        return level.t1 == level.t2 or math.isclose(level.t1, level.t2, rel_tol=self.rtol, abs_tol=self.atol)
+
+
+def _dotted(path: list) -> str:
+    """DeepDiff's path as a list (``['y', 2, 'z']``) written as this report writes it: ``y[2].z``."""
+    out = ""
+    for key in path:
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
+    return out
+
+
+def _shown(value) -> str:
+    return json.dumps(value, default=str)[:80]
+
+
 def compare(a, b, path: str = "", rtol: float = 0.0, atol: float = 0.0) -> list[str]:
-    """Every difference between two JSON values, as 'path: a != b' lines (numbers within the tolerances are equal)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b), key=str):
-            p = f"{path}.{k}" if path else str(k)
-            if k not in b:
-                out.append(f"{p}: only before ({json.dumps(a[k], default=str)[:80]})")
-            elif k not in a:
-                out.append(f"{p}: only after ({json.dumps(b[k], default=str)[:80]})")
+    """Every difference between two JSON values, as 'path: a != b' lines (numbers within the tolerances are equal),
+    sorted by path. The diffing is DeepDiff's (lists in order, an inserted or removed item found as such rather
+    than as every later item changed); this function only words its findings."""
+    found = DeepDiff(a, b, view="tree", custom_operators=[_CloseNumbers(rtol, atol)],
+                     threshold_to_diff_deeper=0)  # a dict whose keys all differ: each key, not the whole dict
+    lines = []
+    for kind, levels in found.items():
+        for level in levels:
+            where = path + _dotted(level.path(output_format="list"))
+            if kind.endswith("_removed"):
+                lines.append(f"{where}: only before ({_shown(level.t1)})")
+            elif kind.endswith("_added"):
+                lines.append(f"{where}: only after ({_shown(level.t2)})")
+            elif _is_number(level.t1) and _is_number(level.t2):
+                lines.append(f"{where}: {level.t1!r} != {level.t2!r} (difference {level.t2 - level.t1:.3g})")
             else:
-                out += compare(a[k], b[k], p, rtol, atol)
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        out = [] if len(a) == len(b) else [f"{path}: {len(a)} items before, {len(b)} after"]
-        for i, (x, y) in enumerate(zip(a, b)):
-            out += compare(x, y, f"{path}[{i}]", rtol, atol)
-        return out
-    if _is_number(a) and _is_number(b):
-        if a == b or math.isclose(a, b, rel_tol=rtol, abs_tol=atol):
-            return []
-        return [f"{path}: {a!r} != {b!r} (difference {b - a:.3g})"]
-    if a != b or type(a) is not type(b):
-        return [f"{path}: {json.dumps(a, default=str)[:80]} != {json.dumps(b, default=str)[:80]}"]
-    return []
+                lines.append(f"{where}: {_shown(level.t1)} != {_shown(level.t2)}")
+    return sorted(lines)
 
 
 def diff_sides(before: Path, after: Path, rtol: float = 0.0, atol: float = 0.0, renames=RENAMES) -> tuple[str, int]:

@@ -25,7 +25,10 @@ def test_compare_reports_every_path_that_differs():
     assert rd.compare(a, a) == []
     # floats within a tolerance count as equal when one is given
     assert len(rd.compare(a, b, rtol=1e-9)) == 5
-    assert rd.compare([1, 2], [1]) == [": 2 items before, 1 after"]
+    # DeepDiff aligns lists: a removed item is one difference, not every later item changed (#64 item 7)
+    assert rd.compare([1, 2], [1]) == ["[1]: only before (2)"]
+    assert rd.compare({"r": [1, 2, 3]}, {"r": [1, 3]}) == ["r[1]: only before (2)"]
+    assert rd.compare({"n": 3}, {"n": 3.0}) == [] and rd.compare({"n": 0.0}, {"n": -0.0}) == []  # JSON's one number
 
 
 def test_renamed_keys_are_mapped_before_comparing(tmp_path):
