@@ -2,6 +2,7 @@
 
 * ``blocks.py``: the modules that write a decoder's residual stream (embedding, each attention and MLP block) and
   the hooks that record or replace their outputs (plain PyTorch hooks: why, in its docstring);
+* ``heads.py``: an attention block's part split head by head (each head through the output projection);
 * ``attribution.py``: a reward (an RM's score, or an LM's logit of candidate tokens) split into each block's direct
   contribution through the final norm with its scale frozen, and the reward lens after each layer;
 * ``inputs.py``: the conversations the lens reads, built as the engine builds them (one answer slot per prompt);
@@ -21,6 +22,7 @@ _WHERE = {
     **dict.fromkeys(["conversation_ids", "prompt_ids", "single_tokens"], "inputs"),
     **dict.fromkeys(["reward", "patch_blocks", "patch_residual", "ablate"], "patching"),
     **dict.fromkeys(["gap_by_component", "attribution_vs_patching"], "compare"),
+    **dict.fromkeys(["head_parts"], "heads"),
     **dict.fromkeys(["token_direction", "readout_direction", "orthogonal_direction", "plant_neuron"], "plant"),
 }
 __getattr__, __dir__ = lazy_face(__name__, _WHERE)

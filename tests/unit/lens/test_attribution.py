@@ -1,12 +1,13 @@
 """The reward split into each block's direct contribution sums to the model's own score (float32, within 1e-4), for
 every tiny architecture, as an RM (explicit) and as an LM (implicit: the answer tokens' logits); the reward lens ends
-at the score."""
+at the score; each layer's attention heads sum to its attention block's part."""
 import numpy as np
 import pytest
 import torch
 
 from rmlib.lens.attribution import batch, decompose, lm_readout, rm_readout
 from rmlib.lens.blocks import LensError, component_names
+from rmlib.lens.heads import head_parts
 from rmlib.lens.inputs import conversation_ids, prompt_ids, single_tokens
 from rmlib.models.templates import chat_template_of
 from rmlib.models.tiny import tiny_model
@@ -72,3 +73,15 @@ def test_single_tokens_splits_whole_words_from_split_ones():
     kept, split = single_tokens(tok, [" answer", " thing", "communion"])
     assert list(kept) == [" answer", " thing"] and split == ["communion"]
     assert kept[" answer"] == tok(" answer", add_special_tokens=False).input_ids[0]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_each_layers_heads_sum_to_its_attention_blocks_part(family):
+    model, tok = tiny_model(family, "rm")
+    inputs = batch(_conversations(tok), tok.pad_token_id)
+    d = decompose(model, *inputs, rm_readout(model))
+    heads = head_parts(model, *inputs, rm_readout(model))
+    assert heads.shape == (4, 2, 4, 1)
+    attn = d.parts[:, [d.components.index(f"L{i}.attn") for i in range(2)]]
+    assert np.abs(heads.sum(2) - attn).max() < 1e-4
+    assert np.abs(heads).max() > 10 * np.abs(heads.sum(2) - attn).max()  # the heads' parts are not all ~0
