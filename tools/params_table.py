@@ -56,7 +56,9 @@ One name per concept across chapters:
 
 
 def _type(*values: str) -> str:
-    """The Python type of the first non-None default (given as source text), e.g. ``list[str]``."""
+    """The Python type of the first non-None default (given as source text), e.g. ``list[str]``: what a reader is
+    told, with the items' types; the check of a run's values is the pydantic model the book builds from the same cell
+    (``rmbook.book.parameter_check.parameters_model``), which checks the container alone."""
     for text in values:
         try:
             v = ast.literal_eval(text)

@@ -13,7 +13,8 @@ injects is recognised by its first line, `# Parameters` (papermill's own comment
 * a value outside the choices the chapter lists in its call, e.g. `check_parameters(MODE=["published", "compute"])`;
 * a value whose type contradicts its default: a string where the default is a list (`-p MODELS '["a"]'`
   passes a string; lists need `-y`), a string for a number, a number for a flag. None is always allowed: the
-  chapters use it for "all" or "automatic".
+  chapters use it for "all" or "automatic". This check is a pydantic model of the chapter's parameters, built from
+  its parameters cell (:func:`parameters_model`), not written beside it: the cell stays the one declaration.
 
 A chapter that takes ``MODELS`` also declares ``TRUST_REMOTE_CODE`` (``[]``): the models whose own code may run in
 this run, which :func:`check_parameters` hands to :func:`rmlib.models.trust_remote_code` once the checks pass. It is
@@ -26,7 +27,9 @@ from __future__ import annotations
 
 import ast
 import difflib
-import math
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
 from rmlib.errors import RmlibError
 from rmlib.models import trust_remote_code
 from rmlib.registry import get_spec
@@ -121,31 +124,46 @@ def locate_cells(history: list[str]) -> tuple[str, list[str]]:
     return ran[-1], injected
 
 
-def _type_problem(name: str, value, default) -> str | None:
-    if value is None or default is None:
-        return None
-    if isinstance(default, bool):
-        ok, kind = isinstance(value, bool), "True or False"
-    elif isinstance(default, int):
-        ok, kind = isinstance(value, int) and not isinstance(value, bool), "an integer"
-    elif isinstance(default, float):
-        ok, kind = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
-        if ok and not math.isfinite(value):
-            return f"{name}={value!r} should be a finite number, like its default {default!r}"
-    elif isinstance(default, str):
-        ok, kind = isinstance(value, str), "a string"
-    elif isinstance(default, (list, tuple)):
-        ok, kind = isinstance(value, (list, tuple)), "a list"
-    elif isinstance(default, dict):
-        ok, kind = isinstance(value, dict), "a mapping"
-    else:
-        return None
-    if ok:
-        return None
-    hint = (f" (give lists and mappings as YAML: `rmlib book run ... -p {name} '[\"...\"]'`, or papermill's "
-            f"-y '{name}: [...]', since papermill's -p passes text)"
-            if isinstance(value, str) and kind in ("a list", "a mapping") else "")
-    return f"{name}={value!r} should be {kind} (or None), like its default {default!r}{hint}"
+_KIND = {bool: "True or False", int: "an integer", float: "a number", str: "a string", list: "a list",
+         tuple: "a list", dict: "a mapping"}  # what a value must be, by its default's type, in the message
+_TYPE = {bool: bool, int: int, float: float, str: str, list: list | tuple, tuple: list | tuple, dict: dict}
+
+
+def parameters_model(declared: dict) -> type[BaseModel]:
+    """The chapter's parameters as a pydantic model, built from its parameters cell (the one place they are
+    declared, which papermill reads too; a model written beside it would be a second list to keep in step): each
+    parameter typed by its default, None always allowed (the chapters use it for "all" or "automatic"), strict (text
+    is never parsed into a list or a number: papermill's ``-p`` passes text) and finite. A default of another type
+    (None, say) leaves its parameter unchecked."""
+    fields = {name: (_TYPE[type(default)] | None, None) for name, default in declared.items()
+              if type(default) in _TYPE}
+    return create_model("Parameters", __config__=ConfigDict(strict=True, allow_inf_nan=False), **fields)
+
+
+def _type_problems(declared: dict, values: dict, skip) -> list[str]:
+    """The values whose type contradicts their default (:func:`parameters_model`), in the cell's order, each with
+    what it should be; a list or mapping given as text gets the YAML hint."""
+    checked = {n: d for n, d in declared.items() if n not in skip}
+    try:
+        parameters_model(checked).model_validate({n: values.get(n) for n in checked})
+        return []
+    except ValidationError as e:
+        errors = e.errors()
+    problems = []
+    for name, default in checked.items():
+        kinds = {err["type"] for err in errors if err["loc"][0] == name}
+        if not kinds:
+            continue
+        value = values.get(name)
+        if "finite_number" in kinds:
+            problems.append(f"{name}={value!r} should be a finite number, like its default {default!r}")
+            continue
+        kind = _KIND[type(default)]
+        hint = (f" (give lists and mappings as YAML: `rmlib book run ... -p {name} '[\"...\"]'`, or papermill's "
+                f"-y '{name}: [...]', since papermill's -p passes text)"
+                if isinstance(value, str) and kind in ("a list", "a mapping") else "")
+        problems.append(f"{name}={value!r} should be {kind} (or None), like its default {default!r}{hint}")
+    return problems
 
 
 def check_parameters(namespace: dict | None = None, *, history: list[str] | None = None, **choices) -> None:
@@ -185,8 +203,7 @@ def value_problems(declared: dict, values: dict, choices: dict) -> list[str]:
     published mode."""
     problems = [f"{name}={values.get(name)!r}: choose one of {list(allowed)}"
                 for name, allowed in choices.items() if values.get(name) not in list(allowed)]
-    problems += [p for name, default in declared.items() if name not in choices
-                 for p in [_type_problem(name, values.get(name), default)] if p]
+    problems += _type_problems(declared, values, skip=choices)
     if problems:
         return problems  # the checks below read the values' types
     return _untrusted(declared, values) + _published_only(declared, values, choices)
