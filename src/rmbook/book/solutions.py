@@ -6,6 +6,13 @@ NotImplementedError(...)`` at the region's indentation (what nbgrader's ClearSol
 fills in is the solution's own imports, signature and docstring and cannot drift from them (a hand-written stub once
 lacked its solution's imports). The book's page shows the solution without the two marker lines; the instructor
 edition keeps them, so a teacher can make the student edition again, or hand it to nbgrader.
+
+Why not nbgrader's ``generate_assignment`` (#64 item 7): it makes a student edition from a course folder
+(``source/<assignment>/``, an ``nbgrader_config.py`` and a gradebook database), and installing it brings a notebook
+server stack (jupyter_server, notebook, SQLAlchemy, alembic) that the book, which builds its editions offline in
+one process, has no use for. What the book takes from it is the convention (the markers, a region cleared to
+``raise NotImplementedError``), so the instructor edition still works with nbgrader; the code it would replace is
+the few lines below.
 """
 from __future__ import annotations
 
