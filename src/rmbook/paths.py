@@ -3,8 +3,9 @@
 The book is run from a checkout of the project (its notebooks, ``_toc.yml`` and data files lie beside ``src/``), so
 its paths are the checkout's: the executed chapters (``book/_executed``), their results and the reruns' folders.
 :func:`use_checkout_folders` gives rmlib the checkout's data, cache and mirror folders when the environment names
-none, as the Makefile does: the book's commands call it, so ``rmlib book run`` and the kernels it starts (which
-inherit the environment) read ``data/external`` and write ``.cache/rmlib`` whether or not `make` started them.
+none, as the Makefile does: the book's runner calls it (``rmbook.book.runner.run_chapter`` and ``run_chapters``), so
+``rmlib book run``, a tool that runs chapters, and the kernels they start (which inherit the environment) read
+``data/external`` and write ``.cache/rmlib`` whether or not `make` started them.
 """
 import os
 from pathlib import Path

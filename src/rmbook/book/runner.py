@@ -19,8 +19,9 @@ from rmbook.book.in_brief import lift_in_brief
 from rmbook.book.parameters_table import show_parameters_once
 from rmbook.book.run_check import check_run
 from rmbook.book.solutions import without_markers
-from rmbook.book.speed import calibration_text, lm_tokens_per_s, machine, speed_factor
+from rmbook.book.speed import calibrate, calibration_text, machine, rest_factor, speed_factor
 from rmbook.book.stamps import dependencies, new_stamp, stale_reason, stamp_path
+from rmbook.paths import use_checkout_folders
 from rmbook.report.prose.render import plural  # counts in words: 1 chapter, 3 chapters
 from rmlib import background
 from rmlib.config import PROGRESS_FILE_ENV, latest_progress
@@ -29,6 +30,7 @@ from rmlib.storage.atomic import write_bytes
 
 __all__ = ["RunResult", "run_chapter", "run_chapters", "echo_progress", "kernel_config", "reference_seconds",
            "REFERENCE_TIMES", "previous_seconds", "remaining_estimate", "reference_calibration", "calibrated_reference",
+           "reference_compute_seconds",
            "glued", "cell_errors"]
 
 REFERENCE_TIMES = ROOT / "book" / "reference_times.yaml"  # full-parameter chapter times on a reference machine
@@ -52,6 +54,7 @@ def run_chapter(name: str | Chapter, *, tiny: bool = False, params_file=None, ov
     ``tiny=True`` uses the template's own (tiny) defaults instead of the chapter's params.yaml. ``name`` may be
     a :class:`~rmbook.book.chapters.Chapter` already resolved.
     """
+    use_checkout_folders()  # the checkout's data and cache unless the environment names others (the kernel inherits)
     ch = name if isinstance(name, Chapter) else chapter(name)
     output_dir = Path(output_dir)
     with _one_writer(ch.name, output_dir, log):
@@ -239,12 +242,27 @@ def reference_calibration(path: str | os.PathLike | None = None) -> dict | None:
     return found if isinstance(found, dict) and "tokens_per_s" in found else None
 
 
+def reference_compute_seconds(path: str | os.PathLike | None = None) -> dict[str, float]:
+    """The seconds of each reference chapter spent in compute phases (``compute_seconds`` in
+    :data:`REFERENCE_TIMES`, from its stamp's costs: :data:`rmbook.book.speed.COMPUTE_PHASES`); {} when unrecorded."""
+    try:
+        return {str(k): float(v) for k, v in (_reference_file(path).get("compute_seconds") or {}).items()}
+    except (AttributeError, TypeError, ValueError):
+        return {}
+
+
 def calibrated_reference(names: list[str], seconds: dict[str, float | None], reference: dict[str, float], log=print,
-                         measure=None, calibration: dict | None = None) -> tuple[dict[str, float], float | None]:
+                         measure=None, calibration: dict | None = None,
+                         compute: dict[str, float] | None = None) -> tuple[dict[str, float], float | None]:
     """The reference timings scaled to this machine (:mod:`rmbook.book.speed`), measured only when a chapter still to
-    run has no timing of its own here; the calibration is logged. Unscaled (factor None) when the reference file has
-    no calibration or the measurement is implausible, and said so."""
-    if not any(seconds.get(n) is None and n in reference for n in names):
+    run has no timing of its own here; the calibration is logged. A chapter's compute seconds (``compute``, default
+    :func:`reference_compute_seconds`) scale by the forwards' factor and the rest by the Python factor; a chapter
+    whose split is unrecorded, or a reference without the Python measurement, scales whole by the forwards' factor.
+    Returns (scaled timings, the overall factor over the chapters still to run: what the log's "× N" says).
+    Unscaled (factor None) when the reference file has no calibration or the measurement is implausible, and said
+    so."""
+    todo = [n for n in names if seconds.get(n) is None and n in reference]
+    if not todo:
         return reference, None
     calibration = calibration if calibration is not None else reference_calibration()
     if calibration is None:
@@ -252,14 +270,18 @@ def calibrated_reference(names: list[str], seconds: dict[str, float | None], ref
             "book/reference_times.yaml records no speed measurement (tools/reference_times.py --calibrate, run on the "
             "machine that timed the chapters, adds it)")
         return reference, None
-    here = (measure or lm_tokens_per_s)()
+    here = (measure or calibrate)()
     factor = speed_factor(calibration, here)
     if factor is None:
         log(f"[book] this machine's speed could not be compared with the reference machine's ({here}): the "
             "estimates below are the reference machine's times")
         return reference, None
-    log(f"[book] estimates for chapters never run here are {calibration_text(calibration, here, factor)}")
-    return {n: s * factor for n, s in reference.items()}, factor
+    rest = rest_factor(calibration, here)
+    compute = (reference_compute_seconds() if compute is None else compute) if rest is not None else {}
+    scaled = {n: min(compute[n], s) * factor + max(s - compute[n], 0.0) * rest if n in compute else s * factor
+              for n, s in reference.items()}
+    log(f"[book] estimates for chapters never run here are {calibration_text(calibration, here, factor, rest)}")
+    return scaled, sum(scaled[n] for n in todo) / sum(reference[n] for n in todo)
 
 
 def remaining_estimate(names: list[str], seconds: dict[str, float | None],
@@ -296,6 +318,7 @@ def run_chapters(names: list[str] | None = None, *, keep_going: bool = False, es
     before fine-tuning, which runs on its own, hides the rest); it refuses the parameters a run would refuse
     (:func:`rmbook.book.run_check.check_run`).
     """
+    use_checkout_folders()  # as run_chapter: the staleness checks below read the same cache as the runs
     log = kwargs.get("log", print)
     output_dir = kwargs.get("output_dir", EXECUTED)
     order = in_run_order(list(names or chapters()))

@@ -15,7 +15,6 @@ import yaml
 from rmbook.book import (ROOT, BookError, build_html, changed_parameters, mark_rerun, rerun_dir, run_chapters,
                         write_vendor)
 from rmbook.book.course import COURSE_DIR, build_course
-from rmbook.paths import use_checkout_folders
 
 __all__ = ["add_subparser", "parse_overrides"]
 
@@ -40,7 +39,6 @@ def _vendor(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     """The book's chapters into the book; a chapter with parameters of its own into a rerun folder of its own
     (:mod:`rmbook.book.reruns`), so the book's page and the results the claims page judges stay as they were."""
-    use_checkout_folders()  # the checkout's data and cache, for this process and the kernels it starts
     overrides = parse_overrides(args.parameter)
     own = {"tiny": args.tiny, "params_file": args.params, "overrides": overrides}
     if not args.names and (args.tiny or args.params or overrides):
