@@ -1,7 +1,8 @@
 """#41 item 2: a chapter is one unit. A new chapter, added by ARCHITECTURE.md's recipe to a copy of the project,
 creates its folder (``src/rmbook/chapters/<name>/``), its notebook and its test, adds one line to ``_toc.yml``, and
 edits nothing else; the book then finds everything by the chapter's name: its template and parameters, its results
-type, its sentences, its exercise, its parameter table, and the architecture test accepts it. (Its exercise is in the
+type, its sentences, its exercise, its parameter table, its claim (#64: ``claims.py`` and ``claims.md.j2``, which its
+"In brief" judges and the claims page gathers and reads), and the architecture test accepts it. (Its exercise is in the
 book; for the course edition to teach it, a session of book/course.md lists it and its times are measured, as
 ARCHITECTURE.md says: the syllabus is a teacher's choice, so this test does not run the syllabus's tests.)"""
 from __future__ import annotations
@@ -23,7 +24,7 @@ FILES = {
     "__init__.py": '''"""A planted chapter: the mean of a few numbers, said in a sentence.
 
 The chapter's files: ``analysis.py`` (the mean), ``types.py`` (its results type), ``results.py`` (its builder),
-``course.py`` (one exercise's check).
+``course.py`` (one exercise's check), ``claims.py`` (the claim its results test).
 """
 __all__ = []
 ''',
@@ -80,6 +81,27 @@ def check_mean(fn) -> int:
     expect(close(fn([4.0]), 4.0), "the mean of one number is that number")
     return 2
 ''',
+    "claims.py": '''"""The claim the new chapter's results test: the mean is above 2."""
+from __future__ import annotations
+
+from rmbook.analysis.claims import Claim, Evidence, Part, evaluate_part, sentences, threshold_outcome
+
+__all__ = ["CLAIMS"]
+
+said = sentences("new_chapter")
+
+
+def above_two(e: Evidence) -> list[Part]:
+    def fn():
+        m = e.of("new_chapter").mean
+        return threshold_outcome(m, 2.0, below=False), said("mean", mean=m)
+    return [evaluate_part("the mean is above 2", e, fn)]
+
+
+CLAIMS = [Claim("new_mean", "A planted paper", "The numbers' mean is above 2.", "the planted paper's abstract",
+                ("new_chapter",), "the planted numbers", "numbers", "the mean against 2", above_two, place=1)]
+''',
+    "claims.md.j2": '{% macro mean(mean) %}the mean is {{ mean | num }}{% endmacro %}\n',
     "prose.md.j2": '{% macro found(s) %}The mean of the numbers is {{ s.mean | num }}.{% endmacro %}\n',
     "params.yaml": "VALUES: [1.0, 2.0, 3.0, 4.0]\n",
     "params.test.yaml": "parameters:\n  VALUES: [2.0, 4.0]\n",
@@ -117,6 +139,8 @@ CELLS = [
     ("code", {}, "found = results.chapter_results(analysis.mean(VALUES))\n"
                  "display(Markdown(prose.render('new_chapter', 'found', s=found)))"),
     ("code", {}, "write_results(found, RESULTS_DIR)"),
+    ("code", {"tags": ["in-brief", "remove-cell"]}, "from rmbook.report.brief import claims_brief\n\n"
+                                                    "display(Markdown(claims_brief('new_chapter', RESULTS_DIR)))"),
 ]
 
 
@@ -139,7 +163,7 @@ def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("project")
     for folder in ("src", "notebooks", "tools", "tests"):
         shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    for name in ("_toc.yml", "pyproject.toml"):
+    for name in ("_toc.yml", "pyproject.toml", "ARCHITECTURE.md"):
         shutil.copy2(REPO / name, root / name)
     (root / "data").mkdir()
     for p in (REPO / "data").glob("*.y*ml"):
@@ -182,6 +206,7 @@ from pathlib import Path
 from rmbook import book
 from rmbook.analysis.results import result_type
 from rmbook.course import catalogue
+from rmbook.analysis import claims
 assert book.ROOT == Path({str(root)!r}), book.ROOT
 assert "{NAME}" in book.chapters()
 ch = book.chapter("{NAME}")
@@ -190,13 +215,21 @@ run = book.run_chapter("{NAME}", overrides=ch.test_parameters, output_dir=Path({
 typed = result_type("{NAME}")
 from rmbook.book.course import check_exercises
 assert check_exercises(ch.cells(), "{NAME}") == ["{NAME}.mean"]
+page = claims.load_evidence(Path({str(tmp_path)!r}) / "results", say=lambda s: s.kind)
+table, _ = claims.claims_table(page, claims.chapter_claims("{NAME}"))
 print(json.dumps({{"type": typed.__name__, "exercise": catalogue()["{NAME}.mean"].title,
+                  "claims": [c.key for c in claims.all_claims()], "reads": book.reads_results("claims"),
+                  "verdict": table.set_index("key").loc["new_mean", "verdict"],
                   "page": Path(run.path).read_text(), "results": sorted(p.name for p in Path({str(tmp_path)!r}).rglob("*.json"))}}))
 """
     out = json.loads(_run(root, [sys.executable, "-c", code]).stdout.strip().splitlines()[-1])
     assert out["type"] == "NewChapterResults" and out["exercise"] == "The mean"
     assert "The mean of the numbers is 3.00." in out["page"] and "passes all 2 planted cases" in out["page"]
     assert f"{NAME}.json" in out["results"]
+    # its claim: judged on the page's brief, gathered by the claims page (last: its paper is not one of the book's),
+    # whose chapters to read follow from the claims
+    assert "*The numbers' mean is above 2.* (A planted paper): **replicates**" in out["page"]
+    assert out["claims"][-1] == "new_mean" and NAME in out["reads"] and out["verdict"] == "replicates"
 
 
 def test_the_architecture_test_accepts_the_new_chapter(project):

@@ -21,20 +21,24 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+import torch  # the chapter trains and scores with it (rmlib.train.pairs loads it on import already)
 
 from rmbook.chapters.implicit_vs_explicit.claims import DOMAIN_MARGIN
 from rmbook.analysis.claims.rules import share_outcome
 from rmbook.chapters.finetuning.analysis import run_name
 from rmbook.chapters.implicit_vs_explicit.token_shift import SHIFTS, jaccard, shift_pairs
 from rmlib.data.preferences import load_preferences, sample_pairs
+from rmlib.models import LoadOptions, cached_model
+from rmlib.models.devices import dtype_name
 from rmlib.stats import require_columns, spearman_ci
 from rmlib.stats.resampling import bootstrap_ci, mean_with_ci
 from rmlib.train import (TrainConfig, own_name, same_finished_run, score_pairs, select_pairs, train,
                          train_data_hash)
+from rmlib.train.encode import encode_pairs
 from rmlib.train.pairs import _usable
 
 __all__ = ["train_both", "evaluation_sets", "score_sets", "accuracy_table", "paired_gaps", "overlap_correlations",
-           "displacement", "displacement_summary", "heldout_logratios", "pattern_verdict"]
+           "displacement", "displacement_summary", "heldout_logratios", "pattern_verdict", "pair_token_logps"]
 
 IN_DISTRIBUTION, TOKEN_SHIFT = "in_distribution", "token_shift"
 
@@ -281,4 +285,30 @@ def pattern_verdict(gaps: pd.DataFrame, changed_share: float | None = None, acc:
         out["domain"] = {"holds": "replicates", "fails": "does not replicate"}.get(share, share)
         out["domain_worse_sets"] = [k for k, v in out["domain_sets"].items() if v == "worse"]
     out["replicates"] = out["token"] == "replicates" and out["domain"] == "replicates"
+    return out
+
+
+def _token_logps(lm, ids, start: int) -> np.ndarray:
+    """log π(token | the tokens before it) of each token from position ``start`` on: the completion's tokens."""
+    ids_t = torch.tensor([list(ids)], device=lm.device)
+    with torch.inference_mode():
+        logp = torch.log_softmax(lm.model(input_ids=ids_t).logits[0, :-1].float(), dim=-1)
+    return logp.gather(-1, ids_t[0, 1:, None])[start - 1:, 0].cpu().numpy()
+
+
+def pair_token_logps(model_id: str, load: LoadOptions, pairs: pd.DataFrame, max_len: int) -> list[dict]:
+    """Per pair, the per-token log-probs of the chosen and the rejected completion under the IM-RM ``model_id`` and
+    under its reference (its base, loaded as :func:`rmlib.train.score_pairs` loads it): what DPO's implicit reward
+    is built from, for the course's exercise to combine. Each: pair_id, n_tokens (chosen, rejected), policy_chosen,
+    ref_chosen, policy_rejected, ref_rejected."""
+    policy = cached_model(model_id, load)
+    ref = cached_model(policy.spec.extra["base_model"],
+                       LoadOptions(head="lm", dtype=dtype_name(policy.dtype), device=str(policy.device),
+                                   seed=int(policy.spec.extra.get("seed", 0))))
+    out = []
+    for pair in encode_pairs(policy.tokenizer, policy.chat_template, pairs, max_len).itertuples():
+        c, j, n = pair.chosen_ids, pair.rejected_ids, pair.prompt_len
+        out.append({"pair_id": pair.pair_id, "n_tokens": (len(c) - n, len(j) - n),
+                    **{f"{who}_{side}": _token_logps(lm, ids, n) for who, lm in (("policy", policy), ("ref", ref))
+                       for side, ids in (("chosen", c), ("rejected", j))}})
     return out
