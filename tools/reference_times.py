@@ -9,9 +9,12 @@ in the file (if any); pass --only-new to start from an empty table. Run it after
 commit the file. Each entry says where it was measured (``measured``): the stamp's date and folder and the CPU count;
 the load average is not known afterwards, so note it in the commit message.
 
-``--calibrate`` also records this machine's speed (:func:`rmbook.book.speed.lm_tokens_per_s`: about a second of
-forwards of a small SmolLM2-shaped LM in the dtype it trains in), against which another machine's first `make book` scales these times. Give it
-on the machine that made the stamps, with nothing else running; without it the recorded calibration is kept.
+Each chapter's compute seconds (its stamp's costs in :data:`rmbook.book.speed.COMPUTE_PHASES`) are written beside
+its total, so another machine scales the two parts by two measurements.
+``--calibrate`` also records this machine's speed (:func:`rmbook.book.speed.calibrate`: about two seconds of
+forwards of a small SmolLM2-shaped LM in the dtype it trains in, and one of Python and pandas work), against which
+another machine's first `make book` scales these times. Give it on the machine that made the stamps, with nothing
+else running; without it the recorded calibration is kept.
 
     python tools/reference_times.py                       # from book/_executed
     python tools/reference_times.py --executed /tmp/fresh/book/_executed
@@ -41,13 +44,29 @@ HEADER = """\
 # has never run on this machine (its own stamps are used once it has).
 # Written by tools/reference_times.py from a cold build's stamps; do not edit by hand. A chapter missing here is
 # reported as "never timed". Times depend on the machine and its load (`measured` says where each came from): a rough guide.
-# `calibration` is the same machine's speed at a small LM's forwards (tools/reference_times.py --calibrate): another machine's
-# first `make book` measures its own and scales these times by the ratio (rmbook.book.speed).
+# `compute_seconds` is the part of each chapter spent in forwards (sweeps, answers, training, frozen states, checkpoints).
+# `calibration` is the same machine's speed at a small LM's forwards and at Python work (tools/reference_times.py --calibrate):
+# another machine's first `make book` measures its own and scales the compute part and the rest by the two ratios
+# (rmbook.book.speed).
 """
 
 
 def full_run_seconds(executed: Path) -> dict[str, float]:
     """{chapter: seconds} for every stamp in ``executed`` that records a run with the chapter's full parameters."""
+    return {name: round(float(data["seconds"]), 1) for name, data in _full_run_stamps(executed).items()}
+
+
+def compute_seconds(executed: Path) -> dict[str, float]:
+    """{chapter: seconds in compute phases} for the full-run stamps in ``executed`` that record their costs."""
+    out = {}
+    for name, data in _full_run_stamps(executed).items():
+        phases = (data.get("costs") or {}).get("phases")
+        if isinstance(phases, dict):
+            out[name] = round(sum(float((phases.get(p) or {}).get("seconds", 0.0)) for p in speed.COMPUTE_PHASES), 1)
+    return out
+
+
+def _full_run_stamps(executed: Path) -> dict[str, dict]:
     out = {}
     for name in book.chapters():
         stamp = book.stamp_path(name, executed)
@@ -58,7 +77,7 @@ def full_run_seconds(executed: Path) -> dict[str, float]:
         ran = {k: v for k, v in (data.get("parameters") or {}).items() if k != book.RESULTS_PARAMETER}
         full = {k: v for k, v in book.parameters(name, validate=False).items() if k != book.RESULTS_PARAMETER}
         if ran == json.loads(json.dumps(full, default=str)) and data.get("seconds") is not None:
-            out[name] = round(float(data["seconds"]), 1)
+            out[name] = data
     return out
 
 
@@ -82,15 +101,18 @@ def main(argv=None) -> int:
         return 1
     previous = {} if args.only_new else _read(args.out)
     seconds = {**(previous.get("seconds") or {}), **found}
+    compute = {**{n: v for n, v in (previous.get("compute_seconds") or {}).items() if n not in found},
+               **compute_seconds(args.executed)}
     when = {n: dt.datetime.fromtimestamp(book.stamp_path(n, args.executed).stat().st_mtime).date().isoformat()
             for n in found}
     measured = {**(previous.get("measured") or {}),
                 **{n: f"stamp of {when[n]}, {os.cpu_count()} CPUs" for n in found}}
     calibration = previous.get("calibration")
     if args.calibrate:
-        calibration = {**speed.lm_tokens_per_s(), "measured": f"{dt.date.today().isoformat()}, {os.cpu_count()} CPUs, "
+        calibration = {**speed.calibrate(), "measured": f"{dt.date.today().isoformat()}, {os.cpu_count()} CPUs, "
                                                             f"load {os.getloadavg()[0]:.2f}"}
     body = yaml.safe_dump({"seconds": dict(sorted(seconds.items())),
+                           **({"compute_seconds": dict(sorted(compute.items()))} if compute else {}),
                            "measured": {n: measured[n] for n in sorted(seconds) if n in measured},
                            **({"calibration": calibration} if calibration else {})},
                           sort_keys=False, width=200)

@@ -15,7 +15,16 @@ product ran 5.4 times faster on an AMX Xeon (2,102 GFLOP/s, ``benchmarks/README.
 the reference timings (390), but the real SmolLM2 sweep only 2.05 times faster (737 and 360 tokens/s, the
 ``cpu_dtype`` benchmark), and the cold builds' chapters 1.7 times (59 and 101 minutes; fine-tuning 1.9). On the
 EPYC itself, float32 against bf16: the product 2.6 times slower, the SmolLM2 sweep 1.79, this measurement 1.9-2.0.
-The estimate is still an estimate: the analysis between the forwards (pandas, statsmodels) scales less.
+
+Why two factors: the chapters' time is not all forwards. Loading, pandas, statsmodels and rendering run one
+Python thread and scale with the CPU's single-core speed, not its matrix units. Scaling whole chapters by the
+forwards' ratio got the AMX Xeon's cold build (63.6 min) as 48 min from the EPYC's (101 min): 2 of 18 chapters
+within ±25%, the published-mode chapters 2-3× off. So a stamp's compute phases (:mod:`rmlib.costs`: sweeps,
+answers, training, frozen states, checkpoint evaluation) scale by the forwards' ratio and the rest by a second,
+short measurement of Python and pandas work (:func:`python_ops_per_s`): the EPYC's chapters predicted from the AMX
+build's phases that way came within ±25% for 13 of 18 chapters and 7% for the whole book (``benchmarks/README.md``).
+Each measurement keeps the best of several short rounds, so a moment of contention slows one round, not the
+machine; a machine busy with other work throughout is slower, and its estimate says so by being longer.
 """
 from __future__ import annotations
 
@@ -25,23 +34,31 @@ import re
 import time
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from rmlib import models, train
 
-__all__ = ["LM_SHAPE", "lm_tokens_per_s", "speed_factor", "calibration_text", "machine", "cpu_kind", "matmul_gflops"]
+__all__ = ["LM_SHAPE", "COMPUTE_PHASES", "lm_tokens_per_s", "python_ops_per_s", "calibrate", "speed_factor",
+           "rest_factor", "calibration_text", "machine", "cpu_kind", "matmul_gflops"]
 
 # SmolLM2-135M's layer shapes (hidden 576, MLP 1,536, 9 query and 3 key-value heads), four of its 30 layers, a small
 # vocabulary, and a batch of 64 sequences of 24 tokens: the forward the sweeps and the training steps repeat.
 LM_SHAPE = {"hidden_size": 576, "intermediate_size": 1536, "num_hidden_layers": 4, "num_attention_heads": 9,
             "num_key_value_heads": 3, "vocab_size": 4096, "batch": 64, "tokens": 24}
-ROUNDS = 3
+ROUNDS = 5
+# the phases of a stamp's costs that run a model's forwards (rmlib.costs); the rest (loading, analysis, rendering) is
+# scaled by the Python measurement
+COMPUTE_PHASES = ("sweep", "answers", "train", "frozen", "evaluate")
 MIN_FACTOR, MAX_FACTOR = 0.1, 50.0  # a factor outside these is a broken measurement, not a machine
 
 
-def lm_tokens_per_s(dtype: str | None = None, seconds: float = 1.0) -> dict:
+def lm_tokens_per_s(dtype: str | None = None, seconds: float = 2.0) -> dict:
     """Tokens per second of repeated :data:`LM_SHAPE` forwards in ``dtype`` (None: what training picks here), the
-    best of :data:`ROUNDS` rounds over about ``seconds`` in all (one 5.3k against three 9.0-9.6k tokens/s in four
-    runs on one quiet machine), after one warm-up forward, with torch's threads as the book runs them: {"dtype",
-    "tokens_per_s", "measure"}."""
+    best of :data:`ROUNDS` rounds over about ``seconds`` in all (with three rounds in one second, one 5.3k against
+    three 9.0-9.6k tokens/s in four runs on one quiet machine, and 724 to 2,864 under a changing load on a busy
+    one), after one warm-up forward, with torch's threads as the book runs them: {"dtype", "tokens_per_s",
+    "measure"}."""
     import torch  # deferred: the runner loads without torch until it measures
     import transformers
 
@@ -65,6 +82,51 @@ def lm_tokens_per_s(dtype: str | None = None, seconds: float = 1.0) -> dict:
             "measure": f"forward of a SmolLM2-shaped LM (rmbook.book.speed.LM_SHAPE), best of {ROUNDS} rounds"}
 
 
+def _python_work() -> int:
+    """One unit of the single-threaded work between the forwards: a pandas frame built, grouped, merged and sorted,
+    and a loop of Python dictionaries and strings (what the analysis, the results' records and the pages do)."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"word": rng.integers(0, 500, 4000).astype(str), "prompt": rng.integers(0, 8, 4000),
+                          "reward": rng.normal(size=4000)})
+    means = frame.groupby(["word", "prompt"], as_index=False)["reward"].mean()
+    merged = frame.merge(means, on=["word", "prompt"], suffixes=("", "_mean")).sort_values("reward")
+    records = {f"{w}-{p}": round(r, 4) for w, p, r in merged[["word", "prompt", "reward"]].itertuples(index=False)}
+    return len(records) + sum(len(k) for k in records)
+
+
+def python_ops_per_s(seconds: float = 1.0) -> dict:
+    """Units of :func:`_python_work` per second, the best of :data:`ROUNDS` rounds over about ``seconds``: how fast
+    this machine does the single-threaded part of a chapter (loading, analysis, rendering), which its matrix
+    units do not speed up. {"python_per_s"}."""
+    _python_work()  # warm-up: imports and the first allocations
+    best = 0.0
+    for _ in range(ROUNDS):
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds / ROUNDS:
+            _python_work()
+            count += 1
+        best = max(best, count / (time.perf_counter() - start))
+    return {"python_per_s": round(best, 2)}
+
+
+def calibrate() -> dict:
+    """Both measurements (about three seconds): {"dtype", "tokens_per_s", "python_per_s", "measure"}, what
+    ``tools/reference_times.py --calibrate`` records and what a first ``make book`` compares with it."""
+    got = {**lm_tokens_per_s(), **python_ops_per_s()}
+    got["measure"] += f"; Python and pandas work (rmbook.book.speed.python_ops_per_s), best of {ROUNDS} rounds"
+    return got
+
+
+def rest_factor(reference: dict | None, here: dict | None) -> float | None:
+    """How many times longer the single-threaded part of a chapter takes here (the reference's ``python_per_s``
+    over this machine's); None when either lacks it or the ratio is implausible."""
+    try:
+        factor = float(reference["python_per_s"]) / float(here["python_per_s"])
+    except (TypeError, KeyError, ValueError, ZeroDivisionError):
+        return None
+    return factor if MIN_FACTOR <= factor <= MAX_FACTOR else None
+
+
 def speed_factor(reference: dict | None, here: dict | None) -> float | None:
     """How many times longer the book's work takes here than on the reference machine: the reference's tokens/s
     over this machine's (each in its own training dtype). None when either is missing or the ratio is implausible."""
@@ -75,11 +137,15 @@ def speed_factor(reference: dict | None, here: dict | None) -> float | None:
     return factor if MIN_FACTOR <= factor <= MAX_FACTOR else None
 
 
-def calibration_text(reference: dict, here: dict, factor: float) -> str:
-    """The calibration in words, for the log: what was measured here and on the reference machine."""
-    return (f"calibrated by 1 second of {here['dtype']} forwards of a small LM: {here['tokens_per_s']:,.0f} tokens/s "
-            f"here against {reference['tokens_per_s']:,.0f} ({reference['dtype']}) on the reference machine, so "
-            f"{factor:.1f}× its times")
+def calibration_text(reference: dict, here: dict, factor: float, rest: float | None = None) -> str:
+    """The calibration in words, for the log: what was measured here and on the reference machine, and what each
+    factor scales (``rest`` None: the reference recorded no Python measurement, so whole chapters scale by one)."""
+    forwards = (f"{here['dtype']} forwards of a small LM: {here['tokens_per_s']:,.0f} tokens/s here against "
+                f"{reference['tokens_per_s']:,.0f} ({reference['dtype']}) on the reference machine, so {factor:.1f}×")
+    if rest is None:
+        return f"calibrated by {forwards} its times"
+    return (f"calibrated by {forwards} its compute phases, and Python work: {here['python_per_s']:,.1f} units/s here "
+            f"against {reference['python_per_s']:,.1f}, so {rest:.1f}× the rest (loading, analysis, rendering)")
 
 
 def cpu_kind() -> str:

@@ -141,11 +141,11 @@ def test_reference_timings_are_scaled_by_this_machines_measured_speed(tmp_path, 
     monkeypatch.setattr(runner, "REFERENCE_TIMES", ref)
     monkeypatch.setattr(runner, "run_chapter", lambda ch, **kw: runner.RunResult(ch.name, tmp_path, True, 0.0, {}))
     measured = []
-    monkeypatch.setattr(runner, "lm_tokens_per_s",
+    monkeypatch.setattr(runner, "calibrate",
                         lambda: measured.append(1) or {"dtype": "float32", "tokens_per_s": 300.0})
     lines = []
     runner.run_chapters(["about", "heterogeneity"], output_dir=tmp_path, log=lines.append)
-    assert lines[0] == ("[book] estimates for chapters never run here are calibrated by 1 second of float32 forwards "
+    assert lines[0] == ("[book] estimates for chapters never run here are calibrated by float32 forwards "
                         "of a small LM: 300 tokens/s here against 1,200 (bfloat16) on the reference machine, so 4.0× "
                         "its times")
     assert lines[1] == "[book] 2 of 2 chapters to run, about 40 min left (by the reference timings × 4.0 for this machine)"
@@ -166,11 +166,35 @@ def test_no_measurement_when_every_chapter_has_its_own_timing_or_no_calibration(
     assert implausible == (ref, None) and "could not be compared" in logged[0]
 
 
+def test_compute_phases_and_the_rest_scale_by_their_own_factors(monkeypatch):
+    """#61 item 5: one factor from a small LM's forwards scaled whole chapters, so the AMX Xeon's build was predicted
+    from the EPYC's at 48 min where it took 63.6, and the published-mode chapters (no forwards) 2-3× off. The compute
+    seconds scale by the forwards' ratio, the rest by a Python measurement's."""
+    cal = {"dtype": "bfloat16", "tokens_per_s": 1000.0, "python_per_s": 20.0}
+    here = {"dtype": "float32", "tokens_per_s": 250.0, "python_per_s": 10.0}   # 4x slower forwards, 2x slower Python
+    ref = {"finetuning": 1000.0, "heterogeneity": 60.0, "method": 100.0}
+    logged = []
+    scaled, overall = runner.calibrated_reference(list(ref), {n: None for n in ref}, ref, logged.append,
+                                                  measure=lambda: here, calibration=cal,
+                                                  compute={"finetuning": 800.0, "heterogeneity": 0.0})
+    assert scaled == {"finetuning": 800 * 4 + 200 * 2, "heterogeneity": 120.0, "method": 400.0}  # method: unsplit
+    assert overall == sum(scaled.values()) / sum(ref.values())
+    assert "4.0× its compute phases" in logged[0] and "2.0× the rest" in logged[0]
+    # a reference without the Python measurement scales whole chapters by the forwards, as before
+    old, _ = runner.calibrated_reference(["heterogeneity"], {"heterogeneity": None}, ref, logged.append,
+                                         measure=lambda: here, calibration={"dtype": "bfloat16", "tokens_per_s": 1000.0},
+                                         compute={"heterogeneity": 0.0})
+    assert old["heterogeneity"] == 240.0
+
+
 def test_the_speed_measurement_and_factor():
     from rmbook.book import speed
 
     got = speed.lm_tokens_per_s("float32", seconds=0.05)
     assert got["dtype"] == "float32" and got["tokens_per_s"] > 0
+    assert speed.python_ops_per_s(seconds=0.05)["python_per_s"] > 0
+    assert speed.rest_factor({"python_per_s": 20.0}, {"python_per_s": 5.0}) == 4.0
+    assert speed.rest_factor({"tokens_per_s": 20.0}, {"python_per_s": 5.0}) is None
     assert speed.speed_factor({"tokens_per_s": 1000.0}, {"tokens_per_s": 250.0}) == 4.0
     assert speed.speed_factor({"tokens_per_s": 1000.0}, {"tokens_per_s": 0.0}) is None
     assert speed.speed_factor(None, {"tokens_per_s": 1.0}) is None
