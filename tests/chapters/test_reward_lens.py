@@ -20,4 +20,11 @@ def test_reward_lens_tiny(chapter):
     assert sum(rm_layers) == pytest.approx(split["total"], abs=1e-4)
     (check,) = r["patching"]
     assert check["n_pairs"] == 3 and check["n_blocks"] == 5
+    assert split["frozen_identity"] is not None and split["frozen_identity"] >= 0
     assert f"a gap of {split['total']:.3f}" in c.markdown and c.n_charts == 1
+    # the lab: the reference solutions' attributions sum to the score, and patching finds the planted layer
+    assert "Patching puts the preference in **L1.mlp**" in c.markdown
+    line = next(x for x in c.markdown.splitlines() if x.startswith("The blocks sum to"))
+    total, score = (float(v.rstrip(".")) for v in line.replace(";", "").split() if v.rstrip(".").lstrip("-")
+                    .replace(".", "", 1).isdigit())
+    assert total == pytest.approx(score, abs=1e-4)

@@ -17,7 +17,7 @@ Torch loads when a name is first used (:mod:`rmlib.lazy`).
 from rmlib.lazy import lazy_face
 
 _WHERE = {
-    **dict.fromkeys(["LensError", "Writer", "writers", "component_names"], "blocks"),
+    **dict.fromkeys(["LensError", "Writer", "writers", "component_names", "layer_modules", "run_with"], "blocks"),
     **dict.fromkeys(["Readout", "Decomposition", "rm_readout", "lm_readout", "batch", "decompose"], "attribution"),
     **dict.fromkeys(["conversation_ids", "prompt_ids", "single_tokens"], "inputs"),
     **dict.fromkeys(["reward", "patch_blocks", "patch_residual", "ablate"], "patching"),

@@ -13,7 +13,11 @@ layer: ``frozen`` holds the clean scale (so its last value is the reward and its
 contributions), ``renormed`` lets the norm rescale each partial stream, as the logit lens does.
 
 For an LM (an implicit reward) the readout is the unembedding rows of candidate tokens at the last prompt position:
-one pass gives the lens of a whole lexicon, or of the whole vocabulary. Gemma-2's final logit soft-cap
+one pass gives the lens of a whole lexicon, or of the whole vocabulary. For an RM each answer is its own conversation:
+they run as one padded batch (:func:`batch`), not through the sweep engine's shared-prefix cache
+(:mod:`rmlib.engine.kernels`), because the hooks must see every block at every position (patching replaces them all)
+and a cached prefix would hide the prefix's blocks from the record; the prefix is identical across a batch's
+answers, so this costs the prefix's forward once per answer, which is small for the lexicons and RMs here. Gemma-2's final logit soft-cap
 (``tanh(z / c) * c``) is not linear: there the parts sum to the logit before the cap (``Decomposition.softcap``).
 """
 from __future__ import annotations
@@ -131,9 +135,9 @@ def decompose(model, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Ten
     """Split ``readout`` at ``positions`` into each block's direct contribution (one forward pass). ``token_ids``:
     for an LM readout, the vocabulary ids of its rows (to read the model's own logits beside the parts)."""
     ws = writers(model)
-    seen, logits = run_with(model, ids, mask, record=[w.module for w in ws])
-    comps = torch.stack([_at(seen[w.module], positions) for w in ws], 1)        # [B, C, H]
-    x = _at(seen["final"], positions)                                            # [B, H]
+    seen, logits = run_with(model, ids, mask, record=[w.module for w in ws], at=positions)
+    comps = torch.stack([seen[w.module] for w in ws], 1)                         # [B, C, H]
+    x = seen["final"]                                                            # [B, H]
     norm = final_norm(model)
     scale = torch.rsqrt(x.pow(2).mean(-1) + norm_eps(norm))                      # [B]: the clean run's scale
     gain = norm_gain(norm, x.shape[-1], x.device)

@@ -109,15 +109,23 @@ def _hooks(pairs):
 
 
 def run_with(model, ids: torch.Tensor, mask: torch.Tensor, *, record: list[torch.nn.Module] = (),
-             replace: dict | None = None, final_input: bool = True) -> tuple[dict, torch.Tensor]:
+             replace: dict | None = None, final_input: bool = True,
+             at: torch.Tensor | None = None) -> tuple[dict, torch.Tensor]:
     """Run ``model`` on ``ids`` and return ({module: its output, float32, [B, T, H]} for each module in ``record``
     plus ``"final"``: the final norm's input; the model's output logits). ``replace`` maps a module to a function
-    ``(output [B, T, H]) -> new output``: the run goes on from the new one (a patch, an ablation)."""
+    ``(output [B, T, H]) -> new output``: the run goes on from the new one (a patch, an ablation). ``at`` (one
+    position per row) keeps only those positions of what is recorded ([B, H]): a lexicon's outputs at every position
+    of every block would not fit in memory for a 0.5B model."""
     seen: dict = {}
+    rows = torch.arange(len(ids), device=ids.device)
+
+    def keep(t):
+        t = t.detach()
+        return (t if at is None else t[rows, at.to(t.device)]).float()
 
     def recorder(key):
         def hook(module, args, output):
-            seen[key] = _first(output).detach().float()
+            seen[key] = keep(_first(output))
         return hook
 
     def replacer(fn):
@@ -126,7 +134,7 @@ def run_with(model, ids: torch.Tensor, mask: torch.Tensor, *, record: list[torch
         return hook
 
     def final_hook(module, args):
-        seen["final"] = args[0].detach().float()
+        seen["final"] = keep(args[0])
 
     pairs = [(m, replacer(fn)) for m, fn in (replace or {}).items()] + [(m, recorder(m)) for m in record]
     norm = final_norm(model)

@@ -40,12 +40,12 @@ def head_parts(model, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Te
              for layer in layers]
     seen_in, handles = _record_inputs([*o_projs, *[p for p in posts if p is not None]])
     try:
-        seen, _ = run_with(model, ids, mask)
+        seen, _ = run_with(model, ids, mask, at=positions)
     finally:
         for h in handles:
             h.remove()
     norm = final_norm(model)
-    x = _at(seen["final"], positions)
+    x = seen["final"]
     scale = torch.rsqrt(x.pow(2).mean(-1) + norm_eps(norm))
     gain = norm_gain(norm, x.shape[-1], x.device)
     W = readout.weight.to(x.device)

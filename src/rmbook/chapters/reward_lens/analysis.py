@@ -18,7 +18,7 @@ from rmlib import lens, models
 from rmlib.registry import get_spec, split_available
 
 __all__ = ["CATEGORIES", "words_frame", "tuned_layers", "implicit_parts", "explicit_parts", "gap_by_layer",
-           "frozen_split", "patch_check", "available_rms", "agreement"]
+           "frozen_split", "patch_check", "available_rms", "agreement", "frozen_identity"]
 
 CATEGORIES = ("Agency", "Communion")
 
@@ -187,3 +187,20 @@ def agreement(splits: list) -> pd.DataFrame:
                      "n_tuned_with_gap": int((np.asarray(tuned) == sign).sum()),
                      "n_gap_signs": int(np.sign(group["total"]).nunique())})
     return pd.DataFrame(rows)
+
+
+def frozen_identity(rm_id: str, base_id: str, prompt: str, words: pd.DataFrame, boundary: int, dtype=None,
+                    random_head: bool = False) -> float:
+    """The largest |difference| between the RM's residual stream after its last frozen layer and its base LM's, on
+    the words' conversations, relative to the largest |value| there: 0 when the frozen layers are the base's own."""
+    rm, base = _rm(rm_id, dtype, random_head), models.cached_model(base_id, models.LoadOptions(head="lm", dtype=dtype))
+    kept = _kept(rm.tokenizer, words)
+    seqs = lens.conversation_ids(rm.tokenizer, rm.chat_template, prompt, [[t] for t in kept["token"]])
+    ids, mask, pos = lens.batch(seqs, rm.tokenizer.pad_token_id or 0, rm.device)
+    states = []
+    for m in (rm.model, base.model):
+        layer = lens.layer_modules(m)[boundary - 1]
+        seen, _ = lens.run_with(m, ids.to(m.device), mask.to(m.device), record=[layer], final_input=False,
+                                at=pos.to(m.device))
+        states.append(seen[layer].cpu())
+    return float((states[0] - states[1]).abs().max() / states[1].abs().max())

@@ -16,11 +16,13 @@ def _num(x):
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
 
 
-def split_row(rm: str, base: str | None, seed: int | None, split: dict) -> RMSplit:
-    """One RM's :func:`rmbook.chapters.reward_lens.analysis.frozen_split`."""
+def split_row(rm: str, base: str | None, seed: int | None, split: dict, identity: float | None = None) -> RMSplit:
+    """One RM's :func:`rmbook.chapters.reward_lens.analysis.frozen_split` (``identity``: its
+    :func:`rmbook.chapters.reward_lens.analysis.frozen_identity`)."""
     keys = ("total", "total_low", "total_high", "frozen", "frozen_low", "frozen_high", "tuned", "tuned_low",
             "tuned_high", "frozen_share")
     return RMSplit(rm=rm, base=base, seed=seed, boundary=split["boundary"], n_tuned=split["n_tuned"],
+                   frozen_identity=_num(identity),
                    **{k: _num(split[k]) if k.endswith(("low", "high", "share")) else float(split[k]) for k in keys})
 
 

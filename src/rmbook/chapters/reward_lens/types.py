@@ -50,6 +50,7 @@ class RMSplit(Record):
     tuned_low: Num
     tuned_high: Num
     frozen_share: Num
+    frozen_identity: Num = None  # max |RM's residual after its frozen layers - its base LM's| / max |base's| (0: a copy)
 
 
 class Agreement(Record):
