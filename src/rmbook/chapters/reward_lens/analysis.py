@@ -18,7 +18,7 @@ from rmlib import lens, models
 from rmlib.registry import get_spec, split_available
 
 __all__ = ["CATEGORIES", "words_frame", "tuned_layers", "implicit_parts", "explicit_parts", "gap_by_layer",
-           "frozen_split", "patch_check", "available_rms", "agreement", "frozen_identity"]
+           "frozen_split", "patch_check", "available_rms", "agreement", "frozen_identity", "read_rm"]
 
 CATEGORIES = ("Agency", "Communion")
 
@@ -204,3 +204,19 @@ def frozen_identity(rm_id: str, base_id: str, prompt: str, words: pd.DataFrame, 
                                 at=pos.to(m.device))
         states.append(seen[layer].cpu())
     return float((states[0] - states[1]).abs().max() / states[1].abs().max())
+
+
+def read_rm(rm_id: str, prompts, words: pd.DataFrame, *, n_tuned_default: int, n_pairs: int, dtype=None,
+            random_head: bool = False, n_resamples: int = 999, seed: int = 0) -> dict:
+    """Everything the page reads of one RM, then the RM released (twelve models held at once would not fit in a
+    laptop's memory): parts and info (:func:`explicit_parts`), its frozen split, its base and seed (its run file; a
+    random head on an LM is its own base), the frozen layers' identity with the base's, and the patching check."""
+    parts, info = explicit_parts(rm_id, prompts, words, dtype, random_head)
+    split = frozen_split(parts, info["n_layers"], tuned_layers(rm_id, n_tuned_default), n_resamples, seed)
+    run = (get_spec(rm_id).extra or {}) if rm_id.startswith("local:") else {}
+    base = run.get("base_model") or (rm_id if random_head else None)
+    identity = frozen_identity(rm_id, base, prompts[0], words, split["boundary"], dtype, random_head) if base else None
+    patch = patch_check(rm_id, prompts[0], words, n_pairs, dtype, seed, n_resamples, random_head)
+    models.release(rm_id, models.LoadOptions(head="rm", dtype=dtype, allow_untrained_head=random_head))
+    return {"parts": parts, "info": {"model": rm_id, "kind": "explicit", **info}, "split": split, "base": base,
+            "seed": run.get("seed"), "identity": identity, "patch": patch}
