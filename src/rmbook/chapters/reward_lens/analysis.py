@@ -4,18 +4,18 @@ and each RM's gap split into what its frozen layers (copies of the base LM's) an
 
 Only one-token words are read (a word's logit is the implicit reward of that one-token answer, and patching swaps
 two conversations position by position); how many words each tokenizer keeps whole is reported. Intervals are
-percentile bootstraps over words (scipy.stats.bootstrap, two samples: agency and communion), the gap averaged over
+percentile bootstraps over words (:func:`rmlib.stats.bootstrap_ci`, two samples: agency and communion), the gap averaged over
 the prompts; the spread over prompts is reported beside it.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 import rmlib.data as data
 from rmlib import lens, models
 from rmlib.registry import get_spec, split_available
+from rmlib.stats import bootstrap_ci
 
 __all__ = ["CATEGORIES", "words_frame", "tuned_layers", "implicit_parts", "explicit_parts", "gap_by_layer",
            "frozen_split", "patch_check", "available_rms", "agreement", "frozen_identity", "read_rm"]
@@ -100,9 +100,9 @@ def _gap_ci(per_word: pd.DataFrame, value: str, n_resamples: int, seed: int) -> 
     gap = float(a.mean() - c.mean()) if a.size and c.size else np.nan
     if min(a.size, c.size) < 3 or n_resamples < 1:
         return gap, np.nan, np.nan
-    ci = stats.bootstrap((a, c), lambda x, y, axis=-1: x.mean(axis) - y.mean(axis), vectorized=True,
-                         n_resamples=n_resamples, method="percentile", rng=np.random.default_rng(seed))
-    return gap, float(ci.confidence_interval.low), float(ci.confidence_interval.high)
+    low, high = bootstrap_ci((a, c), lambda x, y, axis=-1: x.mean(axis) - y.mean(axis), vectorized=True,
+                             n_resamples=n_resamples, seed=seed)
+    return gap, low, high
 
 
 def gap_by_layer(parts: pd.DataFrame, n_resamples: int = 999, seed: int = 0) -> pd.DataFrame:
