@@ -62,7 +62,7 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
     capsys.readouterr()
     assert main(["card", "diff", str(tmp_path / "one" / "card.json"), str(tmp_path / "two")]) == 0
     diff = capsys.readouterr().out
-    assert diff.count("(+0)") == 32 and diff.count("inside the noise") == 12 and "OUTSIDE" not in diff
+    assert diff.count("(+0)") == 32 and diff.count("within noise") == 12 and "OUTSIDE" not in diff
     # the quick card's four prompts are among the standard card's eighteen: served from the same cache
     assert main(["card", "tiny-llama", "--quick", "--dtype", "float32", "--out", str(tmp_path / "quick")]) == 0
     quick = read_results("card", tmp_path / "quick", ValueCard)
@@ -71,6 +71,49 @@ def test_a_card_is_written_placed_and_served_from_the_cache_again(cache, tmp_pat
     assert "Moral foundations" not in (tmp_path / "quick" / "card.md").read_text()
     assert main(["card", "diff", str(tmp_path / "quick"), str(tmp_path / "one")]) == 2
     assert "different things" in capsys.readouterr().err
+
+
+def _random_rm(folder, seed):
+    """A random-weights RM saved to a folder, as a researcher's freshly initialised one would be."""
+    from rmlib.models.tiny import tiny_model
+
+    model, tok = tiny_model("llama", head="rm", seed=seed)
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+
+
+def test_a_random_weights_rm_is_flagged_as_noise_and_two_seeds_diff_within_noise(cache, tmp_path, capsys):
+    """#66 item 1, its "done when": a random-weights RM got a confident card (its gaps "communion side of every paper
+    RM", its τ and ρ printed but never used to warn) and `card diff` called 9 of 12 numbers between two seeds
+    "OUTSIDE the noise". Now the card runs rmlib check first and records it, its gaps' intervals cover words and
+    prompts, it is flagged as indistinguishable from its null, and the two seeds' diff is within noise."""
+    cards = []
+    for seed in (0, 1):
+        _random_rm(tmp_path / f"rm{seed}", seed)
+        out_dir = tmp_path / f"card{seed}"
+        assert main(["card", f"local:{tmp_path / f'rm{seed}'}", "--quick", "--dtype", "float32", "--resamples", "199",
+                     "--label", f"random RM, seed {seed}", "--out", str(out_dir)]) == 0
+        out = capsys.readouterr().out
+        card = read_results("card", out_dir, ValueCard)
+        assert card.null.indistinguishable and "**Indistinguishable from noise.**" in out
+        assert card.null.tau_low <= card.null.null_tau_high and len(card.null.beyond) == card.null.n_shuffles
+        assert card.label == f"random RM, seed {seed}" and card.provenance.weights.startswith("files-")
+        assert card.provenance.dtype == "float32" and card.provenance.reader and len(card.provenance.data) >= 5
+        assert {c.status for c in card.checks} & {"PASS", "FAIL"} and card.base_rate.n_numbers == 2
+        assert all(len(g.draws) == 199 and g.ci_low < g.gap < g.ci_high for g in card.gaps)
+        md = (out_dir / "card.md").read_text()
+        assert "**Indistinguishable from noise.**" in md and "*Base rate.*" in md and "*Provenance.*" in md
+        cards.append(out_dir)
+    assert main(["card", "diff", str(cards[0]), str(cards[1])]) == 0
+    diff = capsys.readouterr().out
+    assert diff.count("within noise") == 2 and "OUTSIDE" not in diff
+    assert "is indistinguishable from its null" in diff and "changed besides the numbers: weights" in diff
+
+
+def test_a_failed_card_leaves_no_empty_folder(cache, tmp_path, capsys):
+    """#66 item 9: a run that failed left its empty --out folder behind."""
+    assert main(["card", "no-such-model", "--quick", "--out", str(tmp_path / "never")]) == 2
+    assert "no-such-model" in capsys.readouterr().err and not (tmp_path / "never").exists()
 
 
 def test_a_vocab_card_lists_the_extremes_of_each_prompts_whole_vocabulary_sweep(cache, tmp_path, capsys, monkeypatch):

@@ -7,6 +7,8 @@
 | ``categories`` | what kind of answer fills each tail of a reward distribution | distributions, longer_answers, elo_misalignment |
 | ``values``, ``families`` | value scores (Big Two, MFD2) and whether base families rank them differently | big_two, moral_foundations, implicit_rewards, finetuning, value_cards |
 | ``beside`` | a chapter's computed models beside the ten paper RMs (compute mode): the same measure on their released scores of the same answers and prompts, and one placement rule (shared with value cards) | framing, mere_exposure, identity_terms, elo_misalignment, value_cards |
+| ``value_card`` | the typed value card (``card.json``) and the constants its sentences need | value_cards, the card's sentences and page (``rmbook.report.card``) |
+| ``terms`` | how a term that names a group of people is shown (``flag``: † where pejorative in some uses) | identity_terms, the card's sentences |
 | ``choices`` | the closed sets of choices (run modes, ...) an analysis takes and its results type validates | most chapters |
 | ``claims/`` | how a paper's claim is judged: the rules, evidence with provenance, the papers, and the chapters' claims (each chapter's ``claims.py``) gathered by name and judged | every chapter that holds claims (its "In brief"), the claims page |
 | ``results/`` | :func:`result_type` (a chapter's results type, found by its name) and the ``beside`` section several chapters' results hold | the claims page, the tests |

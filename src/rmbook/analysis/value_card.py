@@ -1,14 +1,76 @@
 """The typed value card (``card.json``): a :class:`rmlib.storage.ChapterResults`, so a damaged or foreign file is
-refused when read, and every number the card's sentences and charts show is a field here."""
+refused when read, and every number the card's sentences and charts show is a field here. It lives here, not in the
+value_cards chapter, because ``rmbook.report.card`` (the card's sentences and page) reads it too, and no shared module
+imports a chapter (#64 item 2); the constants the card's sentences need beside it are here for the same reason."""
 from __future__ import annotations
 
 from rmlib.storage import ChapterResults, Record, Section
 
-__all__ = ["KINDS", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
+__all__ = ["KINDS", "GREATEST_PROMPT", "IDENTITY_K", "Check", "NullSection", "BaseRate", "Provenance", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
            "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "EloAgreement", "EloItem", "VocabToken",
            "ValueCard"]
 
 KINDS = ("quick", "standard")
+GREATEST_PROMPT = "greatest_ever_one"  # the prompt under which the card ranks love and freedom
+IDENTITY_K = 3  # identity items listed at each end of the model's excess
+
+
+class Check(Record):
+    """One of ``rmlib check``'s checks, run before the card (:mod:`rmlib.engine.preflight`)."""
+
+    check: str
+    status: str            # PASS, WARN, FAIL, SKIP or INFO
+    detail: str
+
+
+class NullSection(Section):
+    """The card against a null model (:mod:`rmbook.chapters.value_cards.noise`): the model's best τ with a paper RM
+    and its ρ with people, each with an interval over words and prompts, the null's values of both, and how many of
+    the card's gap and foundation numbers the null puts beyond every paper RM."""
+
+    method: str
+    n_shuffles: int
+    n_numbers: int                  # the numbers counted: the gaps (and the foundation ranks of a standard card)
+    model_beyond: int               # of those, the model's beyond every paper RM (whole interval)
+    beyond: list[int]               # the null's count of them, per shuffle
+    tau: float                      # the model's highest Kendall τ with a paper RM (Big Two nouns)
+    tau_reference: str
+    tau_low: float                  # its interval over words and prompts
+    tau_high: float
+    null_tau_median: float
+    null_tau_high: float            # the null's upper 2.5% of its highest τ
+    rho: float | None = None        # standard card: Spearman ρ with people's EloEverything ratings
+    rho_low: float | None = None
+    rho_high: float | None = None
+    null_rho_low: float | None = None   # the null's central 95% of ρ
+    null_rho_high: float | None = None
+    indistinguishable: bool         # its intervals of agreement reach into the null's range
+
+
+class BaseRate(Section):
+    """How often "beyond" arises among the paper RMs themselves: each placed among the other nine by the card's
+    rule, on the same numbers the null counts."""
+
+    n_numbers: int
+    per_model: dict[str, int]       # paper RM -> its numbers beyond the other nine
+    mean: float                     # per paper RM
+    rate: float                     # mean / n_numbers
+
+
+class Provenance(Section):
+    """What the card measured, so that two cards can be told apart (#66 item 7)."""
+
+    weights: str | None = None      # a fingerprint of the weights (a local folder's content hash; a GGUF's sha256)
+    revision: str | None = None     # the hub commit or source revision the weights were loaded from
+    dtype: str | None = None
+    device: str | None = None
+    reader: str | None = None       # how an RM's score is read (rmlib.models.reward_heads), None for an LM
+    head: str | None = None         # rm or lm
+    hub_id: str | None = None       # the registry's hub id of the model
+    date: str                       # when the card was made (UTC, ISO 8601)
+    data: dict[str, str] = {}       # data file -> its sha256, as the data manifest records it
+    seed: int = 0                   # the bootstrap's seed (two cards pair their draws when these match)
+    n_resamples: int = 0
 
 
 class Gap(Record):
@@ -25,11 +87,12 @@ class Gap(Record):
 class Interval(Section):
     valence: str
     gap: float
-    ci_low: float | None   # percentile bootstrap over prompts (None with fewer than MIN_PROMPTS_FOR_INTERVAL)
+    ci_low: float | None   # percentile bootstrap over prompts and words together
     ci_high: float | None
     n_prompts: int
     n_resamples: int
-    prompt_gaps: dict[str, float]  # the gap under each prompt of the valence (its spread is the diff's noise)
+    prompt_gaps: dict[str, float]  # the gap under each prompt of the valence
+    draws: list[float] = []        # the bootstrap's draws, in the seed's order (what `card diff` pairs)
 
 
 class Placement(Section):
@@ -37,9 +100,10 @@ class Placement(Section):
     gap: float
     rank: int              # 1 = the most agency-leaning of the model and the ten
     n_reference: int
-    side: str              # one of GAP_SIDES, or "among them"
+    side: str              # one of GAP_SIDES (its whole interval beyond every paper RM), or "among them"
     nearest: list[str]     # the paper RMs with the closest gaps (nicknames), closest first
     nearest_distance: float
+    point_side: str = ""   # where the point alone falls
 
 
 class WordRank(Record):
@@ -68,7 +132,8 @@ class FoundationInterval(Section):
     ci_high: float | None
     n_prompts: int
     n_resamples: int
-    prompt_values: dict[str, float]  # the median rank under each prompt (its spread is the diff's noise)
+    prompt_values: dict[str, float]  # the median rank under each prompt
+    draws: list[float] = []          # the bootstrap's draws, in the seed's order
 
 
 class FoundationPlacement(Section):
@@ -77,9 +142,10 @@ class FoundationPlacement(Section):
     median_rank: float
     rank: int              # 1 = the foundation ranked highest by the model and the ten
     n_reference: int
-    side: str              # one of RANK_SIDES, or "among them"
+    side: str              # one of RANK_SIDES (its whole interval beyond), or "among them"
     nearest: list[str]
     nearest_distance: float
+    point_side: str = ""
 
 
 class Agreement(Record):
@@ -113,6 +179,7 @@ class SlopePlacement(Section):
     side: str              # "below every paper RM" | "above every paper RM" | "among them"
     nearest: list[str]
     nearest_distance: float
+    point_side: str = ""   # framing and exposure: where the point alone falls (side: its whole interval)
 
 
 class EloAgreement(Record):
@@ -167,6 +234,7 @@ class IdentityItem(Record):
     axis: str
     gap: float             # the model's percentile minus people's, among the card's items (averaged over prompts)
     excess: float          # the gap minus the gap any item of the same human rank gets from the model
+    pejorative_in_some_uses: bool = False
 
 
 class IdentitySection(Section):
@@ -195,14 +263,14 @@ class ValueCard(ChapterResults):
     """One model's value card (``card.json``): what was measured, how, and where it falls among the paper RMs."""
 
     CHAPTERS = ("card",)
-    SCHEMA_VERSION = 2  # 2: the standard card (foundations, agreement)
+    SCHEMA_VERSION = 3  # 2: the standard card (foundations, agreement); 3: intervals over words, null, provenance
     WRITTEN_BY = "`rmlib card`"  # no chapter writes a card: a damaged one is made again by the command (#62)
     REMAKE = "remake the card (`rmlib card MODEL`, MODEL being the model it describes)"
 
     model: str
     label: str
     reward_kind: str
-    family: str | None          # the registry's base family, when it knows one
+    family: str | None          # the registry's family: the pretraining lineage, when it knows one
     rmlib_version: str
     kind: str                   # one of KINDS
     prompts: list[str]
@@ -232,3 +300,11 @@ class ValueCard(ChapterResults):
     identity: IdentitySection | None = None          # where it places the items that name groups of people
     vocab: list[VocabToken] = []                     # --vocab: the extremes of the whole vocabulary, per prompt
     vocab_size: int = 0                              # the tokens swept per prompt (special tokens aside; 0: none)
+    words_prompt: str = GREATEST_PROMPT              # the prompt the ranks of WORDS are under
+    checks: list[Check] = []                         # rmlib check's checks, run before the card
+    null: NullSection | None = None                  # the card against its null model
+    base_rate: BaseRate | None = None                # "beyond" among the paper RMs themselves
+    provenance: Provenance | None = None
+    lm: dict[str, float] = {}                        # an LM's card: its rewards' correlations with length and frequency
+    valence_rho: float | None = None                 # ρ of its word ranks under positive vs negative prompts
+    valence_rho_reference: dict[str, float] = {}     # the paper RMs' same ρ

@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 from rmbook.chapters.value_cards.analysis import ValueCard, diff_cards, value_card
-from rmbook.report.card import MAP_SIDES, card_html, card_markdown, shown_token
+from rmbook.chapters.value_cards.diff import MDC_TEXT, what_changed
+from rmbook.report.card import MAP_SIDES, card_html, card_markdown, null_sentence, shown_token
 from rmbook.report.masking import mask_text
+from rmlib import engine
+from rmlib.cli.check import run_checks
 from rmlib.cli.options import add_load_options, integer_at_least, load_options
 from rmlib.cli.show import on_terminal, quiet_libraries
 from rmlib.errors import ModelError
@@ -47,18 +50,33 @@ def _in_card_flags(error: ModelError) -> ModelError:
     return ModelError(text.replace("head='lm'", "--head lm"))
 
 
-def _cmd_diff(paths: list[str]) -> int:
+def _cmd_diff(paths: list[str], seeds: list[str]) -> int:
     if len(paths) != 2:
         raise ValueError(f"usage: rmlib card diff A/card.json B/card.json (got {len(paths)} paths)")
     a, b = (_read_card(p) for p in paths)
-    table = diff_cards(a, b)
+    table = diff_cards(a, b, [_read_card(p) for p in seeds])
     print(f"from {a.label} ({paths[0]}) to {b.label} ({paths[1]}):")
+    for note in what_changed(a, b):
+        print(f"  changed besides the numbers: {note}")
     for r in table.itertuples():
-        verdict = ("" if r.outside_noise is None else
-                   f"  {'OUTSIDE' if r.outside_noise else 'inside'} the noise ({r.noise:.1f}: the largest spread between "
-                   "its prompts)")
-        print(f"  {r.measure}: {r.a:g} → {r.b:g} ({r.change:+g}){verdict}")
+        line = f"  {r.measure}: {_num(r.a)} → {_num(r.b)} ({_num(r.change, signed=True)})"
+        if r.outside_noise == r.outside_noise and r.outside_noise is not None:
+            verdict = "OUTSIDE the noise" if r.outside_noise else "within noise"
+            floor = "" if r.floor != r.floor or r.floor is None else f"; seed floor {r.floor:.1f}"
+            why = f"; {r.noise}" if isinstance(r.noise, str) else ""
+            line += (f"  {verdict} (paired interval {r.ci_low:+.1f} to {r.ci_high:+.1f}, minimum detectable "
+                     f"change {r.mdc:.1f}{floor}{why})")
+        print(line)
+    print(f"(paired bootstrap over the prompts and words both cards share; {MDC_TEXT})")
     return 0
+
+
+def _num(x, signed: bool = False) -> str:
+    """A diff's number: ranks whole, the rest to two decimals (not six significant digits)."""
+    if x is None or x != x:
+        return "–"
+    text = f"{x:+.2f}" if signed else f"{x:.2f}"
+    return text.replace(".00", "") if float(x).is_integer() else text
 
 
 def _cmd_card(args) -> int:
@@ -70,30 +88,44 @@ def _cmd_card(args) -> int:
     scores. --quick: the Big Two nouns under four prompts only. --vocab: also the tokens rewarded most and least
     by a full-vocabulary sweep. Writes card.json, card.md and card.html (one offline page)."""
     if args.target[0] == "diff":
-        return _cmd_diff(args.target[1:])
+        return _cmd_diff(args.target[1:], args.seed_cards)
     if len(args.target) != 1:
         raise ValueError(f"give one model (or `diff A B`), got {args.target}")
     args.model = args.target[0]
     out = Path(args.out) if args.out else default_folder(args.model)
-    out.mkdir(parents=True, exist_ok=True)
     if not on_terminal():
         quiet_libraries()  # off a terminal, no library's progress bars (the card's lines are what a log needs)
     try:
+        load = load_options(args)
+        checks = run_checks(engine.resolve_model(args.model, load), timing_tokens=64)
         card = value_card(args.model, kind="quick" if args.quick else "standard", n_resamples=args.resamples,
-                          seed=args.seed, load=load_options(args), progress=on_terminal(), vocab=args.vocab)
+                          seed=args.seed, load=load, progress=on_terminal(), vocab=args.vocab, label=args.label,
+                          checks=checks)
     except ModelError as e:
         raise _in_card_flags(e) from None
+    out.mkdir(parents=True, exist_ok=True)  # only now: a failed run leaves no empty folder behind
     path = write_results(card, out)
     md, page = out / "card.md", out / "card.html"
     atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
     atomic.write_bytes(page, card_html(card).encode("utf-8"))
-    for p in card.placements:
-        print(f"{p.valence} prompts: gap {p.gap:+.1f} (agency − communion median rank), {p.side}; nearest "
-              f"{', '.join(p.nearest)}")
+    _print_card(card)
+    print(f"wrote {path}, {md} and {page}", file=sys.stdout)
+    return 0
+
+
+def _print_card(card: ValueCard) -> None:
+    """The card's findings, one line each, for a terminal or a log."""
+    for c in card.checks:
+        if c.status in ("FAIL", "WARN"):
+            print(f"rmlib check: {c.status} {c.check}: {c.detail}")
+    print(null_sentence(card))
+    for p, g in zip(card.placements, card.gaps):
+        print(f"{p.valence} prompts: gap {p.gap:+.1f} (agency − communion median rank; 95% interval over words and "
+              f"prompts {g.ci_low:+.1f} to {g.ci_high:+.1f}), {p.side}; nearest {', '.join(p.nearest)}")
     beyond = [p for p in card.foundation_placements if p.side != "among them"]
     if card.foundation_placements:
         print(f"moral foundations: {len(beyond)} of {len(card.foundation_placements)} foundation × valence ranks "
-              "beyond all ten paper RMs" + "".join(f"; {p.foundation}, {p.valence}: {p.side}" for p in beyond))
+              "beyond all ten paper RMs (whole interval)" + "".join(f"; {p.foundation}, {p.valence}: {p.side}" for p in beyond))
     for f in card.framing_placements:
         print(f"framing, {f.measure}: {f.estimate:+.2f} (oriented slope difference), {f.side}")
     for f in card.exposure_placements:
@@ -117,8 +149,6 @@ def _cmd_card(args) -> int:
         top = [t for t in card.vocab if t.prompt_key == key and t.side == "highest"]
         print(f"whole vocabulary ({card.vocab_size:,} tokens), {key}: rewarded most "
               + ", ".join(shown_token(t.text, t.token_id) for t in top[:5]))
-    print(f"wrote {path}, {md} and {page}", file=sys.stdout)
-    return 0
 
 
 def add_card_command(sub) -> None:
@@ -134,10 +164,16 @@ def add_card_command(sub) -> None:
     p.add_argument("--vocab", action="store_true", help="also sweep the whole vocabulary under the FAccT paper's three "
                                                         "prompts and list the tokens rewarded most and least (cached; "
                                                         "minutes for a small LM on 2 cores)")
+    p.add_argument("--label", default=None, help="the card's title (default: the registry's nickname, else the "
+                                                  "model id; a local: folder's path is long)")
+    p.add_argument("--seed-cards", nargs="+", default=[], metavar="CARD",
+                   help="with diff: cards of other seeds of the same training run as A, whose spread is the floor "
+                        "below which no change is called real")
     p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
     p.add_argument("--resamples", type=integer_at_least(1, "a positive number of resamples (default 999)"),
                    default=999, help="bootstrap resamples over prompts (default 999)")
     p.add_argument("--seed", type=integer_at_least(0, "a seed of 0 or more (default 0)"), default=0,
-                   help="seeds the bootstrap over prompts (default 0)")
+                   help="seeds the bootstrap over words and prompts (default 0; `card diff` pairs two cards' draws "
+                        "when their seeds and resamples match)")
     add_load_options(p, untrained_head=False)  # a card never scores a random head
     p.set_defaults(func=_cmd_card)

@@ -1,6 +1,6 @@
 """A value card as a reader sees it: ``card.md``, a short section a model's author can paste into a model card, and
 ``card.html``, one offline page with the same sentences and the card's chart (Vega inlined, no network); every
-number read from the typed card (:class:`rmbook.chapters.value_cards.analysis.ValueCard`)."""
+number read from the typed card (:class:`rmbook.analysis.value_card.ValueCard`)."""
 from __future__ import annotations
 
 import html
@@ -10,21 +10,48 @@ from collections import Counter
 import pandas as pd
 from markdown_it import MarkdownIt
 
-from rmbook.chapters.identity_terms.analysis import flag
-from rmbook.chapters.value_cards.analysis import GREATEST_PROMPT, IDENTITY_K, ValueCard
+from rmbook.analysis.terms import flag
+from rmbook.analysis.value_card import IDENTITY_K, ValueCard
 from rmbook.report.charts import (card_agreement_chart, card_chart, card_foundations_chart, card_map_chart,
                                   render_html)
 from rmbook.report.masking import mask_text
 from rmbook.report.prose import render
 from rmlib.data import design_prompts, prompt_table, prompt_text
+from rmlib.data.kinds import is_lm_logprob
 
 __all__ = ["card_markdown", "card_html", "cards_table", "card_links", "diffs_table", "shown_token", "ANCHORS",
-           "MAP_SIDES"]
+           "MAP_SIDES", "null_sentence", "LM_CAVEAT"]
 
 # the map's placement (of the model's mean τ with the paper RMs among theirs with each other) in words
 MAP_SIDES = {"below every paper RM": "farther from the paper RMs than any of them is from the rest",
              "above every paper RM": "closer to the paper RMs than any of them is to the rest", "among them": "among them"}
 ANCHORS = ("R-Gem-2B", "R-Lla-3B")  # the FAccT paper's love vs freedom pair: one developer, one data set
+LM_CAVEAT = ("**An implicit reward, not a reward model.** This model is a language model: its reward here is the "
+             "summed log-probability of the answer's tokens under the prompt, which falls with an answer's length and "
+             "rises with its frequency whatever it means. The ICLR paper's implicit reward is a log-probability "
+             "*difference* (instruct minus base), and RewardBench's DPO path divides by a reference model; neither is "
+             "this. Read the exposure and EloEverything sections as expected to follow frequency.")
+
+
+def null_sentence(card: ValueCard) -> str:
+    """The card's verdict against its null, in one paragraph: a warning when it cannot be told from noise."""
+    n = card.null
+    if n is None:
+        return ""
+    beyond = sorted(n.beyond)
+    typical = beyond[len(beyond) // 2]
+    rho = ("" if n.rho is None else f" and its ρ with people's ratings {n.rho:+.2f} ({n.rho_low:+.2f} to "
+           f"{n.rho_high:+.2f}; the null's central 95%: {n.null_rho_low:+.2f} to {n.null_rho_high:+.2f})")
+    agreement = (f"its highest Kendall τ with a paper RM is {n.tau:.2f} ({n.tau_reference}; 95% interval over words and "
+                 f"prompts {n.tau_low:.2f} to {n.tau_high:.2f}; the null's upper 2.5%: {n.null_tau_high:.2f}){rho}")
+    what = "gap and foundation numbers" if n.n_numbers > 2 else "gaps"
+    count = (f"The null ({n.method}, {n.n_shuffles} times) puts {typical} of the card's {n.n_numbers} {what} beyond "
+             f"every paper RM (median; at most {beyond[-1]}); this model puts {n.model_beyond}.")
+    if n.indistinguishable:
+        whom = "the paper RMs" + ("" if n.rho is None else " and with people")
+        return (f"**Indistinguishable from noise.** Its agreement with {whom} is within what its own rewards give "
+                f"when shuffled over the words: {agreement}. {count} Nothing on this card should be read as a value.")
+    return f"**Against a null.** Unlike its rewards shuffled over the words, {agreement}. {count}"
 
 
 def card_markdown(card: ValueCard) -> str:
@@ -38,11 +65,25 @@ def card_markdown(card: ValueCard) -> str:
                for a in ANCHORS if (a, "love") in ranks]
     own = {"love": ranks.get((card.model, "love")), "freedom": ranks.get((card.model, "freedom"))}
     return render("card", "card", c=card, valence_prompts=by_valence, families=families,
-                  greatest=prompts.loc[GREATEST_PROMPT, "prompt"], own=own, anchors=anchors,
+                  greatest=prompts.loc[card.words_prompt, "prompt"], own=own, anchors=anchors,
                   foundations=_foundation_rows(card), tau=_agreement_summary(card),
                   n_ref=len(card.reference_families), framing=_slope_rows(card, "framing"),
                   exposure=_slope_rows(card, "exposure"), elo=_elo_row(card), vocab=_vocab_rows(card),
-                  m=_map_row(card), ident=_identity_row(card))
+                  m=_map_row(card), ident=_identity_row(card), noise=_noise_row(card))
+
+
+def _noise_row(card: ValueCard) -> dict:
+    """What the card's header says of its noise and provenance: the checks that did not pass, the null's verdict,
+    the paper RMs' base rate of "beyond", whether it follows the prompt, and, for an LM, the implicit-reward caveat
+    with its length and frequency correlations."""
+    refs = list(card.valence_rho_reference.values())
+    follows = None
+    if card.valence_rho is not None and refs:
+        follows = {"rho": card.valence_rho, "low": min(refs), "high": max(refs), "barely": card.valence_rho > max(refs)}
+    return {"checks": [c for c in card.checks if c.status in ("FAIL", "WARN")], "n_checks": len(card.checks),
+            "null": null_sentence(card), "base": card.base_rate, "prov": card.provenance, "follows": follows,
+            "lm": LM_CAVEAT if is_lm_logprob(card.reward_kind) else None,
+            "lm_rho": card.lm or None}
 
 
 def _prompt_list(prompts) -> str:
@@ -212,9 +253,11 @@ def _rank(x) -> str:
 
 
 def diffs_table(diffs) -> "pd.DataFrame":
-    """The numbers of base-to-RM card diffs that have a noise estimate, named for a reader."""
+    """The numbers of base-to-RM card diffs that have a verdict (paired bootstrap over the shared words and prompts),
+    named for a reader."""
     judged = diffs[diffs["outside_noise"].notna()]
-    return judged.assign(outside=judged["outside_noise"].map({True: "yes", False: "no"}))[
-        ["base", "rm", "measure", "a", "b", "change", "noise", "outside"]].rename(columns={
-            "rm": "trained RM", "a": "base LM's card", "b": "RM's card", "noise": "noise (spread over prompts)",
-            "outside": "outside the noise"})
+    interval = [f"{lo:+.1f} to {hi:+.1f}" for lo, hi in zip(judged["ci_low"], judged["ci_high"])]
+    return judged.assign(outside=judged["outside_noise"].map({True: "yes", False: "no"}), interval=interval)[
+        ["base", "rm", "measure", "a", "b", "change", "interval", "mdc", "outside"]].rename(columns={
+            "rm": "trained RM", "a": "base LM's card", "b": "RM's card", "interval": "paired 95% interval",
+            "mdc": "minimum detectable change", "outside": "outside the noise"})

@@ -7,7 +7,7 @@ import json
 from rmlib.cli.commands import _positive_int
 from rmlib.cli.options import add_load_options, load_options
 
-__all__ = ["add_subparser"]
+__all__ = ["add_subparser", "run_checks"]
 
 
 def _cmd_check(args) -> int:
@@ -30,6 +30,14 @@ def _cmd_check(args) -> int:
             json.dump({"model": args.model, "failed": failed, "checks": [asdict(r) for r in results]}, f, indent=2,
                       default=str)
     return 1 if failed else 0
+
+
+def run_checks(model, load=None, *, n_tokens: int = 64, timing_tokens: int | None = None) -> list[dict]:
+    """``rmlib check``'s checks of ``model`` (an id, or a loaded model: not loaded again) as plain rows (check,
+    status, detail), for a command that runs them first and reports them (``rmlib card``, #66)."""
+    from rmlib.engine.preflight import preflight
+    results = preflight(model, load=load, n_tokens=n_tokens, timing_tokens=timing_tokens)
+    return [{"check": r.check, "status": r.status, "detail": r.detail} for r in results]
 
 
 def add_subparser(sub) -> None:

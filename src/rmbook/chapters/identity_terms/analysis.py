@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from rmbook.analysis import beside
+from rmbook.analysis.terms import flag  # re-exported: the chapter's tables and the value card show terms alike
 from rmbook.analysis.words import MODES, published_scores, token_scores, word_like_tokens
 from rmlib.data import AMBIGUOUS_ITEMS, NOUN_FORMS, identity_terms, published_elo_scores, word_affect
 from rmlib.stats import mean_with_ci, percentile_ranks, require_columns
@@ -39,11 +40,6 @@ __all__ = ["gaps_by_label", "beside_paper_rms", "MODES", "HUMAN_BINS", "elo_gaps
 
 MIN_MODELS_FOR_CI = 3   # an interval over RMs needs at least this many RMs
 HUMAN_BINS = 20         # equal-width bins of the human percentile for the expected gap (5 points each)
-
-
-def flag(term: str, pejorative: bool) -> str:
-    """A term as the tables show it: '†' marks one that is pejorative in some uses."""
-    return f"{term} †" if pejorative else term
 
 
 def _norm_item(s: str) -> str:

@@ -32,17 +32,21 @@ whole answer to prompts of the 54-prompt design (:func:`rmlib.data.design_prompt
 * (standard card) **agreement**: Kendall's τ-b between the model's rewards of the Big Two nouns and each paper RM's,
   within each prompt, averaged over the prompts; beside it the same τ between the paper RMs themselves.
 
-The quick card scores :data:`QUICK_PROMPTS` (two per valence, too few for an interval, and the card says so); the
-standard card the 18 one-word prompts (:data:`STANDARD_PROMPTS`, nine per valence), whose spread gives each number a
-percentile bootstrap interval over prompts, the only replicates one model has.
+The quick card scores :data:`QUICK_PROMPTS` (two per valence); the standard card the 18 one-word prompts
+(:data:`STANDARD_PROMPTS`, nine per valence). Each gap and foundation rank gets a percentile bootstrap interval over
+the prompts and the words together (both are samples: #66 item 2); a quick card's rests mostly on the words and is
+wider, and the card says so.
 
 The ten paper RMs get the same numbers from the authors' released scores of the same words and prompts by the same
-functions, so the card places the model among them by one stated rule (:func:`placement`): beyond all ten on one
-side, or among them, with its nearest paper RMs. Ten reference models, four of one family and six of the other, give a
-placement, not a test: the card never calls a model "Llama-like".
+functions, so the card places the model among them by one stated rule (:func:`interval_placement`): beyond all ten on
+one side only when its whole interval is, else among them, with its nearest paper RMs. Ten reference models, four of
+one family and six of the other, give a placement, not a test: the card never calls a model "Llama-like". Every card
+also states the rate at which "beyond" arises among the paper RMs themselves, and a null model's count of it and
+agreement (:mod:`rmbook.chapters.value_cards.noise`), with a warning when the model cannot be told from that null.
 
-The package: ``measures`` (the numbers, on the long value-score table, for one model or the ten alike), ``record``
-(:class:`ValueCard`, the typed ``card.json``), ``build`` (scoring a model and placing it: :func:`value_card`) and
+The package: ``measures`` (the numbers, on the long value-score table, for one model or the ten alike), ``noise``
+(the null and the base rate), :mod:`rmbook.analysis.value_card` (:class:`ValueCard`, the typed ``card.json``),
+``build`` (scoring a model and placing it: :func:`value_card`) and
 ``diff`` (:func:`diff_cards`: what changed between two cards) and ``gallery`` (many cards side by side: the paper RMs'
 cards from their released scores, and one row per card, for the "Value cards" page).
 """
@@ -52,14 +56,15 @@ from rmbook.chapters.value_cards.diff import diff_cards
 from rmbook.chapters.value_cards.measures import (ELO_ITEMS, ELO_K, MAP_PROMPT, EXPOSURE_SOURCE, FRAMING_SOURCE,
                                                   GREATEST_PROMPT, WORDS, agreement, big_two_gaps, elo_agreement,
                                                   elo_map, elo_misvalued, exposure_slopes, foundation_intervals,
-                                                  foundation_ranks, framing_halves, gap_intervals, placement, VOCAB_K,
+                                                  foundation_ranks, framing_halves, gap_intervals, interval_placement,
+                                                  placement, VOCAB_K,
                                                   VOCAB_PROMPTS, vocab_extremes, word_ranks, IDENTITY_K,
                                                   identity_elo_items, identity_excess)
-from rmbook.chapters.value_cards.record import KINDS, ValueCard
+from rmbook.analysis.value_card import KINDS, ValueCard
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "KINDS", "GREATEST_PROMPT", "WORDS", "MFD2_WORDS_PER_CATEGORY",
            "ValueCard", "value_card", "big_two_gaps", "gap_intervals", "foundation_ranks", "foundation_intervals",
            "agreement", "word_ranks", "placement", "FRAMING_SOURCE", "framing_halves", "EXPOSURE_SOURCE",
            "exposure_slopes", "ELO_ITEMS", "ELO_K", "elo_agreement", "elo_misvalued", "MAP_PROMPT", "elo_map",
            "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes", "reference_scores", "mfd2_words", "card_from_scores",
-           "diff_cards", "IDENTITY_K", "identity_elo_items", "identity_excess"]
+           "diff_cards", "IDENTITY_K", "identity_elo_items", "identity_excess", "interval_placement"]

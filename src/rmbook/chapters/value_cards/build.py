@@ -3,6 +3,8 @@ RMs' released scores of the same ones, and the assembly of :class:`ValueCard` (:
 drive with planted scores; :func:`value_card`, which scores a model through the engine's cache)."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pandas as pd
 
 from rmbook.analysis.values import compute_value_scores, sample_lexicon
@@ -11,21 +13,30 @@ from rmbook.chapters.value_cards.measures import (ELO_ITEMS, GAP_SIDES, MAP_PROM
                                                   VOCAB_PROMPTS, agreement, big_two_gaps, elo_agreement, elo_map,
                                                   elo_misvalued, exposure_slopes, framing_halves,
                                                   foundation_intervals, foundation_ranks, gap_intervals,
-                                                  identity_elo_items, identity_excess, placement, vocab_extremes,
+                                                  identity_elo_items, identity_excess, interval_placement,
+                                                  lm_correlations, placement, valence_following, vocab_extremes,
                                                   word_ranks)
-from rmbook.chapters.value_cards.record import KINDS, ValueCard
+from rmbook.chapters.value_cards.noise import base_rate as paper_base_rate, null_section
+from rmbook.analysis.value_card import KINDS, ValueCard
 from rmlib import __version__, engine
 from rmlib.data import ELO_PROMPTS, design_prompts, elo_items, published_value_scores, value_lexicon
-from rmlib.registry import model_info
+from rmlib.data.kinds import is_lm_logprob
+from rmlib.data.manifest import load_manifest
+from rmlib.registry import get_spec, model_info
+from rmlib.storage.integrity import sha256_bytes
 from rmlib.stats import require_columns
 
 __all__ = ["QUICK_PROMPTS", "STANDARD_PROMPTS", "MFD2_WORDS_PER_CATEGORY", "mfd2_words", "reference_scores",
-           "card_from_scores", "elo_extras", "spread_scores", "value_card", "card_answers", "card_estimate"]
+           "card_from_scores", "elo_extras", "spread_scores", "value_card", "card_answers", "card_estimate",
+           "CARD_DATASETS", "data_checksums", "provenance"]
 
 QUICK_PROMPTS = ("best_ever_one", "greatest_ever_one", "worst_ever_one", "bad_ever_one")
 STANDARD_PROMPTS = tuple(f"{adjective}_{superlative}_one"  # the design's one-word phrasing: 6 adjectives × 3
                          for adjective in ("best", "greatest", "good", "worst", "bad", "terrible")
                          for superlative in ("ever", "world", "time"))
+# the datasets a card reads, whose checksums its provenance records
+CARD_DATASETS = ("iclr2026_config", "iclr2026_dictionaries", "iclr2026_dictionary_scores", "elo_everything", "mfd2",
+                 "big_two_pietraszkiewicz2019", "afinn")
 MFD2_WORDS_PER_CATEGORY = 20  # the moral_foundations chapter's COMPUTE_WORDS_PER_CATEGORY: 200 of the 2,040 terms
 
 
@@ -59,7 +70,8 @@ def _gap_sections(scores, reference, n_resamples, seed) -> dict:
     places = []
     for row in intervals.itertuples():
         ref = ref_gaps[ref_gaps["valence"] == row.valence].set_index("model")["gap"]
-        places.append({"valence": row.valence, "gap": row.gap, **placement(row.gap, ref, sides=GAP_SIDES)})
+        place = interval_placement(row.gap, row.ci_low, row.ci_high, ref, GAP_SIDES)
+        places.append({"valence": row.valence, "gap": row.gap, **place})
     return {"gaps": intervals, "placements": places, "reference": ref_gaps}
 
 
@@ -73,7 +85,8 @@ def _foundation_sections(scores, reference, n_resamples, seed) -> dict:
     for row in intervals.itertuples():
         one = ref[(ref["foundation"] == row.foundation) & (ref["valence"] == row.valence)]
         places.append({"foundation": row.foundation, "valence": row.valence, "median_rank": row.median_rank,
-                       **placement(row.median_rank, one.set_index("model")["median_rank"], sides=RANK_SIDES)})
+                       **interval_placement(row.median_rank, row.ci_low, row.ci_high,
+                                            one.set_index("model")["median_rank"], RANK_SIDES)})
     return {"n_foundation_words": int(scores["word"].nunique()), "foundations": intervals,
             "foundation_placements": places, "foundation_reference": ref}
 
@@ -93,8 +106,8 @@ def _slope_sections(name: str, measure, scores: pd.DataFrame, reference: pd.Data
     slopes = measure(pd.concat([scores.assign(model=model), reference], ignore_index=True))
     own, ref = slopes[slopes["model"] == model], slopes[slopes["model"] != model]
     places = [{"measure": r.measure, "estimate": r.estimate,
-               **placement(r.estimate, ref[ref["measure"] == r.measure].set_index("model")["estimate"],
-                           sides=SLOPE_SIDES)}
+               **interval_placement(r.estimate, r.ci_low, r.ci_high,
+                                    ref[ref["measure"] == r.measure].set_index("model")["estimate"], SLOPE_SIDES)}
               for r in own.itertuples()]
     return {name: own, f"{name}_placements": places, f"{name}_reference": ref}
 
@@ -145,14 +158,19 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
                      family: str | None, rmlib_version: str, n_resamples: int = 999, seed: int = 0,
                      foundations: tuple[pd.DataFrame, pd.DataFrame] | None = None,
                      elo: tuple | None = None, identity: pd.DataFrame | None = None,
-                     vocab: pd.DataFrame | None = None) -> ValueCard:
+                     vocab: pd.DataFrame | None = None, elo_rewards: pd.DataFrame | None = None,
+                     base_rate: dict | None = None, **recorded) -> ValueCard:
     """The card of the one model in ``scores`` (its Big Two rewards, the long value-profile shape), placed among the
     models of ``reference`` (the same shape, with ``family``). ``foundations`` (the model's and the reference's MFD2
     rewards on the same terms and prompts) makes it a standard card, with agreement, framing and exposure; without it,
     a quick card. ``elo`` (:func:`elo_agreement` of the model and of the paper RMs on the same items, then optionally
     :func:`elo_misvalued` and :func:`elo_map` of the model) adds the EloEverything section and the map; ``identity``
     (:func:`identity_excess` of the model, labelled ``model``, and of the paper RMs) the identity items; ``vocab``
-    (:func:`vocab_extremes` of the model's full-vocabulary sweeps) its extremes."""
+    (:func:`vocab_extremes` of the model's full-vocabulary sweeps) its extremes. Every card gets its null
+    (:func:`rmbook.chapters.value_cards.noise.null_section`; ``elo_rewards``, the model's rewards of the spread
+    EloEverything items with people's ratings, adds ρ to it) and the paper RMs' base rate of "beyond" (``base_rate``:
+    :func:`rmbook.chapters.value_cards.noise.base_rate`, computed here when not given). ``recorded``: fields kept as
+    given (checks, provenance, lm)."""
     require_columns(reference, ["model", "family"], "reference")
     prompts = _same_prompts(scores, reference)
     words = pd.concat([word_ranks(scores).assign(model=model), word_ranks(reference)], ignore_index=True)
@@ -170,48 +188,91 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
         extra.update(_identity_section(identity, model))
     if vocab is not None:
         extra.update(vocab=vocab.drop(columns="n_tokens").to_dict("records"), vocab_size=int(vocab["n_tokens"].max()))
+    gaps = _gap_sections(scores, reference, n_resamples, seed)
+    null = null_section(scores, reference, {**gaps, **extra}, foundations=foundations, elo_rewards=elo_rewards,
+                        n_resamples=n_resamples, seed=seed)
+    if base_rate is None:
+        base_rate = paper_base_rate(reference, None if foundations is None else foundations[1],
+                                    n_resamples=n_resamples, seed=seed)
+    follows = valence_following(pd.concat([scores.assign(model=model), reference], ignore_index=True))
     return ValueCard(model=model, label=label, reward_kind=reward_kind, family=family, rmlib_version=rmlib_version,
                      kind="quick" if foundations is None else "standard", prompts=prompts,
-                     n_words=int(scores["word"].nunique()), **_gap_sections(scores, reference, n_resamples, seed),
+                     valence_rho=float(follows[model]), valence_rho_reference=follows.drop(model).to_dict(),
+                     n_words=int(scores["word"].nunique()), **gaps, null=null, base_rate=base_rate,
                      reference_families=reference.drop_duplicates("model").set_index("model")["family"].to_dict(),
-                     words=words, **extra)
+                     words=words, **extra, **recorded)
 
 
 def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, seed: int = 0, load=None,
-               progress: bool = False, vocab: bool = False) -> ValueCard:
+               progress: bool = False, vocab: bool = False, label: str | None = None,
+               checks: list[dict] | None = None) -> ValueCard:
     """The card of ``model`` (any id the loader takes: an RM, or an LM as an implicit reward): its rewards of the
     card's words under the card's prompts (cached and resumable like every rmlib score), placed among the paper
     RMs. ``kind``: "quick" (Big Two under :data:`QUICK_PROMPTS`) or "standard" (Big Two and the MFD2 sample under
     :data:`STANDARD_PROMPTS`, with agreement). ``vocab``: also sweep the whole vocabulary under the FAccT paper's three
-    prompts (:data:`VOCAB_PROMPTS`; the sweeps are cached like the chapters') and list the extremes."""
+    prompts (:data:`VOCAB_PROMPTS`; the sweeps are cached like the chapters') and list the extremes. ``label``: the
+    card's title (default: the registry's nickname, else the id); ``checks``: ``rmlib check``'s rows, recorded."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     prompts = list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS)
     scores = compute_value_scores([model], "big2", prompt_keys=prompts, progress=progress, load=load)
-    foundations = elo = identity = None
-    if kind == "standard":
-        terms = mfd2_words()
-        foundations = (compute_value_scores([model], "mfd2", prompt_keys=prompts, words=terms, progress=progress,
-                                            load=load),
-                       reference_scores(prompts, "mfd2", words=terms))
-        extra_items = identity_elo_items()
-        own = elo_scores("compute", [model], n_items=ELO_ITEMS, extra_items=extra_items, load=load)
-        ref = elo_scores("published", None, n_items=ELO_ITEMS, extra_items=extra_items)
-        mine = own.scores[["item", "prompt_key", model]].rename(columns={model: "this card"})  # a paper RM's id too
-        both = mine.merge(ref.scores[["item", "prompt_key", "elo_score", *ref.models]], on=["item", "prompt_key"])
-        misvalued, on_map, identity = elo_extras(both, ref.items, {"this card": model} | ref.label, model)
-        elo = (elo_agreement(spread_scores(own), own.models, own.label),
-               elo_agreement(spread_scores(ref), ref.models, ref.label), misvalued, on_map)
+    standard = _standard_inputs(model, prompts, load, progress) if kind == "standard" else {}
     extremes = None
     if vocab:
         extremes = vocab_extremes(engine.token_reward_table([model], VOCAB_PROMPTS, progress=progress, load=load))
     info = model_info([model]).iloc[0]
     family = info.get("family")
-    return card_from_scores(scores, reference_scores(prompts), model=model, label=str(info.get("nickname") or model),
+    lm = {}
+    if is_lm_logprob(scores["reward_kind"].iloc[0]):
+        lm = lm_correlations(pd.concat([scores, *standard.get("foundations", ())[:1]], ignore_index=True))
+    return card_from_scores(scores, reference_scores(prompts), model=model,
+                            label=label or str(info.get("nickname") or model),
                             reward_kind=str(scores["reward_kind"].iloc[0]),
                             family=None if pd.isna(family) else str(family), rmlib_version=__version__,
-                            n_resamples=n_resamples, seed=seed, foundations=foundations, elo=elo, identity=identity,
-                            vocab=extremes)
+                            n_resamples=n_resamples, seed=seed, vocab=extremes, **standard,
+                            checks=checks or [], provenance=provenance(model, load, seed, n_resamples), lm=lm)
+
+
+def _standard_inputs(model: str, prompts: list[str], load, progress: bool) -> dict:
+    """What a standard card scores beyond the Big Two nouns: the MFD2 sample, the EloEverything items (its ρ with
+    people, its most misvalued items, its place on the map) and the items that name groups of people."""
+    terms = mfd2_words()
+    foundations = (compute_value_scores([model], "mfd2", prompt_keys=prompts, words=terms, progress=progress,
+                                        load=load),
+                   reference_scores(prompts, "mfd2", words=terms))
+    extra_items = identity_elo_items()
+    own = elo_scores("compute", [model], n_items=ELO_ITEMS, extra_items=extra_items, load=load)
+    ref = elo_scores("published", None, n_items=ELO_ITEMS, extra_items=extra_items)
+    mine = own.scores[["item", "prompt_key", model]].rename(columns={model: "this card"})  # a paper RM's id too
+    both = mine.merge(ref.scores[["item", "prompt_key", "elo_score", *ref.models]], on=["item", "prompt_key"])
+    misvalued, on_map, identity = elo_extras(both, ref.items, {"this card": model} | ref.label, model)
+    elo = (elo_agreement(spread_scores(own), own.models, own.label),
+           elo_agreement(spread_scores(ref), ref.models, ref.label), misvalued, on_map)
+    rewards = both[both["item"].isin(ref.items)][["item", "prompt_key", "elo_score", "this card"]]
+    return {"foundations": foundations, "elo": elo, "identity": identity,
+            "elo_rewards": rewards.rename(columns={"this card": "reward"})}
+
+
+def data_checksums() -> dict[str, str]:
+    """Each dataset the card reads -> a digest of its files' sha256 as the data manifest records them (every file
+    is checked against those when read)."""
+    manifest = load_manifest()
+    return {key: sha256_bytes("\n".join(f"{f.path} {f.sha256}" for f in manifest[key].files).encode())[:16]
+            for key in CARD_DATASETS}
+
+
+def provenance(model: str, load, seed: int, n_resamples: int) -> dict:
+    """What the card measured (#66 item 7): the loaded weights' fingerprint and revision (a ``local:`` folder's
+    content hash, a GGUF's sha256, a hub commit), dtype, device, head and score reader, the registry's hub id, the
+    date, the data checksums, and the bootstrap's seed and resamples."""
+    lm = engine.resolve_model(model, load)  # what the scoring loaded (the process-wide cache holds it)
+    spec = get_spec(model)
+    return {"weights": lm.revision if spec.source != "hub" else None, "revision": lm.revision,
+            "dtype": str(lm.dtype).removeprefix("torch."), "device": str(lm.device), "head": lm.head,
+            "reader": lm.reader if lm.head == "rm" else None,
+            "hub_id": spec.upstream or (spec.id if spec.source == "hub" else None),
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "data": data_checksums(),
+            "seed": seed, "n_resamples": n_resamples}
 
 
 def spread_scores(elo) -> pd.DataFrame:

@@ -4,15 +4,17 @@ table shows and its results store, and what training did to a base LM's card (an
 base's card and the RM's, diffed)."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmbook.chapters.elo_misalignment.analysis import elo_scores
 from rmbook.chapters.value_cards.build import (QUICK_PROMPTS, STANDARD_PROMPTS, card_from_scores, elo_extras,
                                                mfd2_words, reference_scores, spread_scores, value_card)
-from rmbook.chapters.value_cards.diff import diff_cards
+from rmbook.chapters.value_cards.diff import COLUMNS, diff_cards
 from rmbook.chapters.value_cards.measures import ELO_ITEMS, elo_agreement, identity_elo_items
-from rmbook.chapters.value_cards.record import KINDS, ValueCard
+from rmbook.chapters.value_cards.noise import base_rate
+from rmbook.analysis.value_card import KINDS, ValueCard
 from rmlib import __version__
 from rmlib.registry import get_spec, split_available
 
@@ -36,18 +38,23 @@ def paper_rm_cards(kind: str = "standard", *, n_resamples: int = 999, seed: int 
     if kind == "standard":
         released = elo_scores("published", None, n_items=ELO_ITEMS, extra_items=identity_elo_items())
         elo = elo_agreement(spread_scores(released), released.models, released.label)
+    rate = base_rate(big, mfd, n_resamples=n_resamples, seed=seed)  # the same for every card: computed once
     cards = []
     for nickname, own in big.groupby("model", sort=True):
         others = big[big["model"] != nickname]
         foundations = None if mfd is None else (mfd[mfd["model"] == nickname], mfd[mfd["model"] != nickname])
-        agreement = identity = None
+        agreement = identity = rewards = None
         if elo is not None:
             misvalued, on_map, identity = elo_extras(released.scores, released.items, released.label, nickname)
             agreement = (elo[elo["model"] == nickname], elo[elo["model"] != nickname], misvalued, on_map)
+            column = next(c for c, label in released.label.items() if label == nickname)
+            rewards = spread_scores(released)[["item", "prompt_key", "elo_score", column]].rename(
+                columns={column: "reward"})
         cards.append(card_from_scores(own, others, model=nickname, label=nickname,
                                       reward_kind=str(own["reward_kind"].iloc[0]), family=str(own["family"].iloc[0]),
                                       rmlib_version=__version__, n_resamples=n_resamples, seed=seed,
-                                      foundations=foundations, elo=agreement, identity=identity))
+                                      foundations=foundations, elo=agreement, identity=identity, elo_rewards=rewards,
+                                      base_rate=rate))
     return cards
 
 
@@ -70,6 +77,16 @@ def gallery_rows(cards: list[ValueCard], source: str) -> pd.DataFrame:
                      "freedom": ranks.get("freedom"), "n_words": c.n_words,
                      "n_foundations_beyond": (sum(p.side != "among them" for p in c.foundation_placements)
                                               if c.foundation_placements else None),
+                     "n_beyond": c.null.model_beyond if c.null else None,
+                     "n_numbers": c.null.n_numbers if c.null else None,
+                     "null_beyond_median": float(np.median(c.null.beyond)) if c.null else None,
+                     "null_beyond_max": max(c.null.beyond) if c.null else None,
+                     "indistinguishable": c.null.indistinguishable if c.null else None,
+                     "gap_negative_low": _by_valence(c.gaps, "negative").ci_low,
+                     "gap_negative_high": _by_valence(c.gaps, "negative").ci_high,
+                     "gap_positive_low": _by_valence(c.gaps, "positive").ci_low,
+                     "gap_positive_high": _by_valence(c.gaps, "positive").ci_high,
+                     "weights": c.provenance.weights if c.provenance else None,
                      "nearest": c.agreement[0].reference if c.agreement else None,
                      "nearest_tau": c.agreement[0].tau if c.agreement else None,
                      "elo_rho": c.elo.rho if c.elo is not None else None,
@@ -118,6 +135,5 @@ def pair_diffs(cards: list[tuple[ValueCard, ValueCard]]) -> pd.DataFrame:
     compare across reward kinds (an LM's log-prob, an RM's score), where raw rewards would not."""
     frames = [diff_cards(base, rm).assign(base=base.label, rm=rm.label) for base, rm in cards]
     if not frames:
-        return pd.DataFrame(columns=["base", "rm", "measure", "a", "b", "change", "noise", "outside_noise"])
-    return pd.concat(frames, ignore_index=True)[["base", "rm", "measure", "a", "b", "change", "noise",
-                                                  "outside_noise"]]
+        return pd.DataFrame(columns=["base", "rm", *COLUMNS])
+    return pd.concat(frames, ignore_index=True)[["base", "rm", *COLUMNS]]

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from rmbook.analysis.beside import SIDES, placement
+from rmbook.analysis.value_card import GREATEST_PROMPT, IDENTITY_K
 from rmbook.chapters.elo_misalignment.analysis import mean_agreement as elo_agreement
 from rmbook.chapters.elo_misalignment.misalignment import misalignment
 from rmbook.chapters.framing.analysis import framing_contrast, framing_frame
@@ -17,18 +18,18 @@ from rmbook.chapters.mere_exposure.analysis import exposure_frame, pooled_freque
 from rmlib.data import load_elo
 from rmlib.stats import require_columns
 from rmlib.stats.group_tests import median_ranks, within_prompt_ranks
+from rmlib.stats.resampling import crossed_bootstrap, percentile_interval
 from rmlib.stats.similarity import classical_mds, pairwise_similarity
 
-__all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "MIN_PROMPTS_FOR_INTERVAL", "GAP_SIDES", "RANK_SIDES",
-           "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "agreement", "word_ranks",
+__all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "GAP_SIDES", "RANK_SIDES", "rank_table",
+           "big_two_gaps", "foundation_ranks", "gap_intervals", "foundation_intervals", "interval_placement", "agreement", "word_ranks",
            "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves", "EXPOSURE_SOURCE",
            "exposure_slopes", "ELO_ITEMS", "ELO_K", "MAP_PROMPT", "elo_agreement", "elo_misvalued", "elo_map",
-           "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes", "IDENTITY_K", "identity_elo_items", "identity_excess"]
+           "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes", "IDENTITY_K", "identity_elo_items", "identity_excess",
+           "lm_correlations", "valence_following"]
 
-GREATEST_PROMPT = "greatest_ever_one"
 WORDS = ("love", "freedom")
 CATEGORIES = ("Agency", "Communion")
-MIN_PROMPTS_FOR_INTERVAL = 5  # fewer prompts than this give no bootstrap interval: 2 resampled prompts take 3 values
 GAP_SIDES = ("agency side of every paper RM", "communion side of every paper RM")
 RANK_SIDES = ("ranked higher than by every paper RM", "ranked lower than by every paper RM")
 SLOPE_SIDES = SIDES
@@ -41,7 +42,6 @@ MAP_PROMPT = "greatest"  # the heterogeneity chapter's prompt for its map of the
 ELO_K = 5  # items listed as the model's most over- and most under-valued against people's ratings
 VOCAB_PROMPTS = ("greatest", "best", "worst")  # the FAccT paper's three prompts (rmlib.data.load_prompts' keys)
 VOCAB_K = 10  # tokens listed at each end of a full-vocabulary sweep (`rmlib card --vocab`)
-IDENTITY_K = 3  # identity items listed at each end of the model's excess
 EXPOSURE_SOURCE = "wordfreq"  # of the mere-exposure chapter's frequency sources, the one that rates all but a few
                               # of the card's words (BNC's exact forms miss about half of them)
 
@@ -77,52 +77,73 @@ def _one_model(scores: pd.DataFrame, what: str) -> None:
         raise ValueError(f"{what} takes one model's scores, got {scores['model'].nunique()} models")
 
 
-def _bootstrap(values: np.ndarray, n_resamples: int, rng, confidence: float) -> tuple[float | None, float | None]:
-    """A percentile bootstrap interval of the mean of per-prompt ``values`` (rows: prompts; columns: quantities whose
-    difference is taken, or one column), or (None, None) with too few prompts to resample."""
-    n = len(values)
-    if n < MIN_PROMPTS_FOR_INTERVAL:
-        return None, None
-    draws = values[rng.integers(0, n, size=(n_resamples, n))].mean(axis=1)
-    q = (1 - confidence) / 2
-    lo, hi = np.quantile(draws, [q, 1 - q])
-    return float(lo), float(hi)
+def rank_table(scores: pd.DataFrame, group: str) -> tuple[pd.DataFrame, pd.Series]:
+    """One model's within-prompt ranks (1 = highest reward, ties averaged, among all the words it scored under the
+    prompt) as a prompt × word table, words sorted, and each word's ``group`` (category or foundation)."""
+    ranked = within_prompt_ranks(scores, prompt="prompt_key")
+    table = ranked.pivot_table(index="prompt_key", columns="word", values="rank").sort_index().sort_index(axis=1)
+    return table, scores.drop_duplicates("word").set_index("word")[group].reindex(table.columns)
+
+
+def _median_of(group: str):
+    """A :func:`rmlib.stats.resampling.crossed_bootstrap` statistic: the median rank of ``group``'s words within each
+    prompt, averaged over the prompts."""
+    return lambda sample, labels: np.median(sample[:, :, np.asarray(labels) == group], axis=2).mean(axis=1)
+
+
+def _interval(draws: np.ndarray, confidence: float) -> dict:
+    lo, hi = percentile_interval(draws, confidence)
+    return {"ci_low": lo, "ci_high": hi, "draws": np.round(draws, 4).tolist()}
 
 
 def gap_intervals(scores: pd.DataFrame, *, n_resamples: int = 999, seed: int = 0,
                   confidence: float = 0.95) -> pd.DataFrame:
-    """One model's gap per valence with a percentile bootstrap interval over its prompts (prompts resampled with
-    replacement within the valence). With fewer than :data:`MIN_PROMPTS_FOR_INTERVAL` prompts there is no interval:
-    two prompts resample to three values, whose quantiles would look precise and mean nothing."""
+    """One model's gap per valence with a percentile interval over prompts and words together
+    (:func:`rmlib.stats.resampling.crossed_bootstrap`: the valence's prompts, and the agency and the communion nouns
+    each within their category, drawn with replacement; each word keeps the rank it has among all the nouns). The
+    card's gap is a mean over a few prompts of medians over a sample of words, and both samples move it: #66 found the
+    prompts alone gave SmolLM2 −35.4 to −30.4 where words and prompts give −60.8 to −0.2. The draws are kept, in the
+    order of the seed, so that two cards of the same prompts and words pair them (``rmlib card diff``)."""
     _one_model(scores, "gap_intervals")
-    med = median_ranks(scores, prompt="prompt_key", by=["category", "valence"], per_prompt=True)
-    wide = med.pivot_table(index=["valence", "prompt_key"], columns="category", values="median_rank")
-    rng = np.random.default_rng(seed)
     rows = []
-    for valence, g in wide.groupby(level="valence"):
-        per_prompt = (g["Agency"] - g["Communion"]).to_numpy()
-        lo, hi = _bootstrap(per_prompt, n_resamples, rng, confidence)
-        rows.append({"valence": valence, "gap": float(g["Agency"].mean() - g["Communion"].mean()), "ci_low": lo,
-                     "ci_high": hi, "n_prompts": len(per_prompt), "n_resamples": n_resamples,
-                     "prompt_gaps": dict(zip(g.index.get_level_values("prompt_key"), per_prompt.tolist()))})
+    for valence, one in scores.groupby("valence", sort=True):
+        table, labels = rank_table(one, "category")
+        draws = crossed_bootstrap(table.to_numpy(), lambda s, lab: _median_of("Agency")(s, lab) - _median_of(
+            "Communion")(s, lab), groups=labels.to_numpy(), n_resamples=n_resamples, seed=seed)
+        per_prompt = (table.loc[:, labels == "Agency"].median(axis=1) - table.loc[:, labels == "Communion"].median(axis=1))
+        rows.append({"valence": valence, "gap": float(per_prompt.mean()), **_interval(draws, confidence),
+                     "n_prompts": len(table), "n_resamples": n_resamples, "prompt_gaps": per_prompt.to_dict()})
     return pd.DataFrame(rows)
 
 
 def foundation_intervals(scores: pd.DataFrame, *, n_resamples: int = 999, seed: int = 0,
                          confidence: float = 0.95) -> pd.DataFrame:
-    """One model's median rank of each foundation per valence (:func:`foundation_ranks`), with the same bootstrap
-    over prompts as :func:`gap_intervals`."""
+    """One model's median rank of each foundation per valence (:func:`foundation_ranks`), with the same interval over
+    prompts and words as :func:`gap_intervals` (the terms drawn within their foundation)."""
     _one_model(scores, "foundation_intervals")
-    med = median_ranks(scores, prompt="prompt_key", by=["foundation", "valence"], per_prompt=True)
-    rng = np.random.default_rng(seed)
     rows = []
-    for (foundation, valence), g in med.groupby(["foundation", "valence"], observed=True, sort=True):
-        per_prompt = g["median_rank"].to_numpy(dtype=float)
-        lo, hi = _bootstrap(per_prompt, n_resamples, rng, confidence)
-        rows.append({"foundation": foundation, "valence": valence, "median_rank": float(per_prompt.mean()),
-                     "ci_low": lo, "ci_high": hi, "n_prompts": len(per_prompt), "n_resamples": n_resamples,
-                     "prompt_values": dict(zip(g["prompt_key"], per_prompt.tolist()))})
-    return pd.DataFrame(rows)
+    for valence, one in scores.groupby("valence", sort=True):
+        table, labels = rank_table(one, "foundation")
+        for foundation in sorted(labels.unique()):
+            draws = crossed_bootstrap(table.to_numpy(), _median_of(foundation), groups=labels.to_numpy(),
+                                      n_resamples=n_resamples, seed=seed)
+            per_prompt = table.loc[:, labels == foundation].median(axis=1)
+            rows.append({"foundation": foundation, "valence": valence, "median_rank": float(per_prompt.mean()),
+                         **_interval(draws, confidence), "n_prompts": len(table), "n_resamples": n_resamples,
+                         "prompt_values": per_prompt.to_dict()})
+    return pd.DataFrame(rows).sort_values(["foundation", "valence"], kind="stable").reset_index(drop=True)
+
+
+def interval_placement(value: float, low: float | None, high: float | None, reference: pd.Series,
+                       sides: tuple[str, str]) -> dict:
+    """:func:`rmbook.analysis.beside.placement` of ``value`` among the paper RMs, except that it is beyond them only
+    when its whole interval (``low`` to ``high``) is: a point past the range whose interval reaches into it is
+    "among them". ``point_side``: where the point alone falls (what the card said before #66)."""
+    place = placement(value, reference, sides=sides)
+    ref = reference.astype(float)
+    whole = low is not None and high is not None and low == low and high == high
+    side = (sides[0] if whole and high < ref.min() else sides[1] if whole and low > ref.max() else "among them")
+    return {**place, "side": side, "point_side": place["side"]}
 
 
 def agreement(scores: pd.DataFrame) -> pd.DataFrame:
@@ -254,3 +275,28 @@ def identity_excess(scores: pd.DataFrame, columns: dict[str, str]) -> pd.DataFra
     per_item, _ = identity_items(elo=long.assign(label=long["model"].map(columns)))
     return per_item[["label", "item", "term", "axis", "pejorative_in_some_uses", "model_pct", "human_pct", "gap",
                      "excess"]].assign(n_items=int(scores["item"].nunique()))
+
+
+def lm_correlations(scores: pd.DataFrame) -> dict[str, float]:
+    """An LM's card (#66 item 5): Spearman's ρ of its rewards with the answer's token count and with the word's Zipf
+    frequency (:data:`EXPOSURE_SOURCE`), within each prompt of the card's Big Two and MFD2 words: the lowest and
+    highest over the prompts. An implicit reward sums the answer tokens' log-probabilities, so it falls with length
+    and rises with frequency whatever the word means."""
+    require_columns(scores, ["prompt_key", "word", "reward", "n_tokens"], "scores")
+    freq = exposure_frame(scores.assign(model="m"), "afinn")
+    out = {}
+    for name, column, frame in (("length", "n_tokens", scores), ("frequency", f"zipf_{EXPOSURE_SOURCE}", freq)):
+        rho = frame.dropna(subset=[column]).groupby("prompt_key").apply(
+            lambda g, c=column: g["reward"].corr(g[c], method="spearman"), include_groups=False)
+        out[f"{name}_rho_min"], out[f"{name}_rho_max"] = float(rho.min()), float(rho.max())
+    return out
+
+
+def valence_following(scores: pd.DataFrame) -> pd.Series:
+    """Per model, Spearman's ρ between its words' mean rank under the positive prompts and under the negative ones
+    (#66 item 8): near −1 when "the worst thing" reverses "the best thing", near +1 when its ranking barely follows
+    the prompt (an RM that scores the words whatever was asked)."""
+    require_columns(scores, ["model", "prompt_key", "word", "reward", "valence"], "scores")
+    ranked = within_prompt_ranks(scores, prompt="prompt_key")
+    mean = ranked.groupby(["model", "valence", "word"])["rank"].mean().unstack("valence")
+    return mean.groupby(level="model").apply(lambda g: g["positive"].corr(g["negative"], method="spearman"))

@@ -56,10 +56,13 @@ def chapter_results(mode: str, cards: list[ValueCard], paper: pd.DataFrame, comp
                     summary: ComputedSummary | None, trained: Trained) -> ValueCardsResults:
     """The page's results from the paper RMs' rows, the computed models' rows (and their :func:`computed_summary`)
     and the cards they came from."""
-    rows = pd.concat([paper, computed], ignore_index=True)
+    rows = pd.concat([paper, computed], ignore_index=True).reindex(columns=list(CardRow.model_fields))
+    rows = rows.astype(object).where(rows.notna(), None)  # a row made before #66 has no null or intervals
+    rate = cards[0].base_rate
     return ValueCardsResults(mode=mode, kind=cards[0].kind, prompts=cards[0].prompts,
-                             n_paper_beyond_gap=n_beyond_gap(paper), rows=rows[list(CardRow.model_fields)],
-                             computed=summary, trained=trained)
+                             n_paper_beyond_gap=n_beyond_gap(paper), rows=rows,
+                             computed=summary, trained=trained, base_rate=rate.per_model if rate else {},
+                             base_rate_numbers=rate.n_numbers if rate else 0, base_rate_mean=rate.mean if rate else None)
 
 
 def rows_frame(paper: pd.DataFrame, computed: pd.DataFrame) -> pd.DataFrame:

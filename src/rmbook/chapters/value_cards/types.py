@@ -32,6 +32,16 @@ class CardRow(Record):
     elo_side: str | None = None       # where that ρ falls among the models the card was placed among
     identity_excess: Num = None       # mean excess over the EloEverything items naming groups of people (standard)
     identity_side: str | None = None  # where it falls among the models the card was placed among
+    gap_negative_low: Num = None      # the gaps' 95% intervals over words and prompts together
+    gap_negative_high: Num = None
+    gap_positive_low: Num = None
+    gap_positive_high: Num = None
+    n_numbers: int | None = None      # the gap and foundation numbers the null and the base rate count
+    n_beyond: int | None = None       # of those, the card's beyond every model it is placed among (whole interval)
+    null_beyond_median: Num = None    # the null's count of them (the rewards shuffled over the words): median
+    null_beyond_max: int | None = None
+    indistinguishable: bool | None = None  # its agreement is within its null's range
+    weights: str | None = None        # provenance: a fingerprint of the weights (None: released scores, a hub model)
 
 
 class ComputedSummary(Section):
@@ -75,11 +85,15 @@ class Trained(Section):
 
 class ValueCardsResults(ChapterResults):
     CHAPTERS = ("value_cards",)
+    SCHEMA_VERSION = 2  # 2: intervals over words and prompts, the null, the base rate (#66)
 
     mode: Literal[PUBLISHED_OR_COMPUTE]
     kind: Literal["quick", "standard"]
     prompts: list[str]
     n_paper_beyond_gap: int     # paper RMs whose gap falls beyond the other nine under at least one valence
+    base_rate: dict[str, int] = {}  # paper RM -> its gap and foundation numbers beyond the other nine (whole interval)
+    base_rate_numbers: int = 0      # the numbers counted
+    base_rate_mean: Num = None      # per paper RM
     rows: list[CardRow]
     computed: ComputedSummary | None = None
     trained: Trained

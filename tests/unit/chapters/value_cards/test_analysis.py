@@ -12,6 +12,7 @@ import pytest
 from rmbook.analysis.families import family_analysis
 from rmbook.chapters.claims.results import ClaimsResults
 from rmbook.chapters.value_cards import analysis as card
+from rmbook.chapters.value_cards.noise import base_rate
 from rmbook.report.card import card_markdown
 from rmlib.storage import ResultsError, read_results, write_results
 
@@ -29,9 +30,20 @@ def _planted(reference, favoured: str | None, model="planted") -> pd.DataFrame:
     return one
 
 
+_BASE_RATES = {}
+
+
 def _card(reference, scores, **kw) -> card.ValueCard:
+    """A card of planted ``scores`` with 199 resamples; the paper RMs' base rate (which depends only on the reference,
+    and has its own test) computed once per reference."""
+    kw.setdefault("n_resamples", 199)
+    key = (tuple(sorted(reference["prompt_key"].unique())), "foundations" in kw, kw["n_resamples"])
+    if key not in _BASE_RATES:
+        _BASE_RATES[key] = base_rate(reference, kw["foundations"][1] if "foundations" in kw else None,
+                                     n_resamples=kw["n_resamples"])
     return card.card_from_scores(scores, reference, model=scores["model"].iloc[0], label="Planted",
-                                 reward_kind="RM score", family=None, rmlib_version="test", **kw)
+                                 reward_kind="RM score", family=None, rmlib_version="test",
+                                 base_rate=_BASE_RATES[key], **kw)
 
 
 def test_the_paper_rms_gaps_are_the_big_two_chapters_model_medians(reference):
@@ -71,14 +83,20 @@ def test_the_placement_rule():
     assert among["side"] == "among them" and among["rank"] == 3 and among["nearest"] == ["b", "c"]
 
 
-def test_a_few_prompts_give_no_interval_and_enough_give_one(reference):
-    quick = card.gap_intervals(_planted(reference, None), n_resamples=199)
-    assert quick["ci_low"].isna().all() and (quick["n_prompts"] == 2).all()
-    full = card.reference_scores(prompt_keys=None)
+def test_intervals_cover_words_and_prompts_and_a_quick_cards_are_wider(reference):
+    """#66 item 2: the interval resamples the words with the prompts (before: prompts alone, and none on a quick card's
+    two prompts). Over words and prompts a paper RM's standard-card interval is wider than the spread of its prompts'
+    own gaps, and its quick-card interval (two prompts per valence) wider still."""
+    full = card.reference_scores(prompt_keys=card.STANDARD_PROMPTS)
     one = full[full["model"] == "R-Lla-3B"]
     iv = card.gap_intervals(one, n_resamples=199).set_index("valence")
-    assert (iv["n_prompts"] == 27).all() and (iv["ci_low"] <= iv["gap"]).all() and (iv["gap"] <= iv["ci_high"]).all()
-    assert "too few to resample" in card_markdown(_card(reference, _planted(reference, None)))
+    assert (iv["n_prompts"] == 9).all() and (iv["ci_low"] <= iv["gap"]).all() and (iv["gap"] <= iv["ci_high"]).all()
+    spread = iv["prompt_gaps"].map(lambda g: max(g.values()) - min(g.values()))
+    assert ((iv["ci_high"] - iv["ci_low"]) > spread / 2).all()  # words widen it past what the prompts alone give
+    quick = card.gap_intervals(reference[reference["model"] == "R-Lla-3B"], n_resamples=199).set_index("valence")
+    assert (quick["n_prompts"] == 2).all()
+    assert ((quick["ci_high"] - quick["ci_low"]) > (iv["ci_high"] - iv["ci_low"])).all()
+    assert all(len(d) == 199 for d in iv["draws"])
 
 
 def test_other_prompts_than_the_references_are_refused(reference):
@@ -125,18 +143,24 @@ def test_the_html_page_holds_the_sentences_and_a_chart_and_loads_nothing(referen
     assert spec.count('"this model"') >= 2 and spec.count("paper RM") >= 2
 
 
-def test_a_card_diffed_with_itself_shows_no_change_and_a_planted_shift_shows_exactly_that(reference):
+def test_a_paired_diff_judges_a_change_by_its_interval_and_the_seed_floor(reference):
+    """#66 item 4: a change is judged by a paired bootstrap over the words and prompts both cards share (before: the
+    largest spread between one card's prompts, unpaired), and not called real below the seed floor."""
     a = _card(reference, _planted(reference, None))
     same = card.diff_cards(a, a)
     assert (same["change"] == 0).all() and not same["outside_noise"].fillna(False).any()
-    spread = next(g for g in a.gaps if g.valence == "positive").prompt_gaps.values()
-    noise = max(spread) - min(spread)
-    for shift, outside in ((noise + 1.0, True), (noise / 2, False)):
-        moved = [g.model_copy(update={"gap": g.gap + (shift if g.valence == "positive" else 0.0)}) for g in a.gaps]
-        d = card.diff_cards(a, a.model_copy(update={"gaps": moved})).set_index("measure")
-        pos, neg = d.loc["agency − communion gap, positive prompts"], d.loc["agency − communion gap, negative prompts"]
-        assert pos["change"] == pytest.approx(shift) and bool(pos["outside_noise"]) is outside
-        assert pos["noise"] == noise and neg["change"] == 0 and not neg["outside_noise"]  # the stated rule
+    assert (same["mdc"].dropna() == 0).all()  # the same draws: nothing moves
+    b = _card(reference, _planted(reference, "Agency"))  # agency words planted on top
+    d = card.diff_cards(a, b).set_index("measure")
+    pos = d.loc["agency − communion gap, positive prompts"]
+    assert pos["change"] < 0 and pos["ci_high"] < 0 and bool(pos["outside_noise"]) and pos["mdc"] > 0
+    assert pos["floor"] is None or pos["floor"] != pos["floor"]  # no seeds given: no floor
+    wider = [g.model_copy(update={"gap": g.gap + 2 * abs(pos["change"])}) for g in a.gaps]
+    floored = card.diff_cards(a, b, seeds=[a.model_copy(update={"gaps": wider})]).set_index("measure")
+    row = floored.loc["agency − communion gap, positive prompts"]
+    assert row["floor"] == pytest.approx(2 * abs(pos["change"])) and not row["outside_noise"]
+    with pytest.raises(ValueError, match="do not pair"):
+        card.diff_cards(a, _card(reference, _planted(reference, None), n_resamples=99))
 
 
 def test_cards_of_other_prompts_are_not_diffed(reference):
@@ -231,18 +255,11 @@ def test_the_standard_card_says_each_foundation_and_agreement_and_draws_three_ch
 def test_a_standard_card_diff_finds_a_planted_shift_in_one_foundation(standard):
     a = _standard(standard)
     assert not card.diff_cards(a, a)["outside_noise"].fillna(False).any()
-    noise = {f.valence: max(f.prompt_values.values()) - min(f.prompt_values.values())
-             for f in a.foundations if f.foundation == "loyalty"}
-    moved = [f.model_copy(update={"median_rank": f.median_rank - noise[f.valence] - 1.0})
-             if f.foundation == "loyalty" else f for f in a.foundations]
-    d = card.diff_cards(a, a.model_copy(update={"foundations": moved})).set_index("measure")
-    outside = d[d["outside_noise"].fillna(False).astype(bool)]
-    assert sorted(outside.index) == ["median rank of loyalty, negative prompts",
-                                     "median rank of loyalty, positive prompts"]
-    assert outside["change"].tolist() == pytest.approx([-noise["negative"] - 1.0, -noise["positive"] - 1.0])
     favoured = card.diff_cards(a, _standard(standard, foundation="loyalty")).set_index("measure")
-    ranks = favoured[favoured.index.str.startswith("median rank of")]["change"]
-    assert set(ranks.nsmallest(2).index) == set(outside.index)  # favouring loyalty moves loyalty up the most
+    ranks = favoured[favoured.index.str.startswith("median rank of")]
+    loyalty = ["median rank of loyalty, negative prompts", "median rank of loyalty, positive prompts"]
+    assert set(ranks["change"].nsmallest(2).index) == set(loyalty)  # favouring loyalty moves loyalty up the most
+    assert ranks.loc[loyalty, "outside_noise"].all() and (ranks.loc[loyalty, "ci_high"] < 0).all()
     quick = standard[0][standard[0]["prompt_key"].isin(card.QUICK_PROMPTS)]
     with pytest.raises(ValueError, match="different things"):
         card.diff_cards(a, _card(quick, _planted(quick, None)))

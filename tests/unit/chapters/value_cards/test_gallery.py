@@ -24,8 +24,16 @@ def test_each_paper_rm_is_placed_among_the_other_nine_by_its_released_scores(qui
         assert all(g.gap == pytest.approx(gaps[(c.model, g.valence)]) for g in c.gaps)
     extremes = {gaps.xs(v, level="valence").idxmin() for v in ("negative", "positive")}
     rows = gallery.gallery_rows(quick_cards, "released scores").set_index("label")
-    for label in extremes:  # the most agency-leaning paper RM is beyond the other nine under that valence
-        assert "agency side of every paper RM" in (rows.loc[label, "side_negative"], rows.loc[label, "side_positive"])
+    by_label = {c.label: c for c in quick_cards}
+    for label in extremes:  # the most agency-leaning paper RM's point is beyond the other nine under that valence
+        points = [p.point_side for p in by_label[label].placements]
+        assert "agency side of every paper RM" in points
+    for c in quick_cards:  # but "beyond" is said only of a whole interval (#66 item 2), and the base rate counts it
+        for p, g in zip(c.placements, c.gaps):
+            others = [r.gap for r in c.reference if r.valence == g.valence and r.model != c.model]
+            assert (p.side != "among them") == (g.ci_high < min(others) or g.ci_low > max(others))
+        assert c.base_rate.per_model[c.label] == sum(p.side != "among them" for p in c.placements)
+        assert rows.loc[c.label, "n_beyond"] == sum(p.side != "among them" for p in c.placements)
     assert rows["n_foundations_beyond"].isna().all() and rows["nearest"].isna().all()  # a quick card has neither
     assert gallery.lowest_paper_tau(quick_cards) is None
 

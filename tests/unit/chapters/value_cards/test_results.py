@@ -24,6 +24,7 @@ def _rows(source, sides, taus, beyond, elo=None) -> pd.DataFrame:
 
 class _Card:
     kind, prompts = "standard", ["best_ever_one", "worst_ever_one"]
+    base_rate = None  # the paper RMs' base rate of "beyond" (a card's; tested in test_noise.py)
 
 
 PAPER = _rows("released scores", [(AMONG, AMONG), ("agency side of every paper RM", AMONG), (AMONG, AMONG)],
