@@ -22,6 +22,7 @@ def test_reward_lens_tiny(chapter):
     assert check["n_pairs"] == 3 and check["n_blocks"] == 5
     assert split["frozen_identity"] is not None and split["frozen_identity"] >= 0
     assert f"a gap of {split['total']:.3f}" in c.markdown and c.n_charts == 1
+    assert r["summary"]["n_rms"] == 1 and r["summary"]["n_identity"] == 1 and "Of 1 RM, " in c.markdown
     # the lab: the reference solutions' attributions sum to the score, and patching finds the planted layer
     assert "Patching puts the preference in **L1.mlp**" in c.markdown
     line = next(x for x in c.markdown.splitlines() if x.startswith("The blocks sum to"))

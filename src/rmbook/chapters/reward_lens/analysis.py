@@ -18,7 +18,8 @@ from rmlib.registry import get_spec, split_available
 from rmlib.stats import bootstrap_ci
 
 __all__ = ["CATEGORIES", "words_frame", "tuned_layers", "implicit_parts", "explicit_parts", "gap_by_layer",
-           "frozen_split", "patch_check", "available_rms", "agreement", "frozen_identity", "read_rm"]
+           "frozen_split", "patch_check", "available_rms", "agreement", "frozen_identity", "read_rm",
+           "first_of_each_base"]
 
 CATEGORIES = ("Agency", "Communion")
 
@@ -189,11 +190,14 @@ def agreement(splits: list) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def frozen_identity(rm_id: str, base_id: str, prompt: str, words: pd.DataFrame, boundary: int, dtype=None,
+def frozen_identity(rm_id: str, base_id: str, prompt: str, words: pd.DataFrame, boundary: int,
                     random_head: bool = False) -> float:
     """The largest |difference| between the RM's residual stream after its last frozen layer and its base LM's, on
-    the words' conversations, relative to the largest |value| there: 0 when the frozen layers are the base's own."""
-    rm, base = _rm(rm_id, dtype, random_head), models.cached_model(base_id, models.LoadOptions(head="lm", dtype=dtype))
+    the words' conversations, relative to the largest |value| there: 0 when the frozen layers are the base's own.
+    Both run in float32 and are released after (in bfloat16 two copies of the same weights differ by rounding)."""
+    options = {"rm": models.LoadOptions(head="rm", dtype="float32", allow_untrained_head=random_head),
+               "lm": models.LoadOptions(head="lm", dtype="float32")}
+    rm, base = models.cached_model(rm_id, options["rm"]), models.cached_model(base_id, options["lm"])
     kept = _kept(rm.tokenizer, words)
     seqs = lens.conversation_ids(rm.tokenizer, rm.chat_template, prompt, [[t] for t in kept["token"]])
     ids, mask, pos = lens.batch(seqs, rm.tokenizer.pad_token_id or 0, rm.device)
@@ -203,20 +207,35 @@ def frozen_identity(rm_id: str, base_id: str, prompt: str, words: pd.DataFrame, 
         seen, _ = lens.run_with(m, ids.to(m.device), mask.to(m.device), record=[layer], final_input=False,
                                 at=pos.to(m.device))
         states.append(seen[layer].cpu())
+    models.release(rm_id, options["rm"])
+    models.release(base_id, options["lm"])
     return float((states[0] - states[1]).abs().max() / states[1].abs().max())
 
 
 def read_rm(rm_id: str, prompts, words: pd.DataFrame, *, n_tuned_default: int, n_pairs: int, dtype=None,
-            random_head: bool = False, n_resamples: int = 999, seed: int = 0) -> dict:
+            random_head: bool = False, n_resamples: int = 999, seed: int = 0, check_identity: bool = True) -> dict:
     """Everything the page reads of one RM, then the RM released (twelve models held at once would not fit in a
     laptop's memory): parts and info (:func:`explicit_parts`), its frozen split, its base and seed (its run file; a
-    random head on an LM is its own base), the frozen layers' identity with the base's, and the patching check."""
+    random head on an LM is its own base), the frozen layers' identity with the base's (``check_identity``: a
+    float32 load of both, so a page checks one RM per base), and the patching check."""
     parts, info = explicit_parts(rm_id, prompts, words, dtype, random_head)
     split = frozen_split(parts, info["n_layers"], tuned_layers(rm_id, n_tuned_default), n_resamples, seed)
     run = (get_spec(rm_id).extra or {}) if rm_id.startswith("local:") else {}
     base = run.get("base_model") or (rm_id if random_head else None)
-    identity = frozen_identity(rm_id, base, prompts[0], words, split["boundary"], dtype, random_head) if base else None
+    identity = frozen_identity(rm_id, base, prompts[0], words, split["boundary"], random_head) \
+        if base and check_identity else None
     patch = patch_check(rm_id, prompts[0], words, n_pairs, dtype, seed, n_resamples, random_head)
     models.release(rm_id, models.LoadOptions(head="rm", dtype=dtype, allow_untrained_head=random_head))
     return {"parts": parts, "info": {"model": rm_id, "kind": "explicit", **info}, "split": split, "base": base,
             "seed": run.get("seed"), "identity": identity, "patch": patch}
+
+
+def first_of_each_base(rm_ids) -> list[str]:
+    """The first RM of each base in ``rm_ids`` (an RM rmlib did not train is its own base)."""
+    seen, out = set(), []
+    for m in rm_ids:
+        base = ((get_spec(m).extra or {}).get("base_model") if m.startswith("local:") else None) or m
+        if base not in seen:
+            seen.add(base)
+            out.append(m)
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rmlib.storage import ChapterResults, Num, Record
 
-__all__ = ["LayerGap", "ModelLens", "RMSplit", "Agreement", "PatchCheck", "RewardLensResults"]
+__all__ = ["LayerGap", "ModelLens", "RMSplit", "Agreement", "PatchCheck", "Summary", "RewardLensResults"]
 
 
 class LayerGap(Record):
@@ -50,7 +50,7 @@ class RMSplit(Record):
     tuned_low: Num
     tuned_high: Num
     frozen_share: Num
-    frozen_identity: Num = None  # max |RM's residual after its frozen layers - its base LM's| / max |base's| (0: a copy)
+    frozen_identity: Num = None  # float32: max |RM's residual after its frozen layers - its base LM's| / max |base's|
 
 
 class Agreement(Record):
@@ -79,9 +79,25 @@ class PatchCheck(Record):
     n_blocks: int
 
 
+class Summary(Record):
+    """What the RMs show together (the page's "In brief")."""
+
+    n_rms: int
+    n_gap_beyond_zero: int     # RMs whose gap's interval excludes 0
+    n_tuned_with_gap: int      # RMs whose tuned part's interval lies wholly on their gap's side of 0
+    n_frozen_with_gap: int     # the same for the frozen part
+    rho_min: Num               # the lowest and highest Spearman rho between attribution and patching
+    rho_max: Num
+    n_rho_above_zero: int      # RMs whose rho's interval lies above 0
+    disagree_min: int          # the fewest and most blocks (the embedding aside) whose attribution patching refutes
+    disagree_max: int
+    n_identity: int            # RMs whose frozen layers were checked against their base LM's
+    identity_max: Num          # the largest relative difference found there
+
+
 class RewardLensResults(ChapterResults):
     CHAPTERS = ("reward_lens",)
-    SCHEMA_VERSION = 1
+    SCHEMA_VERSION = 1  # first version; bump on any renamed or retyped field
 
     prompts: list[str]
     models: list[ModelLens]
@@ -89,4 +105,5 @@ class RewardLensResults(ChapterResults):
     splits: list[RMSplit]
     agreement: list[Agreement]
     patching: list[PatchCheck]
+    summary: Summary | None
     missing: dict[str, str]
