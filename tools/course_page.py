@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""Fill the generated parts of the syllabus, book/course.md: each session's exercise table (from rmbook.course's
-catalogue and the chapters' marked cells) and the measured run times of the course notebooks (book/course_times.yaml).
+"""Measure the course notebooks' run times into each taught chapter's folder (``course.yaml``), and write the
+course page's generated parts (:mod:`rmbook.book.syllabus`: each session's exercises, the times table).
 
-    python tools/course_page.py            # rewrite the generated blocks of book/course.md
-    python tools/course_page.py --check    # exit 1 if they are out of date (tests/unit/tools/test_course_page.py)
+    python tools/course_page.py            # write book/_executed/course/ (what book/course.md includes)
+    python tools/course_page.py --check    # exit 1 if a chapter with exercises is in no session or not measured
     python tools/course_page.py --measure  # build the course, run every student and instructor notebook here, one at
-                                           # a time, and record their times in book/course_times.yaml (run it with
-                                           # nothing else running: contention slows small runs 5-10x)
+                                           # a time, and record their times in each chapter's course.yaml (run it
+                                           # with nothing else running: contention slows small runs 5-10x)
     python tools/course_page.py --measure implicit_vs_explicit   # measure again only these chapters (after a change
                                            # to their course parameters); each keeps its own date and load
 
-A block is ``<!-- exercises: <chapter> ... -->`` ... ``<!-- /exercises -->`` or ``<!-- times -->`` ... ``<!-- /times -->``.
+A chapter's session (``session:`` in its ``course.yaml``) is a teacher's choice, written by hand; ``--measure``
+keeps it and rewrites ``times:``.
 """
 from __future__ import annotations
 
@@ -29,61 +30,30 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from rmbook.book import chapter  # noqa: E402
-from rmbook.book.course import build_course, check_exercises, course_chapters, execute_edition, stub_errors  # noqa: E402
-from rmbook.course import catalogue  # noqa: E402
+from rmbook.book.course import build_course, course_chapters, execute_edition, stub_errors  # noqa: E402
+from rmbook.book.syllabus import (COURSE_FILE, chapter_exercises, course_metadata, taught_chapters,  # noqa: E402
+                                  write_syllabus)
+from rmbook.locate import FOLDER  # noqa: E402
 
-PAGE = REPO / "book" / "course.md"
-TIMES = REPO / "book" / "course_times.yaml"
-BLOCK = re.compile(r"(<!-- (exercises|times)(:[^>]*)? -->\n).*?(<!-- /\2 -->)", re.S)
-
-
-def chapter_exercises(name: str) -> list[str]:
-    return check_exercises(chapter(name).cells(), name)
+HEADER = ("# This chapter in the course edition (rmbook.book.syllabus): the syllabus session that teaches it (a teacher's\n"
+          "# choice; book/course.md includes each session's exercises) and its notebooks' times, written by\n"
+          "# `python tools/course_page.py --measure <chapter>`\n")
 
 
-def exercises_table(names: list[str]) -> str:
-    known = catalogue()
-    rows = ["| exercise | chapter | difficulty | importance | minutes |", "|---|---|---|---|---|"]
-    for name in names:
-        for i, ex in enumerate(chapter_exercises(name), 1):
-            e = known[ex]
-            rows.append(f"| {i}. {e.title} (`{ex}`) | {name} | {e.difficulty}/5 | {e.importance}/5 | {e.minutes} |")
-    return "\n".join(rows) + "\n"
-
-
-def times_table() -> str:
-    if not TIMES.is_file():
-        return "*Not measured yet: run `python tools/course_page.py --measure`.*\n"
-    data = yaml.safe_load(TIMES.read_text(encoding="utf-8"))
-    rows = [f"Measured on {data['machine']} (load average {data['load_before']} before the runs), "
-            f"{data['date']}, one notebook at a time, with the course parameters "
-            "(`src/rmbook/chapters/<chapter>/params.course.yaml`). Each student notebook ran first, on the cache the book's "
-            "runs had left (the embedded models already unpacked), and swept what the course parameters add; its "
-            "instructor notebook then reused those sweeps. "
-            f"The largest kernel took {data['peak_kernel_memory_gib']} GiB of memory.\n",
-            "| chapter | exercises | student notebook, every cell run, stubs empty (s) | instructor notebook (s) |",
-            "|---|---|---|---|"]
-    again = []
-    for name, t in data["chapters"].items():
-        mark = ""
-        if "date" in t:  # measured again on its own, later (`--measure NAME`)
-            again.append(f"{name} on {t['date']} (load average {t['load_before']} before)")
-            mark = " †"
-        rows.append(f"| {name}{mark} | {t['exercises']} | {t['student_s']:.0f} | {t['instructor_s']:.0f} |")
-    total = sum(t["instructor_s"] for t in data["chapters"].values())
-    rows.append(f"| **all** | {sum(t['exercises'] for t in data['chapters'].values())} | | {total:.0f} |")
-    if again:
-        rows.append(f"\n† Measured again alone, after a change to its course parameters: {'; '.join(again)}.")
-    return "\n".join(rows) + "\n"
-
-
-def render(text: str) -> str:
-    def fill(m: re.Match) -> str:
-        body = times_table() if m.group(2) == "times" else exercises_table((m.group(3) or ":")[1:].split())
-        return m.group(1) + body + m.group(4)
-
-    return BLOCK.sub(fill, text)
+def problems() -> list[str]:
+    """What the course page cannot show: a chapter with exercises that no session teaches, or whose notebooks were
+    not measured (or were measured with another number of exercises)."""
+    out = []
+    taught = set(taught_chapters())
+    for name in course_chapters():
+        times = (course_metadata(name) or {}).get("times")
+        if name not in taught:
+            out.append(f"{name}: no session (add `session: N` to src/rmbook/chapters/{name}/{COURSE_FILE})")
+        elif not times:
+            out.append(f"{name}: not measured (run python tools/course_page.py --measure {name})")
+        elif times["exercises"] != len(chapter_exercises(name)):
+            out.append(f"{name}: measured with {times['exercises']} exercises, has {len(chapter_exercises(name))}")
+    return out
 
 
 def machine() -> str:
@@ -96,20 +66,22 @@ def machine() -> str:
     return f"{model.group(1).strip() if model else platform.processor()}, {os.cpu_count()} cores, {amx}, no GPU"
 
 
+def _record(name: str, times: dict) -> None:
+    """Write ``times`` into chapter ``name``'s ``course.yaml``, keeping its session."""
+    path = FOLDER / name / COURSE_FILE
+    data = (course_metadata(name) or {}) | {"times": times}
+    path.write_text(HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
 def measure(names: list[str] | None = None) -> None:
-    """Run and time every course notebook (``names``: only these chapters, whose entries are replaced in the times
-    file, each with its own date and load, and the others kept)."""
+    """Run and time every course notebook (``names``: only these chapters), each chapter's times written into its
+    own ``course.yaml`` with the machine, the date and the load before the runs."""
     load, today = round(os.getloadavg()[0], 2), time.strftime("%Y-%m-%d")
     if names:
         unknown = sorted(set(names) - set(course_chapters()))
         if unknown:
             raise SystemExit(f"no course notebook for {unknown}; the course chapters are {course_chapters()}")
-        if not TIMES.is_file():
-            raise SystemExit("no times to update yet: run --measure without chapter names first")
-        out = yaml.safe_load(TIMES.read_text(encoding="utf-8"))
-    else:
-        out = {"machine": machine(), "date": today, "load_before": load, "chapters": {}}
-    problems = []
+    failed, measured = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         course = build_course(tmp, names, log=lambda *_: None)
         for student, teacher in zip(course["student"], course["instructor"]):
@@ -120,23 +92,21 @@ def measure(names: list[str] | None = None) -> None:
             _, errors = stub_errors(execute_edition(teacher, allow_errors=True))
             ti = time.perf_counter() - t0
             if other or errors:
-                problems.append(f"{student.stem}: errors {other or errors}")
-                print(problems[-1], flush=True)
+                failed.append(f"{student.stem}: errors {other or errors}")
+                print(failed[-1], flush=True)
                 continue
-            entry = {"exercises": len(reached), "student_s": round(ts, 1), "instructor_s": round(ti, 1)}
-            if names:
-                entry.update(date=today, load_before=load)
-            out["chapters"][student.stem] = entry
+            measured[student.stem] = {"exercises": len(reached), "student_s": round(ts, 1),
+                                      "instructor_s": round(ti, 1)}
             print(f"{student.stem}: student {ts:.0f} s, instructor {ti:.0f} s", flush=True)
     import resource
 
     # the kernels are this process's children: their largest resident set, in GiB (ru_maxrss is in KiB on Linux)
     peak = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20, 2)
-    out["peak_kernel_memory_gib"] = max(peak, out.get("peak_kernel_memory_gib", 0)) if names else peak
-    TIMES.write_text("# Written by `python tools/course_page.py --measure`; shown in book/course.md\n"
-                     + yaml.safe_dump(out, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    if problems:
-        raise SystemExit("not measured (fix them and measure again):\n" + "\n".join(problems))
+    for name, times in measured.items():
+        _record(name, {**times, "machine": machine(), "date": today, "load_before": load,
+                       "peak_kernel_memory_gib": peak})
+    if failed:
+        raise SystemExit("not measured (fix them and measure again):\n" + "\n".join(failed))
 
 
 def main() -> int:
@@ -147,14 +117,12 @@ def main() -> int:
     args = ap.parse_args()
     if args.measure is not None:
         measure(args.measure or None)
-    text = PAGE.read_text(encoding="utf-8")
-    new = render(text)
     if args.check:
-        if new != text:
-            print("book/course.md is out of date: run python tools/course_page.py", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(new, encoding="utf-8")
+        for p in problems():
+            print(p, file=sys.stderr)
+        return 1 if problems() else 0
+    for path in write_syllabus(REPO):
+        print(path.relative_to(REPO))
     return 0
 
 

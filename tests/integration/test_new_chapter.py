@@ -2,9 +2,8 @@
 creates its folder (``src/rmbook/chapters/<name>/``), its notebook and its test, adds one line to ``_toc.yml``, and
 edits nothing else; the book then finds everything by the chapter's name: its template and parameters, its results
 type, its sentences, its exercise, its parameter table, its claim (#64: ``claims.py`` and ``claims.md.j2``, which its
-"In brief" judges and the claims page gathers and reads), and the architecture test accepts it. (Its exercise is in the
-book; for the course edition to teach it, a session of book/course.md lists it and its times are measured, as
-ARCHITECTURE.md says: the syllabus is a teacher's choice, so this test does not run the syllabus's tests.)"""
+"In brief" judges and the claims page gathers and reads), its place in the course (``course.yaml``: the session that
+teaches it and its notebooks' times, which the course page shows), and the architecture test accepts it."""
 from __future__ import annotations
 
 import hashlib
@@ -102,6 +101,8 @@ CLAIMS = [Claim("new_mean", "A planted paper", "The numbers' mean is above 2.", 
                 ("new_chapter",), "the planted numbers", "numbers", "the mean against 2", above_two, place=1)]
 ''',
     "claims.md.j2": '{% macro mean(mean) %}the mean is {{ mean | num }}{% endmacro %}\n',
+    "course.yaml": "session: 8\ntimes: {exercises: 1, student_s: 3.0, instructor_s: 2.0, machine: a CPU, date: '2026-12-07',"
+                   " load_before: 0.5, peak_kernel_memory_gib: 1.0}\n",
     "prose.md.j2": '{% macro found(s) %}The mean of the numbers is {{ s.mean | num }}.{% endmacro %}\n',
     "params.yaml": "VALUES: [1.0, 2.0, 3.0, 4.0]\n",
     "params.test.yaml": "parameters:\n  VALUES: [2.0, 4.0]\n",
@@ -163,7 +164,8 @@ def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("project")
     for folder in ("src", "notebooks", "tools", "tests"):
         shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    for name in ("_toc.yml", "pyproject.toml", "ARCHITECTURE.md"):
+    (root / "book").mkdir()
+    for name in ("_toc.yml", "pyproject.toml", "ARCHITECTURE.md", "book/course.md"):
         shutil.copy2(REPO / name, root / name)
     (root / "data").mkdir()
     for p in (REPO / "data").glob("*.y*ml"):
@@ -207,6 +209,7 @@ from rmbook import book
 from rmbook.analysis.results import result_type
 from rmbook.course import catalogue
 from rmbook.analysis import claims
+from rmbook.book import syllabus
 assert book.ROOT == Path({str(root)!r}), book.ROOT
 assert "{NAME}" in book.chapters()
 ch = book.chapter("{NAME}")
@@ -220,6 +223,7 @@ table, _ = claims.claims_table(page, claims.chapter_claims("{NAME}"))
 print(json.dumps({{"type": typed.__name__, "exercise": catalogue()["{NAME}.mean"].title,
                   "claims": [c.key for c in claims.all_claims()], "reads": book.reads_results("claims"),
                   "verdict": table.set_index("key").loc["new_mean", "verdict"],
+                  "session": syllabus.exercises_table(syllabus.session_chapters(8)), "times": syllabus.times_table(),
                   "page": Path(run.path).read_text(), "results": sorted(p.name for p in Path({str(tmp_path)!r}).rglob("*.json"))}}))
 """
     out = json.loads(_run(root, [sys.executable, "-c", code]).stdout.strip().splitlines()[-1])
@@ -230,12 +234,16 @@ print(json.dumps({{"type": typed.__name__, "exercise": catalogue()["{NAME}.mean"
     # whose chapters to read follow from the claims
     assert "*The numbers' mean is above 2.* (A planted paper): **replicates**" in out["page"]
     assert out["claims"][-1] == "new_mean" and NAME in out["reads"] and out["verdict"] == "replicates"
+    # its place in the course: the session that its folder names lists its exercise, the times table its notebooks
+    assert f"| 1. The mean (`{NAME}.mean`) | {NAME} | 1/5 | 1/5 | 5 |" in out["session"]
+    assert f"| {NAME} † | 1 | 3 | 2 |" in out["times"]
 
 
 def test_the_architecture_test_accepts_the_new_chapter(project):
     root, _ = project
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "tests/unit/test_architecture.py", "tests/unit/tools/test_params_table.py"],
+                             "tests/unit/test_architecture.py", "tests/unit/tools/test_params_table.py",
+                             "tests/unit/book/test_syllabus.py"],
                             cwd=root, env={**os.environ, "PYTHONPATH": str(root / "src")},
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:]

@@ -12,6 +12,7 @@
 * ``parameters_table.py``: the parameters of a run shown once on its page;
 * ``in_brief.py``: findings first: the brief a chapter computes last, moved under its title;
 * ``landing.py``: the landing page opens with the claims page's tally and a chart of its verdicts;
+* ``syllabus.py``: the course page's sessions and measured times, from each taught chapter's ``course.yaml``;
 * ``course.py``: the course's student and instructor editions, built from the chapters' exercise cells
   (``make course``);
 * ``solutions.py``: an exercise's solution regions, marked as nbgrader marks them: cleared to the student's stub,

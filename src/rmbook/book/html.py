@@ -13,6 +13,7 @@ import yaml
 
 from rmbook.book.chapters import EXECUTED, ROOT, BookError
 from rmbook.book.landing import write_landing
+from rmbook.book.syllabus import write_syllabus
 from rmbook.book.reruns import FAILED_PART, write_toc
 from rmbook.book.stamps import page_problem
 from rmbook.book.vendor import VENDOR_FILES
@@ -101,6 +102,7 @@ def build_html(root: str | os.PathLike = ROOT, out: str | os.PathLike | None = N
     out = Path(out) if out else root
     html = out / "_build" / "html"
     write_landing(root)  # the landing page opens with the claims page's tally (rmbook.book.landing)
+    write_syllabus(root)  # the course page's sessions and times, from the taught chapters' folders
     stamp = out / "_build" / "html.stamp"
     digest = _html_inputs_hash(root)
     if not force and (html / "index.html").is_file() and stamp.is_file() and stamp.read_text() == digest:

@@ -13,6 +13,8 @@ line to ``_toc.yml``; nothing else is edited, because everything here is found b
 * ``charts.py``, ``tables.py``: the charts only this chapter draws, and its widest tables folded into a few named
   columns (built on :mod:`rmbook.report.charts` and :mod:`rmbook.report.compact_tables`);
 * ``course.py``: the checks of the chapter's exercises (:mod:`rmbook.course`, which finds them here);
+* ``course.yaml``: a taught chapter's session in the syllabus and its notebooks' measured times
+  (:mod:`rmbook.book.syllabus`);
 * ``claims.py`` and ``claims.md.j2``: the claims of the two papers (or others) that the chapter's results test,
   each with its evaluator, and their evidence sentences (:mod:`rmbook.analysis.claims` gathers them for the claims
   page; the chapter's "In brief" judges its own);
