@@ -69,6 +69,7 @@ def implicit_parts(model_id: str, prompts, words: pd.DataFrame, dtype=None) -> t
         err = max(err, float(np.abs(d.total - d.model_score).max())) if d.softcap is None else err
         frames.append(_long(d.parts[0].T, d.components, d.layers, kept, model=model_id, kind="implicit", prompt=prompt))
     n_layers = max(d.layers) + 1
+    models.release(model_id, models.LoadOptions(head="lm", dtype=dtype))  # one model in memory at a time
     return pd.concat(frames, ignore_index=True), {"n_words": len(kept), "n_layers": n_layers, "max_sum_error": err,
                                                   "n_asked": len(words), "dtype": str(lm.dtype).removeprefix("torch.")}
 
