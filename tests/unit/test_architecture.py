@@ -293,8 +293,6 @@ def test_a_new_chapters_module_needs_no_line_in_a_package_docstring(tmp_path):
 # --------------------------------------------------------------------------- #64: shared code never imports a chapter
 
 SHARED_LAYERS = ("rmbook.analysis", "rmbook.report", "rmbook.course")
-# the value cards' helper moves ValueCard and the identity flag below the chapters (#64 "What to build"); until then
-CARD_IMPORTS = {"rmbook.report.card"}
 
 
 def _chapter_of(module: str) -> str | None:
@@ -305,8 +303,7 @@ def _chapter_of(module: str) -> str | None:
 
 def _shared_imports_of_chapters(files) -> list[str]:
     return [f"{_module_name(f)} imports {m}" for f in files for m in sorted(_imports_anywhere(f))
-            if _module_name(f).startswith(SHARED_LAYERS) and _module_name(f) not in CARD_IMPORTS
-            and (m == "rmbook.chapters" or _chapter_of(m))]
+            if _module_name(f).startswith(SHARED_LAYERS) and (m == "rmbook.chapters" or _chapter_of(m))]
 
 
 def test_no_shared_module_imports_a_chapter():
