@@ -61,6 +61,17 @@ def start(config) -> None:
     config.stash[_LISTED] = listing(Path(config.rootpath) / CHECKOUT_CACHE)
 
 
+def kept(config) -> None:
+    """After each test: ``RMLIB_CACHE_DIR`` still names the suite's cache. A test that set it and then deleted it
+    (rather than restoring it with monkeypatch) left it unset, and the next runner call in the same worker filled it
+    with the checkout's cache (CI, 2026-12-07): the variable is put back and the test that changed it fails, named."""
+    expected, found = str(suite_cache(config)), os.environ.get("RMLIB_CACHE_DIR")
+    if found != expected:
+        os.environ["RMLIB_CACHE_DIR"] = expected
+        raise AssertionError(f"this test left RMLIB_CACHE_DIR at {found!r}, not the suite's cache {expected} "
+                             "(use monkeypatch.setenv, which restores it)")
+
+
 def finish(session) -> list[str]:
     """The changes to the checkout's cache since :func:`start`; any fail the session (exit status 1) with a message.
     A pytest-xdist worker checks nothing: its controller lists once for all of them."""

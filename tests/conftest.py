@@ -38,6 +38,13 @@ def pytest_configure(config):
     use_checkout_folders()
 
 
+@pytest.fixture(autouse=True)
+def _suite_cache_kept(pytestconfig):
+    """Fails the test that leaves ``RMLIB_CACHE_DIR`` anywhere but the suite's cache (and puts it back)."""
+    yield
+    cache_guard.kept(pytestconfig)
+
+
 def pytest_sessionfinish(session, exitstatus):
     """The session fails when the checkout's .cache/rmlib changed during it."""
     cache_guard.finish(session)

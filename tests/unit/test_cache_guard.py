@@ -57,3 +57,14 @@ def test_changes_counts_what_it_leaves_out():
     after = {f"f{i}": (1, 1) for i in range(12)}
     lines = cache_guard.changes({}, after, limit=10)
     assert len(lines) == 11 and lines[-1] == "... and 2 more"
+
+
+def test_a_test_that_leaves_the_cache_variable_changed_fails_and_it_is_put_back(pytestconfig, monkeypatch):
+    """The CI failure of 2026-12-07: a test deleted RMLIB_CACHE_DIR after its run, and a later test in the worker
+    read the checkout's cache."""
+    suite = os.environ["RMLIB_CACHE_DIR"]
+    monkeypatch.delenv("RMLIB_CACHE_DIR")
+    with pytest.raises(AssertionError, match="left RMLIB_CACHE_DIR at None"):
+        cache_guard.kept(pytestconfig)
+    assert os.environ["RMLIB_CACHE_DIR"] == suite
+    cache_guard.kept(pytestconfig)  # kept: passes
