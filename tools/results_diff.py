@@ -47,6 +47,7 @@ FULL_SKIP = {
     "implicit_rewards": "sweeps the whole vocabularies of the three embedded LMs (no published mode)",
     "finetuning": "trains 18 reward models (about 45 minutes)",
     "implicit_vs_explicit": "trains a DPO reward model (the IM-RM) and scores ~1,000 pairs with it and its base (no published mode)",
+    "reward_lens": "reads every layer of the RMs the finetuning chapter trains and of their base LMs (no published mode)",
     "blinding": "scores 200 decision prompts with each embedded LM and an RM the finetuning chapter trains (no published mode)",
 }
 

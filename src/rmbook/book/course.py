@@ -28,6 +28,7 @@ from pathlib import Path
 from rmbook.book import solutions
 from rmbook.book.chapters import ROOT, BookError, Chapter, _read_yaml, chapter, chapters, param_file
 from rmbook.course import checks, task_text
+from rmbook.paths import use_checkout_folders
 from rmlib.storage import atomic
 
 __all__ = ["ROLES", "SOLUTION_PROMPTS", "COURSE_DIR", "exercise_cells", "check_exercises", "student_edition",
@@ -302,7 +303,8 @@ def solution_leaks(student: dict, instructor: dict) -> list[str]:
 
 def execute_edition(path: str | Path, *, allow_errors: bool, timeout: int = 1200) -> dict:
     """Run a course notebook top to bottom in its own folder (as a student's "Run all" would); returns the executed
-    notebook. With ``allow_errors`` every cell runs, whatever the earlier cells raised."""
+    notebook. With ``allow_errors`` every cell runs, whatever the earlier cells raised. Its kernel gets the checkout's
+    data, cache and mirror folders where the environment names none, as the book's chapters do."""
     import tempfile
 
     import nbformat
@@ -311,6 +313,7 @@ def execute_edition(path: str | Path, *, allow_errors: bool, timeout: int = 1200
 
     path = Path(path)
     nb = nbformat.read(str(path), as_version=4)
+    use_checkout_folders()  # as the book's runner: the kernel reads data/external and .cache/rmlib (#64 item 4)
     with tempfile.TemporaryDirectory(prefix="rmlib-course-") as tmp:  # IPC sockets, as the book's runner uses
         km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(tmp) / "kernel"))
         try:

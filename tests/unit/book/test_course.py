@@ -214,3 +214,19 @@ def test_a_student_notebook_keeps_the_prediction_the_book_page_hides(tmp_path):
     student = json.loads(written["student"][0].read_text())
     predictions = [c for c in student["cells"] if "prediction" in c["metadata"].get("tags", [])]
     assert len(predictions) == 2 and "Predict first" in "".join(predictions[0]["source"])
+
+
+def test_a_course_notebook_runs_with_the_checkouts_data_folder(tmp_path, monkeypatch):
+    """Before: tools/course_page.py --measure ran its notebooks with rmlib's user folders (~/.local/share/rmlib since
+    rmlib installs anywhere), so reward_lens's lab could not find the Big Two nouns."""
+    import nbformat
+
+    from rmbook import paths
+    from rmlib import config
+
+    monkeypatch.delenv(config.DATA_ENV, raising=False)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"import os; print(os.environ['{config.DATA_ENV}'])")])
+    target = tmp_path / "lab.ipynb"
+    nbformat.write(nb, str(target))
+    executed = edition.execute_edition(target, allow_errors=False, timeout=120)
+    assert "".join(executed["cells"][0]["outputs"][0]["text"]).strip() == str(paths.ROOT / "data" / "external")
