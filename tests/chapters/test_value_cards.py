@@ -16,10 +16,19 @@ def test_value_cards_paper_rms_and_a_computed_card(chapter):
     assert r["mode"] == "compute" and r["kind"] == "standard" and len(r["prompts"]) == 18
     assert [row["source"] for row in r["rows"]].count("released scores") == 10 and "tiny-llama" in rows
     # each paper RM's row is its card from the released scores, placed among the other nine
-    paper = gallery.gallery_rows(gallery.paper_rm_cards(n_resamples=199), "released scores").set_index("label")
+    paper_cards = gallery.paper_rm_cards(n_resamples=199)
+    paper = gallery.gallery_rows(paper_cards, "released scores").set_index("label")
     for label, row in paper.iterrows():
         assert rows[label]["gap_negative"] == pytest.approx(row["gap_negative"])
         assert rows[label]["side_positive"] == row["side_positive"] and rows[label]["nearest"] == row["nearest"]
+        # #66: its intervals over words and prompts, its null's count and verdict, recomputed from the released scores
+        assert [rows[label][k] for k in ("gap_negative_low", "gap_positive_high", "null_beyond_median")] == \
+            pytest.approx([row["gap_negative_low"], row["gap_positive_high"], row["null_beyond_median"]])
+        assert (rows[label]["n_beyond"], rows[label]["indistinguishable"]) == (row["n_beyond"], row["indistinguishable"])
+    assert r["base_rate"] == paper_cards[0].base_rate.per_model and r["base_rate_numbers"] == 12
+    assert f"a paper RM has {r['base_rate_mean']:.1f} beyond the other nine on average" in md
+    assert md.count("*Base rate.*") == 11 and md.count("*Provenance.*") == 1  # the computed card's; released: none
+    assert md.count("**Indistinguishable from noise.**") + md.count("**Against a null.**") == 11
     # and its agreement with people's EloEverything ratings is the elo_misalignment chapter's, among the other nine
     released = elo_scores("published", None, n_items=card.ELO_ITEMS)
     rho = card.elo_agreement(released.scores, released.models, released.label).set_index("model")["rho"]
@@ -32,6 +41,9 @@ def test_value_cards_paper_rms_and_a_computed_card(chapter):
     excess = card.identity_excess(identity.scores, identity.label).groupby("label")["excess"].mean()
     assert {label: rows[label]["identity_excess"] for label in excess.index} == pytest.approx(excess.to_dict())
     tiny, s = rows["tiny-llama"], r["computed"]
+    assert tiny["weights"].startswith("tiny-weights:") and tiny["n_numbers"] == 12 and tiny["gap_negative_low"] <= tiny["gap_negative"]
+    assert s["beyond"]["tiny-llama"].startswith(f"{tiny['n_beyond']} of 12 (null: ")
+    assert ("tiny-llama" in s["indistinguishable"]) is tiny["indistinguishable"]
     assert s["n_models"] == 1 and s["max_tau_model"] == "tiny-llama" and s["max_tau"] == pytest.approx(tiny["nearest_tau"])
     assert s["n_beyond_gap"] == int(tiny["side_negative"] != "among them" or tiny["side_positive"] != "among them")
     assert f"Kendall's τ = {s['max_tau']:.2f} (tiny-llama with {tiny['nearest']})" in md

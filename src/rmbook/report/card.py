@@ -216,10 +216,15 @@ def card_html(card: ValueCard) -> str:
 
 def cards_table(rows) -> "pd.DataFrame":
     """The "Value cards" page's table: one row per card, eight short columns named for a reader, so it fits the text
-    column (#43 item 3: twelve columns ran past it). A gap and its placement share a cell ("−12.3, among them"); the
-    reward kind goes with where the rewards came from; the most alike paper RM carries its τ."""
-    def gap(value, side) -> str:
-        return "–" if value is None or value != value else f"{value:+.1f}, {side}"
+    column (#43 item 3: twelve columns ran past it). A gap, its interval over words and prompts and its placement
+    share a cell ("−12.3 (−40.1 to +8.0), among them"); the reward kind goes with where the rewards came from; the
+    numbers beyond every model it is placed among go beside its null's count and its verdict (#66); the most alike
+    paper RM carries its τ."""
+    def gap(value, low, high, side) -> str:
+        if value is None or value != value:
+            return "–"
+        interval = "" if low is None or low != low else f" ({low:+.1f} to {high:+.1f})"
+        return f"{value:+.1f}{interval}, {side}"
 
     def rewards(source, kind) -> str:
         return source if source == "released scores" or kind is None or kind != kind else f"{source}: {kind}"
@@ -227,13 +232,24 @@ def cards_table(rows) -> "pd.DataFrame":
     def nearest(name, tau) -> str:
         return "–" if name is None or name != name else f"{name} (τ {tau:.2f})"
 
+    def beyond(n, of, median, most, noise) -> str:
+        if n is None or n != n:
+            return "–"
+        verdict = "; indistinguishable from noise" if noise is True else ""
+        return f"{int(n)} of {int(of)} (null: {median:g}, at most {int(most)}){verdict}"
+
+    col = lambda name: rows[name] if name in rows else [None] * len(rows)  # noqa: E731 (rows made before #66)
     return pd.DataFrame({
         "model": rows["label"],
         "rewards": [rewards(s, k) for s, k in zip(rows["source"], rows["reward_kind"])],
-        "gap, negative prompts": [gap(g, s) for g, s in zip(rows["gap_negative"], rows["side_negative"])],
-        "gap, positive prompts": [gap(g, s) for g, s in zip(rows["gap_positive"], rows["side_positive"])],
+        "gap, negative prompts": [gap(*a) for a in zip(rows["gap_negative"], col("gap_negative_low"),
+                                                       col("gap_negative_high"), rows["side_negative"])],
+        "gap, positive prompts": [gap(*a) for a in zip(rows["gap_positive"], col("gap_positive_low"),
+                                                       col("gap_positive_high"), rows["side_positive"])],
         "rank of love / freedom": [f"{_rank(a)} / {_rank(b)}" for a, b in zip(rows["love"], rows["freedom"])],
-        "foundation numbers beyond the range (of 10)": rows["n_foundations_beyond"],
+        "gap and foundation numbers beyond the range": [beyond(*a) for a in zip(
+            col("n_beyond"), col("n_numbers"), col("null_beyond_median"), col("null_beyond_max"),
+            col("indistinguishable"))],
         "most alike paper RM": [nearest(n, t) for n, t in zip(rows["nearest"], rows["nearest_tau"])],
         "ρ with people's Elo ratings": rows["elo_rho"]})
 

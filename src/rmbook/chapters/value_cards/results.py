@@ -33,7 +33,15 @@ def computed_summary(rows: pd.DataFrame, lowest_paper_tau: float | None) -> Comp
         max_tau_model=None if top is None else str(top["label"]),
         max_tau_reference=None if top is None else str(top["nearest"]), lowest_paper_tau=lowest_paper_tau,
         n_below_paper_tau=(0 if lowest_paper_tau is None else int((taus < lowest_paper_tau).sum())),
-        n_elo=len(elo), elo_beyond=elo_beyond)
+        n_elo=len(elo), elo_beyond=elo_beyond, indistinguishable=_labels(rows, "indistinguishable"),
+        beyond={r.label: f"{int(r.n_beyond)} of {int(r.n_numbers)} (null: {r.null_beyond_median:g}, at most "
+                         f"{int(r.null_beyond_max)})" for r in rows.itertuples()
+                if getattr(r, "n_beyond", None) is not None and r.n_beyond == r.n_beyond})
+
+
+def _labels(rows: pd.DataFrame, flag: str) -> list[str]:
+    """The labels of the rows whose ``flag`` column is True (rows made before #66 have none)."""
+    return rows.loc[rows[flag].fillna(False).astype(bool), "label"].tolist() if flag in rows else []
 
 
 def trained(asked, diffs: pd.DataFrame, missing: dict[str, str]) -> Trained:

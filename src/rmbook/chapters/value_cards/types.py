@@ -59,6 +59,8 @@ class ComputedSummary(Section):
     n_below_paper_tau: int      # computed models whose highest τ is below lowest_paper_tau
     elo_beyond: dict[str, str] = {}  # computed models whose ρ with the EloEverything ratings is beyond all ten: side
     n_elo: int = 0              # computed models with that ρ (standard cards)
+    indistinguishable: list[str] = []  # computed models whose agreement is within their null's range (#66)
+    beyond: dict[str, str] = {}  # computed model -> "n of N (null: median, at most m)": its numbers beyond the range
 
 
 class TrainedPair(Record):

@@ -1,5 +1,6 @@
 """A value card's charts, each the model beside the ten paper RMs: the agency − communion gap per prompt valence
-(:func:`card_chart`), the five foundations' median ranks (:func:`card_foundations_chart`), the model's Kendall τ
+(:func:`card_chart`) and the five foundations' median ranks (:func:`card_foundations_chart`), each with the model's
+interval over words and prompts and its name, the model's Kendall τ
 with each paper RM against the range the paper RMs span among themselves (:func:`card_agreement_chart`) and the
 model on the heterogeneity chapter's map (:func:`card_map_chart`); the "Value cards" page's gaps of every card
 at once (:func:`cards_overview_chart`); and a chapter's computed models beside the paper RMs in compute mode
@@ -37,31 +38,48 @@ def _dots(data: pd.DataFrame, x: alt.X, y: alt.Y, title: str, tooltip: list, hei
     ).properties(width=WIDTH, height=height)
 
 
-def card_chart(card) -> alt.Chart:
-    """One dot per paper RM (coloured by base family) and a diamond for the card's model, per valence; hover a mark
-    for its name and gap (``card``: :class:`rmbook.chapters.value_cards.analysis.ValueCard`)."""
+def _interval(own: pd.DataFrame, x: str, y: str, label: str) -> alt.LayerChart:
+    """The model's 95% intervals (over words and prompts, columns ci_low and ci_high) as bars through its diamonds,
+    and its name beside them (#66 item 2: the charts showed points only, and "this model" unnamed)."""
+    spans = own.dropna(subset=["ci_low", "ci_high"])
+    bars = alt.Chart(spans).mark_rule(strokeWidth=2, color="#333").encode(
+        x=alt.X("ci_low:Q"), x2="ci_high:Q", y=alt.Y(f"{y}:N"),
+        tooltip=[alt.Tooltip("ci_low:Q", format=".1f", title="95% interval from"),
+                 alt.Tooltip("ci_high:Q", format=".1f", title="to")])
+    name = alt.Chart(own.assign(name=label)).mark_text(align="left", dx=8, dy=-10, fontSize=11).encode(
+        x=alt.X(f"{x}:Q"), y=alt.Y(f"{y}:N"), text="name:N")
+    return bars + name
+
+
+def card_chart(card) -> alt.LayerChart:
+    """One dot per paper RM (coloured by base family) and a diamond for the card's model with its 95% interval over
+    words and prompts, per valence; hover a mark for its name and gap (``card``:
+    :class:`rmbook.analysis.value_card.ValueCard`)."""
     ref = pd.DataFrame([{"model": g.model, "valence": g.valence, "gap": g.gap, "family": _family(card, g.model)}
                         for g in card.reference])
-    own = pd.DataFrame([{"model": card.label, "valence": g.valence, "gap": g.gap, "family": OWN} for g in card.gaps])
-    return _dots(pd.concat([ref, own], ignore_index=True),
+    own = pd.DataFrame([{"model": card.label, "valence": g.valence, "gap": g.gap, "family": OWN, "ci_low": g.ci_low,
+                         "ci_high": g.ci_high} for g in card.gaps])
+    dots = _dots(pd.concat([ref, own.drop(columns=["ci_low", "ci_high"])], ignore_index=True),
                  alt.X("gap:Q", title="agency − communion median rank (negative: agency words rank higher)"),
                  alt.Y("valence:N", title="prompt valence"),
                  f"{card.label}: agency − communion gap in median rank, beside the paper RMs",
                  ["model", "family", "valence", alt.Tooltip("gap:Q", format=".1f")], 120)
+    return dots + _interval(own, "gap", "valence", card.label)
 
 
-def card_foundations_chart(card) -> alt.Chart:
+def card_foundations_chart(card) -> alt.LayerChart:
     """Each foundation × valence on its own row: the median rank of its terms for each paper RM and the model."""
     ref = pd.DataFrame([{"model": f.model, "panel": f"{f.foundation}, {f.valence}", "median_rank": f.median_rank,
                          "family": _family(card, f.model)} for f in card.foundation_reference])
     own = pd.DataFrame([{"model": card.label, "panel": f"{f.foundation}, {f.valence}", "median_rank": f.median_rank,
-                         "family": OWN} for f in card.foundations])
-    return _dots(pd.concat([ref, own], ignore_index=True),
+                         "family": OWN, "ci_low": f.ci_low, "ci_high": f.ci_high} for f in card.foundations])
+    dots = _dots(pd.concat([ref, own.drop(columns=["ci_low", "ci_high"])], ignore_index=True),
                  alt.X("median_rank:Q", title=f"median rank among the {card.n_foundation_words} MFD2 terms "
                                               "(lower: ranked higher)", scale=alt.Scale(zero=False)),
                  alt.Y("panel:N", title="foundation, prompt valence"),
                  f"{card.label}: each moral foundation's median rank, beside the paper RMs",
                  ["model", "family", "panel", alt.Tooltip("median_rank:Q", format=".1f")], 300)
+    return dots + _interval(own, "median_rank", "panel", card.label)
 
 
 def card_agreement_chart(card) -> alt.Chart:

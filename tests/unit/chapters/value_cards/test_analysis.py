@@ -141,6 +141,9 @@ def test_the_html_page_holds_the_sentences_and_a_chart_and_loads_nothing(referen
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     spec = page.split("var spec = ", 1)[1].split(";\n", 1)[0]
     assert spec.count('"this model"') >= 2 and spec.count("paper RM") >= 2
+    # #66 item 2: the chart draws the model's intervals over words and prompts, and names it
+    assert '"x2"' in spec and '"ci_high"' in spec and re.search(r'"name":\s*"Planted"', spec)
+    assert all(re.search(rf'"ci_low":\s*{g.ci_low}', spec) for g in c.gaps)
 
 
 def test_a_paired_diff_judges_a_change_by_its_interval_and_the_seed_floor(reference):

@@ -37,8 +37,11 @@ def test_a_published_run_says_how_to_add_models_and_the_brief_opens_with_what_a_
     brief = render("value_cards", "brief", s=ONE)
     assert brief.startswith("A value card places one reward model among the ten paper RMs")
     assert "The computed model does not fall beyond" in brief
-    paper = render("value_cards", "paper", n=4)
-    assert "4 paper RMs of ten fall beyond all the others" in paper and "not a finding about those models" in paper
+    base = {"n_numbers": 12, "per_model": {"a": 0, "b": 2, "c": 1}, "mean": 1.0, "rate": 1 / 12}
+    paper = render("value_cards", "paper", n=4, base=base)
+    assert "4 paper RMs of ten fall beyond all the others" in paper and "whole 95% interval" in paper
+    assert "Over the 12 gap and foundation numbers, a paper RM has 1.0 beyond the other nine on average (from 0 to 2)" \
+        in paper  # #66 item 3: the base rate of "beyond"
 
 
 def test_each_trained_rm_says_what_training_moved_and_a_missing_one_how_to_train_it():
