@@ -18,7 +18,8 @@ from rmlib import config
 from rmlib.errors import ModelError
 from rmlib.storage.integrity import content_sha256, read_manifest, sha256_bytes
 
-__all__ = ["RUN_FILE", "local_rm_dir", "local_rms", "read_run_file", "local_run", "folder_fingerprint", "FINGERPRINTED"]
+__all__ = ["RUN_FILE", "local_rm_dir", "is_trained_folder", "local_rms", "read_run_file", "local_run",
+           "folder_fingerprint", "FINGERPRINTED"]
 
 RUN_FILE = "rmlib_run.yaml"  # what an rmlib training export records about itself (rmlib.train.export writes it)
 
@@ -30,6 +31,13 @@ def local_rm_dir(name: str, step: int | None = None) -> Path:
     """Where rmlib's training writes an RM: cache/rms/<name>[/step-<n>]."""
     base = Path(name) if Path(name).is_absolute() else config.cache_dir() / "rms" / name
     return base / f"step-{step}" if step is not None else base
+
+
+def is_trained_folder(folder: str | Path) -> bool:
+    """Whether ``folder`` lies where rmlib's training exports (cache/rms/...): such an RM's scored answers are cached
+    inside it, so retraining it under the same name replaces them; any other folder is a user's, into which rmlib
+    writes nothing (#66 item 9: a card wrote ``answers/`` into the model folder it was given)."""
+    return Path(folder).resolve().is_relative_to((config.cache_dir() / "rms").resolve())
 
 
 def local_rms() -> list[dict]:

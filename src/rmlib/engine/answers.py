@@ -21,6 +21,7 @@ from rmlib.engine.prefix_tree import opening_tree, prompt_heads
 from rmlib.engine.store import cache_parent, dated_fields, finish, model_settings, open_store, run_fields
 from rmlib.models.templates import answer_slot, check_answer, check_prompt
 from rmlib.storage import sweep_key
+from rmlib.trained import is_trained_folder
 from rmlib.errors import as_list
 
 __all__ = ["score_answers"]
@@ -36,7 +37,8 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     One shard per prompt, so an interrupted run resumes prompt by prompt. Cached and verified like `sweep`
     (the same key policy; `cache=False` recomputes and replaces atomically); attrs["rmlib"] describes the data.
     `model` is a LoadedModel or an id (cached per process, loaded with `load`). The answers of an RM that rmlib
-    trained are cached inside its own folder by default, so retraining it under the same name replaces them.
+    trained are cached inside its own folder by default, so retraining it under the same name replaces them; a
+    user's ``local:/path`` folder is left as it was (its answers go to the cache, keyed by its content).
     """
     check_batch_size(batch_size)
     lm = resolve_model(model, load)
@@ -46,8 +48,8 @@ def score_answers(model, prompts, answers, *, batch_size: int | None = None, cac
     longest = max(len(a) for a in answer_ids)
     shared = supports_shared_prefix(lm, max(len(s.prefix_ids) + len(s.suffix_ids) for s in slots.values()) + longest)
     key, meta = _key_and_meta(lm, prompts, answers, slots, shared, batch_size)
-    if cache_root is None and lm.spec.source == "local":
-        cache_root = Path(lm.spec.path) / "answers"
+    if cache_root is None and lm.spec.source == "local" and is_trained_folder(lm.spec.path):
+        cache_root = Path(lm.spec.path) / "answers"  # an rmlib-trained RM's; a user's folder gets nothing written
     target = cache_parent(cache_root, "answers") / key
     store, df = open_store(target.parent, key, meta, cache)
     if df is not None:
