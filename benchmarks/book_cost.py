@@ -15,8 +15,8 @@ import argparse
 import json
 from pathlib import Path
 
-PHASES = ("load", "sweep", "answers", "train", "frozen", "evaluate")
-COMPUTE = ("sweep", "answers", "train", "frozen", "evaluate")
+from rmbook.book.speed import COMPUTE_PHASES as COMPUTE  # what the estimate scales by the model's speed
+from rmlib.costs import PHASES
 
 
 def chapter_costs(stamp: dict) -> dict | None:

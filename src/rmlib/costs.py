@@ -1,7 +1,8 @@
 """Where a process's time goes, by phase, and how much it computed (#61: the book's cost table).
 
 The cost table (``benchmarks/book_cost.py``) asks of every chapter how long it spent loading models, sweeping
-vocabularies, scoring answers, training, computing frozen layers and evaluating checkpoints, and how many FLOPs each
+vocabularies, scoring answers, training, computing frozen layers, evaluating checkpoints and reading models through
+the reward lens (its forwards, patches and ablations: :func:`rmlib.lens.run_with`), and how many FLOPs each
 of those ran, so that each phase's speed can be set against the machine's matmul peak. rmlib's entry points wrap
 their work in :func:`phase`. Time is exclusive: a model loaded inside training counts as loading, and the training
 phase resumes after it; whatever no phase holds is the chapter's own analysis and rendering.
@@ -19,7 +20,7 @@ import time
 
 __all__ = ["PHASES", "phase", "totals", "reset", "add_flops", "count_forwards", "skipping_parameters"]
 
-PHASES = ("load", "sweep", "answers", "train", "frozen", "evaluate")
+PHASES = ("load", "sweep", "answers", "train", "frozen", "evaluate", "lens")
 _totals: dict[str, dict[str, float]] = {}
 _stack: list[list] = []  # [phase, when its current stretch of exclusive time began]
 

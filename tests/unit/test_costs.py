@@ -64,3 +64,22 @@ def test_a_forward_counts_two_flops_per_parameter_and_token_and_a_backward_four_
     with costs.phase("frozen"), costs.skipping_parameters(model, skipped), torch.no_grad():
         model.eval()(input_ids=ids)
     assert costs.totals()["frozen"]["flops"] == 2 * (params - skipped) * 21
+
+
+def test_the_reward_lens_forwards_are_their_own_phase_with_their_flops():
+    """Before: reward_lens's 216 s of forwards, patches and ablations counted as the chapter's 'rest' with 0 FLOPs in
+    the book's cost table (AMX Xeon, 2026-12-07), and the estimate scaled them as Python work."""
+    import torch
+
+    from rmbook.book.speed import COMPUTE_PHASES
+    from rmlib import lens
+    from rmlib.models.tiny import tiny_model
+
+    model, _ = tiny_model("llama", head="rm")
+    embed = {id(p) for p in model.get_input_embeddings().parameters()}
+    params = sum(p.numel() for p in model.parameters() if id(p) not in embed)
+    costs.count_forwards(model)
+    ids = torch.ones(2, 5, dtype=torch.long)
+    lens.run_with(model.eval(), ids, torch.ones_like(ids))
+    assert costs.totals()["lens"]["flops"] == 2 * params * 10 and costs.totals()["lens"]["calls"] == 1
+    assert "lens" in costs.PHASES and "lens" in COMPUTE_PHASES

@@ -20,7 +20,7 @@ Why two factors: the chapters' time is not all forwards. Loading, pandas, statsm
 Python thread and scale with the CPU's single-core speed, not its matrix units. Scaling whole chapters by the
 forwards' ratio got the AMX Xeon's cold build (63.6 min) as 48 min from the EPYC's (101 min): 2 of 18 chapters
 within ±25%, the published-mode chapters 2-3× off. So a stamp's compute phases (:mod:`rmlib.costs`: sweeps,
-answers, training, frozen states, checkpoint evaluation) scale by the forwards' ratio and the rest by a second,
+answers, training, frozen states, checkpoint evaluation, the reward lens's forwards) scale by the forwards' ratio and the rest by a second,
 short measurement of Python and pandas work (:func:`python_ops_per_s`): the EPYC's chapters predicted from the AMX
 build's phases that way came within ±25% for 13 of 18 chapters and 7% for the whole book (``benchmarks/README.md``).
 Each measurement keeps the best of several short rounds, so a moment of contention slows one round, not the
@@ -49,7 +49,7 @@ LM_SHAPE = {"hidden_size": 576, "intermediate_size": 1536, "num_hidden_layers": 
 ROUNDS = 5
 # the phases of a stamp's costs that run a model's forwards (rmlib.costs); the rest (loading, analysis, rendering) is
 # scaled by the Python measurement
-COMPUTE_PHASES = ("sweep", "answers", "train", "frozen", "evaluate")
+COMPUTE_PHASES = ("sweep", "answers", "train", "frozen", "evaluate", "lens")
 MIN_FACTOR, MAX_FACTOR = 0.1, 50.0  # a factor outside these is a broken measurement, not a machine
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
+from rmlib import costs
 from rmlib.errors import RmlibError
 
 __all__ = ["LensError", "Writer", "writers", "component_names", "final_norm", "norm_gain", "norm_eps", "run_with",
@@ -108,6 +109,7 @@ def _hooks(pairs):
             h.remove()
 
 
+@costs.phase("lens")
 def run_with(model, ids: torch.Tensor, mask: torch.Tensor, *, record: list[torch.nn.Module] = (),
              replace: dict | None = None, final_input: bool = True,
              at: torch.Tensor | None = None) -> tuple[dict, torch.Tensor]:
@@ -115,7 +117,8 @@ def run_with(model, ids: torch.Tensor, mask: torch.Tensor, *, record: list[torch
     plus ``"final"``: the final norm's input; the model's output logits). ``replace`` maps a module to a function
     ``(output [B, T, H]) -> new output``: the run goes on from the new one (a patch, an ablation). ``at`` (one
     position per row) keeps only those positions of what is recorded ([B, H]): a lexicon's outputs at every position
-    of every block would not fit in memory for a 0.5B model."""
+    of every block would not fit in memory for a 0.5B model. Its time and FLOPs are the book's cost table's "lens"
+    phase (:mod:`rmlib.costs`)."""
     seen: dict = {}
     rows = torch.arange(len(ids), device=ids.device)
 
