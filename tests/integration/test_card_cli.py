@@ -185,3 +185,27 @@ def test_a_causal_lm_folder_is_told_to_use_the_head_flag_not_an_option_the_card_
     err = capsys.readouterr().err
     assert "--head lm" in err and "no trained reward head" in err
     assert "allow_untrained_head" not in err and "allow-untrained-head" not in err and "head='lm'" not in err
+
+
+def test_an_lms_card_can_read_the_mean_log_prob_per_token_and_says_so(cache, tmp_path, capsys):
+    """#66 item 5: an LM's card read its summed log-probability alone, which falls with the answer's length; `--reward
+    per-token` reads its mean over the answer's tokens, and the card says which reward it used."""
+    from rmbook.chapters.value_cards.analysis import big_two_gaps
+    from rmbook.analysis.values import compute_value_scores
+    from rmbook.chapters.value_cards.build import QUICK_PROMPTS
+    from rmbook.chapters.value_cards.lm import per_token
+    from rmlib.data.kinds import LM_MEAN_LOGPROB
+    from rmlib.models import LoadOptions
+
+    assert main(["card", "tiny-llama", "--quick", "--reward", "per-token", "--dtype", "float32", "--resamples", "99",
+                 "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    card = read_results("card", tmp_path, ValueCard)
+    assert card.reward_kind == LM_MEAN_LOGPROB and f"an implicit reward ({LM_MEAN_LOGPROB})" in out
+    assert set(card.lm) >= {"length_positive_min", "frequency_negative_max"}
+    summed = compute_value_scores(["tiny-llama"], "big2", prompt_keys=list(QUICK_PROMPTS), progress=False,
+                                  load=LoadOptions(dtype="float32"))
+    gaps = big_two_gaps(per_token(summed)).set_index("valence")["gap"]
+    assert all(g.gap == pytest.approx(gaps[g.valence]) for g in card.gaps)
+    md = " ".join((tmp_path / "card.md").read_text().split())
+    assert "the mean log-probability of the answer's tokens under the prompt (`--reward per-token`)" in md

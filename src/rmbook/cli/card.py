@@ -9,12 +9,15 @@ from pathlib import Path
 
 from rmbook.chapters.value_cards.analysis import ValueCard, diff_cards, value_card
 from rmbook.chapters.value_cards.diff import MDC_TEXT, what_changed
+from rmbook.chapters.value_cards.lm import REWARDS
+from rmbook.paths import use_checkout_folders
 from rmbook.report.card import MAP_SIDES, card_html, card_markdown, null_sentence, shown_token
 from rmbook.report.masking import mask_text
 from rmlib import engine
 from rmlib.cli.check import run_checks
 from rmlib.cli.options import add_load_options, integer_at_least, load_options
 from rmlib.cli.show import on_terminal, quiet_libraries
+from rmlib.data.kinds import is_lm_logprob
 from rmlib.errors import ModelError
 from rmlib.storage import atomic, read_results, write_results
 
@@ -72,11 +75,13 @@ def _cmd_diff(paths: list[str], seeds: list[str]) -> int:
 
 
 def _num(x, signed: bool = False) -> str:
-    """A diff's number: ranks whole, the rest to two decimals (not six significant digits)."""
+    """A diff's number to at most four significant digits (#66 item 9: it printed six): whole numbers whole, two
+    decimals below 100, one from 100 (a rank of 263 words, 103.5), none from 1000."""
     if x is None or x != x:
         return "–"
-    text = f"{x:+.2f}" if signed else f"{x:.2f}"
-    return text.replace(".00", "") if float(x).is_integer() else text
+    x = float(x)
+    places = 0 if x.is_integer() or abs(x) >= 1000 else 1 if abs(x) >= 100 else 2
+    return f"{x:+.{places}f}" if signed else f"{x:.{places}f}"
 
 
 def _cmd_card(args) -> int:
@@ -91,6 +96,7 @@ def _cmd_card(args) -> int:
         return _cmd_diff(args.target[1:], args.seed_cards)
     if len(args.target) != 1:
         raise ValueError(f"give one model (or `diff A B`), got {args.target}")
+    use_checkout_folders()  # as the book's runner: the checkout's data and cache unless the environment names others
     args.model = args.target[0]
     out = Path(args.out) if args.out else default_folder(args.model)
     if not on_terminal():
@@ -100,17 +106,23 @@ def _cmd_card(args) -> int:
         checks = run_checks(engine.resolve_model(args.model, load), timing_tokens=64)
         card = value_card(args.model, kind="quick" if args.quick else "standard", n_resamples=args.resamples,
                           seed=args.seed, load=load, progress=on_terminal(), vocab=args.vocab, label=args.label,
-                          checks=checks)
+                          checks=checks, reward=args.reward)
     except ModelError as e:
         raise _in_card_flags(e) from None
-    out.mkdir(parents=True, exist_ok=True)  # only now: a failed run leaves no empty folder behind
-    path = write_results(card, out)
-    md, page = out / "card.md", out / "card.html"
-    atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
-    atomic.write_bytes(page, card_html(card).encode("utf-8"))
     _print_card(card)
+    path, md, page = _write_card(card, out)
     print(f"wrote {path}, {md} and {page}", file=sys.stdout)
     return 0
+
+
+def _write_card(card: ValueCard, out: Path) -> list[Path]:
+    """card.json, card.md and card.html in ``out``, made only now: a failed run leaves no empty folder behind."""
+    out.mkdir(parents=True, exist_ok=True)
+    md, page = out / "card.md", out / "card.html"
+    path = write_results(card, out)
+    atomic.write_bytes(md, (card_markdown(card) + "\n").encode("utf-8"))
+    atomic.write_bytes(page, card_html(card).encode("utf-8"))
+    return [path, md, page]
 
 
 def _print_card(card: ValueCard) -> None:
@@ -119,6 +131,12 @@ def _print_card(card: ValueCard) -> None:
         if c.status in ("FAIL", "WARN"):
             print(f"rmlib check: {c.status} {c.check}: {c.detail}")
     print(null_sentence(card))
+    if is_lm_logprob(card.reward_kind):
+        rhos = "; ".join(f"{v} prompts: length {card.lm[f'length_{v}_min']:+.2f} to {card.lm[f'length_{v}_max']:+.2f}, "
+                         f"frequency {card.lm[f'frequency_{v}_min']:+.2f} to {card.lm[f'frequency_{v}_max']:+.2f}"
+                         for v in ("positive", "negative") if f"length_{v}_min" in card.lm)
+        print(f"an implicit reward ({card.reward_kind}), not a reward model; Spearman ρ of its rewards within each "
+              f"prompt with {rhos}")
     for p, g in zip(card.placements, card.gaps):
         print(f"{p.valence} prompts: gap {p.gap:+.1f} (agency − communion median rank; 95% interval over words and "
               f"prompts {g.ci_low:+.1f} to {g.ci_high:+.1f}), {p.side}; nearest {', '.join(p.nearest)}")
@@ -164,6 +182,10 @@ def add_card_command(sub) -> None:
     p.add_argument("--vocab", action="store_true", help="also sweep the whole vocabulary under the FAccT paper's three "
                                                         "prompts and list the tokens rewarded most and least (cached; "
                                                         "minutes for a small LM on 2 cores)")
+    p.add_argument("--reward", choices=list(REWARDS), default="sum",
+                   help="an LM's implicit reward: 'sum', the answer's summed log-probability (default), or "
+                        "'per-token', its mean over the answer's tokens (the length out of the sum); the card says "
+                        "which, and that neither is the ICLR paper's log-ratio against a reference model")
     p.add_argument("--label", default=None, help="the card's title (default: the registry's nickname, else the "
                                                   "model id; a local: folder's path is long)")
     p.add_argument("--seed-cards", nargs="+", default=[], metavar="CARD",

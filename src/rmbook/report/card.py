@@ -17,20 +17,33 @@ from rmbook.report.charts import (card_agreement_chart, card_chart, card_foundat
 from rmbook.report.masking import mask_text
 from rmbook.report.prose import render
 from rmlib.data import design_prompts, prompt_table, prompt_text
-from rmlib.data.kinds import is_lm_logprob
+from rmlib.data.kinds import LM_LOGPROB, LM_MEAN_LOGPROB, is_lm_logprob
 
 __all__ = ["card_markdown", "card_html", "cards_table", "card_links", "diffs_table", "shown_token", "ANCHORS",
-           "MAP_SIDES", "null_sentence", "LM_CAVEAT"]
+           "MAP_SIDES", "null_sentence", "LM_CAVEAT", "lm_caveat"]
 
 # the map's placement (of the model's mean τ with the paper RMs among theirs with each other) in words
 MAP_SIDES = {"below every paper RM": "farther from the paper RMs than any of them is from the rest",
              "above every paper RM": "closer to the paper RMs than any of them is to the rest", "among them": "among them"}
 ANCHORS = ("R-Gem-2B", "R-Lla-3B")  # the FAccT paper's love vs freedom pair: one developer, one data set
-LM_CAVEAT = ("**An implicit reward, not a reward model.** This model is a language model: its reward here is the "
-             "summed log-probability of the answer's tokens under the prompt, which falls with an answer's length and "
-             "rises with its frequency whatever it means. The ICLR paper's implicit reward is a log-probability "
-             "*difference* (instruct minus base), and RewardBench's DPO path divides by a reference model; neither is "
-             "this. Read the exposure and EloEverything sections as expected to follow frequency.")
+# what an LM's card says of its reward (#66 item 5), by the reward it used
+_LM_REWARD = {
+    LM_LOGPROB: "the summed log-probability of the answer's tokens under the prompt, which falls with an answer's "
+                "length and rises with its frequency whatever it means (`--reward per-token` takes their mean "
+                "instead)",
+    LM_MEAN_LOGPROB: "the mean log-probability of the answer's tokens under the prompt (`--reward per-token`), which "
+                     "takes the answer's length out of the sum; a frequent word's tokens are still likelier whatever "
+                     "it means"}
+LM_CAVEAT = ("**An implicit reward, not a reward model.** This model is a language model: its reward here is {what}. "
+             "The ICLR paper's implicit reward is a log-probability *difference* against a reference model (instruct "
+             "minus base), as is RewardBench's DPO path; `rmlib card` does not offer that reward (a card is of one "
+             "model), so neither is this. Read the exposure and EloEverything sections as expected to follow "
+             "frequency.")
+
+
+def lm_caveat(reward_kind: str) -> str | None:
+    """What an LM's card says of its reward, above its numbers; None for an RM's score."""
+    return LM_CAVEAT.format(what=_LM_REWARD[reward_kind]) if is_lm_logprob(reward_kind) else None
 
 
 def null_sentence(card: ValueCard) -> str:
@@ -82,8 +95,15 @@ def _noise_row(card: ValueCard) -> dict:
         follows = {"rho": card.valence_rho, "low": min(refs), "high": max(refs), "barely": card.valence_rho > max(refs)}
     return {"checks": [c for c in card.checks if c.status in ("FAIL", "WARN")], "n_checks": len(card.checks),
             "null": null_sentence(card), "base": card.base_rate, "prov": card.provenance, "follows": follows,
-            "lm": LM_CAVEAT if is_lm_logprob(card.reward_kind) else None,
-            "lm_rho": card.lm or None}
+            "lm": lm_caveat(card.reward_kind), "lm_rho": _lm_rows(card.lm)}
+
+
+def _lm_rows(lm: dict[str, float]) -> list[dict]:
+    """An LM's correlations with length and frequency (:func:`rmbook.chapters.value_cards.lm.lm_correlations`), one
+    row per prompt valence."""
+    valences = [v for v in ("positive", "negative") if f"length_{v}_min" in lm]
+    return [{"valence": v, **{f"{n}_{end}": lm.get(f"{n}_{v}_{end}") for n in ("length", "frequency")
+                              for end in ("min", "max")}} for v in valences]
 
 
 def _prompt_list(prompts) -> str:

@@ -6,15 +6,17 @@ the data layer what the papers published, and the implicit-reward analyses what 
 """
 from __future__ import annotations
 
-__all__ = ["RM_SCORE", "RM_SCORE_PUBLISHED", "LM_LOGPROB", "MWLR_KIND", "DPO_KIND", "is_lm_logprob"]
+__all__ = ["RM_SCORE", "RM_SCORE_PUBLISHED", "LM_LOGPROB", "LM_MEAN_LOGPROB", "MWLR_KIND", "DPO_KIND", "is_lm_logprob"]
 
 RM_SCORE = "RM score"                                   # a reward model's scalar output
 RM_SCORE_PUBLISHED = "RM score (published)"             # the authors' released scores (value-profile chapters)
 LM_LOGPROB = "LM log-prob (implicit reward)"            # a language model's log-probability of the answer
+LM_MEAN_LOGPROB = "LM log-prob per token (implicit reward)"  # the same, divided by the answer's token count
 MWLR_KIND = "MWLR implicit reward (LM pair)"            # mixture-weighted log ratio of two LMs
 DPO_KIND = "DPO log-ratio implicit reward (instruct vs base)"
 
 
 def is_lm_logprob(kind) -> bool:
-    """True when the reward is a language model's own log-probability (an implicit reward, not a trained RM)."""
-    return kind == LM_LOGPROB
+    """True when the reward is a language model's own log-probability (an implicit reward, not a trained RM), summed
+    over the answer's tokens or their mean."""
+    return kind in (LM_LOGPROB, LM_MEAN_LOGPROB)

@@ -12,6 +12,8 @@ The chapter's files:
 * ``noise.py``: how much of a card is noise: its agreement as intervals over words and prompts, a null model (its
   rewards shuffled over the words) and the "beyond" labels and agreement it gets, and the base rate of "beyond"
   among the paper RMs, each placed among the other nine;
+* ``lm.py``: what an LM's card adds: its implicit reward summed or per token (``--reward per-token``), and its
+  rewards' correlations with the answer's length and the word's frequency, per prompt valence;
 * ``gallery.py``: many value cards side by side (the "Value cards" page): each paper RM's card from its released
   scores, placed among the other nine by the same rule, the cards of computed models placed among all ten, one row per
   card that the page's table shows and its results store, and what training did to a base LM's card (an RM rmlib

@@ -44,8 +44,12 @@ one family and six of the other, give a placement, not a test: the card never ca
 also states the rate at which "beyond" arises among the paper RMs themselves, and a null model's count of it and
 agreement (:mod:`rmbook.chapters.value_cards.noise`), with a warning when the model cannot be told from that null.
 
+An LM's card reads its implicit reward, the answer's summed log-probability or (``--reward per-token``) its mean per
+token, and prints that reward's correlations with length and frequency, with the caveat that it is not an RM's score
+(:mod:`rmbook.chapters.value_cards.lm`).
+
 The package: ``measures`` (the numbers, on the long value-score table, for one model or the ten alike), ``noise``
-(the null and the base rate), :mod:`rmbook.analysis.value_card` (:class:`ValueCard`, the typed ``card.json``),
+(the null and the base rate), ``lm`` (an LM's reward and its length and frequency correlations), :mod:`rmbook.analysis.value_card` (:class:`ValueCard`, the typed ``card.json``),
 ``build`` (scoring a model and placing it: :func:`value_card`) and
 ``diff`` (:func:`diff_cards`: what changed between two cards) and ``gallery`` (many cards side by side: the paper RMs'
 cards from their released scores, and one row per card, for the "Value cards" page).

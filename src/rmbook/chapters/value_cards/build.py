@@ -3,6 +3,7 @@ RMs' released scores of the same ones, and the assembly of :class:`ValueCard` (:
 drive with planted scores; :func:`value_card`, which scores a model through the engine's cache)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import pandas as pd
@@ -14,8 +15,8 @@ from rmbook.chapters.value_cards.measures import (ELO_ITEMS, GAP_SIDES, MAP_PROM
                                                   elo_misvalued, exposure_slopes, framing_halves,
                                                   foundation_intervals, foundation_ranks, gap_intervals,
                                                   identity_elo_items, identity_excess, interval_placement,
-                                                  lm_correlations, placement, valence_following, vocab_extremes,
-                                                  word_ranks)
+                                                  placement, valence_following, vocab_extremes, word_ranks)
+from rmbook.chapters.value_cards.lm import REWARDS, lm_correlations, per_token
 from rmbook.chapters.value_cards.noise import base_rate as paper_base_rate, null_section
 from rmbook.analysis.value_card import KINDS, ValueCard
 from rmlib import __version__, engine
@@ -205,18 +206,24 @@ def card_from_scores(scores: pd.DataFrame, reference: pd.DataFrame, *, model: st
 
 def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, seed: int = 0, load=None,
                progress: bool = False, vocab: bool = False, label: str | None = None,
-               checks: list[dict] | None = None) -> ValueCard:
+               checks: list[dict] | None = None, reward: str = "sum") -> ValueCard:
     """The card of ``model`` (any id the loader takes: an RM, or an LM as an implicit reward): its rewards of the
     card's words under the card's prompts (cached and resumable like every rmlib score), placed among the paper
     RMs. ``kind``: "quick" (Big Two under :data:`QUICK_PROMPTS`) or "standard" (Big Two and the MFD2 sample under
     :data:`STANDARD_PROMPTS`, with agreement). ``vocab``: also sweep the whole vocabulary under the FAccT paper's three
     prompts (:data:`VOCAB_PROMPTS`; the sweeps are cached like the chapters') and list the extremes. ``label``: the
-    card's title (default: the registry's nickname, else the id); ``checks``: ``rmlib check``'s rows, recorded."""
+    card's title (default: the registry's nickname, else the id); ``checks``: ``rmlib check``'s rows, recorded.
+    ``reward`` (an LM's card, :data:`rmbook.chapters.value_cards.lm.REWARDS`): "sum", the answer's summed
+    log-probability, or "per-token", its mean over the answer's tokens (:func:`per_token`)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {list(REWARDS)}, not {reward!r}")
     prompts = list(QUICK_PROMPTS if kind == "quick" else STANDARD_PROMPTS)
     scores = compute_value_scores([model], "big2", prompt_keys=prompts, progress=progress, load=load)
-    standard = _standard_inputs(model, prompts, load, progress) if kind == "standard" else {}
+    if reward == "per-token":
+        scores = per_token(scores)  # before anything else is scored: an RM is refused here
+    standard = _standard_inputs(model, prompts, load, progress, reward) if kind == "standard" else {}
     extremes = None
     if vocab:
         extremes = vocab_extremes(engine.token_reward_table([model], VOCAB_PROMPTS, progress=progress, load=load))
@@ -233,15 +240,17 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
                             checks=checks or [], provenance=provenance(model, load, seed, n_resamples), lm=lm)
 
 
-def _standard_inputs(model: str, prompts: list[str], load, progress: bool) -> dict:
+def _standard_inputs(model: str, prompts: list[str], load, progress: bool, reward: str = "sum") -> dict:
     """What a standard card scores beyond the Big Two nouns: the MFD2 sample, the EloEverything items (its ρ with
-    people, its most misvalued items, its place on the map) and the items that name groups of people."""
+    people, its most misvalued items, its place on the map) and the items that name groups of people; each an LM's
+    mean log-probability per token where ``reward`` is "per-token"."""
     terms = mfd2_words()
-    foundations = (compute_value_scores([model], "mfd2", prompt_keys=prompts, words=terms, progress=progress,
-                                        load=load),
-                   reference_scores(prompts, "mfd2", words=terms))
+    mine = compute_value_scores([model], "mfd2", prompt_keys=prompts, words=terms, progress=progress, load=load)
+    foundations = (per_token(mine) if reward == "per-token" else mine, reference_scores(prompts, "mfd2", words=terms))
     extra_items = identity_elo_items()
     own = elo_scores("compute", [model], n_items=ELO_ITEMS, extra_items=extra_items, load=load)
+    if reward == "per-token":
+        own = _per_token_elo(own, model, load)
     ref = elo_scores("published", None, n_items=ELO_ITEMS, extra_items=extra_items)
     mine = own.scores[["item", "prompt_key", model]].rename(columns={model: "this card"})  # a paper RM's id too
     both = mine.merge(ref.scores[["item", "prompt_key", "elo_score", *ref.models]], on=["item", "prompt_key"])
@@ -251,6 +260,17 @@ def _standard_inputs(model: str, prompts: list[str], load, progress: bool) -> di
     rewards = both[both["item"].isin(ref.items)][["item", "prompt_key", "elo_score", "this card"]]
     return {"foundations": foundations, "elo": elo, "identity": identity,
             "elo_rewards": rewards.rename(columns={"this card": "reward"})}
+
+
+def _per_token_elo(own, model: str, load):
+    """The EloEverything scores of ``model`` (:func:`elo_scores`, computed) as its mean log-probability per token: the
+    token counts are the engine's rows of the same answers under the same prompts (served from its cache)."""
+    texts = {ELO_PROMPTS[k].text: k for k in own.prompt_keys}
+    rows = engine.answer_rewards(model, list(texts), list(dict.fromkeys(own.scores["item"])), progress=False, load=load)
+    rows = per_token(rows).assign(prompt_key=rows["prompt"].map(texts)).rename(columns={"answer": "item"})
+    scores = own.scores.drop(columns=model).merge(rows[["item", "prompt_key", "reward"]], on=["item", "prompt_key"],
+                                                  validate="one_to_one").rename(columns={"reward": model})
+    return replace(own, scores=scores[own.scores.columns], kinds={model: rows["reward_kind"].iloc[0]})
 
 
 def data_checksums() -> dict[str, str]:

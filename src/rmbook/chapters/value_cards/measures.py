@@ -26,7 +26,7 @@ __all__ = ["GREATEST_PROMPT", "WORDS", "CATEGORIES", "GAP_SIDES", "RANK_SIDES", 
            "placement", "FRAMING_SOURCE", "FRAMING_HALVES", "SLOPE_SIDES", "framing_halves", "EXPOSURE_SOURCE",
            "exposure_slopes", "ELO_ITEMS", "ELO_K", "MAP_PROMPT", "elo_agreement", "elo_misvalued", "elo_map",
            "VOCAB_PROMPTS", "VOCAB_K", "vocab_extremes", "IDENTITY_K", "identity_elo_items", "identity_excess",
-           "lm_correlations", "valence_following"]
+           "valence_following"]
 
 WORDS = ("love", "freedom")
 CATEGORIES = ("Agency", "Communion")
@@ -275,21 +275,6 @@ def identity_excess(scores: pd.DataFrame, columns: dict[str, str]) -> pd.DataFra
     per_item, _ = identity_items(elo=long.assign(label=long["model"].map(columns)))
     return per_item[["label", "item", "term", "axis", "pejorative_in_some_uses", "model_pct", "human_pct", "gap",
                      "excess"]].assign(n_items=int(scores["item"].nunique()))
-
-
-def lm_correlations(scores: pd.DataFrame) -> dict[str, float]:
-    """An LM's card (#66 item 5): Spearman's ρ of its rewards with the answer's token count and with the word's Zipf
-    frequency (:data:`EXPOSURE_SOURCE`), within each prompt of the card's Big Two and MFD2 words: the lowest and
-    highest over the prompts. An implicit reward sums the answer tokens' log-probabilities, so it falls with length
-    and rises with frequency whatever the word means."""
-    require_columns(scores, ["prompt_key", "word", "reward", "n_tokens"], "scores")
-    freq = exposure_frame(scores.assign(model="m"), "afinn")
-    out = {}
-    for name, column, frame in (("length", "n_tokens", scores), ("frequency", f"zipf_{EXPOSURE_SOURCE}", freq)):
-        rho = frame.dropna(subset=[column]).groupby("prompt_key").apply(
-            lambda g, c=column: g["reward"].corr(g[c], method="spearman"), include_groups=False)
-        out[f"{name}_rho_min"], out[f"{name}_rho_max"] = float(rho.min()), float(rho.max())
-    return out
 
 
 def valence_following(scores: pd.DataFrame) -> pd.Series:

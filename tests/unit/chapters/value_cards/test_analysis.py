@@ -480,6 +480,7 @@ def test_the_map_places_the_model_by_kendalls_tau_on_the_heterogeneity_chapters_
     assert m.reference_mean_taus == pytest.approx(chapter)
     md = card_markdown(c)
     assert "**On the heterogeneity chapter's map.**" in md and "(most alike: R-Lla-8B, τ = 1.00)" in md
+    assert "\n\n**On the heterogeneity chapter's map.**" in md  # #66 item 9: it ran into the EloEverything paragraph
     rng = np.random.default_rng(0)
     noise = _elo_card(standard, elo, pd.Series(rng.normal(size=len(elo.scores)), index=elo.scores.index))
     assert noise.map.placement.side == "below every paper RM"  # random rewards: farther than any paper RM
