@@ -29,6 +29,7 @@ class ModelSpec:
     source: str               # hub | embedded | tiny | local
     family: str = "unknown"
     base: str = "unknown"
+    lineage: str | None = None  # the pretraining lineage (registry.yaml says how it is decided); None: none known
     developer: str = "unknown"
     size_b: float | None = None
     nickname: str = ""
@@ -94,7 +95,7 @@ def get_spec(model_id: str) -> ModelSpec:
         return ModelSpec(id=model_id, kind=kind, source="local", path=str(path), dtype="float32",
                          revision=meta.get("run_hash"),
                          family=base.family if base else "unknown", base=base.base if base else "unknown",
-                         chat_template=base.chat_template if base else "own", extra=meta)
+                         lineage=base.lineage if base else None, chat_template=base.chat_template if base else "own", extra=meta)
     if re.fullmatch(r"[\w.-]+/[\w.-]+", model_id):
         return ModelSpec(id=model_id, kind="rm", source="hub")
     known = ", ".join(sorted(reg))
@@ -113,14 +114,15 @@ def spec_at(model_id: str, revision: str | None) -> ModelSpec:
 
 
 def model_info(models: Sequence[str]):
-    """One row per model id: model, nickname, family (base family), kind (rm|lm), source, instruct (registry)."""
+    """One row per model id: model, nickname, family (the registry's ``base``: what the chapters group by), lineage
+    (the pretraining lineage, None where unknown), kind (rm|lm), source, instruct (registry)."""
     import pandas as pd
 
     rows = []
     for m in as_list(models, "models"):
         s = get_spec(m)
         rows.append({"model": m, "nickname": s.nickname or m, "family": s.base if s.base != "unknown" else s.family,
-                     "kind": s.kind, "source": s.source, "instruct": s.instruct})
+                     "lineage": s.lineage, "kind": s.kind, "source": s.source, "instruct": s.instruct})
     return pd.DataFrame(rows)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from rmlib import registry, trained
@@ -61,3 +62,26 @@ def test_the_registry_reads_only_the_registry():
     for name in ("rmlib_run.yaml", "RUN_FILE", "config.json", "step-", "read_manifest"):
         assert name not in source, name
     assert trained.local_run("tiny-llama") is None  # not a local id: the registry's own entry answers
+
+
+def test_lineage_is_the_pretraining_family_and_base_stays_what_the_chapters_group_by():
+    """#66 item 7: the registry called SmolLM2 `base: Llama`, its architecture, not Meta's pretraining, and that was
+    all it said of its family. ``lineage`` is the pretraining lineage (the paper's sense of family); ``base`` stays what
+    the chapters' computed family tables and implicit_rewards' Gemma−Llama panel group by."""
+    specs = registry.registry()
+    smol = specs["smollm2-135m-instruct"]
+    assert smol.lineage == "SmolLM" and smol.base == "Llama" and smol.developer == "HuggingFaceTB"
+    paper = [s for s in specs.values() if s.source == "hub"]
+    assert len(paper) == 10 and all(s.lineage == s.base for s in paper)  # the paper RMs: their pretraining family
+    assert all(s.lineage for s in specs.values() if s.source != "tiny")
+    assert all(s.lineage is None for s in specs.values() if s.source == "tiny")  # random weights: no lineage
+    info = registry.model_info(["smollm2-135m-instruct", "tiny-llama"]).set_index("model")
+    assert info.loc["smollm2-135m-instruct", ["family", "lineage"]].tolist() == ["Llama", "SmolLM"]
+    assert pd.isna(info.loc["tiny-llama", "lineage"])
+
+
+def test_an_rm_rmlib_trained_takes_its_base_lms_lineage(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    (tmp_path / trained.RUN_FILE).write_text("base_model: smollm2-135m-instruct\nweights: partial\n")
+    spec = registry.get_spec(f"local:{tmp_path}")
+    assert (spec.lineage, spec.base) == ("SmolLM", "Llama")

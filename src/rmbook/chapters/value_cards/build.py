@@ -228,7 +228,7 @@ def value_card(model: str, *, kind: str = "standard", n_resamples: int = 999, se
     if vocab:
         extremes = vocab_extremes(engine.token_reward_table([model], VOCAB_PROMPTS, progress=progress, load=load))
     info = model_info([model]).iloc[0]
-    family = info.get("family")
+    family = info.get("lineage")  # the pretraining lineage, not the architecture (#66 item 7: SmolLM2 is not Llama)
     lm = {}
     if is_lm_logprob(scores["reward_kind"].iloc[0]):
         lm = lm_correlations(pd.concat([scores, *standard.get("foundations", ())[:1]], ignore_index=True))

@@ -115,3 +115,14 @@ def test_a_quick_card_is_placed_among_the_paper_rms_under_its_own_four_prompts(r
     assert not np.allclose(quick.sort_values(["model", "valence"])["gap"],
                            standard.sort_values(["model", "valence"])["gap"])
     assert "its intervals rest mostly on the words and are wider than a standard card's" in _flat(card_markdown(c))
+
+
+@pytest.mark.parametrize("model, family", [("smollm2-135m-instruct", "SmolLM"), ("tiny-llama", None)])
+def test_a_cards_family_is_the_models_pretraining_lineage(model, family, lm_scores, monkeypatch):
+    """#66 item 7: SmolLM2's card said family Llama (its architecture; HuggingFaceTB pretrained it), and a tiny model
+    of random weights had one too."""
+    monkeypatch.setattr(build, "compute_value_scores", lambda *a, **k: lm_scores.drop(columns=["nickname", "family"]))
+    monkeypatch.setattr(build, "provenance", lambda *a: {"date": "2026-12-07"})
+    monkeypatch.setattr(build, "lm_correlations", lambda scores: {})
+    monkeypatch.setattr(build, "paper_base_rate", lambda *a, **k: None)
+    assert build.value_card(model, kind="quick", n_resamples=9).family == family
