@@ -176,9 +176,10 @@ def add_card_command(sub) -> None:
     p.add_argument("target", nargs="+", metavar="MODEL | diff A B",
                    help="registry id, hub id 'owner/name', local:<name> or local:/path (an LM gives its implicit "
                         "reward: the answer's log-probability); or `diff A/card.json B/card.json`: what changed "
-                        "between two cards, each gap's change judged against the prompts' spread")
+                        "between two cards, each change judged by a paired bootstrap over their shared words and "
+                        "prompts")
     p.add_argument("--quick", action="store_true", help="the quick card: Big Two and love/freedom under four prompts "
-                                                        "(no intervals, no foundations, no agreement)")
+                                                        "(wider intervals, no foundations, no agreement)")
     p.add_argument("--vocab", action="store_true", help="also sweep the whole vocabulary under the FAccT paper's three "
                                                         "prompts and list the tokens rewarded most and least (cached; "
                                                         "minutes for a small LM on 2 cores)")
@@ -193,7 +194,7 @@ def add_card_command(sub) -> None:
                         "below which no change is called real")
     p.add_argument("--out", default=None, help="folder for card.json, card.md and card.html (default _build/cards/<model>)")
     p.add_argument("--resamples", type=integer_at_least(1, "a positive number of resamples (default 999)"),
-                   default=999, help="bootstrap resamples over prompts (default 999)")
+                   default=999, help="bootstrap resamples over words and prompts (default 999)")
     p.add_argument("--seed", type=integer_at_least(0, "a seed of 0 or more (default 0)"), default=0,
                    help="seeds the bootstrap over words and prompts (default 0; `card diff` pairs two cards' draws "
                         "when their seeds and resamples match)")

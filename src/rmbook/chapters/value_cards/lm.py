@@ -47,5 +47,6 @@ def lm_correlations(scores: pd.DataFrame) -> dict[str, float]:
         rho = frame.dropna(subset=[name]).groupby(["valence", "prompt_key"]).apply(
             lambda g, c=name: g["reward"].corr(g[c], method="spearman"), include_groups=False)
         for valence, per_prompt in rho.groupby(level="valence"):
-            out[f"{name}_{valence}_min"], out[f"{name}_{valence}_max"] = float(per_prompt.min()), float(per_prompt.max())
+            out[f"{name}_{valence}_min"] = float(per_prompt.min())
+            out[f"{name}_{valence}_max"] = float(per_prompt.max())
     return out
