@@ -21,6 +21,10 @@ templates, found by name, so that no shared layer imports :mod:`rmbook.chapters`
 
 ``paths.py`` (layer 6) says where the book lives: the checkout's folders (the executed chapters, their results, the
 reruns), and the data and cache folders the book gives rmlib when the environment names none.
+
+``results.py`` (layer 6) is what a chapter's results are: ``ChapterResults`` (a typed record that rmlib stores and
+verifies, :mod:`rmlib.storage.records`), written to ``RESULTS_DIR/<chapter>.json`` and read back by the claims page,
+with the chapter to rerun when a file is missing or damaged.
 """
 import sys
 

@@ -30,7 +30,8 @@ def book_results_dir() -> Path:
 def book_results_dirs() -> list[Path]:
     """The book's results folder (:func:`book_results_dir`) and every rerun's (``book/_executed/reruns/<name>-<key>/
     results``, where ``rmlib book run NAME`` with parameters of its own writes: ``rmbook.book.reruns``): what
-    ``rmlib verify`` checks by default (the ``rmlib.results_folders`` entry point)."""
+    ``rmlib verify`` checks by default (through :func:`rmbook.results.results_folders`, the ``rmlib.results_folders``
+    entry point)."""
     reruns = sorted(p.resolve() for p in (BOOK_EXECUTED / RERUNS_SUBDIR).glob(f"*/{RESULTS_SUBDIR}") if p.is_dir())
     return [book_results_dir(), *reruns]
 

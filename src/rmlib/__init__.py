@@ -10,7 +10,7 @@ Its packages, in layer order (ARCHITECTURE.md; a module imports only from its ow
 |---|---|---|
 | 0 | ``config.py`` | where rmlib reads data and writes caches (environment variables) |
 | 0 | ``errors.py`` | the one error family (:class:`RmlibError`) and the input checks every layer shares |
-| 0 | ``storage/`` | atomic writes, recorded hashes, self-certifying Parquet shards, the chapters' results JSON |
+| 0 | ``storage/`` | atomic writes, recorded hashes, self-certifying Parquet shards, typed records as hashed JSON (what the book's results are) |
 | 0 | ``background.py`` | work repeated in a background thread while a block runs (heartbeats, progress lines) |
 | 0 | ``costs.py`` | where a process's time goes, by phase (load, sweep, answers, train, ...), and the FLOPs each ran |
 | 0 | ``lazy.py`` | the lazy faces of the torch packages (PEP 562): they import torch only when a name is used |

@@ -157,7 +157,7 @@ class _Harness:
     def _execute(ch, out: Path, cache: Path | None, params: dict, prepare=None) -> ChapterRun:
         from rmbook.analysis.results import chapters_with_results, result_type
         from rmbook.book import parameters, run_chapter, stale_reason, with_results_dir
-        from rmlib.storage import read_results
+        from rmbook.results import read_results
 
         name = ch.name
         with pytest.MonkeyPatch.context() as mp:

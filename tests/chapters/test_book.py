@@ -26,8 +26,8 @@ def _book_chapters(toc: dict) -> list[str]:
 
 
 # API pages of the tiny book: a docstring with a repository path as one long word (rmlib.data), a pydantic type's
-# repr (rmlib.storage.results), a long inline formula (implicit_vs_explicit.charts), an exercise module
-API_SAMPLE = ("rmlib.data", "rmlib.storage.results", "rmbook.chapters.implicit_vs_explicit.charts",
+# repr (rmlib.storage.records), a long inline formula (implicit_vs_explicit.charts), an exercise module
+API_SAMPLE = ("rmlib.data", "rmlib.storage.records", "rmbook.chapters.implicit_vs_explicit.charts",
               "rmbook.chapters.good_teachers.course")
 
 
@@ -100,7 +100,7 @@ def test_stamp_skips_unchanged_and_notices_changes(tiny_book):
     ran = sorted(stamp["dependencies"]["source"])  # the source files its kernel ran (rmbook.book.imported)
     assert stamp["hash"] == book.content_hash(CHAPTER, {}, ran)
     assert "rmbook/chapters/elo_misalignment/analysis.py" in ran and "rmbook/chapters/about/prose.md.j2" in ran
-    assert "rmlib/storage/results.py" in ran
+    assert "rmlib/storage/records.py" in ran and "rmbook/results.py" in ran
     assert "rmbook/chapters/heterogeneity/analysis.py" not in ran and "rmbook/book/runner.py" not in ran
 
 
@@ -156,7 +156,7 @@ def test_editing_one_chapters_analysis_makes_only_that_chapter_stale(tiny_book, 
     assert stale() == {"heterogeneity": "source changed: rmbook/chapters/heterogeneity/analysis.py"}
     edit("rmbook/chapters/heterogeneity/types.py")  # the results type the claims page reads
     assert set(stale()) == {"heterogeneity", "claims"}
-    edit("rmlib/storage/results.py")  # every chapter writes (and the claims page reads) results through it
+    edit("rmlib/storage/records.py")  # every chapter writes (and the claims page reads) results through it
     assert set(stale()) == set(runs)
 
 

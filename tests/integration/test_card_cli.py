@@ -9,7 +9,7 @@ from rmbook.chapters.value_cards import analysis as rmcard
 from rmbook.chapters.value_cards.analysis import ValueCard
 from rmbook.chapters.value_cards.build import card_answers
 from rmlib.cli import main
-from rmlib.storage import read_results
+from rmbook.results import read_results
 from tests.integration.test_cli_output import _refuse_loading
 
 
@@ -148,7 +148,7 @@ def _card_files(folder):
     object, another type's results, and a card edited after it was written."""
     import json
 
-    from rmlib.storage.results import HASH_FIELD, _digest
+    from rmlib.storage.records import HASH_FIELD, _digest
 
     def hashed(body):
         return json.dumps({**body, HASH_FIELD: _digest(body)})

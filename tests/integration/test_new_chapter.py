@@ -42,7 +42,7 @@ def mean(values: list[float]) -> float:
     "types.py": '''"""The new chapter's results type."""
 from __future__ import annotations
 
-from rmlib.storage import ChapterResults
+from rmbook.results import ChapterResults
 
 __all__ = ["NewChapterResults"]
 
@@ -125,7 +125,7 @@ CELLS = [
      "check_parameters()"),
     ("code", {}, "from IPython.display import Markdown, display\n\n"
                  "from rmbook.chapters.new_chapter import analysis, results\nfrom rmbook.report import prose\n"
-                 "from rmlib.storage import write_results"),
+                 "from rmbook.results import write_results"),
     # the exercise, in the cells tools/insert_exercise.py writes: its title, labels and hint are the task cell's
     ("markdown", {"rmlib": {"exercise": {"id": "new_chapter.mean", "role": "task"}}},
      "### Exercise 1: The mean\n\n*Difficulty 1/5 · importance 1/5 · about 5 minutes*\n\nWrite `mean_of(values)`."

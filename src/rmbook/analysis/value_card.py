@@ -1,10 +1,11 @@
-"""The typed value card (``card.json``): a :class:`rmlib.storage.ChapterResults`, so a damaged or foreign file is
+"""The typed value card (``card.json``): a :class:`rmbook.results.ChapterResults`, so a damaged or foreign file is
 refused when read, and every number the card's sentences and charts show is a field here. It lives here, not in the
 value_cards chapter, because ``rmbook.report.card`` (the card's sentences and page) reads it too, and no shared module
 imports a chapter (#64 item 2); the constants the card's sentences need beside it are here for the same reason."""
 from __future__ import annotations
 
-from rmlib.storage import ChapterResults, Record, Section
+from rmlib.storage import Record, Section
+from rmbook.results import ChapterResults
 
 __all__ = ["KINDS", "GREATEST_PROMPT", "IDENTITY_K", "Check", "NullSection", "BaseRate", "Provenance", "Gap", "Interval", "Placement", "WordRank", "FoundationRank", "FoundationInterval",
            "FoundationPlacement", "Agreement", "Slope", "SlopePlacement", "EloAgreement", "EloItem", "VocabToken",

@@ -8,7 +8,7 @@ Layout (all paths relative to the repository root):
 * ``.../<name>/params.test.yaml``      what its tests run it with, on top of the tiny defaults (optional)
 * ``.../<name>/params.course.yaml``    the course edition's values (optional, :mod:`rmbook.book.course`)
 * ``book/_executed/<name>.ipynb``      papermill output, rendered by the book (git-ignored)
-* ``book/_executed/results/<name>.json``  the chapter's numbers (``RESULTS_DIR``, :mod:`rmlib.storage.results`)
+* ``book/_executed/results/<name>.json``  the chapter's numbers (``RESULTS_DIR``, :mod:`rmbook.results`)
 
 Most chapters are the template of the same name. A template may instead serve several chapters (the Big Two and
 Moral Foundations chapters share ``value_profiles.ipynb``): its notebook metadata ``rmlib.chapters`` maps each
@@ -39,7 +39,7 @@ from rmbook.book.parameter_check import unknown_parameter_hint
 from rmbook.chapters import FOLDER, NOTEBOOKS
 from rmbook.paths import BOOK_EXECUTED, RESULTS_SUBDIR, ROOT
 from rmlib.errors import RmlibError
-from rmlib.storage.results import results_path
+from rmbook.results import results_path
 
 __all__ = ["ROOT", "NOTEBOOKS", "CHAPTERS", "param_file", "EXECUTED", "TOC", "RESULTS_PARAMETER", "CHAPTER_PARAMETER",
            "BookError",

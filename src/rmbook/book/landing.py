@@ -17,7 +17,8 @@ from rmbook.book.chapters import EXECUTED, ROOT, results_dir
 from rmbook.chapters.claims import results as claims_results
 from rmbook.chapters.claims.charts import verdict_chart
 from rmbook.report import charts, prose
-from rmlib.storage import ResultsError, atomic, read_results
+from rmlib.storage import atomic
+from rmbook.results import ResultsError, read_results
 
 __all__ = ["LANDING_FILE", "landing_markdown", "write_landing"]
 

@@ -20,10 +20,9 @@ from importlib import metadata
 from pathlib import Path
 
 from rmbook.book.chapters import EXECUTED, RESULTS_PARAMETER, ROOT, Chapter, chapter
+from rmbook.results import results_path, results_problem
 from rmlib.errors import RmlibError
 from rmlib.registry import get_spec
-from rmlib.storage.results import results_path
-from rmlib.storage.results import results_problem
 from rmlib.trained import folder_fingerprint
 
 __all__ = ["SOURCE_ROOT", "PACKAGES", "PROJECT_DATA", "source_files", "project_data_files", "ran_files", "dependencies",

@@ -5,7 +5,7 @@ line to ``_toc.yml``; nothing else is edited, because everything here is found b
 
 * ``analysis.py`` (and any modules beside it): the functions the notebook calls, returning frames or dataclasses a
   unit test can check;
-* ``types.py``: the chapter's results type alone (a :class:`rmlib.storage.ChapterResults` whose ``CHAPTERS`` names
+* ``types.py``: the chapter's results type alone (a :class:`rmbook.results.ChapterResults` whose ``CHAPTERS`` names
   the chapter), importing no analysis: the claims page reads every chapter's results through these
   (:func:`rmbook.analysis.results.result_type`);
 * ``results.py``: ``chapter_results(...)``, which the notebook's last cell writes, re-exporting the type;

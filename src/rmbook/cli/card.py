@@ -19,7 +19,8 @@ from rmlib.cli.options import add_load_options, integer_at_least, load_options
 from rmlib.cli.show import on_terminal, quiet_libraries
 from rmlib.data.kinds import is_lm_logprob
 from rmlib.errors import ModelError
-from rmlib.storage import atomic, read_results, write_results
+from rmlib.storage import atomic
+from rmbook.results import read_results, write_results
 
 __all__ = ["add_card_command", "default_folder"]
 

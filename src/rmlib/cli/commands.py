@@ -7,6 +7,7 @@ import json
 import os
 from importlib import metadata
 from pathlib import Path
+from typing import Callable
 
 from rmlib import config
 from rmlib.cli.options import add_load_options, integer_at_least, load_options
@@ -19,9 +20,11 @@ from rmlib.storage import atomic
 
 __all__ = ["add_model_commands", "RESULTS_FOLDERS_GROUP", "default_results_folders"]
 
-# entry points: name -> function() returning the results folders that `rmlib verify` checks when given none. The book
-# declares one (its results and its reruns', rmbook.paths.book_results_dirs): where results live is the book's
-# concept, so rmlib knows no folder of its own and imports nothing of the book.
+# entry points: name -> function() returning the folders of stored records (rmlib.storage.records) that `rmlib verify`
+# checks when given none: {folder: remake(path) -> how a file there is made again, or None for a file not the
+# plug-in's} (a plain list of folders: the records' own words). The book declares one (its results and its reruns',
+# rmbook.results.results_folders): where results live and how they are made again are the book's concepts, so rmlib
+# knows no folder of its own and imports nothing of the book.
 RESULTS_FOLDERS_GROUP = "rmlib.results_folders"
 
 
@@ -37,21 +40,22 @@ def _results_folder(text: str) -> Path:
     """--results: a folder that exists (a mistyped one checked nothing and passed, #62), or a usage error."""
     path = Path(text)
     if not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text}: {'not a folder' if path.exists() else 'no such folder'}; give the "
-                                          "folder of the chapters' results (e.g. book/_executed/results)")
+        raise argparse.ArgumentTypeError(f"{text}: {'not a folder' if path.exists() else 'no such folder'}; give a "
+                                          "folder of stored records (e.g. the book's book/_executed/results)")
     return path
 
 
-def default_results_folders() -> list[Path]:
-    """The folders every installed :data:`RESULTS_FOLDERS_GROUP` entry point names; an entry point whose package is
-    not installed (a wheel of rmlib without the book) names none."""
-    folders = []
+def default_results_folders() -> dict[Path, Callable[[Path], str | None] | None]:
+    """{folder: how a file there is made again} from every installed :data:`RESULTS_FOLDERS_GROUP` entry point; an
+    entry point whose package is not installed (a wheel of rmlib without the book) names none."""
+    folders = {}
     for entry in sorted(metadata.entry_points(group=RESULTS_FOLDERS_GROUP), key=lambda e: e.name):
         try:
             find = entry.load()
         except ImportError:
             continue
-        folders += [Path(f) for f in find()]
+        found = find()
+        folders |= {Path(f): found[f] if isinstance(found, dict) else None for f in found}
     return folders
 
 
@@ -175,8 +179,11 @@ def _cmd_verify(args) -> int:
     from rmlib.engine import print_report, verify_cache
     from rmlib.engine.verify import verify_results
     findings = verify_cache(full=args.full, repair=not args.dry_run)
-    for folder in [args.results] if args.results is not None else default_results_folders():  # e.g. the book's
-        findings += verify_results(folder)
+    folders = default_results_folders()  # e.g. the book's, with its words for how a file is made again
+    if args.results is not None:  # one folder: a plug-in's words still apply when it is one of theirs
+        folders = {args.results: {f.resolve(): r for f, r in folders.items()}.get(args.results.resolve())}
+    for folder, remake in folders.items():
+        findings += verify_results(folder, remake)
     status = print_report(findings, full=args.full)
     if args.dry_run:
         print("dry run: nothing was changed (no result moved aside, no model rebuilt, no file deleted); run "
@@ -222,6 +229,7 @@ def add_model_commands(sub) -> None:
                         "hashes for model files, every shard's sha256)")
     p.add_argument("--dry-run", action="store_true", help="report only: move, rebuild or delete nothing")
     p.add_argument("--results", default=None, metavar="DIR", type=_results_folder,
-                   help="the chapters' results folder to check too (default: those the installed plug-ins name: the "
-                        "book's, book/_executed/results, and each rerun's, book/_executed/reruns/*/results)")
+                   help="a folder of stored records to check too, such as a book's results (default: those the installed "
+                        "plug-ins name: the book's, book/_executed/results, and each rerun's, "
+                        "book/_executed/reruns/*/results)")
     p.set_defaults(func=_cmd_verify)

@@ -17,10 +17,11 @@ What is checked (quick, the default; then what --full adds), and what a failure 
 A check that reads only part of a file (quick: sampled blocks of model files, a joined GGUF's size) that finds
 nothing says "sampled: no damage found", not "intact": only --full, which hashes every byte, can say "intact".
 
-* the book's results folder (``book/_executed/results``) and each rerun's (``book/_executed/reruns/*/results``),
-  or ``--results DIR``: each chapter's results JSON against the sha256 written with it (:func:`verify_results`). A
-  changed file is reported with the chapter to rerun; its stamp is stale, so ``make book`` reruns that chapter. A
-  file that is no chapter's (:func:`_a_chapters`) is reported as such, not with a chapter to rerun.
+* the folders of stored records that plug-ins name (the ``rmlib.results_folders`` entry points: the book's results
+  and its reruns'), or ``--results DIR``: each record's JSON against the sha256 written with it
+  (:func:`verify_results`). A changed file is reported with how to make it again, in the words of the plug-in that
+  named the folder (the book: the chapter to rerun; its stamp is stale, so ``make book`` reruns that chapter). A
+  file that carries no record's schema tag and that the plug-in does not claim is reported as no record.
 
 Interrupted results and orphaned temporary files of killed runs are reported too (temporary files are removed).
 A symlink that leads out of the cache is reported as refused and never followed: nothing outside the cache is read,
@@ -34,6 +35,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -45,11 +47,12 @@ from rmlib.models.gguf import EMBEDDED, EmbeddedModelError, _verify
 from rmlib.registry import get_spec, registry
 from rmlib.storage import atomic
 from rmlib.storage.integrity import MANIFEST, check_manifest, read_manifest, sha256_file
-from rmlib.storage.results import results_problem
+from rmlib.storage.records import is_tagged, record_problem
 from rmlib.storage.shards import FORMAT, CorruptShardError, ShardError, ShardStore
 
 INTACT, CORRUPT, REPAIRED, INCOMPLETE, UNVERIFIED, CLEANED, REFUSED = (
     "intact", "corrupt", "repaired", "incomplete", "unverified", "cleaned", "refused")
+Remake = Callable[[Path], str | None]  # a results folder's file -> how it is made again (None: not its)
 SAMPLED = "sampled: no damage found"  # a quick check that read only part of the files: not proof they are intact
 FULL_HINT = "run `rmlib verify --full` to hash every byte"
 
@@ -335,29 +338,22 @@ def _check_checkpoint(d: Path, full: bool) -> Finding:
                    "every byte hashed" if full else f"sizes and sampled hashes; {FULL_HINT}")
 
 
-def verify_results(folder: str | Path) -> list[Finding]:
-    """Each chapter's results JSON in ``folder`` against the sha256 written with it: intact, or corrupt (with the
-    chapter to rerun, or, for a file that is no chapter's, that it is not a results file). Nothing is changed: only
-    the chapter can write its results again."""
+def verify_results(folder: str | Path, remake: Remake | None = None) -> list[Finding]:
+    """Each stored record's JSON in ``folder`` (:mod:`rmlib.storage.records`) against the sha256 written with it:
+    intact, or corrupt with how to make it again. ``remake(path)``: the words of whoever named the folder (the book
+    says which chapter to rerun), None for a file that is none of theirs; without it, the record's writer. A file
+    nobody claims that carries no schema tag is said to be no record, to be moved out. Nothing is changed: only the
+    writer can write a record again."""
     folder = Path(folder)
     found = []
     for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        problem = results_problem(p.stem, folder, chapter=_a_chapters(p))
+        words = remake(p) if remake is not None else None
+        if words is None and not is_tagged(p):
+            words = (f"{p.name} is not a stored record (it carries no record's schema tag, and nothing that writes "
+                     "into this folder claims it): move it out of the folder")
+        problem = record_problem(p, remake=words)
         found.append(Finding("results", p, INTACT if problem is None else CORRUPT, problem or ""))
     return found
-
-
-def _a_chapters(p: Path) -> bool:
-    """Whether results file ``p`` is a chapter's, without knowing the book's chapters (rmlib imports nothing of
-    the book): its chapter ran there (its executed notebook or stamp lies beside the results folder, as the book's
-    runner writes them), or the file carries the schema tag :func:`rmlib.storage.write_results` writes."""
-    if any((p.parent.parent / f"{p.stem}{ext}").is_file() for ext in (".ipynb", ".stamp")):
-        return True
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return False
-    return isinstance(data, dict) and isinstance(data.get("schema"), dict) and "type" in data["schema"]
 
 
 def print_report(findings: list[Finding], full: bool = False, out=None) -> int:

@@ -7,7 +7,7 @@ import json
 from rmbook.book import landing
 from rmbook.book.chapters import results_dir
 from rmbook.chapters.claims.results import ClaimsResults
-from rmlib.storage import write_results
+from rmbook.results import write_results
 
 ROWS = [{"key": k, "paper": paper, "claim": f"Claim {k}.", "chapter": ch, "verdict": v, "reason": "r"}
         for k, paper, ch, v in [("a", "FAccT 2025", "framing", "replicates"),

@@ -26,7 +26,7 @@ def test_claims_runs_after_what_it_reads_and_reruns_when_results_change(tmp_path
     for s in sources:
         (res / f"{s}.json").write_text('{"x": 1}')
     (out / "claims.ipynb").write_text("{}")  # as if the page had run with these results
-    from rmlib.storage.results import HASH_FIELD, _digest
+    from rmlib.storage.records import HASH_FIELD, _digest
 
     own = {"x": 1}
     (res / "claims.json").write_text(json.dumps({**own, HASH_FIELD: _digest(own)}))  # as write_results writes it

@@ -1,11 +1,12 @@
-"""rmlib.engine.verify's results check (#39 item 3): `rmlib verify` covers the chapters' results folder, reporting a
-results JSON changed after its chapter wrote it, with the chapter to rerun, and touching nothing."""
+"""rmlib.engine.verify's results check (#39 item 3): `rmlib verify` covers the folders of stored records (the book's
+chapters' results), reporting a file changed after it was written, with how to make it again in the words of whoever
+named the folder (the book: the chapter to rerun), and touching nothing."""
 from __future__ import annotations
 
-from rmlib import storage
 from rmlib.cli.main import main
 from rmlib.engine.verify import CORRUPT, INTACT, verify_results
-from rmlib.storage import ChapterResults
+from rmlib.storage import StoredRecord, write_record
+from rmbook.results import ChapterResults, remake_in_folder, write_results
 
 
 class VerifyDemo(ChapterResults):
@@ -13,13 +14,17 @@ class VerifyDemo(ChapterResults):
     a: float
 
 
+class Plain(StoredRecord):
+    a: float
+
+
 def test_a_changed_results_file_is_reported_and_left_alone(tmp_path, monkeypatch, capsys):
     folder = tmp_path / "results"
-    path = storage.write_results(VerifyDemo(a=0.25), folder)
+    path = write_results(VerifyDemo(a=0.25), folder)
     assert [(f.kind, f.status) for f in verify_results(folder)] == [("results", INTACT)]
     changed = path.read_text().replace('"a": 0.25', '"a": 0.35')
     path.write_text(changed)
-    (finding,) = verify_results(folder)
+    (finding,) = verify_results(folder, remake_in_folder)
     assert finding.status == CORRUPT and "rerun chapter 'verifydemo'" in finding.detail
     assert path.read_text() == changed  # nothing repaired behind the reader's back: the chapter rewrites it
     assert verify_results(tmp_path / "absent") == []
@@ -27,6 +32,20 @@ def test_a_changed_results_file_is_reported_and_left_alone(tmp_path, monkeypatch
     assert main(["verify", "--results", str(folder)]) == 1
     out = capsys.readouterr().out
     assert "corrupt" in out and "verifydemo.json" in out and "1 corrupt" in out
+
+
+def test_rmlib_alone_reports_a_changed_record_without_the_books_words(tmp_path):
+    """#64 item 4: rmlib knows no chapter. A changed record in a folder that nobody claims is reported in rmlib's own
+    words (its writer, make it again), never with a chapter to rerun; a stray file is said to be no record."""
+    folder = tmp_path / "records"
+    path = write_record(Plain(a=0.25), folder / "plain.json")
+    path.write_text(path.read_text().replace('"a": 0.25', '"a": 0.35'))
+    (folder / "notes.json").write_text('{"todo": 1}')
+    found = {f.path.name: f for f in verify_results(folder)}
+    assert found["plain.json"].status == CORRUPT and "changed after its writer wrote it" in found["plain.json"].detail
+    assert "make it again with what wrote it" in found["plain.json"].detail
+    assert "not a stored record" in found["notes.json"].detail
+    assert not any("chapter" in f.detail or "book run" in f.detail for f in found.values())
 
 
 def _tree(folder):
@@ -78,9 +97,9 @@ def test_a_non_finite_number_in_a_results_file_is_reported_with_the_file_and_the
     """#62: a number edited to NaN (or 1e999) stopped `rmlib verify --results` with "Out of range float values are
     not JSON compliant", naming no file."""
     folder = tmp_path / "results"
-    path = storage.write_results(VerifyDemo(a=0.25), folder)
+    path = write_results(VerifyDemo(a=0.25), folder)
     path.write_text(path.read_text().replace('"a": 0.25', '"a": NaN'))
-    (finding,) = verify_results(folder)
+    (finding,) = verify_results(folder, remake_in_folder)
     assert finding.status == CORRUPT and "edited or damaged" in finding.detail
     assert "rerun chapter 'verifydemo'" in finding.detail
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
@@ -95,14 +114,14 @@ def test_a_stray_json_in_a_results_folder_is_not_taken_for_a_chapter(tmp_path):
     a chapter's schema tag; another is said to be no chapter's results file."""
     executed = tmp_path / "executed"
     folder = executed / "results"
-    storage.write_results(VerifyDemo(a=0.25), folder)
+    write_results(VerifyDemo(a=0.25), folder)
     (folder / "notes.json").write_text('{"todo": "read chapter 3"}')
     (folder / "distributions.json").write_text('{"trunc')  # a real chapter's file, damaged
     (executed / "distributions.ipynb").write_text("{}")
-    found = {f.path.name: f for f in verify_results(folder)}
+    found = {f.path.name: f for f in verify_results(folder, remake_in_folder)}
     assert found["verifydemo.json"].status == INTACT
     notes = found["notes.json"].detail
-    assert "not a chapter's results file" in notes and "rerun" not in notes and "book run" not in notes
+    assert "not a stored record" in notes and "rerun" not in notes and "book run" not in notes
     assert "rerun chapter 'distributions'" in found["distributions.json"].detail
 
 
@@ -127,12 +146,15 @@ def test_the_default_verify_checks_the_reruns_results_too(tmp_path, monkeypatch,
     executed = tmp_path / "book" / "_executed"
     monkeypatch.setattr(paths, "BOOK_EXECUTED", executed)
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
-    storage.write_results(VerifyDemo(a=0.25), executed / "results")
-    rerun = storage.write_results(VerifyDemo(a=0.25), executed / "reruns" / "verifydemo-0123abcd" / "results")
+    write_results(VerifyDemo(a=0.25), executed / "results")
+    rerun = write_results(VerifyDemo(a=0.25), executed / "reruns" / "verifydemo-0123abcd" / "results")
     rerun.write_text(rerun.read_text().replace('"a": 0.25', '"a": 0.35'))
     assert main(["verify"]) == 1
     out = capsys.readouterr().out
     assert "reruns/verifydemo-0123abcd/results/verifydemo.json" in out and "1 intact" in out and "1 corrupt" in out
+    assert "rerun chapter 'verifydemo'" in out  # the book's words, from its entry point
+    assert main(["verify", "--results", str(rerun.parent)]) == 1  # one of the book's folders, named: its words still
+    assert "rerun chapter 'verifydemo'" in capsys.readouterr().out
 
 
 def test_verify_never_reports_an_old_dequantized_copy_out_of_the_cache_as_removed(tmp_path):
@@ -159,6 +181,6 @@ def test_without_a_plug_in_naming_results_folders_verify_checks_the_cache_alone(
 
     monkeypatch.setattr(commands.metadata, "entry_points", lambda group: [])
     monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "cache"))
-    assert commands.default_results_folders() == []
+    assert commands.default_results_folders() == {}
     assert main(["verify"]) == 0
     assert "results" not in capsys.readouterr().out.lower()

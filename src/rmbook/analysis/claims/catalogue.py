@@ -18,7 +18,7 @@ from rmbook.analysis.claims.papers import PAPERS
 from rmbook.analysis.claims.rules import Claim, Part, holm_adjusted, partly_lean, said, support_of, under_control, verdict
 from rmbook.analysis.results import result_type
 from rmbook.locate import FOLDER, PACKAGE
-from rmlib.storage import ResultsError, read_results
+from rmbook.results import ResultsError, read_results
 
 __all__ = ["claimed_chapters", "all_claims", "chapter_claims", "source_chapters", "load_evidence", "judge",
            "claims_table"]

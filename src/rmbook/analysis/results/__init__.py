@@ -1,6 +1,6 @@
 """Where a chapter's results type is found, and the section several chapters' results share.
 
-Each chapter's typed results (a :class:`rmlib.storage.ChapterResults` subclass) are in its folder
+Each chapter's typed results (a :class:`rmbook.results.ChapterResults` subclass) are in its folder
 (:mod:`rmbook.chapters`): ``types.py`` the class alone, ``results.py`` the function that builds it, so the notebook's
 last cell is ``write_results(results.chapter_results(...), RESULTS_DIR)``. Here:
 

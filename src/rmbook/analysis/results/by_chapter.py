@@ -14,7 +14,7 @@ import importlib
 from pathlib import Path
 
 from rmbook.locate import FOLDER, PACKAGE
-from rmlib.storage import ChapterResults
+from rmbook.results import ChapterResults
 
 __all__ = ["chapters_with_results", "result_type", "result_types"]
 

@@ -7,7 +7,8 @@ The claims page reads these without importing the chapter's analysis (:mod:`rmbo
 them and re-exports them)."""
 from __future__ import annotations
 
-from rmlib.storage import ChapterResults, Num, Record, Section, Table
+from rmlib.storage import Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Missing", "ExamplePrompt", "Setup", "Tokens", "Unusable", "Scoring", "Behaviour", "VerdictRow",
            "ModelVerdicts", "Backfire", "Verdicts", "Effect", "Effects", "Rms", "Point", "Points", "BlindingResults"]

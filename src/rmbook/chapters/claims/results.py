@@ -9,7 +9,8 @@ import pandas as pd
 
 from rmbook.chapters.claims import analysis as claims
 from rmbook.analysis.claims.shown import ClaimShown, PartShown, claim_shown  # re-exported: the page's sections
-from rmlib.storage import ChapterResults, JsonData, Num, Section, Table
+from rmlib.storage import JsonData, Num, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["NumberRef", "DerivedNumber", "PartResult", "ClaimsResults", "UnreadChapter", "SourcesRead",
            "VerdictCount", "Glance", "PartShown", "ClaimShown", "sources_read", "glance", "claim_shown",

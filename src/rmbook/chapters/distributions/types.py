@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Literal
 
 from rmbook.analysis.choices import ANY_MODE
-from rmlib.storage import ChapterResults, Num, Record, Section, Table
+from rmlib.storage import Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["RunName", "AnswerSet", "SkewCounts", "Moment", "TailAsymmetry", "Shape", "DominantKind", "TailKinds",
            "WordShareRow", "WordShare", "DistributionsResults"]

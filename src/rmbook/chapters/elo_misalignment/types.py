@@ -13,7 +13,8 @@ from typing import Literal
 
 from rmbook.analysis.choices import AGGREGATES, PUBLISHED_OR_COMPUTE
 from rmbook.analysis.results.types.beside import Beside
-from rmlib.storage import ChapterResults, JsonData, Num, Record, Section, Table
+from rmlib.storage import JsonData, Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Agreement", "ThemeByPrompt", "Run", "AgreementSummary", "WeakList", "Robustness", "Band", "Forms",
            "ThemeVerdict", "TopicsResults", "Trajectories", "EloMisalignmentResults"]

@@ -8,7 +8,8 @@ The claims page reads these without importing the chapter's analysis (:mod:`rmbo
 builds them and re-exports them)."""
 from __future__ import annotations
 
-from rmlib.storage import ChapterResults, JsonData, Num, Record, Section, Table
+from rmlib.storage import JsonData, Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Metric", "Training", "Evaluation", "PromptValue", "GapAnova", "Imprint", "SpreadPair", "SourceEffect",
            "Ablation", "Quantity", "FamilyChange", "Trajectory", "AccuracyVariance", "JudgedRun", "OrderChange",

@@ -14,7 +14,8 @@ from rmbook.analysis.choices import FRAMING_HALVES, PUBLISHED_OR_COMPUTE, RESPON
 from rmbook.analysis.results.types.beside import Beside
 from rmbook.analysis.claims.rules import OUTCOMES
 from rmlib.data import AFFECT_SOURCES
-from rmlib.storage import ChapterResults, Num, Record, Section, Table
+from rmlib.storage import Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Half", "Lexicon", "HalfCounts", "HalvesSummary", "CellCounts", "Scored", "Coverage", "Slopes",
            "HalvesFound", "Disagreement", "TopWords", "FramingResults"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Literal
 
 from rmbook.analysis.choices import ANY_MODE
-from rmlib.storage import ChapterResults, JsonData, Num, Record, Section, Table
+from rmlib.storage import JsonData, Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["PartialMantel", "About", "Agreement", "MdsMap", "DesignMatch", "SimilarityRunResults",
            "HeterogeneityResults"]

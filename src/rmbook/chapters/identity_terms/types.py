@@ -13,7 +13,8 @@ from typing import Literal
 
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmbook.analysis.results.types.beside import Beside
-from rmlib.storage import ChapterResults, Num, Section, Table
+from rmlib.storage import Num, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Terms", "BinCounts", "OtherBins", "ItemGap", "EloResults", "ValenceGap", "Fragile", "WordsResults",
            "IdentityTermsResults"]

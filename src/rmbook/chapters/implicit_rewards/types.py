@@ -8,7 +8,8 @@ The claims page reads these without importing the chapter's analysis (:mod:`rmbo
 builds them and re-exports them)."""
 from __future__ import annotations
 
-from rmlib.storage import ChapterResults, Num, Record, Section, Table
+from rmlib.storage import Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["EvidenceLine", "InstructEvidence", "SweepHeading", "LogitLogprob", "Zipf", "DesignPrompts", "LexiconScores",
            "ContrastRow", "Contrasts", "FamilyPanel", "ValenceSummary", "ImplicitRewardsResults"]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from rmlib.storage import ChapterResults, JsonData, Num, Record, Section, Table
+from rmlib.storage import JsonData, Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Gap", "HeldoutLogratio", "BelowChance", "Training", "Shift", "AccuracyLine", "Accuracy", "Overlap",
            "Displacement", "Heldout", "DomainGap", "OpenHalf", "Verdict", "ImplicitVsExplicitResults"]

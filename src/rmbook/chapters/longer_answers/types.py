@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Literal
 
 from rmbook.analysis.choices import ANY_MODE
-from rmlib.storage import ChapterResults, Num, Section, Table
+from rmlib.storage import Num, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Published", "Search", "BeyondDirection", "Comparison", "SharingDirection", "Sharing",
            "LongerAnswersResults"]

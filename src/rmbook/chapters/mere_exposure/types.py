@@ -15,7 +15,8 @@ from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
 from rmbook.analysis.results.types.beside import Beside
 from rmbook.analysis.claims.rules import OUTCOMES
 from rmlib.data import AFFECT_SOURCES, FREQUENCY_SOURCES
-from rmlib.storage import ChapterResults, Num, Record, Section, Table
+from rmlib.storage import Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Matching", "ModelVerdict", "Scores", "Shares", "Dictionaries", "Verdicts", "Agreement", "LmControl",
            "MereExposureResults"]

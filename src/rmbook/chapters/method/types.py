@@ -7,7 +7,8 @@ The claims page reads these without importing the chapter's analysis (:mod:`rmbo
 them and re-exports them)."""
 from __future__ import annotations
 
-from rmlib.storage import ChapterResults, Num, Section, Table
+from rmlib.storage import Num, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["Extremes", "RoundTrip", "ModesDemo", "MethodResults"]
 

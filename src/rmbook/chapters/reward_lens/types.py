@@ -2,7 +2,8 @@
 is written, per RM the part written by its frozen layers, and the patching check of the attribution."""
 from __future__ import annotations
 
-from rmlib.storage import ChapterResults, Num, Record
+from rmlib.storage import Num, Record
+from rmbook.results import ChapterResults
 
 __all__ = ["LayerGap", "ModelLens", "RMSplit", "Agreement", "PatchCheck", "Summary", "RewardLensResults"]
 

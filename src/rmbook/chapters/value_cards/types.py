@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Literal
 
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
-from rmlib.storage import ChapterResults, Num, Record, Section
+from rmlib.storage import Num, Record, Section
+from rmbook.results import ChapterResults
 
 __all__ = ["CardRow", "ComputedSummary", "TrainedPair", "Trained", "ValueCardsResults"]
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Literal
 
 from rmbook.analysis.choices import PUBLISHED_OR_COMPUTE
-from rmlib.storage import ChapterResults, Num, Record, Section, Table
+from rmlib.storage import Num, Record, Section, Table
+from rmbook.results import ChapterResults
 
 __all__ = ["CategoryPanel", "FoundationPanel", "AnovaTerm", "MixedTerm", "MixedModel", "PanelLine", "AnovaLine",
            "MixedThreeWay", "Mark", "Direction", "FamilySummary", "FoundationSummary", "ComputedScores", "Scored",

@@ -10,7 +10,7 @@ import pytest
 from rmbook import book
 from rmbook.analysis.results import chapters_with_results, result_type, result_types
 from rmbook.analysis.results import by_chapter
-from rmlib.storage import ChapterResults
+from rmbook.results import ChapterResults
 
 
 def test_every_chapter_that_declares_results_has_a_type():

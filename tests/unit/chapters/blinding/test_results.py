@@ -8,7 +8,7 @@ import pytest
 from rmbook.chapters.blinding import analysis as B
 from rmbook.chapters.blinding import results
 from rmbook.chapters.blinding.scores import ModelScores
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def test_the_results_of_the_planted_scorer_are_typed_and_read_back(planted, tmp_path):

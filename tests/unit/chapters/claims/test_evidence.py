@@ -9,7 +9,8 @@ import pytest
 
 from rmbook.chapters.claims import analysis as claims
 from rmbook.chapters.claims.analysis import Evidence, SchemaError, follow
-from rmlib.storage import ChapterResults, JsonData, Num, Record
+from rmlib.storage import JsonData, Num, Record
+from rmbook.results import ChapterResults
 
 
 class Pair(Record):

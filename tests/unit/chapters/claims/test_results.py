@@ -12,7 +12,7 @@ from rmbook.chapters.heterogeneity.results import HeterogeneityResults
 from rmbook.report.brief import words
 from rmbook.report.prose import render
 from rmlib.errors import RmlibError
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def _het() -> HeterogeneityResults:

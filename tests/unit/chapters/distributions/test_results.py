@@ -8,7 +8,7 @@ import pytest
 
 from rmbook.chapters.distributions import analysis as distributions
 from rmbook.chapters.distributions import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def _runs() -> dict[str, pd.DataFrame]:

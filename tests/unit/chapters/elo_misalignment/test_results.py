@@ -10,7 +10,7 @@ import pytest
 
 from rmbook.chapters.elo_misalignment import analysis as hr
 from rmbook.chapters.elo_misalignment import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 MODELS = ["org/a", "org/b", "org/c"]
 

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from rmbook.chapters.finetuning import durability
 from rmbook.chapters.finetuning import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def _checkpoints() -> pd.DataFrame:

@@ -8,7 +8,7 @@ import pytest
 from rmbook.chapters.framing import analysis as framing
 from rmbook.chapters.framing import sources as fs
 from rmbook.chapters.framing import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def _contrast(pos: tuple[float, float], neg: tuple[float, float]) -> pd.DataFrame:

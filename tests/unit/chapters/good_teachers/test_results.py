@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from rmbook.chapters.good_teachers import settings as ts
 from rmbook.chapters.good_teachers import stats as teaching_stats
 from rmbook.chapters.good_teachers import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def _table() -> pd.DataFrame:

@@ -8,7 +8,7 @@ import pytest
 
 from rmbook.chapters.heterogeneity import analysis as het
 from rmbook.chapters.heterogeneity import results
-from rmlib.storage import ResultsError, read_results, write_results
+from rmbook.results import ResultsError, read_results, write_results
 
 
 def _run() -> het.SimilarityRun:

@@ -8,7 +8,7 @@ import pytest
 
 from rmbook.chapters.identity_terms import analysis as identity
 from rmbook.chapters.identity_terms import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def _elo(n_fill=300, n_models=4, seed=0) -> pd.DataFrame:

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from rmbook.chapters.implicit_rewards import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def _pieces(families=("Gemma−Llama", "Gemma")):

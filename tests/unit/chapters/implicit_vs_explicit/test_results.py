@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from rmbook.chapters.implicit_vs_explicit import analysis as ie
 from rmbook.chapters.implicit_vs_explicit import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 RUN = {"base_model": "tiny-llama", "n_pairs": 48, "sources": ["synthetic_marker"], "steps": 8, "batch_size": 8,
        "method": "full", "lr": 2e-3, "max_len": 96, "seed": 0, "data_hash": "h"}

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from rmbook.chapters.longer_answers import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 COMPARISON = pd.DataFrame({"model": ["m", "m", "lm", "m"], "prompt_key": "greatest",
                            "direction": ["max", "min", "max", "max"], "length": [2, 2, 2, 1], "n_restarts": 2,

@@ -10,7 +10,7 @@ import pytest
 from rmbook.chapters.mere_exposure import verdicts as ev
 from rmbook.chapters.mere_exposure import results
 from rmlib.data import RM_SCORE
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 SOURCES = ["bnc", "wordfreq"]
 

@@ -10,7 +10,7 @@ import pytest
 
 from rmbook.chapters.method import analysis as method
 from rmbook.chapters.method import results
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 
 def test_the_results_of_a_planted_sweep_are_typed_and_read_back(tmp_path):

@@ -14,7 +14,7 @@ from rmbook.chapters.claims.results import ClaimsResults
 from rmbook.chapters.value_cards import analysis as card
 from rmbook.chapters.value_cards.noise import base_rate
 from rmbook.report.card import card_markdown
-from rmlib.storage import ResultsError, read_results, write_results
+from rmbook.results import ResultsError, read_results, write_results
 
 
 @pytest.fixture(scope="module")

@@ -126,3 +126,29 @@ def test_a_cards_family_is_the_models_pretraining_lineage(model, family, lm_scor
     monkeypatch.setattr(build, "lm_correlations", lambda scores: {})
     monkeypatch.setattr(build, "paper_base_rate", lambda *a, **k: None)
     assert build.value_card(model, kind="quick", n_resamples=9).family == family
+
+
+def test_a_per_token_standard_card_divides_each_elo_items_reward_by_the_same_answers_token_count(monkeypatch):
+    """`--reward per-token` on a standard card: the EloEverything items get the mean per token too, their token counts
+    from the engine's rows of the very answers elo_scores scored (the same call, so a cache hit, not a rescoring)."""
+    from rmlib import engine
+
+    calls = []
+
+    def answers(model, prompts, items, **_):
+        calls.append((list(prompts), list(items)))
+        n = pd.Series(items).str.len() // 4 + 1
+        return pd.concat([pd.DataFrame({"model": model, "prompt": p, "answer": items, "n_tokens": n,
+                                        "reward": -1.5 * n + np.arange(len(items)) * 1e-3, "reward_kind": LM_LOGPROB})
+                          for p in prompts], ignore_index=True)
+
+    mfd = card.reference_scores(card.STANDARD_PROMPTS, "mfd2", words=card.mfd2_words())
+    mfd = mfd[mfd["model"] == "R-Gem-2B"].assign(model="tiny-llama", n_tokens=2, reward_kind=LM_LOGPROB)
+    monkeypatch.setattr(engine, "answer_rewards", answers)
+    monkeypatch.setattr(build, "compute_value_scores", lambda *a, **k: mfd)
+    out = build._standard_inputs("tiny-llama", list(card.STANDARD_PROMPTS), None, False, "per-token")
+    assert len(calls) == 2 and calls[0] == calls[1]  # what the card asks again is what elo_scores asked
+    rows = answers("m", *calls[0])
+    expected = (rows["reward"] / rows["n_tokens"]).groupby(rows["answer"]).first()
+    got = out["elo_rewards"].drop_duplicates("item").set_index("item")["reward"]
+    assert np.allclose(got, expected[got.index]) and set(out["foundations"][0]["reward_kind"]) == {LM_MEAN_LOGPROB}

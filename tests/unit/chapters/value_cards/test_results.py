@@ -7,7 +7,7 @@ import pytest
 
 from rmbook.analysis.results import by_chapter
 from rmbook.chapters.value_cards import results as value_cards
-from rmlib.storage import read_results, write_results
+from rmbook.results import read_results, write_results
 
 AMONG = "among them"
 

@@ -7,7 +7,7 @@ import pytest
 
 from rmbook.analysis import families as fam, values as vp
 from rmbook.chapters.value_profiles import results
-from rmlib.storage import ResultsError, read_results, write_results
+from rmbook.results import ResultsError, read_results, write_results
 
 FAMILIES = ["Gemma", "Llama"]
 
