@@ -56,3 +56,20 @@ def test_words_and_tuned_layers():
     with pytest.raises(ValueError, match="Agency"):
         analysis.words_frame({"Agency": ["a"]})
     assert analysis.tuned_layers("tiny-llama", 3) == 3  # not an RM rmlib trained: the default
+
+
+def test_read_all_reads_each_model_once_under_one_progress_bar(tmp_path, monkeypatch):
+    """Before: the page read its twelve models in two list comprehensions with no bar, so `make book` printed nothing
+    for the chapter's five minutes (AMX Xeon, 2026-12-07)."""
+    from rmlib import config
+
+    monkeypatch.setenv(config.PROGRESS_FILE_ENV, str(tmp_path / "progress.txt"))
+    monkeypatch.setattr(analysis, "implicit_parts", lambda m, prompts, words, dtype: (m, {}))
+    monkeypatch.setattr(analysis, "read_rm", lambda m, prompts, words, *, dtype, check_identity, **kw:
+                        {"model": m, "identity": check_identity, **kw})
+    monkeypatch.setattr(analysis, "first_of_each_base", lambda ids: [ids[0]])
+    lms, read = analysis.read_all(["lm"], ["rm-a", "rm-b"], ["p"], pd.DataFrame(), n_pairs=4)
+    assert lms == [("lm", {})] and [(r["model"], r["identity"], r["n_pairs"]) for r in read] == \
+        [("rm-a", True, 4), ("rm-b", False, 4)]
+    assert "reward lens: models read" in config.latest_progress(tmp_path / "progress.txt") and "3/3" in \
+        config.latest_progress(tmp_path / "progress.txt")
