@@ -250,7 +250,7 @@ def _standard_inputs(model: str, prompts: list[str], load, progress: bool, rewar
     extra_items = identity_elo_items()
     own = elo_scores("compute", [model], n_items=ELO_ITEMS, extra_items=extra_items, load=load)
     if reward == "per-token":
-        own = _per_token_elo(own, model, load)
+        own = _per_token_elo(own, model, load, extra_items)
     ref = elo_scores("published", None, n_items=ELO_ITEMS, extra_items=extra_items)
     mine = own.scores[["item", "prompt_key", model]].rename(columns={model: "this card"})  # a paper RM's id too
     both = mine.merge(ref.scores[["item", "prompt_key", "elo_score", *ref.models]], on=["item", "prompt_key"])
@@ -262,11 +262,13 @@ def _standard_inputs(model: str, prompts: list[str], load, progress: bool, rewar
             "elo_rewards": rewards.rename(columns={"this card": "reward"})}
 
 
-def _per_token_elo(own, model: str, load):
-    """The EloEverything scores of ``model`` (:func:`elo_scores`, computed) as its mean log-probability per token: the
-    token counts are the engine's rows of the same answers under the same prompts (served from its cache)."""
+def _per_token_elo(own, model: str, load, extra_items):
+    """The EloEverything scores of ``model`` (:func:`elo_scores`, computed with ``extra_items``) as its mean
+    log-probability per token: the token counts are the engine's rows of the same answers, in the same order, under
+    the same prompts, so they are served from its cache, not scored again."""
     texts = {ELO_PROMPTS[k].text: k for k in own.prompt_keys}
-    rows = engine.answer_rewards(model, list(texts), list(dict.fromkeys(own.scores["item"])), progress=False, load=load)
+    items = own.items + [i for i in dict.fromkeys(extra_items) if i not in set(own.items)]  # as elo_scores asks
+    rows = engine.answer_rewards(model, list(texts), items, progress=False, load=load)
     rows = per_token(rows).assign(prompt_key=rows["prompt"].map(texts)).rename(columns={"answer": "item"})
     scores = own.scores.drop(columns=model).merge(rows[["item", "prompt_key", "reward"]], on=["item", "prompt_key"],
                                                   validate="one_to_one").rename(columns={"reward": model})
