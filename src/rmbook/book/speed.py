@@ -40,7 +40,7 @@ import pandas as pd
 from rmlib import models, train
 
 __all__ = ["LM_SHAPE", "COMPUTE_PHASES", "lm_tokens_per_s", "python_ops_per_s", "calibrate", "speed_factor",
-           "rest_factor", "calibration_text", "machine", "cpu_kind", "matmul_gflops"]
+           "rest_factor", "calibration_text", "busy_text", "machine", "cpu_kind", "matmul_gflops"]
 
 # SmolLM2-135M's layer shapes (hidden 576, MLP 1,536, 9 query and 3 key-value heads), four of its 30 layers, a small
 # vocabulary, and a batch of 64 sequences of 24 tokens: the forward the sweeps and the training steps repeat.
@@ -110,9 +110,11 @@ def python_ops_per_s(seconds: float = 1.0) -> dict:
 
 
 def calibrate() -> dict:
-    """Both measurements (about three seconds): {"dtype", "tokens_per_s", "python_per_s", "measure"}, what
-    ``tools/reference_times.py --calibrate`` records and what a first ``make book`` compares with it."""
-    got = {**lm_tokens_per_s(), **python_ops_per_s()}
+    """Both measurements (about three seconds): {"dtype", "tokens_per_s", "python_per_s", "measure", "load",
+    "cores"}, what ``tools/reference_times.py --calibrate`` records and what a first ``make book`` compares with it.
+    ``load``: the 1-minute load average when it began, so the log can say when other work slowed it."""
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    got = {**lm_tokens_per_s(), **python_ops_per_s(), "load": round(load, 2), "cores": cores}
     got["measure"] += f"; Python and pandas work (rmbook.book.speed.python_ops_per_s), best of {ROUNDS} rounds"
     return got
 
@@ -143,9 +145,23 @@ def calibration_text(reference: dict, here: dict, factor: float, rest: float | N
     forwards = (f"{here['dtype']} forwards of a small LM: {here['tokens_per_s']:,.0f} tokens/s here against "
                 f"{reference['tokens_per_s']:,.0f} ({reference['dtype']}) on the reference machine, so {factor:.1f}×")
     if rest is None:
-        return f"calibrated by {forwards} its times"
-    return (f"calibrated by {forwards} its compute phases, and Python work: {here['python_per_s']:,.1f} units/s here "
-            f"against {reference['python_per_s']:,.1f}, so {rest:.1f}× the rest (loading, analysis, rendering)")
+        text = f"calibrated by {forwards} its times"
+    else:
+        text = (f"calibrated by {forwards} its compute phases, and Python work: {here['python_per_s']:,.1f} units/s "
+                f"here against {reference['python_per_s']:,.1f}, so {rest:.1f}× the rest (loading, analysis, rendering)")
+    return text + busy_text(here)
+
+
+def busy_text(here: dict) -> str:
+    """A warning when other work was running while this machine was measured (a 1-minute load average above half its
+    cores): the forwards' speed falls far more than the load suggests once two processes share two cores (3,097
+    tokens/s against a quiet 24,000-28,000 on one AMX Xeon at load 2-3, 2026-12-07), so the estimate is then the
+    busy machine's, not the machine's. Empty otherwise."""
+    load, cores = here.get("load"), here.get("cores") or os.cpu_count() or 1
+    if load is None or load <= cores / 2:
+        return ""
+    return (f"; measured while other work was running (load {load:.1f} on {cores} cores), so these are the busy "
+            "machine's times: measure again when it is quiet (`rmlib book run --estimate`)")
 
 
 def cpu_kind() -> str:

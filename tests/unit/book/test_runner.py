@@ -234,3 +234,18 @@ def test_an_uncalibrated_reference_says_so_and_measures_nothing():
                                       measure=lambda: (_ for _ in ()).throw(AssertionError("measured")),
                                       calibration=None)
     assert got == ({"about": 60.0}, None) and "not scaled to this one" in logged[0]
+
+
+def test_an_estimate_measured_on_a_busy_machine_says_so():
+    """Before: measured at load 2-3 on 2 cores, the calibration read 3,097 tokens/s against a quiet 28,397 and the
+    estimate said 'about 436 min' with no word that other work was running (AMX Xeon, 2026-12-07)."""
+    from rmbook.book import speed
+
+    ref = {"dtype": "bfloat16", "tokens_per_s": 28397.0, "python_per_s": 88.2}
+    busy = {"dtype": "bfloat16", "tokens_per_s": 3097.0, "python_per_s": 72.1, "load": 3.9, "cores": 2}
+    quiet = {**busy, "load": 0.3}
+    assert "while other work was running (load 3.9 on 2 cores)" in speed.calibration_text(ref, busy, 9.2, 1.2)
+    assert "other work" not in speed.calibration_text(ref, quiet, 9.2, 1.2)
+    assert "other work" not in speed.calibration_text(ref, {k: v for k, v in busy.items() if k != "load"}, 9.2)
+    got = speed.calibrate()
+    assert got["cores"] >= 1 and got["load"] >= 0
