@@ -5,6 +5,8 @@
 * one module per source, listed in :data:`SOURCES`: ``hub.py``, ``embedded.py`` (+ ``gguf.py``), ``tiny.py``,
   ``local.py`` (checkpoints rmlib trained, including the partial ``last_n`` format);
 * :func:`cached_model` (``cache.py``): the process-wide cache the engine and the chapters use;
+* :func:`sharing_bases` (``shared_base.py``): while a chapter evaluates ``last_n`` checkpoints, their base is loaded
+  once and its frozen tensors shared by them (#61);
 * ``templates.py`` (chat templates and the answer slot), ``devices.py``, ``policy.py`` (remote code, pickles), ``trust.py`` (:func:`trust_remote_code`: the
   per-model opt-in a chapter's ``TRUST_REMOTE_CODE`` parameter gives);
 * ``layout.py``: a native head's layout against the hub's safetensors headers, before the weights download;
@@ -23,6 +25,7 @@ _WHERE = {
     **dict.fromkeys(["CacheWarning", "HubUnavailableError", "LoadOptions", "LoadedModel", "ModelError",
                      "RemoteCodeError", "Source"], "base"),
     **dict.fromkeys(["cached_model", "clear", "release"], "cache"),
+    **dict.fromkeys(["sharing_bases"], "shared_base"),
     **dict.fromkeys(["DTYPE_BY_NAME", "dtype_name", "resolve_device", "resolve_dtype"], "devices"),
     **dict.fromkeys(["instruct_evidence"], "evidence"),
     **dict.fromkeys(["SOURCES", "load_model", "load_tokenizer"], "loading"),
@@ -32,6 +35,7 @@ _WHERE = {
 __getattr__, __dir__ = lazy_face(__name__, _WHERE)
 
 __all__ = ["load_model", "load_tokenizer", "LoadOptions", "LoadedModel", "cached_model", "release", "clear",
+           "sharing_bases",
            "SOURCES", "Source", "ModelError", "RemoteCodeError", "HubUnavailableError", "CacheWarning",
            "resolve_device", "resolve_dtype", "DTYPE_BY_NAME", "dtype_name", "instruct_evidence", "AnswerSlot",
            "TemplateError", "answer_slot", "chat_template_of", "trust_remote_code", "trusted_models"]

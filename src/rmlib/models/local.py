@@ -19,6 +19,7 @@ from rmlib.models.base import CacheWarning, LoadedModel, LoadOptions, ModelError
 from rmlib.models.devices import DTYPE_BY_NAME, dtype_name
 from rmlib.models.files import check_config, folder_tokenizer, unreadable_weights
 from rmlib.models.hub import from_pretrained_checked
+from rmlib.models.shared_base import overlay_base
 from rmlib.registry import ModelSpec, get_spec
 from rmlib.trained import RUN_FILE, folder_fingerprint
 from rmlib.storage.integrity import check_manifest, read_manifest
@@ -73,18 +74,21 @@ def _load_partial(spec: ModelSpec, head: str, dtype: torch.dtype, device: torch.
     # Tiny bases are seeded random draws made in float32 at training time. Others load directly in the asked dtype
     # when rounding it to save_dtype gives the fingerprinted bytes (float32, or save_dtype itself), else in float32.
     base_dtype = dtype if base_spec.source != "tiny" and dtype in (torch.float32, save_dtype) else torch.float32
-    base = load_model(meta["base_model"], head=head, dtype=dtype_name(base_dtype), device="cpu",
-                      trust_remote_code=trust_remote_code, allow_untrained_head=True, seed=meta.get("seed", 0))
-    model = base.model
     with unreadable_weights(spec.id, path):
         trained = load_file(str(path / PARTIAL_WEIGHTS))
+    # inside shared_base.sharing_bases(), a copy of the base held for all its checkpoints (frozen tensors shared)
+    model, frozen_sha256 = overlay_base(
+        meta["base_model"], dict(head=head, dtype=dtype_name(base_dtype), device="cpu",
+                                 trust_remote_code=trust_remote_code, allow_untrained_head=True,
+                                 seed=meta.get("seed", 0)),
+        set(trained), load_model, frozen_weights_sha256, shareable=base_dtype == dtype and device.type == "cpu")
     params = dict(model.named_parameters())
     unknown = sorted(set(trained) - set(params))
     no_head = head == "rm" and not any(k.startswith(("score.", "classifier.")) for k in trained)
     if unknown or no_head or not trained:
         raise ModelError(f"{spec.id}: {path / PARTIAL_WEIGHTS} does not fit {meta['base_model']} "
                          f"(unknown tensors {unknown[:3]}, or no reward head); retrain the run")
-    got = frozen_weights_sha256(model, set(trained), save_dtype)
+    got = frozen_sha256(save_dtype)
     if got != meta.get("frozen_sha256"):
         raise ModelError(f"{spec.id}: the base {meta['base_model']!r} no longer gives the weights this checkpoint was "
                          f"trained on (frozen-weights sha256 {got[:12]} vs {str(meta.get('frozen_sha256'))[:12]}). "

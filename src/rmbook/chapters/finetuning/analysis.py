@@ -58,31 +58,34 @@ def evaluate_run(name: str, steps: list[int] | None = None, lexicon: pd.DataFram
     key = _key({"lex": lexicon[["word", "category"]].values.tolist(), "prompts": prompts,
                 "dtype": load.dtype if load else None, "test": run["test_hash"]})
     metrics, profiles = [], []
-    for step in steps:
-        folder = local_rm_dir(name, step)
-        meta = read_run_file(folder, f"local:{name}@step{step}")
-        if meta.get("run_hash") != run["run_hash"]:
-            raise train.EvalError(f"{folder} belongs to another run (run_hash {meta.get('run_hash')}); "
-                                  f"retrain {name!r}")
-        cache_m, cache_p = folder / f"eval-{key}-metrics.parquet", folder / f"eval-{key}-profile.parquet"
-        if cache_m.exists() and cache_p.exists():
-            metrics.append(pd.read_parquet(cache_m))
-            profiles.append(pd.read_parquet(cache_p))
-            continue
-        lm = rm_models.load_model(f"local:{name}@step{step}", load)
-        scored = train.score_pairs(lm, test, run["max_len"], batch_size=batch_size, progress=progress)
-        ids = {"run": name, "base_model": run["base_model"], "n_pairs": run["n_pairs"], "step": step,
-               "model": lm.spec.id}
-        m = pd.DataFrame([{**ids, "accuracy": train.pairwise_accuracy(scored), **train.reward_variance(scored),
-                           "n_test": len(scored)}])
-        p = value_profile(lm, lexicon, prompts, progress=progress).assign(**{k: v for k, v in ids.items()
-                                                                             if k != "model"})
-        del lm
-        _write_parquet(m, cache_m)
-        _write_parquet(p, cache_p)
-        metrics.append(m)
-        profiles.append(p)
+    with rm_models.sharing_bases():  # the checkpoints share their base's frozen tensors, loaded once (#61)
+        for step in steps:
+            m, p = _evaluate_checkpoint(name, step, run, test, lexicon, prompts, key, batch_size, progress, load)
+            metrics.append(m)
+            profiles.append(p)
     return pd.concat(metrics, ignore_index=True), pd.concat(profiles, ignore_index=True)
+
+
+def _evaluate_checkpoint(name: str, step: int, run: dict, test: pd.DataFrame, lexicon: pd.DataFrame, prompts: dict,
+                         key: str, batch_size: int, progress: bool, load) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(metrics, profile) of one checkpoint of :func:`evaluate_run`, from its folder's cache or computed and cached."""
+    folder = local_rm_dir(name, step)
+    meta = read_run_file(folder, f"local:{name}@step{step}")
+    if meta.get("run_hash") != run["run_hash"]:
+        raise train.EvalError(f"{folder} belongs to another run (run_hash {meta.get('run_hash')}); retrain {name!r}")
+    cache_m, cache_p = folder / f"eval-{key}-metrics.parquet", folder / f"eval-{key}-profile.parquet"
+    if cache_m.exists() and cache_p.exists():
+        return pd.read_parquet(cache_m), pd.read_parquet(cache_p)
+    lm = rm_models.load_model(f"local:{name}@step{step}", load)
+    scored = train.score_pairs(lm, test, run["max_len"], batch_size=batch_size, progress=progress)
+    ids = {"run": name, "base_model": run["base_model"], "n_pairs": run["n_pairs"], "step": step, "model": lm.spec.id}
+    m = pd.DataFrame([{**ids, "accuracy": train.pairwise_accuracy(scored), **train.reward_variance(scored),
+                       "n_test": len(scored)}])
+    p = value_profile(lm, lexicon, prompts, progress=progress).assign(**{k: v for k, v in ids.items() if k != "model"})
+    del lm
+    _write_parquet(m, cache_m)
+    _write_parquet(p, cache_p)
+    return m, p
 
 
 def run_name(base: str, sources, seed: int, n_pairs: int, steps, batch_size: int, tuning: str) -> str:
@@ -138,8 +141,11 @@ def evaluate_runs(runs: dict, lexicon: pd.DataFrame, every_step: Collection[tupl
                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`evaluate_run` for every run: at every checkpoint for the keys in ``every_step`` (the trajectories),
     else at its last step only. Returns (metrics, profiles), each with the run's sources and seed."""
-    evals = {key: evaluate_run(r.name, steps=None if key in every_step else [r.steps], lexicon=lexicon)
-             for key, r in runs.items()}
+    with rm_models.sharing_bases():  # one base held across runs; the runs of a base evaluated together (#61)
+        by_base = sorted(runs, key=lambda k: runs[k].run["base_model"])
+        evals = {key: evaluate_run(runs[key].name, steps=None if key in every_step else [runs[key].steps],
+                                   lexicon=lexicon) for key in by_base}
+    evals = {key: evals[key] for key in runs}
     metrics = pd.concat([m.assign(sources="+".join(k[1]), seed=k[2]) for k, (m, p) in evals.items()], ignore_index=True)
     profiles = pd.concat([p.assign(sources="+".join(k[1]), seed=k[2]) for k, (m, p) in evals.items()], ignore_index=True)
     return metrics, profiles
