@@ -62,14 +62,18 @@ def start(config) -> None:
 
 
 def kept(config) -> None:
-    """After each test: ``RMLIB_CACHE_DIR`` still names the suite's cache. A test that set it and then deleted it
-    (rather than restoring it with monkeypatch) left it unset, and the next runner call in the same worker filled it
-    with the checkout's cache (CI, 2026-12-07): the variable is put back and the test that changed it fails, named."""
+    """After each test: ``RMLIB_CACHE_DIR`` is still set, and not to the checkout's cache. A test that set it and
+    then deleted it (rather than restoring it with monkeypatch) left it unset, and the next runner call in the same
+    worker filled it with the checkout's cache (CI, 2026-12-07): the variable is put back to the suite's cache and the
+    test that changed it fails, named. A temporary folder is left alone: a module's fixture may hold one for all of its
+    tests (tests/integration/train_support.py's ``module_cache``) and restores it when the module ends."""
     expected, found = str(suite_cache(config)), os.environ.get("RMLIB_CACHE_DIR")
-    if found != expected:
-        os.environ["RMLIB_CACHE_DIR"] = expected
-        raise AssertionError(f"this test left RMLIB_CACHE_DIR at {found!r}, not the suite's cache {expected} "
-                             "(use monkeypatch.setenv, which restores it)")
+    checkout = (Path(config.rootpath) / CHECKOUT_CACHE).resolve()
+    if found and not Path(found).resolve().is_relative_to(checkout):
+        return
+    os.environ["RMLIB_CACHE_DIR"] = expected
+    raise AssertionError(f"this test left RMLIB_CACHE_DIR at {found!r}, not the suite's cache {expected} or a "
+                         "folder of its own (use monkeypatch.setenv, which restores it)")
 
 
 def finish(session) -> list[str]:

@@ -68,3 +68,15 @@ def test_a_test_that_leaves_the_cache_variable_changed_fails_and_it_is_put_back(
         cache_guard.kept(pytestconfig)
     assert os.environ["RMLIB_CACHE_DIR"] == suite
     cache_guard.kept(pytestconfig)  # kept: passes
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(pytestconfig.rootpath / cache_guard.CHECKOUT_CACHE))
+    with pytest.raises(AssertionError, match="left RMLIB_CACHE_DIR at .*\\.cache/rmlib"):
+        cache_guard.kept(pytestconfig)  # the checkout's cache: fails and is put back
+    assert os.environ["RMLIB_CACHE_DIR"] == suite
+
+
+def test_a_modules_own_temporary_cache_is_left_alone(pytestconfig, monkeypatch, tmp_path):
+    """train_support.module_cache holds a temporary cache for all of a module's tests (the first CI run of the guard
+    failed 11 training tests that way)."""
+    monkeypatch.setenv("RMLIB_CACHE_DIR", str(tmp_path / "module-cache"))
+    cache_guard.kept(pytestconfig)
+    assert os.environ["RMLIB_CACHE_DIR"] == str(tmp_path / "module-cache")
