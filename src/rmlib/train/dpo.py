@@ -28,6 +28,7 @@ import pandas as pd
 
 from rmlib.storage import atomic
 from rmlib.train.config import TrainConfig
+from rmlib.train.resume import TrainedPartCheckpoints
 
 __all__ = ["REF_LOGPS", "dpo_stream", "dpo_trainer", "lm_peft_config"]
 
@@ -60,7 +61,7 @@ def dpo_trainer(*, model, args, stream, tok, collator, callbacks, peft_config, t
     from datasets import Dataset
     from trl import DPOTrainer
 
-    class RmlibDPOTrainer(DPOTrainer):
+    class RmlibDPOTrainer(TrainedPartCheckpoints, DPOTrainer):
         def _prepare_dataset(self, dataset, processing_class, args, dataset_name):
             return dataset  # rmlib encoded it already: the very conversations the Bradley-Terry run trains on
 

@@ -25,7 +25,7 @@ from rmlib.storage import atomic
 from rmlib.storage.integrity import MANIFEST, write_manifest
 from rmlib.train.config import DTYPES, stored_tuning
 
-__all__ = ["export", "TrainWriteError"]
+__all__ = ["export", "frozen_part_from_base", "TrainWriteError"]
 
 
 class TrainWriteError(RmlibError, OSError):
@@ -44,7 +44,7 @@ class TrainWriteError(RmlibError, OSError):
                          "train() again; no partial file was left)")
 
 
-def _partial_export_ok(run: dict) -> bool:
+def frozen_part_from_base(run: dict) -> bool:
     """last_n checkpoints can store only what training changed when the frozen rest is reproducible from the base:
     an embedded (sha256-pinned) or tiny (seeded) model, or a hub model at a pinned revision."""
     if stored_tuning(run) != "last_n":
@@ -92,7 +92,7 @@ def _write(model, tokenizer, out: Path, tmp: Path, run: dict, save_dtype: str) -
 
     m = copy.deepcopy(model).merge_and_unload() if isinstance(model, PeftModel) else model
     os.mkdir(tmp, 0o777)
-    if _partial_export_ok(run):
+    if frozen_part_from_base(run):
         trained = {n: p.detach().to("cpu", DTYPES[save_dtype]).contiguous()
                    for n, p in m.named_parameters() if p.requires_grad}
         run = {**run, "weights": "partial", "frozen_sha256": _frozen_fingerprint(m, save_dtype)}

@@ -37,10 +37,10 @@ from rmlib.storage import atomic
 from rmlib.train.config import TrainConfig, TrainConfigError, TrainResult, validate
 from rmlib.train.dpo import dpo_stream, dpo_trainer, lm_peft_config
 from rmlib.train.encode import TRUNCATION_POLICY, encode_pairs
-from rmlib.train.export import TrainWriteError, export
+from rmlib.train.export import TrainWriteError, export, frozen_part_from_base
 from rmlib.train.frozen import FrozenStates, FrozenStatesError, decoder_layers, frozen_layer_count, serving_frozen_layers
 from rmlib.train.pairs import data_hash, schedule, select_pairs
-from rmlib.train.resume import hash_checkpoints, resume_checkpoint
+from rmlib.train.resume import TrainedPartCheckpoints, hash_checkpoints, resume_checkpoint
 
 __all__ = ["prepare", "train", "load_run", "TrainingDiverged", "TrainWriteError"]
 
@@ -177,8 +177,11 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
         trainer = dpo_trainer(model=model, args=args, stream=stream, tok=tok, collator=collator, callbacks=callbacks,
                               peft_config=peft_config, train_df=train_df, run_dir=run_dir)
     else:
-        trainer = RewardTrainer(model=model, args=args, train_dataset=stream, processing_class=tok,
-                                data_collator=collator, peft_config=peft_config, callbacks=callbacks)
+        trainer = type("RmlibRewardTrainer", (TrainedPartCheckpoints, RewardTrainer), {})(
+            model=model, args=args, train_dataset=stream, processing_class=tok, data_collator=collator,
+            peft_config=peft_config, callbacks=callbacks)
+    # resume checkpoints keep only the trained tensors where the frozen rest is the pinned base (rmlib.train.resume)
+    trainer.trained_only = peft_config is None and cfg.tuning == "last_n" and frozen_part_from_base(run)
     if args.disable_tqdm:  # no bar (asked for none, or TQDM_DISABLE in a book run): the trainer would print instead
         from transformers.trainer_callback import PrinterCallback
         trainer.remove_callback(PrinterCallback)  # every log line as a dict, onto the page
