@@ -8,6 +8,13 @@ in, the float32 and bf16 matmul peaks measured in the same build) and the load a
 
     .venv/bin/python benchmarks/book_cost.py                      # the book's last build
     .venv/bin/python benchmarks/book_cost.py --executed DIR --json
+    .venv/bin/python benchmarks/book_cost.py --project 112 --share 0.78 --python-factor 2.0   # another machine
+
+``--project G`` adds what each chapter would take on a machine whose matmul peak in the dtype it computes in is G
+GFLOP/s (an AVX2-only CPU computes in float32: 112 GFLOP/s on the 2-core AMD EPYC of #61): each compute phase's
+FLOPs at ``--share`` of that peak, plus the phase's time here beyond its FLOPs at this machine's peak (its Python,
+small kernels and memory traffic) and the load and rest, both × ``--python-factor``. A projection, not a
+measurement: the FLOPs are a floor (attention's products left out), and the factors come from other runs.
 """
 from __future__ import annotations
 
@@ -44,6 +51,17 @@ def chapter_costs(stamp: dict) -> dict | None:
     return row
 
 
+def projected_seconds(row: dict, gflops: float, share: float, python_factor: float) -> float:
+    """``row``'s chapter on a machine of ``gflops`` peak: matmul work at ``share`` of it, everything else here ×
+    ``python_factor`` (see the module docstring)."""
+    peak_here = row["peak_gflops"] or gflops
+    out = (row["load"] + row["rest"]) * python_factor
+    for p in COMPUTE:
+        work = row["by_phase"][p]["gflop"]
+        out += work / (gflops * share) + max(row[p] - work / peak_here, 0.0) * python_factor
+    return out
+
+
 def table(rows: dict[str, dict]) -> str:
     """The rows as a markdown table, the costliest chapter first, with a total line."""
     head = "| chapter | total s | " + " | ".join(PHASES) + " | rest | GFLOP | GFLOP/s | of peak |"
@@ -63,6 +81,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--executed", default=str(Path(__file__).resolve().parents[1] / "book" / "_executed"))
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--project", type=float, help="another machine's matmul peak, GFLOP/s, in the dtype it computes in")
+    ap.add_argument("--share", type=float, default=0.78, help="the share of that peak its forwards reach")
+    ap.add_argument("--python-factor", type=float, default=2.0, help="how much slower its Python work is")
     args = ap.parse_args()
     rows, old = {}, []
     for stamp in sorted(Path(args.executed).glob("*.stamp")):
@@ -78,6 +99,13 @@ def main():
     for cpu, dtype, peak in sorted(machines, key=str):
         print(f"machine: {cpu} CPU, computing in {dtype}, matmul peak {peak} GFLOP/s (measured in the build)")
     print(table(rows))
+    if args.project:
+        print(f"\nprojected for a machine of {args.project:g} GFLOP/s at {args.share:.0%} of it, Python × "
+              f"{args.python_factor:g}:\n\n| chapter | here s | projected s |\n|---|---:|---:|")
+        proj = {n: projected_seconds(r, args.project, args.share, args.python_factor) for n, r in rows.items()}
+        for n in sorted(proj, key=lambda n: -proj[n]):
+            print(f"| {n} | {rows[n]['seconds']:,.0f} | {proj[n]:,.0f} |")
+        print(f"| **all** | {sum(r['seconds'] for r in rows.values()):,.0f} | {sum(proj.values()):,.0f} |")
     if old:
         print(f"\nno costs recorded (stamped before costs were): {', '.join(old)}")
 

@@ -2,6 +2,7 @@
 """Open built book pages in headless Chromium from file:// (no network) and judge each by what it should contain.
 
 Usage: python tools/browser_check.py _build/html/book/_executed/about.html [more pages ...] [--width 1280]
+       python tools/browser_check.py _build/html --width 1280 --width 390   # a laptop's and a phone's width
        python tools/browser_check.py _build/html                # every page of a built book
        python tools/browser_check.py _build/html --screenshots shots/   # also a screenshot of each page's top and
                                                                         # of one screen down
@@ -111,6 +112,16 @@ _SETTLED_JS = """() => {
 }"""
 
 
+def settle(tab, budget_ms: int) -> None:
+    """Wait until the tab's charts have drawn and its math is typeset (or ``budget_ms`` has passed), then a little
+    for widgets and late layout."""
+    try:
+        tab.wait_for_function(_SETTLED_JS, timeout=budget_ms)
+    except Exception:  # noqa: BLE001 - a chart that never draws is judged by check(), not here
+        pass
+    tab.wait_for_timeout(300)  # widgets and late layout
+
+
 class Browser:
     """Headless Chromium through Playwright, one page at a time, at a viewport ``width`` px wide."""
 
@@ -124,18 +135,15 @@ class Browser:
         self.width, self.height = width, height
         self.version = self._browser.version
 
-    def open(self, page: Path, budget_ms: int):
-        tab = self._browser.new_page(viewport={"width": self.width, "height": self.height})
+    def open(self, page: Path, budget_ms: int, width: int | None = None):
+        """A tab with ``page`` loaded at ``width`` px (the browser's own width by default), its charts drawn."""
+        tab = self._browser.new_page(viewport={"width": width or self.width, "height": self.height})
         try:
             tab.goto(page.resolve().as_uri(), wait_until="load", timeout=max(budget_ms, 30000))
         except BaseException:
             tab.close()
             raise
-        try:
-            tab.wait_for_function(_SETTLED_JS, timeout=budget_ms)
-        except Exception:  # noqa: BLE001 - a chart that never draws is judged by check(), not here
-            pass
-        tab.wait_for_timeout(300)  # widgets and late layout
+        settle(tab, budget_ms)
         return tab
 
     def close(self) -> None:
@@ -249,21 +257,41 @@ def redirect_target(page: Path) -> Path | None:
     return (page.parent / m.group(1)).resolve() if m else None
 
 
-def _look_at(browser: Browser, page: Path, budget_ms: int, screenshots: Path | None) -> dict:
-    """What :func:`check` finds on ``page`` in ``browser``, with its layout; the tab is closed whatever happens."""
-    tab = browser.open(page, budget_ms)
+def _measure(tab) -> dict:
+    """What :func:`check` finds in ``tab`` as it is now, with its layout."""
+    res = check(tab.content())
+    res["layout"] = tab.evaluate(_OVERFLOW_JS)
+    return res
+
+
+def _screenshots(browser: Browser, tab, page: Path, folder: Path, suffix: str) -> None:
+    """``<page><suffix>-top.png`` and ``<page><suffix>-down.png`` (one screen further) of the tab, into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(folder / f"{page.stem}{suffix}-top.png"))
+    tab.evaluate(f"window.scrollBy(0, {browser.height})")
+    tab.wait_for_timeout(200)
+    tab.screenshot(path=str(folder / f"{page.stem}{suffix}-down.png"))
+    tab.evaluate("window.scrollTo(0, 0)")
+
+
+def _look_at(browser: Browser, page: Path, widths: list[int], budget_ms: int, screenshots: Path | None) -> dict:
+    """What :func:`check` finds on ``page`` at each of ``widths``, with its layout: loaded once at the first width,
+    then the window resized to each next one, where the page's CSS and charts lay out again (loading it anew at
+    each width measures the same: ``tests/chapters/test_book.py``, and it cost a second load and drawing of every
+    chart). The tab is closed whatever happens."""
+    tab = browser.open(page, budget_ms, width=widths[0])
+    found = {}
     try:
-        res = check(tab.content())
-        res["layout"] = tab.evaluate(_OVERFLOW_JS)
-        if screenshots is not None:
-            screenshots.mkdir(parents=True, exist_ok=True)
-            tab.screenshot(path=str(screenshots / f"{page.stem}-top.png"))
-            tab.evaluate(f"window.scrollBy(0, {browser.height})")
-            tab.wait_for_timeout(200)
-            tab.screenshot(path=str(screenshots / f"{page.stem}-down.png"))
+        for i, width in enumerate(widths):
+            if i:
+                tab.set_viewport_size({"width": width, "height": browser.height})
+                settle(tab, budget_ms)
+            found[width] = _measure(tab)
+            if screenshots is not None:
+                _screenshots(browser, tab, page, screenshots, f"-{width}" if len(widths) > 1 else "")
     finally:
         tab.close()
-    return res
+    return found
 
 
 def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, screenshots: Path | None = None,
@@ -271,32 +299,47 @@ def check_pages(todo: list[Path], *, width: int = 1280, budget_ms: int = 20000, 
     """Open each page at ``width`` px and return its problems (:func:`problems`); with ``screenshots``, save
     ``<page>-top.png`` and ``<page>-down.png`` (one screen further) of each page there. Tables wider than the column
     fail a page, or are logged as notes when ``strict_tables`` is off."""
+    return check_pages_at(todo, [width], budget_ms=budget_ms, screenshots=screenshots, strict_tables=strict_tables,
+                          log=log)[width]
+
+
+def check_pages_at(todo: list[Path], widths: list[int], *, budget_ms: int = 20000, screenshots: Path | None = None,
+                   strict_tables: bool = True, log=print) -> dict[int, dict[Path, list[str]]]:
+    """:func:`check_pages` at several window widths, each page loaded once (at the first width) and resized to the
+    others: ``{width: {page: problems}}``. Screenshots are named ``<page>-<width>-top.png`` when there are several
+    widths."""
     browser = None  # started at the first page that needs it
-    found = {}
+    found = {w: {} for w in widths}
     try:
         for page in todo:
             target = redirect_target(page)
             if target is not None:  # Jupyter Book's index.html only sends the reader on to the first page
-                found[page] = [] if target.is_file() else [f"redirects to a missing page: {target}"]
-                log(f"[browser-check] {'FAIL' if found[page] else 'PASS'} {page}: a redirect to {target.name}")
+                bad = [] if target.is_file() else [f"redirects to a missing page: {target}"]
+                for w in widths:
+                    found[w][page] = bad
+                log(f"[browser-check] {'FAIL' if bad else 'PASS'} {page}: a redirect to {target.name}")
                 continue
             if browser is None:
-                browser = Browser(find_browser() or install_chromium(), width=width)
-                log(f"[browser-check] Chromium {browser.version}, {width} px wide")
+                browser = Browser(find_browser() or install_chromium(), width=widths[0])
+                log(f"[browser-check] Chromium {browser.version}, {' and '.join(map(str, widths))} px wide")
             try:
-                res = _look_at(browser, page, budget_ms, screenshots)
+                measured = _look_at(browser, page, widths, budget_ms, screenshots)
             except Exception as exc:  # noqa: BLE001 - a page that does not load or answer fails alone; the run goes on
-                found[page] = [f"could not be checked: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"]
-                log(f"[browser-check] FAIL {page}: {found[page][0]}")
+                why = [f"could not be checked: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"]
+                for w in widths:
+                    found[w][page] = why
+                log(f"[browser-check] FAIL {page}: {why[0]}")
                 continue
-            found[page] = bad = problems(res, strict_tables)
-            log(f"[browser-check] {'FAIL' if bad else 'PASS'} {page}: {res['drawn']}/{res['charts']} charts drawn, "
-                f"{res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math formulas rendered")
-            for b in bad:
-                log(f"[browser-check]   {b}")
-            if not strict_tables:
-                for note in wide_tables(res.get("layout", {})):
-                    log(f"[browser-check]   note: {note}")
+            for w, res in measured.items():
+                found[w][page] = bad = problems(res, strict_tables)
+                log(f"[browser-check] {'FAIL' if bad else 'PASS'} {page} at {w} px: {res['drawn']}/{res['charts']} "
+                    f"charts drawn, {res['sliders']} sliders, {res['widgets']} widget views, {res['math']} math "
+                    "formulas rendered")
+                for b in bad:
+                    log(f"[browser-check]   {b}")
+                if not strict_tables:
+                    for note in wide_tables(res.get("layout", {})):
+                        log(f"[browser-check]   note: {note}")
     finally:
         if browser is not None:
             browser.close()
@@ -307,7 +350,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("page", type=Path, nargs="*")
     ap.add_argument("--all", action="store_true", help="check every page under the given folder(s)")
-    ap.add_argument("--width", type=int, default=1280, help="the window's width in px (default 1280, a laptop)")
+    ap.add_argument("--width", type=int, action="append",
+                    help="the window's width in px (default 1280, a laptop); give it again for more widths (each page "
+                         "is loaded once and resized)")
     ap.add_argument("--budget-ms", type=int, default=20000, help="how long a page may take to draw")
     ap.add_argument("--screenshots", type=Path, help="save each page's top and one screen down here")
     ap.add_argument("--lenient-tables", action="store_true",
@@ -324,10 +369,11 @@ def main() -> int:
         where = missing[0] if missing else (args.page[0] if args.page else "no page given")
         print(f"error: {where} not found; build the book first (make book)", file=sys.stderr)
         return 2
-    found = check_pages(todo, width=args.width, budget_ms=args.budget_ms, screenshots=args.screenshots,
-                        strict_tables=not args.lenient_tables)
-    failed = sum(bool(b) for b in found.values())
-    print(f"[browser-check] {len(todo) - failed} of {len(todo)} pages pass at {args.width} px")
+    widths = args.width or [1280]
+    found = check_pages_at(todo, widths, budget_ms=args.budget_ms, screenshots=args.screenshots,
+                           strict_tables=not args.lenient_tables)
+    failed = sum(any(found[w][p] for w in widths) for p in todo)
+    print(f"[browser-check] {len(todo) - failed} of {len(todo)} pages pass at {' and '.join(map(str, widths))} px")
     return 1 if failed else 0
 
 

@@ -271,20 +271,54 @@ def test_a_chapter_run_prints_no_kernel_transport_warning(tmp_path, capfd):
     assert not [p for p in tmp_path.rglob("kernel-*")], "IPC sockets are left behind"
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-def test_every_page_of_the_tiny_book_passes_the_browser_check_at_a_laptops_and_a_phones_width(tiny_book, width):
-    """#28 item 7: headless Chromium opens every built page at 1280 px. Charts must draw, math render, no debris
-    show, and nothing may reach beyond the text column outside a box that scrolls sideways. #43 item 3: at a phone's
-    390 px too, where a long inline module path used to push the page sideways; and every chapter's page, where at
-    1280 px ten tables were wider than the column (in their scrolling boxes, which the check now fails)."""
+def _browser_check_module():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("browser_check", book.ROOT / "tools" / "browser_check.py")
     bc = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bc)
-    found = bc.check_pages(bc.pages([tiny_book["html"]], every=True), width=width, log=lambda *_: None)
+    return bc
+
+
+@pytest.fixture(scope="module")
+def browser_found(tiny_book):
+    """Every page of the tiny book in headless Chromium at a laptop's and a phone's width: each page loaded once and
+    resized (tools/browser_check.py), {width: {page: problems}}."""
+    bc = _browser_check_module()
+    return bc.check_pages_at(bc.pages([tiny_book["html"]], every=True), [1280, 390], log=lambda *_: None)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_page_of_the_tiny_book_passes_the_browser_check_at_a_laptops_and_a_phones_width(tiny_book, width,
+                                                                                               browser_found):
+    """#28 item 7: headless Chromium opens every built page at 1280 px. Charts must draw, math render, no debris
+    show, and nothing may reach beyond the text column outside a box that scrolls sideways. #43 item 3: at a phone's
+    390 px too, where a long inline module path used to push the page sideways; and every chapter's page, where at
+    1280 px ten tables were wider than the column (in their scrolling boxes, which the check now fails)."""
+    found = browser_found[width]
     names = {p.relative_to(tiny_book["html"]).as_posix() for p in found}
     assert {f"book/_executed/{n}.html" for n in tiny_book["chapters"]} | {"book/glossary.html"} <= names
     assert {f"book/api/{m}.html" for m in API_SAMPLE} | {"py-modindex.html"} <= names
     assert len(tiny_book["chapters"]) >= 17 and "value_cards" in tiny_book["chapters"]
     assert {p.name: bad for p, bad in found.items() if bad} == {}
+
+
+def test_a_page_resized_to_a_phones_width_measures_as_one_loaded_at_it(tiny_book):
+    """The browser check loads each page once, at 1280 px, and resizes it to 390 px (#61: a second load drew every
+    chart again). A chapter page with charts and tables, and an API page with long module paths, measure the same
+    either way: the same charts drawn, the same elements past the column, the same page width."""
+    bc = _browser_check_module()
+    browser = bc.Browser(bc.find_browser() or bc.install_chromium(), width=390)
+    try:
+        for page in (tiny_book["html"] / "book" / "_executed" / "framing.html",
+                     tiny_book["html"] / "book" / "api" / f"{API_SAMPLE[0]}.html"):
+            tab = browser.open(page, 20000)
+            try:
+                loaded = bc._measure(tab)
+            finally:
+                tab.close()
+            resized = bc._look_at(browser, page, [1280, 390], 20000, None)[390]
+            assert loaded["charts"] > 0 or "api" in page.parts
+            assert resized == loaded, page.name
+    finally:
+        browser.close()
