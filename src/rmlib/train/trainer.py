@@ -66,14 +66,23 @@ def _check_finite(model, state_step: int, cfg: TrainConfig, loss=None) -> None:
             why = f"the loss is {float(loss)}"
     elif model is not None:
         with torch.no_grad():
-            bad = next((n for n, p in model.named_parameters() if p.requires_grad and not torch.isfinite(p).all()),
-                       None)
+            bad = _non_finite_weight(model)
         if bad is not None:
             why = f"the weight {bad} holds NaN or infinite values"
     if why:
         raise TrainingDiverged(f"training {cfg.name!r} diverged at step {state_step}: {why} (lr={cfg.lr}, "
                                f"dtype={cfg.dtype}). Nothing from this step on was exported and the run is not "
                                "marked complete; lower lr (2e-5 is usual) and train again with overwrite=True")
+
+
+def _non_finite_weight(model) -> str | None:
+    """The name of the first trainable weight that holds a NaN or an infinity, or None. Checked after every step, so
+    first by one fused norm of all of them (non-finite whenever any element is; #61: a per-tensor isfinite cost 4x
+    as much, ~6% of a SmolLM2 step), and tensor by tensor only when that norm is not finite."""
+    trainable = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    if not trainable or torch.isfinite(torch.nn.utils.get_total_norm([p for _, p in trainable])):
+        return None
+    return next((n for n, p in trainable if not torch.isfinite(p).all()), None)
 
 
 def _prepare_trainable(model, cfg: TrainConfig):
