@@ -1,6 +1,8 @@
 """The real embedded models: SmolLM2 sweeps, its RM head, the de-quantised copies, base or instruct from the GGUF metadata."""
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 import torch
@@ -127,3 +129,27 @@ def test_the_gguf_tokenizer_is_converted_once_and_its_folder_tokenizes_alike(tmp
     with pytest.warns(CacheWarning, match="failed its check"):
         again = load_tokenizer(spec.id)
     assert again(texts[3]).input_ids == own(texts[3]).input_ids
+
+
+@pytest.mark.parametrize("model_id", ["smollm2-135m-instruct", "gemma3-270m", "qwen2.5-coder-0.5b-instruct"])
+def test_the_folder_tokenizer_keeps_the_gguf_conversions_pipeline_whole(model_id, tmp_path):
+    """Loaded from its folder by its class alone, Qwen2.5's tokenizer put an NFC normalizer in front of the pipeline
+    that the GGUF's conversion built and saved, so a decomposed 'é' (and 248 of its token strings) encoded otherwise
+    than the GGUF's tokenizer encodes it, and the method chapter's decode→encode count moved from 3,392 to 3,628.
+    The loaded tokenizer's pipeline must be the saved one, piece for piece (normalizer, pre-tokenizer, model,
+    decoder)."""
+    from tokenizers import Tokenizer
+
+    from rmlib.models import load_tokenizer
+    from rmlib.models.embedded import tokenizer_dir
+    from rmlib.models.files import folder_tokenizer
+
+    saved = Tokenizer.from_file(str(tokenizer_dir(get_spec(model_id)) / "tokenizer.json"))
+    loaded = load_tokenizer(model_id)
+    assert loaded.backend_tokenizer.to_str() == saved.to_str()
+    decomposed = "cafe\u0301 nai\u0308ve"  # not NFC: the GGUF's tokenizer keeps the combining marks
+    assert loaded(decomposed, add_special_tokens=False).input_ids == \
+        saved.encode(decomposed, add_special_tokens=False).ids
+    # a checkpoint's folder (its tokenizer saved by training from this one) is read the same way
+    checkpoint = shutil.copytree(tokenizer_dir(get_spec(model_id)), tmp_path / "checkpoint")
+    assert folder_tokenizer(checkpoint, "a checkpoint", False).backend_tokenizer.to_str() == saved.to_str()

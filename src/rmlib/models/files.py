@@ -79,6 +79,17 @@ def unreadable_weights(what: str, folder: Path | None):
                          "source you trust, convert it to safetensors there") from None
 
 
+def saved_pipeline(folder: Path) -> dict:
+    """``tokenizer_object=`` the folder's ``tokenizer.json`` as saved, for ``AutoTokenizer.from_pretrained`` (nothing
+    without one). Why: given the folder alone, transformers 5 rebuilds some classes' pipelines from the class's own
+    defaults; Qwen2's then puts an NFC normalizer in front of a saved pipeline that has none (the GGUF's conversion,
+    and every checkpoint trained from it), and text with combining marks is encoded otherwise than in training."""
+    from tokenizers import Tokenizer
+
+    saved = Path(folder) / "tokenizer.json"
+    return {"tokenizer_object": Tokenizer.from_file(str(saved))} if saved.is_file() else {}
+
+
 def folder_tokenizer(folder: Path, what: str, trust_remote_code: bool):
     """AutoTokenizer of a model folder; a ModelError when the folder has no tokenizer files or they are damaged."""
     from transformers import AutoTokenizer
@@ -89,7 +100,8 @@ def folder_tokenizer(folder: Path, what: str, trust_remote_code: bool):
                          "tokenizer files of the model it was trained from into the folder "
                          "(tokenizer.save_pretrained(folder))")
     try:
-        return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=bool(trust_remote_code))
+        return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=bool(trust_remote_code),
+                                             **saved_pipeline(folder))
     except RmlibError:
         raise
     except Exception as exc:  # JSON, Unicode, key and type errors, and the tokenizers library's own bare Exception
