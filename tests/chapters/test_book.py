@@ -288,6 +288,7 @@ def browser_found(tiny_book):
     return bc.check_pages_at(bc.pages([tiny_book["html"]], every=True), [1280, 390], log=lambda *_: None)
 
 
+@pytest.mark.xdist_group("tiny-book-browser")  # one worker: the pass over both widths is made once
 @pytest.mark.parametrize("width", [1280, 390])
 def test_every_page_of_the_tiny_book_passes_the_browser_check_at_a_laptops_and_a_phones_width(tiny_book, width,
                                                                                                browser_found):

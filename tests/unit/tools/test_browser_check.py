@@ -113,7 +113,7 @@ def test_a_page_that_does_not_load_fails_alone_and_the_other_pages_are_still_che
         def __init__(self, executable, width=1280):
             pass
 
-        def open(self, page, budget_ms):
+        def open(self, page, budget_ms, width=None):
             if page.stem == "slow":
                 raise TimeoutError("Timeout 30000ms exceeded.\nnavigating to slow.html")
             return Tab()
