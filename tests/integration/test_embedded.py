@@ -131,7 +131,7 @@ def test_the_gguf_tokenizer_is_converted_once_and_its_folder_tokenizes_alike(tmp
     assert again(texts[3]).input_ids == own(texts[3]).input_ids
 
 
-@pytest.mark.parametrize("model_id", ["smollm2-135m-instruct", "gemma3-270m", "qwen2.5-coder-0.5b-instruct"])
+@pytest.mark.parametrize("model_id", ["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct"])  # Gemma-3's: 29 s
 def test_the_folder_tokenizer_keeps_the_gguf_conversions_pipeline_whole(model_id, tmp_path):
     """Loaded from its folder by its class alone, Qwen2.5's tokenizer put an NFC normalizer in front of the pipeline
     that the GGUF's conversion built and saved, so a decomposed 'é' (and 248 of its token strings) encoded otherwise

@@ -87,7 +87,10 @@ def saved_pipeline(folder: Path) -> dict:
     from tokenizers import Tokenizer
 
     saved = Path(folder) / "tokenizer.json"
-    return {"tokenizer_object": Tokenizer.from_file(str(saved))} if saved.is_file() else {}
+    try:
+        return {"tokenizer_object": Tokenizer.from_file(str(saved))} if saved.is_file() else {}
+    except Exception:  # noqa: BLE001 - a damaged file: transformers reads it next and names what is wrong
+        return {}
 
 
 def folder_tokenizer(folder: Path, what: str, trust_remote_code: bool):

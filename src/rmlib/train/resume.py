@@ -11,7 +11,7 @@ out of ``trainer/`` keeps it from the trainer's own rotation of ``checkpoint-*``
 A ``last_n`` run whose frozen part comes from a pinned base (:func:`rmlib.train.export.frozen_part_from_base`) keeps
 only its trained tensors in a resume checkpoint (:class:`TrainedPartCheckpoints`), as its exports do: the frozen
 rest is the base that the resumed run loads again. Saving and hashing the whole model every ``save_every`` steps had
-cost about as much as the steps themselves (9 s per checkpoint of Qwen2.5-0.5B, 1.8 s of SmolLM2; #61).
+cost about as much as the steps themselves (9.3 s per checkpoint of Qwen2.5-0.5B, 1.7 s of SmolLM2; #61).
 """
 from __future__ import annotations
 
