@@ -15,6 +15,10 @@ import yaml
 from rmbook import book
 
 
+# The tiny book's tests run on one xdist worker (make test: --dist loadgroup), so its module fixture is set up once:
+# spread over both, each worker built it (161 + 151 s of setup in a clean make test at eab6c19, #61)
+pytestmark = pytest.mark.xdist_group("tiny_book")
+
 CHAPTER = "about"
 EXERCISES = "heterogeneity"  # a chapter with exercises (#27): how the book shows them
 
@@ -285,7 +289,7 @@ def test_every_page_of_the_tiny_book_passes_the_browser_check_at_a_laptops_and_a
     show, and nothing may reach beyond the text column outside a box that scrolls sideways. #43 item 3: at a phone's
     390 px too, where a long inline module path used to push the page sideways; and every chapter's page, where at
     1280 px ten tables were wider than the column (in their scrolling boxes, which the check now fails). One test
-    for both widths (#61): each page is loaded once and resized, and two tests set the pass up on both workers."""
+    for both widths (#61): each page is loaded once and resized."""
     bc = _browser_check_module()
     by_width = bc.check_pages_at(bc.pages([tiny_book["html"]], every=True), [1280, 390], log=lambda *_: None)
     assert len(tiny_book["chapters"]) >= 17 and "value_cards" in tiny_book["chapters"]

@@ -63,6 +63,7 @@ def cold_cache(tmp_path_factory):
 
 @pytest.mark.embedded
 @pytest.mark.slow
+@pytest.mark.xdist_group("cold_cache")  # its module fixture set up once (#61: on both workers, 28 + 30 s)
 def test_two_processes_cold_loading_one_embedded_model_both_succeed(cold_cache):
     for out, err, rc in cold_cache["results"]:
         assert rc == 0, err[-3000:]
@@ -80,6 +81,7 @@ def test_two_processes_cold_loading_one_embedded_model_both_succeed(cold_cache):
 
 @pytest.mark.embedded
 @pytest.mark.slow
+@pytest.mark.xdist_group("cold_cache")  # its module fixture set up once (#61: on both workers, 28 + 30 s)
 def test_a_flipped_bit_in_dequantized_weights_is_caught_and_rebuilt(cold_cache, monkeypatch):
     from rmlib.storage.integrity import _full_checked
     from rmlib.models.embedded import dequantized_path
@@ -102,6 +104,7 @@ def test_a_flipped_bit_in_dequantized_weights_is_caught_and_rebuilt(cold_cache, 
 
 @pytest.mark.embedded
 @pytest.mark.slow
+@pytest.mark.xdist_group("cold_cache")  # its module fixture set up once (#61: on both workers, 28 + 30 s)
 def test_verify_repairs_a_damaged_dequantized_copy(cold_cache, monkeypatch, capsys):
     from rmlib.cli import main
     from rmlib.models.embedded import dequantized_path, tokenizer_path
