@@ -64,3 +64,24 @@ def test_a_resume_checkpoint_missing_a_trained_tensor_is_refused():
     write_manifest(ckpt, step=4, kind="resume checkpoint")
     with pytest.raises(ResumeCheckpointError, match="score.weight"):
         train(marker_config(name, **LAST_N), progress=False)
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_the_last_step_saves_no_resume_checkpoint_unless_they_are_kept(keep):
+    """The run exports its last step and marks itself complete right after it, then deletes trainer/: a resume
+    checkpoint of that step was written, hashed and deleted unread (#61). It is still exported as a checkpoint, and
+    kept when the caller keeps the trainer's checkpoints."""
+    from transformers import TrainerCallback
+
+    saved = {}
+
+    class Saved(TrainerCallback):
+        def on_save(self, args, state, control, **kw):
+            saved[state.global_step] = (local_rm_dir(f"ln-last-{keep}") / "trainer" /
+                                        f"checkpoint-{state.global_step}").is_dir()
+
+    run = train(marker_config(f"ln-last-{keep}", **LAST_N), progress=False, callbacks=[Saved()],
+                keep_trainer_checkpoints=keep)
+    assert saved == {4: True, 8: True, 10: keep}
+    assert run.checkpoints == [4, 8, 10] and run.run["complete"]
+    assert (run.run_dir / "trainer").is_dir() == keep
