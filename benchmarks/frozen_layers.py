@@ -7,6 +7,7 @@ with the states already in the cache (a run sharing the base and data: a nested 
 CPU's flags, the load average and a same-run float32 matmul peak are printed beside the times.
 
     .venv/bin/python benchmarks/frozen_layers.py --base smollm2-135m-instruct --steps 16 --dtype float32
+    .venv/bin/python benchmarks/frozen_layers.py --objective dpo --dtype bfloat16   # an implicit RM (DPO)
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def one(args, mode: str, cache: Path) -> dict:
     shutil.rmtree(cache / "rms", ignore_errors=True)
     cfg = TrainConfig(name=f"bench-{mode}", base=args.base, sources=[args.source], n_pairs=args.pairs, n_test=16,
                       steps=args.steps, save_every=args.steps, batch_size=8, lr=1e-4, max_len=64, tuning="last_n",
-                      n_layers=4, dtype=args.dtype, seed=0, frozen_states=mode != "full")
+                      n_layers=4, dtype=args.dtype, seed=0, frozen_states=mode != "full",
+                      objective=args.objective, **({"beta": 0.1} if args.objective == "dpo" else {}))
     timer = StepTimer()
     t0 = time.perf_counter()
     result = train(cfg, progress=False, callbacks=[timer])
@@ -49,6 +51,8 @@ def main():
     ap.add_argument("--steps", type=int, default=16)
     ap.add_argument("--pairs", type=int, default=128, help="training pairs (steps x 8 = one epoch)")
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
+    ap.add_argument("--objective", default="bradley_terry", choices=["bradley_terry", "dpo"],
+                    help="dpo: an implicit RM, whose LM head stays frozen (its reference pass is in train_call)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
@@ -61,7 +65,8 @@ def main():
                 rows.append({"round": r, **one(args, mode, Path(tmp))})
     base = {r["round"]: r["losses"] for r in rows if r["mode"] == "full"}
     out = {"cpu": cpu_kind(), "load_avg": os.getloadavg(), "fp32_matmul_gflops": round(peak, 1),
-           "base": args.base, "dtype": args.dtype, "steps": args.steps, "pairs": args.pairs, "runs": []}
+           "base": args.base, "objective": args.objective, "dtype": args.dtype, "steps": args.steps,
+           "pairs": args.pairs, "runs": []}
     for r in rows:
         out["runs"].append({"round": r["round"], "mode": r["mode"], "seconds": round(r["seconds"], 1),
                             "median_step_s": round(r["median_step"], 3),

@@ -129,3 +129,38 @@ def test_train_both_gives_a_changed_config_a_name_of_its_own_instead_of_stopping
     again = train_both(replace(base, lr=1e-3), 0.1, progress=False)
     assert [again[k].name for k in ("ex", "im")] == [second[k].name for k in ("ex", "im")]
     assert again["ex"].resumed_from is None and again["ex_reused"]
+
+
+def test_on_a_cpu_trls_fused_lm_head_scores_only_the_completions_positions(monkeypatch):
+    """TRL's fused LM head scored every position of a CPU batch, the prompt's too, and masked them after: 90% of a
+    SmolLM2 DPO step (#61). Its compact path scores the labelled positions only: fewer rows, the same reference
+    log-probs, per-step losses and trained weights (float32, to rounding)."""
+    import contextlib
+
+    from rmlib.train import dpo
+    from trl.kernels import chunked_logprob
+
+    rows = {"compact": 0, "every": 0}
+    real_tile = chunked_logprob._forward_tile
+    mode = "compact"
+
+    def counting(tile, *a, **k):  # (tile, stride, targets, 7 running statistics, vocab_start, ...)
+        if a[9] == 0:  # a tile of the vocabulary's first chunk: each scored position once
+            rows[mode] += tile.shape[0]
+        return real_tile(tile, *a, **k)
+
+    monkeypatch.setattr(chunked_logprob, "_forward_tile", counting)
+    short = dict(n_pairs=16, n_test=8, steps=4, save_every=4, batch_size=4)
+    compact = train(cfg("im-compact", **short), progress=False)
+    mode = "every"
+    monkeypatch.setattr(dpo, "completion_positions_only", contextlib.nullcontext)
+    every = train(cfg("im-every", **short), progress=False)
+    assert 0 < rows["compact"] < rows["every"] / 2, rows  # the prompts are most of the marker pairs' tokens
+    ref_a, ref_b = (pd.read_parquet(r.run_dir / "ref_logps.parquet") for r in (compact, every))
+    np.testing.assert_allclose(ref_a[["ref_chosen_logps", "ref_rejected_logps"]],
+                               ref_b[["ref_chosen_logps", "ref_rejected_logps"]], rtol=1e-5, atol=1e-5)
+    for col in ("loss", "logps/chosen", "logps/rejected", "rewards/margins"):
+        np.testing.assert_allclose(compact.log[col], every.log[col], rtol=1e-5, atol=1e-5, err_msg=col)
+    wa, wb = weights(compact.run_dir), weights(every.run_dir)
+    for k in wa:
+        torch.testing.assert_close(wa[k], wb[k], atol=5e-5, rtol=1e-4)

@@ -134,3 +134,49 @@ def test_evaluating_checkpoints_reads_the_frozen_states_once(module_cache, monke
     for step, got in served.items():
         full = score_pairs(load_model(f"local:{run.name}@step{step}", dtype="float32"), test, 96, progress=False)
         np.testing.assert_allclose(got["margin"], full["margin"], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("base", ["tiny-llama", "tiny-gemma3"])
+def test_a_dpo_run_and_its_evaluation_read_the_frozen_states_and_equal_the_full_forward(module_cache, monkeypatch,
+                                                                                         base):
+    """A DPO run with last_n freezes the same layers (its LM head too): training reads their states as a
+    Bradley-Terry run does, and scoring its export serves the policy and its reference (the base, whose frozen
+    layers are the same weights) from one set of states. Losses, trained weights and the implicit reward's parts
+    are those of the full forward (float32, within the rounding of batched kernels)."""
+    import contextlib
+
+    import pandas as pd
+
+    from rmlib.models import load_model
+    from rmlib.train import evaluate, score_pairs, trainer
+
+    served = []
+
+    def spying(real):
+        def serve(states, model=None):
+            served.append(type(model if model is not None else states.model).__name__)
+            return real(states, model)
+        return serve
+
+    kw = dict(base=base, tuning="last_n", n_layers=1, lr=1e-3, objective="dpo", beta=0.1)
+    full = train(marker_config(f"dpo-full-{base}", frozen_states=False, **kw), progress=False)
+    monkeypatch.setattr(trainer, "serving_frozen_layers", spying(trainer.serving_frozen_layers))
+    fast = train(marker_config(f"dpo-frozen-{base}", **kw), progress=False)
+    assert len(served) == 1 and served[0].endswith("ForCausalLM"), served  # the run read the states
+    np.testing.assert_allclose(_losses(fast), _losses(full), rtol=1e-5, atol=1e-6)
+    for col in ("logps/chosen", "logps/rejected", "rewards/margins"):
+        np.testing.assert_allclose(fast.log[col], full.log[col], rtol=1e-5, atol=1e-5, err_msg=col)
+    a, b = weights(full.run_dir), weights(fast.run_dir)
+    for name in a:  # Adam divides by the gradient's root mean square: where that is near 0, a rounding of the
+        # gradient moves a weight by a share of lr (1e-3) per step (tiny-gemma3: 1 element of 8,192 by 1.2e-5)
+        torch.testing.assert_close(b[name], a[name], rtol=1e-4, atol=5e-5)
+
+    test = pd.read_parquet(fast.run_dir / "test_pairs.parquet")
+    served.clear()
+    monkeypatch.setattr(evaluate, "serving_frozen_layers", spying(evaluate.serving_frozen_layers))
+    got = score_pairs(load_model(fast.model_id, dtype="float32"), test, 96, progress=False)
+    assert len(served) == 2, served  # the policy, then its reference
+    monkeypatch.setattr(evaluate, "_frozen_layers_served", lambda *a, **k: contextlib.nullcontext())
+    want = score_pairs(load_model(fast.model_id, dtype="float32"), test, 96, progress=False)
+    for col in ("logp_chosen", "logp_rejected", "ref_logp_chosen", "ref_logp_rejected", "margin"):
+        np.testing.assert_allclose(got[col], want[col], rtol=1e-5, atol=1e-5, err_msg=col)

@@ -14,6 +14,13 @@ the same config (selection, split, encoding, ``data_order.csv``, exports, resume
   Bradley-Terry scalar head) and in small models is usually tied to the input embeddings, so training it would
   also move the embeddings of every token and the run would no longer be "the last N layers".
 
+On a CPU, TRL's fused LM head (its per-token log-probs without the full logits) scores every position of the
+batch, the prompt's included, whose labels it then masks; it scores only the completion's positions where Triton
+runs, and keeps every position elsewhere only so that a compiling backend (Neuron) sees one shape. On a CPU nothing
+compiles, so :func:`completion_positions_only` takes TRL's own compact path there too: the same log-probs (float32:
+to rounding, ``tests/integration/test_train_frozen.py``), and a SmolLM2 step of 8 pairs at 64 tokens took 0.71 s
+instead of 2.03 (AMX, bf16; #61: the LM head's torch fallback was 90% of a DPO step).
+
 TRL logs, per step, the policy's summed log-probs of the chosen and rejected completions (``logps/chosen``,
 ``logps/rejected``) and the implicit reward margin (``rewards/margins``): the record of likelihood displacement.
 The export is a plain causal LM (``local:<name>``, loaded with head 'lm'); its implicit reward is computed by
@@ -21,16 +28,18 @@ The export is a plain causal LM (``local:<name>``, loaded with head 'lm'); its i
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 
 from rmlib.storage import atomic
 from rmlib.train.config import TrainConfig
 from rmlib.train.resume import TrainedPartCheckpoints
 
-__all__ = ["REF_LOGPS", "dpo_stream", "dpo_trainer", "lm_peft_config"]
+__all__ = ["REF_LOGPS", "dpo_stream", "dpo_trainer", "lm_peft_config", "completion_positions_only"]
 
 REF_LOGPS = "ref_logps.parquet"
 
@@ -55,6 +64,24 @@ def dpo_stream(train_df: pd.DataFrame, order: np.ndarray) -> dict:
     return cols
 
 
+@contextlib.contextmanager
+def completion_positions_only():
+    """While the block runs, TRL's fused LM head scores only the positions with a label (the completion's) on a CPU
+    too, as it does where Triton runs (see the module docstring). TRL decides it by ``_use_triton`` in
+    ``trl.trainer.utils`` (1.16), read at each call; its kernel keeps its own test, so it still runs as torch ops."""
+    import trl.trainer.utils as trl_utils
+
+    real = getattr(trl_utils, "_use_triton", None)
+    if real is None:  # another TRL: its own choice stands
+        yield
+        return
+    trl_utils._use_triton = lambda device: torch.device(device).type == "cpu" or real(device)
+    try:
+        yield
+    finally:
+        trl_utils._use_triton = real
+
+
 def dpo_trainer(*, model, args, stream, tok, collator, callbacks, peft_config, train_df: pd.DataFrame,
                 run_dir: Path):
     """TRL's DPOTrainer over rmlib's encoded stream, with reference log-probs cached per distinct pair."""
@@ -62,6 +89,10 @@ def dpo_trainer(*, model, args, stream, tok, collator, callbacks, peft_config, t
     from trl import DPOTrainer
 
     class RmlibDPOTrainer(TrainedPartCheckpoints, DPOTrainer):
+        def _compute_loss(self, model, inputs, return_outputs):
+            with completion_positions_only():
+                return super()._compute_loss(model, inputs, return_outputs)
+
         def _prepare_dataset(self, dataset, processing_class, args, dataset_name):
             return dataset  # rmlib encoded it already: the very conversations the Bradley-Terry run trains on
 
@@ -71,8 +102,9 @@ def dpo_trainer(*, model, args, stream, tok, collator, callbacks, peft_config, t
                 ref = pd.read_parquet(cache)
             else:  # once per distinct pair, by TRL's own reference pass, on the base (nothing trained yet)
                 distinct = np.arange(len(train_df))
-                computed = super()._precompute_ref_logps(Dataset.from_dict(dpo_stream(train_df, distinct)),
-                                                         name, batch_size)
+                with completion_positions_only():
+                    computed = super()._precompute_ref_logps(Dataset.from_dict(dpo_stream(train_df, distinct)),
+                                                             name, batch_size)
                 ref = pd.DataFrame({"pair_id": train_df["pair_id"].to_numpy(),
                                     "ref_chosen_logps": np.asarray(computed["ref_chosen_logps"], dtype=float),
                                     "ref_rejected_logps": np.asarray(computed["ref_rejected_logps"], dtype=float)})

@@ -61,8 +61,11 @@ def score_pairs(model, pairs: pd.DataFrame, max_len: int, batch_size: int = 16, 
         ref = cached_model(lm.spec.extra["base_model"], LoadOptions(head="lm", dtype=dtype_name(lm.dtype),
                                                                     device=str(lm.device),
                                                                     seed=int(lm.spec.extra.get("seed", 0))))
-        pol = completion_logps(lm, seqs, starts, batch_size, progress)
-        base = completion_logps(ref, seqs, starts, batch_size, progress)
+        with _frozen_layers_served(lm, seqs, batch_size, progress) as states:
+            pol = completion_logps(lm, seqs, starts, batch_size, progress)
+            # the reference is the base: its embeddings and first K layers are the checkpoint's frozen ones
+            with serving_frozen_layers(states, ref.model) if states is not None else contextlib.nullcontext():
+                base = completion_logps(ref, seqs, starts, batch_size, progress)
         res["logp_chosen"], res["logp_rejected"] = pol[:n], pol[n:]
         res["ref_logp_chosen"], res["ref_logp_rejected"] = base[:n], base[n:]
         r = float(lm.spec.extra["beta"]) * (pol - base)
@@ -79,10 +82,10 @@ def _frozen_layers_served(lm: LoadedModel, seqs: list, batch_size: int, progress
     """For a ``last_n`` checkpoint of rmlib (its frozen layers are its base's, checked by fingerprint at load), the
     held-out sequences' states after those layers, computed once and shared by every checkpoint of every run with
     the same base and frozen weights (:mod:`rmlib.train.frozen`); otherwise nothing changes. A trajectory evaluates
-    each run's held-out pairs at every checkpoint: the frozen layers ran again for each."""
+    each run's held-out pairs at every checkpoint: the frozen layers ran again for each. A DPO checkpoint (loaded
+    as an LM) has them too, and its reference, the base, shares them. The context gives the states, or None."""
     extra = lm.spec.extra
-    if extra.get("weights") != "partial" or stored_tuning(extra) != "last_n" or lm.head != "rm" \
-            or not extra.get("frozen_sha256"):
+    if extra.get("weights") != "partial" or stored_tuning(extra) != "last_n" or not extra.get("frozen_sha256"):
         return contextlib.nullcontext()
     k = len(decoder_layers(lm.model)) - int(extra["n_layers"])
     if k < 1:

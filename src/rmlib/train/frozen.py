@@ -1,7 +1,7 @@
 """Frozen layers computed once (#61).
 
-With ``tuning="last_n"`` a Bradley-Terry run trains only the last N decoder layers, the final norm and the head:
-the embeddings and the first K = L - N layers are frozen, so their output on a training sequence is the same at
+With ``tuning="last_n"`` a run trains only the last N decoder layers, the final norm and (Bradley-Terry) the
+scalar head; a DPO run's LM head stays frozen. The embeddings and the first K = L - N layers are frozen, so their output on a training sequence is the same at
 every step, in every epoch, and in every run of the same base on the same sequence. A training step still ran them
 in full (about two thirds of a SmolLM2 step's FLOPs with N = 4 of 30 layers). :class:`FrozenStates` computes the
 hidden state after layer K once per token sequence, keeps it in the cache, and :func:`serving_frozen_layers` makes
@@ -217,10 +217,12 @@ def _right_padded(batch, pad: int, device) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 @contextlib.contextmanager
-def serving_frozen_layers(states: FrozenStates):
+def serving_frozen_layers(states: FrozenStates, model=None):
     """While the block runs, the model reads the hidden state after its first ``states.k`` layers from ``states``
-    (the embedding's output replaced by a forward hook; those layers pass it through)."""
-    model = states.model
+    (the embedding's output replaced by a forward hook; those layers pass it through). ``model``: another model
+    whose embeddings and first ``k`` layers are the same weights as ``states.model``'s (a DPO checkpoint's base,
+    its reference), served the same states; by default ``states.model``."""
+    model = states.model if model is None else model
     embed = model.get_input_embeddings()
     handle = embed.register_forward_hook(
         lambda module, args, output: states.lookup(args[0]).to(device=output.device, dtype=output.dtype))

@@ -191,12 +191,14 @@ def train(cfg: TrainConfig, pairs: pd.DataFrame | None = None, *, overwrite: boo
             peft_config=peft_config, callbacks=callbacks)
     # resume checkpoints keep only the trained tensors where the frozen rest is the pinned base (rmlib.train.resume)
     trainer.trained_only = peft_config is None and cfg.tuning == "last_n" and frozen_part_from_base(run)
+    trainer.save_last_step = keep_trainer_checkpoints  # otherwise trainer/ is deleted once the last step is exported
     if args.disable_tqdm:  # no bar (asked for none, or TQDM_DISABLE in a book run): the trainer would print instead
         from transformers.trainer_callback import PrinterCallback
         trainer.remove_callback(PrinterCallback)  # every log line as a dict, onto the page
     last = resume_checkpoint(trainer_dir)  # the newest intact one; damaged ones are set aside with a warning
-    frozen = None if dpo or peft_config is not None else _frozen_states(model, cfg, train_df, tok.pad_token_id,
-                                                                        progress)
+    # DPO's last_n too: TRL's preference batches are the chosen and rejected sequences whole, right-padded (its
+    # reference log-probs were computed above, by the full forward, when the trainer was built)
+    frozen = None if peft_config is not None else _frozen_states(model, cfg, train_df, tok.pad_token_id, progress)
     with serving_frozen_layers(frozen) if frozen is not None else contextlib.nullcontext():
         trainer.train(resume_from_checkpoint=str(last) if last else None)
 
@@ -216,7 +218,8 @@ def _frozen_states(model, cfg: TrainConfig, train_df: pd.DataFrame, pad_token_id
     """The hidden states after the frozen layers for every training sequence, computed once (or read from the
     cache: :mod:`rmlib.train.frozen`), or None when no layer is frozen (``full`` tuning) or ``cfg.frozen_states``
     is off. Keyed by the base and the sha256 of its frozen weights (float32), so they are shared only by runs whose
-    frozen part is the same function."""
+    frozen part is the same function: a DPO run's and a Bradley-Terry run's of the same base and data share them
+    where the base ties its LM head to the embeddings (its frozen weights are then the same tensors)."""
     k = frozen_layer_count(model) if cfg.frozen_states else 0
     if k == 0:
         return None
