@@ -72,3 +72,25 @@ def test_t_interval_matches_scipy_and_is_nan_for_one_replicate():
     assert (lo[0], hi[0]) == pytest.approx(ref) and np.isnan(lo[1]) and np.isnan(hi[1])
     lo90, hi90 = t_interval(x.mean(), x.std(ddof=1), len(x), confidence=0.9)
     assert hi90 - lo90 < hi[0] - lo[0]
+
+
+@pytest.mark.parametrize("n", [300, 5000])  # BCa, then the percentile interval
+def test_moments_draw_their_resamples_once_and_give_the_per_moment_bootstraps_intervals(n, monkeypatch):
+    """#61: the four moments were four bootstraps of the same resamples (the same seed); one pass gives the same
+    numbers, to the bit."""
+    from scipy import stats
+
+    from rmlib.stats import effects
+
+    a = np.random.default_rng(1).standard_gamma(2.0, n)
+    method = "BCa" if n <= 2000 else "percentile"
+    want = {name: stats.bootstrap((a,), fn, n_resamples=199, method=method, vectorized=True,
+                                  batch=max(1, int(2e7 // n)), rng=np.random.default_rng(0)).confidence_interval
+            for name, fn in effects._MOMENTS.items()}
+    calls = []
+    real = stats.bootstrap
+    monkeypatch.setattr(effects.stats, "bootstrap", lambda *a, **k: calls.append(1) or real(*a, **k))
+    got = st.moments(a, n_resamples=199).set_index("moment")
+    assert len(calls) == 1
+    for name, ci in want.items():
+        assert (got.loc[name, "ci_low"], got.loc[name, "ci_high"]) == (float(ci.low), float(ci.high)), name
