@@ -159,3 +159,27 @@ def test_the_chapter_evaluates_the_runs_of_a_base_together_and_returns_them_in_p
     assert sorted(calls) == ["tiny-llama", "tiny-qwen2"], calls
     assert list(metrics["run"]) == [r.name for r in runs.values()]
     assert shared_base.held_bases() == []
+
+
+def test_the_reward_lens_reads_the_rms_of_one_base_from_it_held_with_the_parts_of_fresh_loads(cache, monkeypatch):
+    """#61: the reward lens reads each RM while its base is held (`read_all`), so the RMs of one base load it once
+    (the page's seeds loaded it once each); an RM read from the held base gives exactly (float32) the parts, split
+    and frozen-layer identity of fresh loads."""
+    from rmbook.chapters.reward_lens import analysis as lens_analysis
+
+    runs = [train(marker_config("lens-a", **KW), progress=False).name,
+            train(marker_config("lens-b", **{**KW, "n_pairs": 24}), progress=False).name]
+    prompts, words = ["What is the best thing?"], lens_analysis.words_frame(
+        {"Agency": ["ing", "er", "es"], "Communion": ["at", "on", "or"]})
+    options = dict(dtype="float32", n_tuned_default=1, n_pairs=2, n_resamples=49)
+    fresh = [lens_analysis.read_rm(f"local:{r}", prompts, words, check_identity=True, **options) for r in runs]
+    held = []
+    real = shared_base._Held.__init__
+    monkeypatch.setattr(shared_base._Held, "__init__", lambda self, model: held.append(1) or real(self, model))
+    _, read = lens_analysis.read_all([], [f"local:{r}" for r in runs], prompts, words, **options)
+    assert len(held) == 1  # one base held for both RMs (before: none, each RM loaded its base)
+    assert [r["identity"] is not None for r in read] == [True, False]  # the first RM of the base is checked
+    for a, b in zip(fresh, read):
+        pd.testing.assert_frame_equal(a["parts"], b["parts"])
+        assert a["split"] == b["split"]
+    assert read[0]["identity"] == fresh[0]["identity"]

@@ -246,15 +246,25 @@ def first_of_each_base(rm_ids) -> list[str]:
 def read_all(bases, rm_ids, prompts, words: pd.DataFrame, *, dtype=None, **options) -> tuple[list, list]:
     """Each base LM's parts (:func:`implicit_parts`) and each RM read whole (:func:`read_rm` with ``options``; the
     first RM of each base checks its frozen layers against it), one model at a time, under one progress bar over the
-    models: the full run reads twelve for about five minutes, and `make book` prints the bar's count and ETA."""
+    models: the full run reads twelve for about five minutes, and `make book` prints the bar's count and ETA.
+
+    The RMs are read while their bases are held (:func:`rmlib.models.sharing_bases`): the seeds of one base load it
+    once, not once each (#61: 30 loads took 137 s of the page's 411 in a cold build). The frozen layers' checks load
+    the first RM of each base and the base in float32, so they come after, outside the block: inside it, each would
+    let the held base go and the next seed would load it again."""
     first = set(first_of_each_base(rm_ids))
     bar = progress_bar(total=len(bases) + len(rm_ids), desc="reward lens: models read", unit="model")
     lms, read = [], []
     for m in bases:
         lms.append(implicit_parts(m, prompts, words, dtype))
         bar.update()
-    for m in rm_ids:
-        read.append(read_rm(m, prompts, words, dtype=dtype, check_identity=m in first, **options))
-        bar.update()
+    with models.sharing_bases():
+        for m in rm_ids:
+            read.append(read_rm(m, prompts, words, dtype=dtype, check_identity=False, **options))
+            bar.update()
+    for r in read:
+        if r["info"]["model"] in first and r["base"]:
+            r["identity"] = frozen_identity(r["info"]["model"], r["base"], prompts[0], words, r["split"]["boundary"],
+                                            options.get("random_head", False))
     bar.close()
     return lms, read

@@ -60,16 +60,25 @@ def test_words_and_tuned_layers():
 
 def test_read_all_reads_each_model_once_under_one_progress_bar(tmp_path, monkeypatch):
     """Before: the page read its twelve models in two list comprehensions with no bar, so `make book` printed nothing
-    for the chapter's five minutes (AMX Xeon, 2026-12-07)."""
+    for the chapter's five minutes (AMX Xeon, 2026-12-07). And each seed of a base loaded the base again (#61)."""
     from rmlib import config
+
+    from rmlib.models import shared_base
 
     monkeypatch.setenv(config.PROGRESS_FILE_ENV, str(tmp_path / "progress.txt"))
     monkeypatch.setattr(analysis, "implicit_parts", lambda m, prompts, words, dtype: (m, {}))
     monkeypatch.setattr(analysis, "read_rm", lambda m, prompts, words, *, dtype, check_identity, **kw:
-                        {"model": m, "identity": check_identity, **kw})
+                        {"info": {"model": m}, "base": "lm", "split": {"boundary": 2}, "identity": None,
+                         "checked_in_read": check_identity, "bases_held": shared_base._depth > 0, **kw})
+    checked = []
+    monkeypatch.setattr(analysis, "frozen_identity", lambda rm, base, prompt, words, boundary, random_head:
+                        checked.append((rm, base, boundary, shared_base._depth > 0)) or 0.0)
     monkeypatch.setattr(analysis, "first_of_each_base", lambda ids: [ids[0]])
     lms, read = analysis.read_all(["lm"], ["rm-a", "rm-b"], ["p"], pd.DataFrame(), n_pairs=4)
-    assert lms == [("lm", {})] and [(r["model"], r["identity"], r["n_pairs"]) for r in read] == \
-        [("rm-a", True, 4), ("rm-b", False, 4)]
+    assert lms == [("lm", {})] and [(r["info"]["model"], r["identity"], r["n_pairs"]) for r in read] == \
+        [("rm-a", 0.0, 4), ("rm-b", None, 4)]
+    # #61: the RMs read while their bases are held; the float32 check of the first of each base after, outside
+    assert all(r["bases_held"] and not r["checked_in_read"] for r in read)
+    assert checked == [("rm-a", "lm", 2, False)]
     assert "reward lens: models read" in config.latest_progress(tmp_path / "progress.txt") and "3/3" in \
         config.latest_progress(tmp_path / "progress.txt")
