@@ -1,10 +1,10 @@
 """`make test`'s ``--dist loadgroup`` really keeps an xdist group on one worker (#61).
 
-The suite relies on it: the tiny book's module fixture is set up once (tests/unit/test_xdist_groups.py checks the
-marks), and the two Ray test files share one local cluster at a time. With pytest 9.2.0 and pytest-xdist 3.8.0 the
-grouping silently did nothing (pytest-xdist#1386: xdist marks a group by rewriting ``item._nodeid``, which pytest 9.2
-no longer reads), so a clean `make test` at 8cd7631 still built the tiny book on both workers (145 + 135 s). This runs
-a small session the way `make test` does and counts the setups of a grouped module fixture.
+The suite relies on it: the two Ray test files share one local cluster at a time, and the two-process cold load's
+module fixture is set up once (tests/unit/test_xdist_groups.py checks the marks). With pytest 9.2.0 and pytest-xdist
+3.8.0 the grouping silently did nothing (pytest-xdist#1386: xdist marks a group by rewriting ``item._nodeid``, which
+pytest 9.2 no longer reads): a clean `make test` at 8cd7631 ran the grouped tests on both workers. This runs a small
+session the way `make test` does and counts the setups of a grouped module fixture.
 """
 from __future__ import annotations
 

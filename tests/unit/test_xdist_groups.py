@@ -2,8 +2,8 @@
 
 `make test` runs pytest-xdist with two workers and ``--dist loadgroup``. A module-scoped fixture is set up on every
 worker that runs one of its tests, so a module's tests spread over both workers pay its setup twice: in a clean
-`make test` at eab6c19 the tiny book's (161 + 151 s) and the two-process cold load's (28 + 30 s). Their tests keep
-to one xdist group, which one worker runs.
+`make test` at eab6c19 the two-process cold load's (28 + 30 s, the same work twice). Its tests keep to one xdist
+group, which one worker runs.
 """
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 
-# (module, fixture): the module fixtures whose setup shows twice in a make test's slowest durations
-COSTLY = [("chapters/test_book.py", "tiny_book"), ("integration/test_model_cache.py", "cold_cache")]
+# (module, fixture): module fixtures whose setup on a second worker repeats the first's work. Not the tiny book's
+# (tests/chapters/test_book.py): its setup on a second worker shares the chapters' runs with the first, and kept to one
+# worker it made a clean make test slower (940 s against 832, AMX, 2026-12-07).
+COSTLY = [("integration/test_model_cache.py", "cold_cache")]
 
 
 def _group(mark: ast.expr) -> str | None:
