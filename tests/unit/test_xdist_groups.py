@@ -15,8 +15,8 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 
 # (module, fixture): module fixtures whose setup on a second worker repeats the first's work. Not the tiny book's
-# (tests/chapters/test_book.py): its setup on a second worker shares the chapters' runs with the first, and kept to one
-# worker it made a clean make test slower (940 s against 832, AMX, 2026-12-07).
+# (tests/chapters/test_book.py): its setup on a second worker shares the chapters' runs with the first (grouped, a
+# clean make test took 940 s; not grouped, 930 s, in the same hour: AMX, 2026-12-07).
 COSTLY = [("integration/test_model_cache.py", "cold_cache")]
 
 
