@@ -18,17 +18,15 @@ import contextlib
 import json
 import os
 import shutil
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
-from train_cost import StepTimer  # this folder's training benchmark: a step timer as a trainer callback
+from train_cost import timed_train  # this folder's training benchmark: a train() call timed step by step
 
 from rmbook.book.speed import cpu_kind, matmul_gflops
-from rmlib.train import TrainConfig, dpo, train
+from rmlib.train import TrainConfig, dpo
 
 MODES = ("baseline", "compact", "compact+frozen")
 
@@ -43,14 +41,10 @@ def one(args, mode: str, cache: Path) -> dict:
     real = dpo.completion_positions_only
     if mode == "baseline":
         dpo.completion_positions_only = contextlib.nullcontext  # TRL's own choice on a CPU: every position
-    timer = StepTimer()
-    t0 = time.perf_counter()
     try:
-        result = train(cfg, progress=False, callbacks=[timer])
+        return {"mode": mode, **timed_train(cfg)}
     finally:
         dpo.completion_positions_only = real
-    return {"mode": mode, "seconds": time.perf_counter() - t0, "median_step": statistics.median(timer.times[1:]),
-            "losses": result.log["loss"].to_numpy(dtype=float)}
 
 
 def main():

@@ -15,17 +15,15 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
-from train_cost import StepTimer  # this folder's training benchmark: a step timer as a trainer callback
+from train_cost import timed_train  # this folder's training benchmark: a train() call timed step by step
 
 from rmbook.book.speed import cpu_kind, matmul_gflops
-from rmlib.train import TrainConfig, train
+from rmlib.train import TrainConfig
 
 
 def one(args, mode: str, cache: Path) -> dict:
@@ -37,11 +35,7 @@ def one(args, mode: str, cache: Path) -> dict:
                       steps=args.steps, save_every=args.steps, batch_size=8, lr=1e-4, max_len=64, tuning="last_n",
                       n_layers=4, dtype=args.dtype, seed=0, frozen_states=mode != "full",
                       objective=args.objective, **({"beta": 0.1} if args.objective == "dpo" else {}))
-    timer = StepTimer()
-    t0 = time.perf_counter()
-    result = train(cfg, progress=False, callbacks=[timer])
-    return {"mode": mode, "seconds": time.perf_counter() - t0, "median_step": statistics.median(timer.times[1:]),
-            "losses": result.log["loss"].to_numpy(dtype=float)}
+    return {"mode": mode, **timed_train(cfg)}
 
 
 def main():

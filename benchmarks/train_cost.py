@@ -34,6 +34,17 @@ class StepTimer(TrainerCallback):
         self.times.append(time.perf_counter() - self.t0)
 
 
+def timed_train(cfg: TrainConfig) -> dict:
+    """One ``train()`` call timed: its seconds, its median step after the first (warm-up), its per-step losses."""
+    import statistics
+
+    timer = StepTimer()
+    t0 = time.perf_counter()
+    result = train(cfg, progress=False, callbacks=[timer])
+    return {"seconds": time.perf_counter() - t0, "median_step": statistics.median(timer.times[1:]),
+            "losses": result.log["loss"].to_numpy(dtype=float)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--bases", nargs="+", default=["smollm2-135m-instruct", "gemma3-270m",
