@@ -18,8 +18,9 @@ On a CPU, TRL's fused LM head (its per-token log-probs without the full logits) 
 batch, the prompt's included, whose labels it then masks; it scores only the completion's positions where Triton
 runs, and keeps every position elsewhere only so that a compiling backend (Neuron) sees one shape. On a CPU nothing
 compiles, so :func:`completion_positions_only` takes TRL's own compact path there too: the same log-probs (float32:
-to rounding, ``tests/integration/test_train_frozen.py``), and a SmolLM2 step of 8 pairs at 64 tokens took 0.71 s
-instead of 2.03 (AMX, bf16; #61: the LM head's torch fallback was 90% of a DPO step).
+to rounding, ``tests/integration/test_train_dpo.py``), and a SmolLM2 step of 8 pairs at 64 tokens took 1.17 s
+instead of 2.35, 0.69 s with the frozen layers' states (``benchmarks/dpo_step.py``, AMX, bf16; #61: the LM head's
+torch fallback was 90% of a DPO step).
 
 TRL logs, per step, the policy's summed log-probs of the chosen and rejected completions (``logps/chosen``,
 ``logps/rejected``) and the implicit reward margin (``rewards/margins``): the record of likelihood displacement.

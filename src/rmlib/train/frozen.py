@@ -1,8 +1,9 @@
 """Frozen layers computed once (#61).
 
 With ``tuning="last_n"`` a run trains only the last N decoder layers, the final norm and (Bradley-Terry) the
-scalar head; a DPO run's LM head stays frozen. The embeddings and the first K = L - N layers are frozen, so their output on a training sequence is the same at
-every step, in every epoch, and in every run of the same base on the same sequence. A training step still ran them
+scalar head; a DPO run's LM head stays frozen. The embeddings and the first K = L - N layers are frozen, so their
+output on a training sequence is the same at every step, in every epoch, and in every run of the same base on the
+same sequence. A training step still ran them
 in full (about two thirds of a SmolLM2 step's FLOPs with N = 4 of 30 layers). :class:`FrozenStates` computes the
 hidden state after layer K once per token sequence, keeps it in the cache, and :func:`serving_frozen_layers` makes
 the model read it instead of recomputing: the embedding's output is replaced by the cached states (a forward hook)
