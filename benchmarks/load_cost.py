@@ -1,6 +1,9 @@
 """Loading an embedded model (#61): the tokenizer converted from the GGUF at every load (the baseline, as before
 2a56ab7) beside the tokenizer folder converted once (``rmlib.models.embedded.tokenizer_dir``), in one process,
-interleaved, each load fresh (``load_model``, not the process-wide cache).
+interleaved, each load fresh (``load_model``, not the process-wide cache). The folder is also read the way 8d7029f
+read it (``tokenizer_class_s``: AutoTokenizer, so the class rebuilds its pipeline, with the saved one handed in and
+deep-copied) beside :func:`rmlib.models.files.saved_tokenizer` (``tokenizer_folder_s``), which returns the same
+tokenizer.
 
 The de-quantised weights and the tokenizer folder are built before the first timed round (a cold cache pays that
 once, in either mode). Each round times, per base: the tokenizer alone and a whole ``load_model(base, head='lm')``.
@@ -31,10 +34,20 @@ def timed(fn) -> float:
     return time.perf_counter() - start
 
 
+def by_class(folder):
+    """The folder read as at 8d7029f: AutoTokenizer with the saved pipeline handed in (the class rebuilds its own
+    from the file's vocabulary and merges, then deep-copies the one handed in)."""
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(folder, tokenizer_object=Tokenizer.from_file(str(folder / "tokenizer.json")))
+
+
 def one_round(base: str, dtype: str) -> dict:
     spec = get_spec(base)
     folder_tokenizer = embedded._tokenizer
     out = {"tokenizer_gguf_s": timed(lambda: embedded._gguf_tokenizer(spec)),
+           "tokenizer_class_s": timed(lambda: by_class(embedded.tokenizer_dir(spec))),
            "tokenizer_folder_s": timed(lambda: folder_tokenizer(spec, False))}
     out["load_folder_s"] = timed(lambda: load_model(base, head="lm", dtype=dtype))
     try:  # the baseline: every load converts the GGUF's tokenizer again
@@ -62,6 +75,8 @@ def main():
         best = {k: round(min(r[k] for r in rounds), 2) for k in rounds[0]}
         best["load_ratio"] = round(min(r["load_folder_s"] / r["load_gguf_s"] for r in rounds), 3)
         best["saved_per_load_s"] = round(best["load_gguf_s"] - best["load_folder_s"], 2)
+        best["tokenizer_ratio_vs_class"] = round(min(r["tokenizer_folder_s"] / r["tokenizer_class_s"]
+                                                     for r in rounds), 3)
         out["bases"][base] = best
     out["load_avg_after"] = os.getloadavg()
     print(json.dumps(out, indent=1))

@@ -114,7 +114,7 @@ def test_the_gguf_tokenizer_is_converted_once_and_its_folder_tokenizes_alike(tmp
 
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", counting)
     first, second = load_tokenizer(spec.id), load_tokenizer(spec.id)
-    assert len([c for c in conversions if c]) == 1 and len(conversions) == 3  # converted once, then read as a folder
+    assert len(conversions) == 1 and conversions[0]  # converted from the GGUF once; the folder is read as saved
     own = _gguf_tokenizer(spec)
     texts = ["Hello world", " love", "<|im_start|>user\nWhat?<|im_end|>", "naïve café 東京 🙂", "  two  spaces\n\n"]
     for tok in (first, second):
@@ -153,3 +153,56 @@ def test_the_folder_tokenizer_keeps_the_gguf_conversions_pipeline_whole(model_id
     # a checkpoint's folder (its tokenizer saved by training from this one) is read the same way
     checkpoint = shutil.copytree(tokenizer_dir(get_spec(model_id)), tmp_path / "checkpoint")
     assert folder_tokenizer(checkpoint, "a checkpoint", False).backend_tokenizer.to_str() == saved.to_str()
+
+
+def _read_by_class(folder):
+    """The folder read as at 8d7029f: AutoTokenizer by its class, with the saved pipeline handed in."""
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(folder), tokenizer_object=Tokenizer.from_file(str(folder / "tokenizer.json")))
+
+
+@pytest.mark.parametrize("model_id", ["smollm2-135m-instruct", "gemma3-270m", "qwen2.5-coder-0.5b-instruct"])
+def test_a_folder_tokenizer_is_its_class_read_as_saved(model_id, tmp_path, monkeypatch):
+    """A tokenizer folder whose class adds only defaults is read as saved, then given its class and defaults
+    (``rmlib.models.files.saved_tokenizer``), not built by its class's constructor: that rebuilt the whole pipeline
+    from the file's vocabulary and merges and then deep-copied the saved one (Gemma-3: 8.8 s a load against 2.7 s,
+    #61). It must be the tokenizer the class's constructor gives, in everything a chapter or a saved checkpoint sees:
+    class, padding and truncation side (Gemma's class pads on the left, the generic one on the right), the inputs it
+    returns, special tokens, chat template, pipeline, encodings of single texts and of a padded batch, and the files
+    it saves."""
+    import filecmp
+
+    from transformers.tokenization_utils_tokenizers import TokenizersBackend
+
+    from rmlib.models.embedded import tokenizer_dir
+    from rmlib.models.files import folder_tokenizer
+
+    folder = shutil.copytree(tokenizer_dir(get_spec(model_id)), tmp_path / "checkpoint")
+    reference = _read_by_class(folder)
+    cls = type(reference)
+    built = []
+    if cls is not TokenizersBackend:  # a class with its own constructor: it must not run
+        own_init = cls.__init__
+        monkeypatch.setattr(cls, "__init__", lambda self, *a, **k: (built.append(1), own_init(self, *a, **k))[1])
+    loaded = folder_tokenizer(folder, "a checkpoint", False)
+    monkeypatch.undo()
+    assert built == []
+    assert type(loaded) is cls
+    for name in ("padding_side", "truncation_side", "model_input_names", "all_special_ids", "all_special_tokens",
+                 "chat_template", "bos_token_id", "eos_token_id", "pad_token_id", "unk_token_id", "model_max_length",
+                 "added_tokens_decoder", "init_kwargs"):
+        assert getattr(loaded, name) == getattr(reference, name), name
+    assert loaded.backend_tokenizer.to_str() == reference.backend_tokenizer.to_str()
+    texts = ["Hello world", "cafe\u0301 nai\u0308ve", " spaces\tand\nnewlines ", "<|im_start|>user\nhi<|im_end|>",
+             "日本語", "🙂 love"]
+    for text in texts:
+        assert loaded(text).input_ids == reference(text).input_ids
+    batch, expected = loaded(texts, padding=True), reference(texts, padding=True)
+    assert batch.keys() == expected.keys() and all(batch[k] == expected[k] for k in batch)
+    loaded.save_pretrained(tmp_path / "loaded")
+    reference.save_pretrained(tmp_path / "reference")
+    names = sorted(p.name for p in (tmp_path / "reference").iterdir())
+    assert sorted(p.name for p in (tmp_path / "loaded").iterdir()) == names
+    assert filecmp.cmpfiles(tmp_path / "loaded", tmp_path / "reference", names, shallow=False)[0] == names

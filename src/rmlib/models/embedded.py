@@ -16,7 +16,7 @@ import torch
 from rmlib import config
 from rmlib.models.base import CacheWarning, LoadOptions, Source
 from rmlib.models.devices import dtype_name, place
-from rmlib.models.files import saved_pipeline
+from rmlib.models.files import saved_tokenizer
 from rmlib.models.gguf import EMBEDDED
 from rmlib.models.hub import model_class, pretrained_kwargs
 from rmlib.models.policy import quiet_transformers
@@ -153,12 +153,9 @@ def build_tokenizer(spec: ModelSpec, out: Path) -> None:
 
 def _tokenizer(spec: ModelSpec, trust_remote_code: bool):
     """The folder's tokenizer with the very pipeline the GGUF's conversion built (:func:`rmlib.models.files.
-    saved_pipeline`): loaded by its class alone, Qwen2.5's gained an NFC normalizer, and 248 of its token strings
+    saved_tokenizer`): loaded by its class alone, Qwen2.5's gained an NFC normalizer, and 248 of its token strings
     encoded otherwise (the method chapter's decode→encode count moved from 3,392 to 3,628)."""
-    from transformers import AutoTokenizer
-
-    folder = tokenizer_dir(spec)
-    return AutoTokenizer.from_pretrained(folder, trust_remote_code=False, **saved_pipeline(folder))
+    return saved_tokenizer(tokenizer_dir(spec))
 
 
 def _load(spec: ModelSpec, head: str, options: LoadOptions, device, dtype):

@@ -17,7 +17,7 @@ from pathlib import Path
 from rmlib.errors import RmlibError
 from rmlib.models.base import ModelError
 
-__all__ = ["TOKENIZER_FILES", "check_config", "unreadable_weights", "folder_tokenizer"]
+__all__ = ["TOKENIZER_FILES", "check_config", "unreadable_weights", "folder_tokenizer", "saved_tokenizer"]
 
 # Any one of these lets AutoTokenizer build a tokenizer (fast, sentencepiece, or BPE vocab + merges)
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "tokenizer_config.json", "spiece.model")
@@ -79,32 +79,87 @@ def unreadable_weights(what: str, folder: Path | None):
                          "source you trust, convert it to safetensors there") from None
 
 
-def saved_pipeline(folder: Path) -> dict:
-    """``tokenizer_object=`` the folder's ``tokenizer.json`` as saved, for ``AutoTokenizer.from_pretrained`` (nothing
-    without one). Why: given the folder alone, transformers 5 rebuilds some classes' pipelines from the class's own
-    defaults; Qwen2's then puts an NFC normalizer in front of a saved pipeline that has none (the GGUF's conversion,
-    and every checkpoint trained from it), and text with combining marks is encoded otherwise than in training."""
-    from tokenizers import Tokenizer
+# the tokenizer classes' own attributes that only set a default; anything else a class defines (a method, a
+# property) may change what it encodes or returns, and such a class is loaded by its own constructor
+_DEFAULTS_ONLY = ("vocab_files_names", "model", "padding_side", "truncation_side", "model_input_names")
 
-    saved = Path(folder) / "tokenizer.json"
+
+def _defaults_only_class(folder: Path):
+    """The tokenizer class that the folder's ``tokenizer_config.json`` names, and that config, when the class adds
+    nothing to the saved ``tokenizer.json`` but an ``__init__`` (which rebuilds the pipeline from its own defaults)
+    and the default attributes above; None for any other class, a config that loads code (``auto_map``), or none."""
+    from transformers.models.auto.tokenization_auto import tokenizer_class_from_name
+    from transformers.tokenization_utils_tokenizers import TokenizersBackend
+
     try:
-        return {"tokenizer_object": Tokenizer.from_file(str(saved))} if saved.is_file() else {}
+        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = config.get("tokenizer_class") if isinstance(config, dict) else None
+    if not isinstance(name, str) or "auto_map" in config or not (folder / "tokenizer.json").is_file():
+        return None
+    cls = tokenizer_class_from_name(name)
+    if cls is None or not issubclass(cls, TokenizersBackend):
+        return None
+    if cls is not TokenizersBackend:
+        for key, value in vars(cls).items():
+            plain = key.startswith("__") and key.endswith("__") and not callable(value)  # __doc__, __module__...
+            if not (plain or key == "__init__" or key in _DEFAULTS_ONLY):
+                return None
+    return cls, config
+
+
+def saved_tokenizer(folder: Path, trust_remote_code: bool = False):
+    """The tokenizer of a folder with the very pipeline its ``tokenizer.json`` saved, for AutoTokenizer's class.
+
+    Why: given the folder alone, transformers 5 rebuilds some classes' pipelines from the class's own defaults;
+    Qwen2's then puts an NFC normalizer in front of a saved pipeline that has none (the GGUF's conversion, and every
+    checkpoint trained from it), and text with combining marks is encoded otherwise than in training. Handing it the
+    saved pipeline (``tokenizer_object=``) keeps it, but the class still builds its own from the file's vocabulary
+    and merges first and then deep-copies the one handed in: Gemma-3's tokenizer took 8.8 s to load that way against
+    2.7 s read as saved. So a class that adds only defaults (:data:`_DEFAULTS_ONLY`: Gemma, Llama, Qwen2, GPT-2 and
+    most others) is read by the generic fast tokenizer, then given its class and those defaults: what its own
+    constructor returns, without the rebuild (the equality, saved files included, is
+    ``integration/test_embedded.py::test_a_folder_tokenizer_is_its_class_read_as_saved``). Any other class goes
+    through AutoTokenizer with the saved pipeline handed in."""
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+    from transformers.tokenization_utils_tokenizers import TokenizersBackend
+
+    folder = Path(folder)
+    found = _defaults_only_class(folder)
+    if found is not None:
+        cls, config = found
+        tokenizer = TokenizersBackend.from_pretrained(str(folder))
+        tokenizer.__class__ = cls  # the class adds no method: only its name (saved with the folder) and defaults
+        for name in ("padding_side", "truncation_side", "model_input_names"):
+            if name not in config:  # the config's value wins over the class's, as in the class's constructor
+                value = getattr(cls, name)
+                setattr(tokenizer, name, list(value) if isinstance(value, (list, tuple)) else value)
+        if cls is not TokenizersBackend:  # the files the class looks for, as its own from_pretrained names them
+            for key in set(TokenizersBackend.vocab_files_names) - set(cls.vocab_files_names):
+                tokenizer.init_kwargs.pop(key, None)
+            tokenizer.init_kwargs.update({key: str(folder / name) if (folder / name).is_file() else None
+                                          for key, name in cls.vocab_files_names.items() if key != "tokenizer_file"})
+        return tokenizer
+    saved = folder / "tokenizer.json"
+    try:
+        pipeline = {"tokenizer_object": Tokenizer.from_file(str(saved))} if saved.is_file() else {}
     except Exception:  # noqa: BLE001 - a damaged file: transformers reads it next and names what is wrong
-        return {}
+        pipeline = {}
+    return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=bool(trust_remote_code), **pipeline)
 
 
 def folder_tokenizer(folder: Path, what: str, trust_remote_code: bool):
-    """AutoTokenizer of a model folder; a ModelError when the folder has no tokenizer files or they are damaged."""
-    from transformers import AutoTokenizer
-
+    """The tokenizer of a model folder (:func:`saved_tokenizer`); a ModelError when the folder has no tokenizer files
+    or they are damaged."""
     folder = Path(folder)
     if not any((folder / name).is_file() for name in TOKENIZER_FILES):
         raise ModelError(f"{what}: {folder} holds no tokenizer (none of {', '.join(TOKENIZER_FILES)}): copy the "
                          "tokenizer files of the model it was trained from into the folder "
                          "(tokenizer.save_pretrained(folder))")
     try:
-        return AutoTokenizer.from_pretrained(str(folder), trust_remote_code=bool(trust_remote_code),
-                                             **saved_pipeline(folder))
+        return saved_tokenizer(folder, trust_remote_code)
     except RmlibError:
         raise
     except Exception as exc:  # JSON, Unicode, key and type errors, and the tokenizers library's own bare Exception

@@ -1,0 +1,45 @@
+"""Which tokenizer folders :func:`rmlib.models.files.saved_tokenizer` reads as saved and gives their class
+(the class adds only defaults), and which go through AutoTokenizer (anything else): decided from the folder's
+``tokenizer_config.json`` alone, without reading the tokenizer."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rmlib.models.files import _defaults_only_class
+
+
+def folder_with(tmp_path, config, tokenizer_json=True):
+    tmp_path.joinpath("tokenizer_config.json").write_text(config if isinstance(config, str) else json.dumps(config))
+    if tokenizer_json:
+        tmp_path.joinpath("tokenizer.json").write_text("{}")
+    return tmp_path
+
+
+@pytest.mark.parametrize("name, expected", [("GemmaTokenizer", "GemmaTokenizer"), ("Qwen2Tokenizer", "Qwen2Tokenizer"),
+                                            ("LlamaTokenizerFast", "LlamaTokenizer"),
+                                            ("TokenizersBackend", "TokenizersBackend"),
+                                            ("PreTrainedTokenizerFast", "TokenizersBackend")])
+def test_a_class_that_adds_only_defaults_is_read_as_saved(tmp_path, name, expected):
+    cls, config = _defaults_only_class(folder_with(tmp_path, {"tokenizer_class": name, "padding_side": "left"}))
+    assert cls.__name__ == expected and config["padding_side"] == "left"
+
+
+@pytest.mark.parametrize("config, why", [
+    ({"tokenizer_class": "T5Tokenizer"}, "a method of its own (get_sentinel_tokens)"),
+    ({"tokenizer_class": "CodeLlamaTokenizer"}, "properties of its own (prefix_token)"),
+    ({"tokenizer_class": "WhisperTokenizer"}, "its own decoding"),
+    ({"tokenizer_class": "NoSuchTokenizer"}, "a class transformers does not have"),
+    ({"tokenizer_class": "GemmaTokenizer", "auto_map": {"AutoTokenizer": ["x.Tok", None]}}, "code to load"),
+    ({"tokenizer_class": 3}, "a class name that is no string"),
+    ({}, "no class named"),
+    ("[1, 2]", "a config that is no object"),
+    ("{not json", "a damaged config"),
+])
+def test_any_other_folder_goes_through_autotokenizer(tmp_path, config, why):
+    assert _defaults_only_class(folder_with(tmp_path, config)) is None, why
+
+
+def test_a_folder_without_tokenizer_json_goes_through_autotokenizer(tmp_path):
+    assert _defaults_only_class(folder_with(tmp_path, {"tokenizer_class": "GemmaTokenizer"}, tokenizer_json=False)) is None
