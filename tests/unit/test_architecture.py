@@ -410,9 +410,11 @@ def test_the_layer_numbers_agree_with_architecture_md():
 
 STATS_LIBRARIES = ("scipy", "statsmodels")
 # calls rmlib.stats makes that a chapter may make too: a coefficient, a rank, a moment, a quantile or a special
-# function that the library computes in one call and rmlib.stats adds nothing to
+# function that the library computes in one call and rmlib.stats adds nothing to, and the OLS model itself (which
+# rmlib.stats.cell_slopes fits per cell; the framing chapter fits its own four-slope design with it)
 PRIMITIVES = {"scipy.stats.rankdata", "scipy.stats.kendalltau", "scipy.stats.spearmanr", "scipy.stats.skew",
-              "scipy.stats.kurtosis", "scipy.special.gammaln", "scipy.stats.norm.ppf", "scipy.stats.t.ppf"}
+              "scipy.stats.kurtosis", "scipy.special.gammaln", "scipy.stats.norm.ppf", "scipy.stats.t.ppf",
+              "statsmodels.api.OLS"}
 
 
 def _library_calls(path: Path, text: str | None = None) -> set[tuple[str, int]]:

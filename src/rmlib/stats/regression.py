@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import patsy
+import statsmodels.api as sm
 import statsmodels.formula.api as smf
 from statsmodels.stats.proportion import proportion_confint
 
@@ -48,11 +49,17 @@ def cell_slopes(df: pd.DataFrame, *, y: str = "reward", x: str = "x", covariates
 
     Categorical covariates are dummy-coded. HC3 (heteroscedasticity-robust) standard errors by default, since score
     spread often differs across the predictor's range. Returns *groups, slope, se, ci_low, ci_high, p, n.
+
+    With numeric covariates only, each cell's design (intercept, x, covariates) is stacked from the columns rather
+    than parsed from the formula: the same matrix, so the same fit, and the mere-exposure chapter's 5,430 cells no
+    longer spend nine tenths of their time in patsy (#61).
     """
     groups, covariates = list(groups), list(covariates)
     _check(df, y, x, covariates, groups)
-    formula = " + ".join([f"{formula_name(y)} ~ {formula_name(x)}", *_rhs(df, covariates)])
+    rhs = _rhs(df, covariates)
+    formula = " + ".join([f"{formula_name(y)} ~ {formula_name(x)}", *rhs])
     term = formula_name(x)
+    numeric = all(not t.startswith("C(") for t in rhs)
     rows = []
     for key, g in _groupby(df, groups):
         key = key if isinstance(key, tuple) else (key,)
@@ -60,10 +67,18 @@ def cell_slopes(df: pd.DataFrame, *, y: str = "reward", x: str = "x", covariates
             raise ValueError(f"group {dict(zip(groups, key))} has {len(g)} rows (< min_n={min_n})")
         if g[x].nunique() < 2:
             raise ValueError(f"group {dict(zip(groups, key))}: predictor {x!r} is constant")
-        res = smf.ols(formula, g).fit(cov_type=cov_type)
-        lo, hi = res.conf_int(alpha).loc[term]
-        rows.append({**dict(zip(groups, key)), "slope": res.params[term], "se": res.bse[term], "ci_low": lo,
-                     "ci_high": hi, "p": res.pvalues[term], "n": int(res.nobs)})
+        if numeric:  # the formula's own design, column for column, without parsing it again for every cell
+            columns = [np.ones(len(g)), *(g[c].to_numpy(float) for c in [x, *covariates])]
+            design = np.asfortranarray(np.column_stack(columns))  # patsy's layout: BLAS sums in the same order
+            res = sm.OLS(g[y].to_numpy(float), design).fit(cov_type=cov_type)
+            lo, hi = res.conf_int(alpha)[1]
+            slope, se, p = res.params[1], res.bse[1], res.pvalues[1]
+        else:  # dummy-coded covariates: patsy codes the levels present in this cell
+            res = smf.ols(formula, g).fit(cov_type=cov_type)
+            lo, hi = res.conf_int(alpha).loc[term]
+            slope, se, p = res.params[term], res.bse[term], res.pvalues[term]
+        rows.append({**dict(zip(groups, key)), "slope": slope, "se": se, "ci_low": lo, "ci_high": hi, "p": p,
+                     "n": int(res.nobs)})
     return pd.DataFrame(rows)
 
 
