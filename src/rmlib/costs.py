@@ -1,8 +1,9 @@
 """Where a process's time goes, by phase, and how much it computed (#61: the book's cost table).
 
 The cost table (``benchmarks/book_cost.py``) asks of every chapter how long it spent loading models, sweeping
-vocabularies, scoring answers, training, computing frozen layers, evaluating checkpoints and reading models through
-the reward lens (its forwards, patches and ablations: :func:`rmlib.lens.run_with`), and how many FLOPs each
+vocabularies, scoring answers, training, computing frozen layers, evaluating checkpoints, reading models through
+the reward lens (its forwards, patches and ablations: :func:`rmlib.lens.run_with`) and searching multi-token answers
+(GCG: :func:`rmlib.engine.gcg.gcg`), and how many FLOPs each
 of those ran, so that each phase's speed can be set against the machine's matmul peak. rmlib's entry points wrap
 their work in :func:`phase`. Time is exclusive: a model loaded inside training counts as loading, and the training
 phase resumes after it; whatever no phase holds is the chapter's own analysis and rendering.
@@ -11,16 +12,18 @@ FLOPs are counted where the work happens, as the field counts them: every forwar
 loaded adds 2 x (its parameters that ran, embeddings and skipped layers left out) x (tokens in the batch, padding
 included) (:func:`count_forwards`); a forward that autograd records for a backward pass adds 4 x (its trainable
 parameters) x tokens more. Attention's own products are left out (a few per cent at the book's 64-token sequences),
-and so is an LM head's vocabulary projection (computed for a few positions only): the figures are a floor.
+and so is an LM head's vocabulary projection (computed for a few positions only): the figures are a floor. A
+forward that starts from embeddings rather than ids (GCG's gradient) passes no ids to the hook; its caller adds
+:func:`forward_flops` itself, once for the forward and once for the backward pass to the inputs.
 """
 from __future__ import annotations
 
 import contextlib
 import time
 
-__all__ = ["PHASES", "phase", "totals", "reset", "add_flops", "count_forwards", "skipping_parameters"]
+__all__ = ["PHASES", "phase", "totals", "reset", "add_flops", "count_forwards", "forward_flops", "skipping_parameters"]
 
-PHASES = ("load", "sweep", "answers", "train", "frozen", "evaluate", "lens")
+PHASES = ("load", "sweep", "answers", "train", "frozen", "evaluate", "lens", "search")
 _totals: dict[str, dict[str, float]] = {}
 _stack: list[list] = []  # [phase, when its current stretch of exclusive time began]
 
@@ -85,6 +88,15 @@ def count_forwards(model) -> None:
 
     embed.register_forward_hook(hook)
     model._rmlib_counted = True
+    model._rmlib_parameters = total
+
+
+def forward_flops(model, tokens: int) -> float:
+    """2 x (``model``'s parameters that run) x ``tokens``: a forward the hook of :func:`count_forwards` does not see
+    (one from embeddings), or the backward pass of one to its inputs (the same products, transposed); 0 for a model
+    whose forwards are not counted."""
+    ran = getattr(model, "_rmlib_parameters", 0) - getattr(model, "_rmlib_skipped", 0)
+    return 2.0 * ran * tokens if getattr(model, "_rmlib_counted", False) else 0.0
 
 
 @contextlib.contextmanager

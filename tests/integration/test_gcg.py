@@ -341,3 +341,31 @@ def test_top_replacements_put_the_planted_token_first_and_never_propose_an_exclu
     without = Vocabulary(lm.tokenizer, n_embed, ids[ids != want], lm.chat_template)
     top = search_mod.top_replacements(objective, without, start, 4)
     assert want not in top and top.shape == (3, 4)
+
+
+@pytest.mark.parametrize("head", ["rm", "lm"])
+def test_a_search_is_its_own_phase_and_its_gradient_forwards_are_counted(head, tiny_rms, tiny_lms, tmp_path):
+    """Before: the longer_answers chapter's GCG searches (106 s in the AMX build at a597dd6) counted as its 'rest',
+    with 0 FLOPs, in the book's cost table: the gradient's forward starts from embeddings, which the FLOP hook (on
+    the embedding module) never sees, and no phase held the search. A gradient at an n-token response now counts a
+    forward and a backward pass over every position that ran (an RM's n + its template's suffix, an LM's n - 1),
+    and the whole search is the phase 'search', which the estimate scales as compute."""
+    from rmbook.book.speed import COMPUTE_PHASES
+    from rmlib import costs
+
+    lm = (tiny_rms if head == "rm" else tiny_lms)["llama"]
+    embed = {id(p) for p in lm.model.get_input_embeddings().parameters()}
+    params = sum(p.numel() for p in lm.model.parameters() if id(p) not in embed)
+    slot = answer_slot(lm.tokenizer, PROMPT, lm.chat_template)
+    obj = Objective(lm, slot, "max")
+    ids = (40, 41, 42)
+    ran = len(ids) + len(slot.suffix_ids) if head == "rm" else len(ids) - 1
+    costs.reset()
+    with costs.phase("search"):
+        obj.gradient(ids)
+    assert costs.totals()["search"]["flops"] == 4 * params * ran
+    costs.reset()
+    gcg(lm, PROMPT, length=2, steps=1, restarts=1, cache_root=tmp_path, progress=False)
+    assert costs.totals()["search"]["calls"] == 1 and costs.totals()["search"]["flops"] > 4 * params * ran / 3
+    assert "other" not in costs.totals()
+    assert "search" in costs.PHASES and "search" in COMPUTE_PHASES

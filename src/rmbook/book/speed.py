@@ -49,7 +49,7 @@ LM_SHAPE = {"hidden_size": 576, "intermediate_size": 1536, "num_hidden_layers": 
 ROUNDS = 5
 # the phases of a stamp's costs that run a model's forwards (rmlib.costs); the rest (loading, analysis, rendering) is
 # scaled by the Python measurement
-COMPUTE_PHASES = ("sweep", "answers", "train", "frozen", "evaluate", "lens")
+COMPUTE_PHASES = ("sweep", "answers", "train", "frozen", "evaluate", "lens", "search")
 MIN_FACTOR, MAX_FACTOR = 0.1, 50.0  # a factor outside these is a broken measurement, not a machine
 
 

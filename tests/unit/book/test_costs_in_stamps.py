@@ -42,7 +42,7 @@ def test_a_stamp_keeps_the_kernels_costs_and_the_cost_table_reads_them(tmp_path,
     assert (row["train"], row["load"], row["rest"]) == (6.0, 1.0, 3.0)
     assert row["gflops_per_s"] == 500.0 and row["share_of_peak"] == 0.5  # 3,000 GFLOP in 6 s against 1,000
     text = _book_cost().table({"about": row})
-    assert "| about | 10 | 1 | 0 | 0 | 6 | 0 | 0 | 0 | 3 | 3,000 | 500 | 50% |" in text
+    assert "| about | 10 | 1 | 0 | 0 | 6 | 0 | 0 | 0 | 0 | 3 | 3,000 | 500 | 50% |" in text
 
 
 def test_a_stamp_from_before_costs_has_no_row():

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from rmlib import costs
 from rmlib.engine.checks import SweepError, auto_batch_size
 from rmlib.engine.kernels import backbone_and_head, lm_logprobs_shared, prefix_kv, rm_scores_shared
 from rmlib.engine.prefix_attention import shared_prefix
@@ -119,6 +120,11 @@ class Objective:
         one_hot = torch.nn.functional.one_hot(idx, weight.shape[0]).to(weight.dtype).requires_grad_(True)
         with torch.enable_grad():
             (grad,) = torch.autograd.grad(self.sign * self.reward_of_one_hot(one_hot), one_hot)
+        # the response's positions ran from embeddings, unseen by the FLOP hook (an RM's suffix ran from ids, seen);
+        # the backward pass to the one-hot runs the same products again over every position that ran
+        model, length = self.lm.model, len(idx)
+        ran = length if self.lm.head == "rm" else length - 1
+        costs.add_flops(costs.forward_flops(model, ran) + costs.forward_flops(model, ran + len(self._suffix)))
         return grad.float().cpu()
 
     def reward_of_one_hot(self, one_hot: torch.Tensor) -> torch.Tensor:

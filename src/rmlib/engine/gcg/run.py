@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from rmlib import costs
 from rmlib.config import progress_bar
 from rmlib.data.kinds import LM_LOGPROB, RM_SCORE
 from rmlib.engine.checks import candidate_ids, check_batch_size, check_finite, check_length, resolve_model
@@ -90,6 +91,7 @@ def _key_and_meta(lm, slot, vocab, settings: dict, kind: str, batch_size) -> tup
     return key, meta
 
 
+@costs.phase("search")
 def gcg(model, prompt: str, *, length: int = 4, direction: str = "max", steps: int = 50, restarts: int = 4,
         seed: int = 0, init: str | None = None, config: GCGConfig | None = None, tokens=None,
         batch_size: int | None = None, cache: bool = True, progress: bool = True, cache_root=None,
