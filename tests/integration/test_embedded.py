@@ -1,6 +1,7 @@
 """The real embedded models: SmolLM2 sweeps, its RM head, the de-quantised copies, base or instruct from the GGUF metadata."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import numpy as np
@@ -163,15 +164,17 @@ def _read_by_class(folder):
     return AutoTokenizer.from_pretrained(str(folder), tokenizer_object=Tokenizer.from_file(str(folder / "tokenizer.json")))
 
 
-@pytest.mark.parametrize("model_id", ["smollm2-135m-instruct", "gemma3-270m", "qwen2.5-coder-0.5b-instruct"])
-def test_a_folder_tokenizer_is_its_class_read_as_saved(model_id, tmp_path, monkeypatch):
+@pytest.mark.parametrize("model_id, as_llama", [("smollm2-135m-instruct", False), ("gemma3-270m", False),
+                                               ("qwen2.5-coder-0.5b-instruct", False), ("smollm2-135m-instruct", True)])
+def test_a_folder_tokenizer_is_its_class_read_as_saved(model_id, as_llama, tmp_path, monkeypatch):
     """A tokenizer folder whose class adds only defaults is read as saved, then given its class and defaults
     (``rmlib.models.files.saved_tokenizer``), not built by its class's constructor: that rebuilt the whole pipeline
-    from the file's vocabulary and merges and then deep-copied the saved one (Gemma-3: 8.8 s a load against 2.7 s,
+    from the file's vocabulary and merges and then deep-copied the saved one (Gemma-3: 7.7 s a load against 2.0 s,
     #61). It must be the tokenizer the class's constructor gives, in everything a chapter or a saved checkpoint sees:
     class, padding and truncation side (Gemma's class pads on the left, the generic one on the right), the inputs it
     returns, special tokens, chat template, pipeline, encodings of single texts and of a padded batch, and the files
-    it saves."""
+    it saves (``as_llama``: a folder whose config names LlamaTokenizer over a byte-level pipeline, a sentencepiece
+    model beside it: AutoTokenizer builds no LlamaTokenizer there, and neither does rmlib, which hands it over)."""
     import filecmp
 
     from transformers.tokenization_utils_tokenizers import TokenizersBackend
@@ -180,6 +183,10 @@ def test_a_folder_tokenizer_is_its_class_read_as_saved(model_id, tmp_path, monke
     from rmlib.models.files import folder_tokenizer
 
     folder = shutil.copytree(tokenizer_dir(get_spec(model_id)), tmp_path / "checkpoint")
+    if as_llama:
+        config = json.loads((folder / "tokenizer_config.json").read_text())
+        (folder / "tokenizer_config.json").write_text(json.dumps({**config, "tokenizer_class": "LlamaTokenizer"}))
+        (folder / "tokenizer.model").write_bytes(b"a sentencepiece model, copied, never read")
     reference = _read_by_class(folder)
     cls = type(reference)
     built = []

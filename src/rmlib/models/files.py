@@ -85,21 +85,37 @@ _DEFAULTS_ONLY = ("vocab_files_names", "model", "padding_side", "truncation_side
 
 
 def _defaults_only_class(folder: Path):
-    """The tokenizer class that the folder's ``tokenizer_config.json`` names, and that config, when the class adds
-    nothing to the saved ``tokenizer.json`` but an ``__init__`` (which rebuilds the pipeline from its own defaults)
-    and the default attributes above; None for any other class, a config that loads code (``auto_map``), or none."""
-    from transformers.models.auto.tokenization_auto import tokenizer_class_from_name
+    """The tokenizer class that the folder's ``tokenizer_config.json`` names, and that config, when AutoTokenizer
+    would build that class and the class adds nothing to the saved ``tokenizer.json`` but an ``__init__`` (which
+    rebuilds the pipeline from its own defaults) and the default attributes above; None otherwise: a config that
+    loads code (``auto_map``) or names no class, a class with methods of its own, one that AutoTokenizer replaces
+    (LlamaTokenizer over a byte-level pipeline; a class other than the one registered for the folder's
+    ``config.json`` model type; checkpoints it lists by name), or a folder holding the class's own vocabulary files
+    (they are saved with it)."""
+    from fnmatch import fnmatch
+
+    from transformers.models.auto.tokenization_auto import (MODEL_IDS_TO_TOKENIZERS_BACKEND, TOKENIZER_MAPPING_NAMES,
+                                                            tokenizer_class_from_name)
     from transformers.tokenization_utils_tokenizers import TokenizersBackend
 
     try:
         config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        model = json.loads((folder / "config.json").read_text(encoding="utf-8")) if (folder / "config.json").is_file() \
+            else {}
     except (OSError, ValueError):
         return None
     name = config.get("tokenizer_class") if isinstance(config, dict) else None
     if not isinstance(name, str) or "auto_map" in config or not (folder / "tokenizer.json").is_file():
         return None
+    registered = TOKENIZER_MAPPING_NAMES.get(model.get("model_type")) if isinstance(model, dict) else None
+    if registered and registered.removesuffix("Fast") != name.removesuffix("Fast"):
+        return None
+    if any(fnmatch(str(folder).lower(), pattern) for pattern in MODEL_IDS_TO_TOKENIZERS_BACKEND):
+        return None
     cls = tokenizer_class_from_name(name)
-    if cls is None or not issubclass(cls, TokenizersBackend):
+    if cls is None or not issubclass(cls, TokenizersBackend) or cls.__name__ == "LlamaTokenizer":
+        return None
+    if any((folder / file).is_file() for key, file in cls.vocab_files_names.items() if key != "tokenizer_file"):
         return None
     if cls is not TokenizersBackend:
         for key, value in vars(cls).items():
@@ -116,8 +132,8 @@ def saved_tokenizer(folder: Path, trust_remote_code: bool = False):
     Qwen2's then puts an NFC normalizer in front of a saved pipeline that has none (the GGUF's conversion, and every
     checkpoint trained from it), and text with combining marks is encoded otherwise than in training. Handing it the
     saved pipeline (``tokenizer_object=``) keeps it, but the class still builds its own from the file's vocabulary
-    and merges first and then deep-copies the one handed in: Gemma-3's tokenizer took 8.8 s to load that way against
-    2.7 s read as saved. So a class that adds only defaults (:data:`_DEFAULTS_ONLY`: Gemma, Llama, Qwen2, GPT-2 and
+    and merges first and then deep-copies the one handed in: Gemma-3's tokenizer took 7.7 s to load that way against
+    2.0 s read as saved (``benchmarks/load_cost.py``). So a class that adds only defaults (:data:`_DEFAULTS_ONLY`: Gemma, Llama, Qwen2, GPT-2 and
     most others) is read by the generic fast tokenizer, then given its class and those defaults: what its own
     constructor returns, without the rebuild (the equality, saved files included, is
     ``integration/test_embedded.py::test_a_folder_tokenizer_is_its_class_read_as_saved``). Any other class goes
@@ -136,11 +152,10 @@ def saved_tokenizer(folder: Path, trust_remote_code: bool = False):
             if name not in config:  # the config's value wins over the class's, as in the class's constructor
                 value = getattr(cls, name)
                 setattr(tokenizer, name, list(value) if isinstance(value, (list, tuple)) else value)
-        if cls is not TokenizersBackend:  # the files the class looks for, as its own from_pretrained names them
+        if cls is not TokenizersBackend:  # the files the class looks for (none here), as its from_pretrained names them
             for key in set(TokenizersBackend.vocab_files_names) - set(cls.vocab_files_names):
                 tokenizer.init_kwargs.pop(key, None)
-            tokenizer.init_kwargs.update({key: str(folder / name) if (folder / name).is_file() else None
-                                          for key, name in cls.vocab_files_names.items() if key != "tokenizer_file"})
+            tokenizer.init_kwargs.update({key: None for key in cls.vocab_files_names if key != "tokenizer_file"})
         return tokenizer
     saved = folder / "tokenizer.json"
     try:

@@ -17,13 +17,28 @@ def folder_with(tmp_path, config, tokenizer_json=True):
     return tmp_path
 
 
-@pytest.mark.parametrize("name, expected", [("GemmaTokenizer", "GemmaTokenizer"), ("Qwen2Tokenizer", "Qwen2Tokenizer"),
-                                            ("LlamaTokenizerFast", "LlamaTokenizer"),
-                                            ("TokenizersBackend", "TokenizersBackend"),
-                                            ("PreTrainedTokenizerFast", "TokenizersBackend")])
-def test_a_class_that_adds_only_defaults_is_read_as_saved(tmp_path, name, expected):
+@pytest.mark.parametrize("name, model_type, expected", [
+    ("GemmaTokenizer", None, "GemmaTokenizer"), ("GemmaTokenizerFast", "gemma3_text", "GemmaTokenizer"),
+    ("Qwen2Tokenizer", "qwen2", "Qwen2Tokenizer"), ("TokenizersBackend", "llama", "TokenizersBackend"),
+    ("PreTrainedTokenizerFast", None, "TokenizersBackend")])
+def test_a_class_that_adds_only_defaults_is_read_as_saved(tmp_path, name, model_type, expected):
+    if model_type:
+        tmp_path.joinpath("config.json").write_text(json.dumps({"model_type": model_type}))
     cls, config = _defaults_only_class(folder_with(tmp_path, {"tokenizer_class": name, "padding_side": "left"}))
     assert cls.__name__ == expected and config["padding_side"] == "left"
+
+
+@pytest.mark.parametrize("name, model_type, vocabulary, why", [
+    ("LlamaTokenizer", None, None, "AutoTokenizer reads a byte-level pipeline named LlamaTokenizer generically"),
+    ("GemmaTokenizer", "qwen2", None, "AutoTokenizer prefers the class registered for the model type"),
+    ("Qwen2Tokenizer", None, "vocab.json", "the class's own vocabulary file is saved with it"),
+])
+def test_a_folder_autotokenizer_would_build_otherwise_goes_through_it(tmp_path, name, model_type, vocabulary, why):
+    if model_type:
+        tmp_path.joinpath("config.json").write_text(json.dumps({"model_type": model_type}))
+    if vocabulary:
+        tmp_path.joinpath(vocabulary).write_text("{}")
+    assert _defaults_only_class(folder_with(tmp_path, {"tokenizer_class": name})) is None, why
 
 
 @pytest.mark.parametrize("config, why", [
