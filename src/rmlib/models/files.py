@@ -10,6 +10,7 @@ The folder's files are looked at only after a load failed, so an intact model pa
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import pickle
 from pathlib import Path
@@ -88,7 +89,8 @@ def _defaults_only_class(folder: Path):
     """The tokenizer class that the folder's ``tokenizer_config.json`` names, and that config, when AutoTokenizer
     would build that class and the class adds nothing to the saved ``tokenizer.json`` but an ``__init__`` (which
     rebuilds the pipeline from its own defaults) and the default attributes above; None otherwise: a config that
-    loads code (``auto_map``) or names no class, a class with methods of its own, one that AutoTokenizer replaces
+    loads code (``auto_map``) or names no class, a class with methods of its own or with a constructor default that
+    the config leaves to it, one that AutoTokenizer replaces
     (LlamaTokenizer over a byte-level pipeline; a class other than the one registered for the folder's
     ``config.json`` model type; checkpoints it lists by name), or a folder holding the class's own vocabulary files
     (they are saved with it)."""
@@ -122,6 +124,12 @@ def _defaults_only_class(folder: Path):
             plain = key.startswith("__") and key.endswith("__") and not callable(value)  # __doc__, __module__...
             if not (plain or key == "__init__" or key in _DEFAULTS_ONLY):
                 return None
+        # the constructor's own defaults (GemmaTokenizer's mask_token="<mask>", GPT-2's errors="replace") apply only
+        # where the config is silent: then the constructor, not the saved files, decides
+        defaults = inspect.signature(cls.__init__).parameters.values()
+        if any(p.default not in (inspect.Parameter.empty, None) and p.name not in config
+               for p in defaults if p.name not in ("vocab", "merges")):
+            return None
     return cls, config
 
 
@@ -133,10 +141,11 @@ def saved_tokenizer(folder: Path, trust_remote_code: bool = False):
     checkpoint trained from it), and text with combining marks is encoded otherwise than in training. Handing it the
     saved pipeline (``tokenizer_object=``) keeps it, but the class still builds its own from the file's vocabulary
     and merges first and then deep-copies the one handed in: Gemma-3's tokenizer took 7.7 s to load that way against
-    2.0 s read as saved (``benchmarks/load_cost.py``). So a class that adds only defaults (:data:`_DEFAULTS_ONLY`: Gemma, Llama, Qwen2, GPT-2 and
-    most others) is read by the generic fast tokenizer, then given its class and those defaults: what its own
-    constructor returns, without the rebuild (the equality, saved files included, is
-    ``integration/test_embedded.py::test_a_folder_tokenizer_is_its_class_read_as_saved``). Any other class goes
+    2.0 s read as saved (``benchmarks/load_cost.py``). So where AutoTokenizer would build a class that adds only
+    defaults (:func:`_defaults_only_class`: Gemma, Qwen2, GPT-2 and most others), the folder is read by the generic
+    fast tokenizer, then given that class and its defaults: what the class's constructor returns, without the
+    rebuild (the equality, saved files included, is
+    ``integration/test_embedded.py::test_a_folder_tokenizer_is_its_class_read_as_saved``). Any other folder goes
     through AutoTokenizer with the saved pipeline handed in."""
     from tokenizers import Tokenizer
     from transformers import AutoTokenizer

@@ -10,6 +10,11 @@ import pytest
 from rmlib.models.files import _defaults_only_class
 
 
+# what a saved Gemma-3 or Qwen2.5 config names (each class's constructor defaults a few of these)
+SPECIAL_TOKENS = {"unk_token": "<unk>", "bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<pad>",
+                  "mask_token": "<mask>", "add_prefix_space": None}
+
+
 def folder_with(tmp_path, config, tokenizer_json=True):
     tmp_path.joinpath("tokenizer_config.json").write_text(config if isinstance(config, str) else json.dumps(config))
     if tokenizer_json:
@@ -24,14 +29,23 @@ def folder_with(tmp_path, config, tokenizer_json=True):
 def test_a_class_that_adds_only_defaults_is_read_as_saved(tmp_path, name, model_type, expected):
     if model_type:
         tmp_path.joinpath("config.json").write_text(json.dumps({"model_type": model_type}))
-    cls, config = _defaults_only_class(folder_with(tmp_path, {"tokenizer_class": name, "padding_side": "left"}))
+    named = {"tokenizer_class": name, "padding_side": "left", **SPECIAL_TOKENS}
+    cls, config = _defaults_only_class(folder_with(tmp_path, named))
     assert cls.__name__ == expected and config["padding_side"] == "left"
+
+
+def test_a_class_whose_constructor_would_add_a_default_token_goes_through_autotokenizer(tmp_path):
+    """GemmaTokenizer's constructor adds mask_token='<mask>' when the config names none; read as saved, it would
+    not be there."""
+    tokens = {k: v for k, v in SPECIAL_TOKENS.items() if k != "mask_token"}
+    assert _defaults_only_class(folder_with(tmp_path, {"tokenizer_class": "GemmaTokenizer", **tokens})) is None
 
 
 @pytest.mark.parametrize("name, model_type, vocabulary, why", [
     ("LlamaTokenizer", None, None, "AutoTokenizer reads a byte-level pipeline named LlamaTokenizer generically"),
     ("GemmaTokenizer", "qwen2", None, "AutoTokenizer prefers the class registered for the model type"),
     ("Qwen2Tokenizer", None, "vocab.json", "the class's own vocabulary file is saved with it"),
+    ("GPT2Tokenizer", None, None, "its constructor's errors='replace' and unk/bos/eos tokens are left to it"),
 ])
 def test_a_folder_autotokenizer_would_build_otherwise_goes_through_it(tmp_path, name, model_type, vocabulary, why):
     if model_type:
