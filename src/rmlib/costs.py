@@ -73,22 +73,20 @@ def count_forwards(model) -> None:
 
     embed = model.get_input_embeddings()
     embedding = {id(p) for p in embed.parameters()}
-    total = sum(p.numel() for p in model.parameters() if id(p) not in embedding)
 
     def hook(module, args, output):
         ids = args[0] if args else None
         if ids is None or not hasattr(ids, "numel"):
             return
         tokens = ids.numel()
-        ran = total - getattr(model, "_rmlib_skipped", 0)
-        flops = 2 * ran * tokens
+        flops = forward_flops(model, tokens)
         if torch.is_grad_enabled() and model.training:
             flops += 4 * sum(p.numel() for p in model.parameters() if p.requires_grad) * tokens
         add_flops(flops)
 
-    embed.register_forward_hook(hook)
+    model._rmlib_parameters = sum(p.numel() for p in model.parameters() if id(p) not in embedding)
     model._rmlib_counted = True
-    model._rmlib_parameters = total
+    embed.register_forward_hook(hook)
 
 
 def forward_flops(model, tokens: int) -> float:
